@@ -1,0 +1,53 @@
+/**
+ * `deerflow chat`: an interactive conversation on one thread. A clarification question is shown like
+ * any answer, and the next line the user types is its answer, on the same thread.
+ */
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline/promises";
+import { parseAgentArgs } from "../args.js";
+import { ProgressRenderer } from "../progress.js";
+import { openSession, runTurn } from "../session.js";
+
+/** Entry point of `deerflow chat`. */
+export async function main(argv: string[]): Promise<number> {
+  const { flags } = parseAgentArgs(argv, {});
+  const renderer = new ProgressRenderer(process.stderr);
+  const session = await openSession(flags, (line) => renderer.line(line));
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+  let controller: AbortController | undefined;
+  rl.on("SIGINT", () => {
+    if (controller) controller.abort();
+    else rl.close();
+  });
+  renderer.line(`thread: ${session.threadId}  (/new starts a thread, /exit leaves)`);
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await rl.question("you> ")).trim();
+      } catch {
+        break; // input closed
+      }
+      if (line === "/exit" || line === "/quit") break;
+      if (line === "/new") {
+        session.threadId = randomUUID();
+        renderer.line(`thread: ${session.threadId}`);
+        continue;
+      }
+      if (!line) continue;
+      controller = new AbortController();
+      try {
+        const result = await runTurn(session, line, renderer, controller.signal);
+        process.stdout.write(`${result.clarification ? "agent (question)" : "agent"}> ${result.answer}\n`);
+      } catch (error) {
+        renderer.line(`error: ${(error as Error).message}`);
+      } finally {
+        controller = undefined;
+      }
+    }
+  } finally {
+    rl.close();
+    await session.agent.close();
+  }
+  return 0;
+}

@@ -1,0 +1,56 @@
+/** Help texts, kept apart from the commands so `--help` loads nothing else. */
+
+export const HELP = `deerflow: run tasks with the DeerFlow.ts lead agent
+
+Usage:
+  deerflow run [options] "task"     run one task, print progress to stderr and the answer to stdout
+  deerflow chat [options]           talk with the agent on one thread (/new starts a thread, /exit leaves)
+  deerflow threads                  list saved threads
+  deerflow <command> --help         options of a command
+  deerflow --version
+
+Configuration: config.yaml (found by --config, DEER_FLOW_CONFIG_PATH, then ./config.yaml), else built-in
+defaults. Without models in config, OPENAI_API_KEY (+ OPENAI_BASE_URL, OPENAI_MODEL) or ANTHROPIC_API_KEY
+select a model; with neither, the offline demo model runs. Data lives in DEER_FLOW_HOME (default ./.deer-flow).
+
+Exit codes: 0 done, 1 the run failed, 2 usage or configuration error, 3 the agent asked a question.
+`;
+
+const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PATH, then ./config.yaml)
+  --model NAME         a model name from config.yaml
+  --thread ID          continue a saved thread (default: a new thread)
+  --plan               plan mode: the agent keeps a todo list
+  --thinking           ask for thinking (models with supports_thinking only)
+  --subagents          let the agent delegate to subagents
+  --max-subagents N    task calls allowed per response (2-4, default 3)
+  --agent NAME         a named agent (its own memory)
+`;
+
+const COMMANDS: Record<string, string> = {
+  run: `Usage: deerflow run [options] "task"
+
+Runs one task. Progress (model turns, tool calls, todos) goes to stderr, the final answer to stdout,
+the thread id to stderr. With --thread ID and no task, a run that failed midway is resumed.
+
+Options:
+${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repeatable)
+  --json               print one JSON object: thread_id, answer, title, artifacts, todos
+`,
+  chat: `Usage: deerflow chat [options]
+
+An interactive conversation on one thread. Type a message and press Enter.
+  /new    start a new thread
+  /exit   leave (Ctrl-D works too)
+
+Options:
+${COMMON}`,
+  threads: `Usage: deerflow threads [--config PATH]
+
+Lists saved threads: id, title (when there is one), message count and last update.
+`,
+};
+
+/** The help of one command, or undefined when there is no such command. */
+export function commandHelp(command: string): string | undefined {
+  return COMMANDS[command];
+}

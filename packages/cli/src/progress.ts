@@ -1,0 +1,138 @@
+/**
+ * Shows a run's progress on stderr: each model turn's note, each tool call with its short arguments,
+ * the first line of each tool result, todo list changes and subagent events, with a spinner while the
+ * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+
+const MAX_ARG = 60;
+
+/** Renders stream chunks (`updates` and `custom` modes) as progress lines. */
+export class ProgressRenderer {
+  private readonly seenMessages = new Set<string>();
+  private readonly seenCalls = new Set<string>();
+  private spinner: NodeJS.Timeout | undefined;
+  private spinnerFrame = 0;
+  private lastTodos = "";
+
+  constructor(private readonly out: NodeJS.WriteStream = process.stderr, private readonly quiet = false) {}
+
+  /** Call once per stream chunk. */
+  onChunk(mode: string, data: unknown): void {
+    this.stopSpinner();
+    if (mode === "custom") this.onCustom(data as Record<string, unknown>);
+    if (mode === "updates") {
+      for (const update of Object.values(data as Record<string, Record<string, unknown> | null>)) {
+        if (!update) continue;
+        const messages = update.messages;
+        if (Array.isArray(messages)) for (const message of messages) this.onMessage(message as BaseMessage);
+        if (Array.isArray(update.todos)) this.onTodos(update.todos as { content: string; status: string }[]);
+      }
+    }
+    this.startSpinner();
+  }
+
+  /** Marks already-saved messages as seen, so continuing a thread does not replay them. */
+  markSeen(messages: readonly BaseMessage[]): void {
+    for (const message of messages) {
+      if (message.id) this.seenMessages.add(message.id);
+      for (const call of (message as { tool_calls?: { id?: string }[] }).tool_calls ?? []) if (call.id) this.seenCalls.add(call.id);
+    }
+  }
+
+  startSpinner(): void {
+    if (this.quiet || !this.out.isTTY || this.spinner) return;
+    const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+    this.spinner = setInterval(() => {
+      this.out.write(`\r${frames[this.spinnerFrame++ % frames.length]} working…`);
+    }, 100);
+  }
+
+  stopSpinner(): void {
+    if (!this.spinner) return;
+    clearInterval(this.spinner);
+    this.spinner = undefined;
+    this.out.write("\r\x1b[K");
+  }
+
+  line(text: string): void {
+    if (this.quiet) return;
+    this.stopSpinner();
+    this.out.write(`${text}\n`);
+  }
+
+  private onMessage(message: BaseMessage): void {
+    const type = message.getType();
+    if (type === "ai") {
+      const calls = (message as { tool_calls?: { id?: string; name: string; args: Record<string, unknown> }[] }).tool_calls ?? [];
+      const fresh = calls.filter((call) => !call.id || !this.seenCalls.has(call.id));
+      if (message.id && this.seenMessages.has(message.id) && fresh.length === 0) return;
+      if (message.id) this.seenMessages.add(message.id);
+      const text = firstLine(textOf(message));
+      if (calls.length > 0 && text && fresh.length > 0) this.line(`· ${text}`);
+      for (const call of fresh) {
+        if (call.id) this.seenCalls.add(call.id);
+        this.line(`→ ${call.name}(${shortArgs(call.args)})`);
+      }
+      return;
+    }
+    if (type === "tool") {
+      if (message.id && this.seenMessages.has(message.id)) return;
+      if (message.id) this.seenMessages.add(message.id);
+      const status = (message as { status?: string }).status;
+      const text = firstLine(textOf(message)) || "(no output)";
+      this.line(`  ${status === "error" ? "✗" : "←"} ${text}`);
+    }
+  }
+
+  private onTodos(todos: { content: string; status: string }[]): void {
+    const key = JSON.stringify(todos);
+    if (key === this.lastTodos) return;
+    this.lastTodos = key;
+    const mark: Record<string, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
+    this.line("  todos:");
+    for (const todo of todos) this.line(`    ${mark[todo.status] ?? "[?]"} ${todo.content}`);
+  }
+
+  private onCustom(event: Record<string, unknown>): void {
+    const type = String(event.type ?? "");
+    if (!type.startsWith("task_")) return;
+    const id = String(event.task_id ?? "").slice(-8);
+    const detail =
+      type === "task_started" ? String(event.description ?? "") :
+      type === "task_running" ? describeStep(event.message) :
+      type === "task_completed" ? firstLine(String(event.result ?? "")) :
+      firstLine(String(event.error ?? ""));
+    this.line(`    ⤷ [${id}] ${type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
+  }
+}
+
+function describeStep(message: unknown): string {
+  if (!message || typeof message !== "object") return "";
+  const step = message as { type?: string; content?: unknown; tool_calls?: { name: string }[]; name?: string };
+  if (step.tool_calls?.length) return step.tool_calls.map((call) => call.name).join(", ");
+  return firstLine(typeof step.content === "string" ? step.content : JSON.stringify(step.content ?? ""));
+}
+
+/** The text of a message's content (string or content blocks). */
+export function textOf(message: BaseMessage): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : "")).join("");
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+
+function shortArgs(args: Record<string, unknown>): string {
+  return Object.entries(args ?? {})
+    .filter(([key]) => key !== "description")
+    .map(([key, value]) => {
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      const flat = (text ?? "").replace(/\s+/g, " ");
+      return `${key}=${flat.length > MAX_ARG ? `${flat.slice(0, MAX_ARG - 3)}...` : flat}`;
+    })
+    .join(", ");
+}

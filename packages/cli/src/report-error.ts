@@ -1,0 +1,17 @@
+/**
+ * Prints a failure as one or a few plain lines and picks the exit code: 2 for configuration problems
+ * (fix the setup), 1 for a run that failed (the thread's saved state is kept, so it can be retried).
+ */
+import { isHarnessError } from "@deerflow/harness";
+
+/** Writes the error to stderr and returns the exit code. */
+export function reportError(error: unknown): number {
+  if (isHarnessError(error)) {
+    process.stderr.write(`deerflow: ${error.message}\n`);
+    return error.code === "config_invalid" || error.code === "config_not_found" || error.code === "model_unknown" || error.code === "tool_conflict" ? 2 : 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`deerflow: ${message.split("\n")[0]}\n`);
+  if (process.env.DEERFLOW_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return 1;
+}

@@ -1,0 +1,85 @@
+/**
+ * What `run` and `chat` share: building the agent from flags and config, and running one turn on a
+ * thread while rendering progress. A turn that fails on the model keeps the thread's saved state (the
+ * user's message is already checkpointed), so `--thread ID` can retry it.
+ */
+import { randomUUID } from "node:crypto";
+import type { BaseMessage } from "@langchain/core/messages";
+import { createLeadAgent, describeRunError, loadConfig, type AppConfig, type LeadAgent } from "@deerflow/harness";
+import type { AgentFlags } from "./args.js";
+import { ProgressRenderer, textOf } from "./progress.js";
+import { UsageError } from "./usage-error.js";
+
+/** An agent bound to one thread. */
+export interface Session {
+  agent: LeadAgent;
+  config: AppConfig;
+  threadId: string;
+  flags: AgentFlags;
+}
+
+/** The outcome of one turn. */
+export interface TurnResult {
+  answer: string;
+  /** The question when the agent stopped to ask for clarification. */
+  clarification: string | null;
+  values: Record<string, unknown> & { messages: BaseMessage[] };
+}
+
+const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** Loads config and builds the agent the flags describe. */
+export async function openSession(flags: AgentFlags, say: (line: string) => void): Promise<Session> {
+  if (flags.thread !== undefined && !THREAD_ID.test(flags.thread)) {
+    throw new UsageError(`Thread id "${flags.thread}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
+  }
+  const config = loadConfig({ path: flags.config });
+  const agent = await createLeadAgent(config, {
+    model_name: flags.model,
+    thinking_enabled: flags.thinking,
+    is_plan_mode: flags.plan,
+    subagent_enabled: flags.subagents || undefined,
+    max_concurrent_subagents: flags.maxSubagents,
+    agent_name: flags.agent,
+    onWarning: (message) => say(`warning: ${message}`),
+  });
+  const { entry, reason } = agent.deerflow.model;
+  say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
+  return { agent, config, threadId: flags.thread ?? randomUUID(), flags };
+}
+
+/** Runs one turn (`input` null resumes an unfinished run) and renders its progress. */
+export async function runTurn(session: Session, input: string | null, renderer: ProgressRenderer, signal?: AbortSignal): Promise<TurnResult> {
+  const config = { configurable: { thread_id: session.threadId }, recursionLimit: 100, signal };
+  const before = await session.agent.graph.getState(config);
+  const saved = ((before.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+  renderer.markSeen(saved);
+  if (input === null && before.next.length === 0) {
+    throw new UsageError(`Thread ${session.threadId} has no unfinished run to resume. Give a task to continue it.`);
+  }
+  const payload = input === null ? null : { messages: [{ role: "user", content: input }] };
+  try {
+    renderer.startSpinner();
+    const stream = await session.agent.stream(payload as never, { ...config, streamMode: ["updates", "custom"] as const });
+    for await (const chunk of stream) {
+      const [mode, data] = chunk as unknown as [string, unknown];
+      renderer.onChunk(mode, data);
+    }
+  } catch (error) {
+    throw describeRunError(error, session.agent.deerflow.model.entry, session.threadId);
+  } finally {
+    renderer.stopSpinner();
+  }
+  const after = await session.agent.graph.getState(config);
+  const values = after.values as TurnResult["values"];
+  return { ...summarizeTurn(values.messages ?? []), values };
+}
+
+function summarizeTurn(messages: BaseMessage[]): { answer: string; clarification: string | null } {
+  const last = messages.at(-1);
+  if (last && last.getType() === "tool" && (last as { name?: string }).name === "ask_clarification") {
+    return { answer: textOf(last), clarification: textOf(last) };
+  }
+  const answer = [...messages].reverse().find((message) => message.getType() === "ai");
+  return { answer: answer ? textOf(answer) : "", clarification: null };
+}

@@ -1,0 +1,176 @@
+/**
+ * The shape of `config.yaml`, in DeerFlow's format, validated with zod at load time.
+ *
+ * Every section a later subsystem needs is declared here with its DeerFlow default, so the file format
+ * stays stable while the subsystems land. Objects are strict: an unknown key is almost always a typo, and
+ * silently ignoring it would leave the user wondering why a setting has no effect.
+ */
+import { z } from "zod";
+
+/** Spellings of `use:` we accept; DeerFlow's Python class paths map onto our providers. */
+export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
+  openai: "openai",
+  anthropic: "anthropic",
+  ollama: "ollama",
+  demo: "demo",
+  "langchain_openai:ChatOpenAI": "openai",
+  "langchain_anthropic:ChatAnthropic": "anthropic",
+  "langchain_ollama:ChatOllama": "ollama",
+};
+export type ModelProvider = "openai" | "anthropic" | "ollama" | "demo";
+
+const ProviderName = z
+  .string()
+  .refine((value) => value in MODEL_PROVIDER_ALIASES, {
+    message: `expected one of ${Object.keys(MODEL_PROVIDER_ALIASES).join(", ")}`,
+  })
+  .transform((value) => MODEL_PROVIDER_ALIASES[value] as ModelProvider);
+
+/** One entry under `models:`. */
+export const ModelEntry = z.strictObject({
+  name: z.string().min(1),
+  display_name: z.string().optional(),
+  description: z.string().optional(),
+  use: ProviderName,
+  model: z.string().min(1).optional(),
+  api_key: z.string().optional(),
+  base_url: z.string().url().optional(),
+  api_base: z.string().url().optional(),
+  max_tokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_input_tokens: z.number().int().positive().optional(),
+  timeout: z.number().positive().optional(),
+  max_retries: z.number().int().min(0).optional(),
+  supports_thinking: z.boolean().default(false),
+  supports_vision: z.boolean().default(false),
+  when_thinking_enabled: z.record(z.string(), z.unknown()).optional(),
+  when_thinking_disabled: z.record(z.string(), z.unknown()).optional(),
+});
+export type ModelEntry = z.infer<typeof ModelEntry>;
+
+/** A summarization trigger or keep threshold. */
+export const ContextSize = z.strictObject({
+  type: z.enum(["tokens", "messages", "fraction"]),
+  value: z.number().positive(),
+});
+export type ContextSize = z.infer<typeof ContextSize>;
+
+export const SummarizationConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  model_name: z.string().nullable().default(null),
+  trigger: z
+    .union([ContextSize, z.array(ContextSize)])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .default([
+      { type: "fraction", value: 0.8 },
+      { type: "messages", value: 50 },
+    ]),
+  keep: ContextSize.default({ type: "messages", value: 20 }),
+  trim_tokens_to_summarize: z.number().int().positive().nullable().default(4000),
+  summary_prompt: z.string().nullable().default(null),
+  skill_file_read_tool_names: z.array(z.string()).default(["read_file", "read", "view", "cat"]),
+});
+
+export const MemoryConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  injection_enabled: z.boolean().default(true),
+  storage_path: z.string().default(""),
+  debounce_seconds: z.number().min(0).default(30),
+  model_name: z.string().nullable().default(null),
+  max_facts: z.number().int().positive().default(100),
+  fact_confidence_threshold: z.number().min(0).max(1).default(0.7),
+  max_injection_tokens: z.number().int().positive().default(2000),
+});
+
+export const TitleConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_words: z.number().int().positive().default(8),
+  max_chars: z.number().int().positive().default(80),
+  model_name: z.string().nullable().default(null),
+  prompt_template: z.string().nullable().default(null),
+});
+
+export const SandboxConfig = z.strictObject({
+  use: z.enum(["auto", "bwrap", "local"]).default("auto"),
+  allow_host_bash: z.boolean().default(false),
+  bash_command_timeout: z.number().positive().default(600),
+  bash_output_max_chars: z.number().int().min(0).default(20000),
+  read_file_output_max_chars: z.number().int().min(0).default(50000),
+  ls_output_max_chars: z.number().int().min(0).default(20000),
+  write_file_max_bytes: z.number().int().min(0).default(81920),
+  glob_max_results: z.number().int().positive().max(1000).default(200),
+  grep_max_results: z.number().int().positive().max(500).default(100),
+});
+
+export const SkillsConfig = z.strictObject({
+  path: z.string().default("skills"),
+  container_path: z.string().default("/mnt/skills"),
+});
+
+export const UploadsConfig = z.strictObject({
+  max_files: z.number().int().positive().default(10),
+  max_file_size: z.number().int().positive().default(52428800),
+  max_total_size: z.number().int().positive().default(104857600),
+});
+
+export const SubagentTypeConfig = z.strictObject({
+  description: z.string().optional(),
+  system_prompt: z.string().optional(),
+  tools: z.array(z.string()).nullable().optional(),
+  disallowed_tools: z.array(z.string()).optional(),
+  model: z.string().optional(),
+  max_turns: z.number().int().positive().optional(),
+  timeout_seconds: z.number().positive().optional(),
+});
+
+export const SubagentsConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  max_concurrent: z.number().int().positive().default(3),
+  timeout_seconds: z.number().positive().default(1800),
+  max_turns: z.number().int().positive().nullable().default(null),
+  agents: z.record(z.string(), SubagentTypeConfig).default({}),
+  custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
+});
+
+export const ToolEntry = z.strictObject({
+  name: z.string().min(1),
+  group: z.string().optional(),
+  use: z.string().min(1),
+});
+
+export const McpServerEntry = z.strictObject({
+  enabled: z.boolean().default(true),
+  transport: z.enum(["stdio", "http", "sse"]).default("stdio"),
+  command: z.string().optional(),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  url: z.string().url().optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  description: z.string().optional(),
+});
+
+export const DatabaseConfig = z.strictObject({
+  backend: z.enum(["sqlite", "postgres"]).default("sqlite"),
+  sqlite_path: z.string().nullable().default(null),
+  postgres_url: z.string().nullable().default(null),
+});
+
+/** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
+export const AppConfigSchema = z.strictObject({
+  config_version: z.number().int().optional(),
+  log_level: z.enum(["debug", "info", "warn", "warning", "error"]).default("info"),
+  models: z.array(ModelEntry).default([]),
+  summarization: SummarizationConfig.prefault({}),
+  memory: MemoryConfig.prefault({}),
+  title: TitleConfig.prefault({}),
+  sandbox: SandboxConfig.prefault({}),
+  skills: SkillsConfig.prefault({}),
+  uploads: UploadsConfig.prefault({}),
+  subagents: SubagentsConfig.prefault({}),
+  tools: z.array(ToolEntry).default([]),
+  mcp_servers: z.record(z.string(), McpServerEntry).default({}),
+  database: DatabaseConfig.prefault({}),
+});
+
+/** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */
+export type AppConfig = z.infer<typeof AppConfigSchema> & { readonly source: string | null };

@@ -1,0 +1,27 @@
+/**
+ * The public surface of `@deerflow/harness`. Every export is named here; anything not listed is
+ * internal and may change. Test helpers live in `@deerflow/harness/testing`.
+ */
+export { createLeadAgent, type LeadAgent, type LeadAgentInfo, type LeadAgentOptions } from "./agent/create-lead-agent.js";
+export { buildLeadChain, type LeadChainInput, type LeadRuntime } from "./agent/lead-agent-chain.js";
+export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
+export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
+export { type AppConfig, type ContextSize, type ModelEntry, type ModelProvider } from "./config/schema.js";
+export { ConfigError, HarnessError, type HarnessErrorCode, isHarnessError, ModelError, SandboxError } from "./errors.js";
+export { toolCallRepairMiddleware } from "./middleware/tool-call-repair.js";
+export { createChatModel, type CreateChatModelOptions } from "./model/create-chat-model.js";
+export { DemoChatModel } from "./model/demo-model.js";
+export { describeRunError } from "./model/describe-run-error.js";
+export { availableModels, type ModelSelection, selectModel } from "./model/select-model.js";
+export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
+export {
+  type DelegationEntry,
+  type SkillEntry,
+  type ThreadDataState,
+  type TodoItem,
+  type UploadedFile,
+  type ViewedImage,
+} from "./state/reducers.js";
+export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
+export { openCheckpointStore, type CheckpointStore } from "./storage/checkpointer.js";
+export { checkpointsPath, resolveHome } from "./storage/home.js";

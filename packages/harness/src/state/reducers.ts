@@ -1,0 +1,186 @@
+/**
+ * The merge rule of every ThreadState channel, as named pure functions.
+ *
+ * langchain JS re-emits a middleware's declared fields on every hook update, so each rule here must be
+ * idempotent: `merge(x, x)` equals `x`. Counters and other accumulating values never live in a shared
+ * channel. Each function's doc comment states what `undefined`, `null`, `[]` and `{}` mean.
+ */
+
+/** Lifecycle record of the thread's sandbox. */
+export interface SandboxState {
+  sandbox_id?: string | null;
+}
+
+/** Host directories of a thread. Never shown to the model: tools map them to virtual paths. */
+export interface ThreadDataState {
+  workspace_path: string;
+  uploads_path: string;
+  outputs_path: string;
+}
+
+/** One planned step of the todo list (plan mode). */
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+/** A file uploaded into the thread, as listed in the uploads block. */
+export interface UploadedFile {
+  filename: string;
+  size: number;
+  path: string;
+  virtual_path: string;
+}
+
+/** What `view_image` recorded about an image: metadata only, never the bytes. */
+export interface ViewedImage {
+  mime_type: string;
+  size: number;
+  actual_path: string;
+}
+
+/** Terminal and non-terminal statuses of a delegated task. */
+export type DelegationStatus = "in_progress" | "completed" | "failed" | "cancelled" | "timed_out" | "polling_timed_out";
+
+/** Why a guardrail cap ended a subagent run early. */
+export type DelegationStopReason = "token_capped" | "turn_capped" | "loop_capped";
+
+/** One entry of the delegation ledger: a `task` call and what came of it. */
+export interface DelegationEntry {
+  id: string;
+  run_id?: string;
+  description: string;
+  subagent_type: string;
+  status: DelegationStatus;
+  result_brief?: string;
+  result_sha256?: string;
+  result_ref?: string;
+  stop_reason?: DelegationStopReason;
+  created_at: string;
+}
+
+/** A skill whose SKILL.md the agent has read: a pointer and its description, never the body. */
+export interface SkillEntry {
+  name: string;
+  path: string;
+  description: string;
+  loaded_at: number;
+}
+
+export const TERMINAL_DELEGATION_STATUSES: ReadonlySet<DelegationStatus> = new Set([
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+  "polling_timed_out",
+]);
+export const DELEGATION_LEDGER_MAX_ENTRIES = 50;
+export const SKILL_CONTEXT_MAX_ENTRIES = 8;
+export const SKILL_DESCRIPTION_MAX_CHARS = 500;
+
+/**
+ * `sandbox`: `undefined`/`null` next keeps the current value; an empty current takes the next; the same
+ * id keeps the current. Two different ids mean two sandboxes claimed one thread: fail closed by throwing.
+ */
+export function mergeSandbox(current: SandboxState | null | undefined, next: SandboxState | null | undefined): SandboxState | null {
+  if (next == null) return current ?? null;
+  if (current == null || current.sandbox_id == null) return next;
+  if (next.sandbox_id == null || next.sandbox_id === current.sandbox_id) return current;
+  throw new Error(
+    `Conflicting sandbox state updates: the thread holds sandbox "${current.sandbox_id}" and an update claims "${next.sandbox_id}".`,
+  );
+}
+
+/** `artifacts`: ordered union without duplicates. `undefined`/`null` next keeps the current list. */
+export function mergeArtifacts(current: readonly string[] | null | undefined, next: readonly string[] | null | undefined): string[] {
+  if (next == null) return [...(current ?? [])];
+  return [...new Set([...(current ?? []), ...next])];
+}
+
+/** `todos`: `undefined`/`null` next keeps the current list; anything else replaces it (`[]` clears). */
+export function mergeTodos(current: TodoItem[] | null | undefined, next: TodoItem[] | null | undefined): TodoItem[] | null {
+  if (next == null) return current ?? null;
+  return next;
+}
+
+/**
+ * `viewed_images`: `undefined`/`null` next keeps the current map; `{}` clears all; otherwise the next
+ * entries are merged over the current ones by path.
+ */
+export function mergeViewedImages(
+  current: Record<string, ViewedImage> | null | undefined,
+  next: Record<string, ViewedImage> | null | undefined,
+): Record<string, ViewedImage> {
+  if (next == null) return { ...(current ?? {}) };
+  if (Object.keys(next).length === 0) return {};
+  return { ...(current ?? {}), ...next };
+}
+
+/**
+ * `delegations`: entries keyed by task id, in first-seen order. A later entry for a known id replaces it
+ * (keeping the earlier `created_at`, and the earlier `run_id` when the later one has none), except that
+ * a terminal status is never downgraded to a non-terminal one. `undefined`/`null`/`[]` next keeps the
+ * current ledger. Past 50 entries the oldest are dropped.
+ */
+export function mergeDelegations(
+  current: readonly DelegationEntry[] | null | undefined,
+  next: readonly DelegationEntry[] | null | undefined,
+): DelegationEntry[] {
+  if (next == null || next.length === 0) return [...(current ?? [])];
+  const byId = new Map<string, DelegationEntry>();
+  for (const entry of [...(current ?? []), ...next]) {
+    const previous = byId.get(entry.id);
+    if (previous === undefined) {
+      byId.set(entry.id, entry);
+      continue;
+    }
+    if (TERMINAL_DELEGATION_STATUSES.has(previous.status) && !TERMINAL_DELEGATION_STATUSES.has(entry.status)) continue;
+    byId.set(entry.id, {
+      ...entry,
+      created_at: previous.created_at,
+      ...(entry.run_id === undefined && previous.run_id !== undefined ? { run_id: previous.run_id } : {}),
+    });
+  }
+  const merged = [...byId.values()];
+  return merged.slice(Math.max(0, merged.length - DELEGATION_LEDGER_MAX_ENTRIES));
+}
+
+/** Collapses whitespace and caps a skill description at 500 characters. */
+export function normalizeSkillDescription(description: unknown): string {
+  const text = typeof description === "string" ? description.split(/\s+/).filter(Boolean).join(" ") : "";
+  return text.length > SKILL_DESCRIPTION_MAX_CHARS ? text.slice(0, SKILL_DESCRIPTION_MAX_CHARS) : text;
+}
+
+function normalizeSkillEntry(entry: SkillEntry): SkillEntry {
+  return {
+    name: String(entry.name ?? ""),
+    path: String(entry.path ?? ""),
+    description: normalizeSkillDescription(entry.description),
+    loaded_at: Number.isInteger(entry.loaded_at) ? entry.loaded_at : 0,
+  };
+}
+
+/**
+ * `skill_context`: entries keyed by path. Re-reading a skill moves it to the end with the newer entry.
+ * Descriptions are whitespace-collapsed and capped at 500 characters; unknown keys (such as a stored
+ * body) are dropped. `undefined`/`null`/`[]` next keeps the (normalized) current list. Past 8 entries
+ * the least recently read are dropped.
+ */
+export function mergeSkillContext(
+  current: readonly SkillEntry[] | null | undefined,
+  next: readonly SkillEntry[] | null | undefined,
+): SkillEntry[] {
+  const byPath = new Map<string, SkillEntry>();
+  for (const entry of current ?? []) byPath.set(entry.path, normalizeSkillEntry(entry));
+  for (const entry of next ?? []) {
+    byPath.delete(entry.path);
+    byPath.set(entry.path, normalizeSkillEntry(entry));
+  }
+  const merged = [...byPath.values()];
+  return merged.slice(Math.max(0, merged.length - SKILL_CONTEXT_MAX_ENTRIES));
+}
+
+/** Last-value channels (`thread_data`, `title`, `uploaded_files`, `summary_text`): `undefined` keeps. */
+export function lastValue<T>(current: T, next: T | undefined): T {
+  return next === undefined ? current : next;
+}

@@ -1,0 +1,43 @@
+// Makes a fresh clone runnable: installs dependencies when node_modules is missing or older than the
+// lock file, and builds the packages when a source file is newer than its build. Plain Node, no
+// dependencies, so it runs before anything is installed.
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+function run(command, args, options = {}) {
+  execFileSync(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
+}
+
+function newestMtime(dir) {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Installs dependencies when needed. */
+export function ensureInstalled(log = console.error) {
+  const marker = path.join(root, "node_modules", ".package-lock.json");
+  const lock = path.join(root, "package-lock.json");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  log("setup: installing dependencies (first run compiles better-sqlite3, about a minute)...");
+  run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
+}
+
+/** Builds both packages when their sources changed since the last build. */
+export function ensureBuilt(log = console.error) {
+  const stale = ["harness", "cli"].some((name) => {
+    const pkg = path.join(root, "packages", name);
+    return newestMtime(path.join(pkg, "src")) > newestMtime(path.join(pkg, "dist"));
+  });
+  if (!stale) return;
+  log("setup: building packages...");
+  run("npm", ["run", "build", "--silent"]);
+}

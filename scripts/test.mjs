@@ -1,0 +1,43 @@
+// The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
+// for the sandbox tests, build), then runs every *.test.ts under packages/ with node:test through tsx.
+// Extra arguments are test file paths or substrings to select files.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { ensureBuilt, ensureInstalled, root } from "./setup.mjs";
+
+ensureInstalled();
+if (existsSync(path.join(root, "scripts", "setup-bwrap.sh"))) {
+  try {
+    execFileSync("bash", [path.join(root, "scripts", "setup-bwrap.sh")], { stdio: "inherit" });
+  } catch {
+    console.error("setup: bubblewrap is not available; sandbox tests that need it will skip and say why.");
+  }
+}
+ensureBuilt();
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === "node_modules" || entry.name === "dist") return [];
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? findTests(full) : entry.name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = findTests(path.join(root, "packages"))
+  .map((file) => path.relative(root, file))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`No test files match ${filters.join(" ")}`);
+  process.exit(1);
+}
+console.error(`running ${files.length} test files`);
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, DEERFLOW_TEST: "1" },
+});
+process.exit(result.status ?? 1);
