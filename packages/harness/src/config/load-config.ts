@@ -105,7 +105,7 @@ function formatIssues(where: string, issues: readonly z.core.$ZodIssue[]): strin
       return `${keys}: unknown key. Check the spelling against config.example.yaml.`;
     }
     const found = "input" in issue ? `found ${describe(issue.input)}, ` : "";
-    return `${formatPath(issue.path)}: ${found}${issue.message.replace(/^Invalid input: /, "")}.`;
+    return `${formatPath(issue.path)}: ${found}${issue.message.replace(/^Invalid (input|option): /, "")}.`;
   });
   const more = issues.length > 5 ? `\n  (and ${issues.length - 5} more problems)` : "";
   return `${where} is not valid:\n  ${lines.join("\n  ")}${more}`;

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "../errors.js";
+import { loadConfig, parseConfigText } from "./load-config.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, { source: "/work/config.yaml", env });
+
+function assertConfigError(fn: () => unknown, ...patterns: RegExp[]) {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+    for (const pattern of patterns) assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+test("the built-in defaults apply when there is no file", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "df-config-"));
+  try {
+    const config = loadConfig({ cwd: dir, env: {} });
+    assert.equal(config.source, null);
+    assert.deepEqual(config.models, []);
+    assert.equal(config.sandbox.use, "auto");
+    assert.equal(config.sandbox.allow_host_bash, false);
+    assert.equal(config.memory.debounce_seconds, 30);
+    assert.deepEqual(config.summarization.keep, { type: "messages", value: 20 });
+    assert.equal(Object.isFrozen(config.sandbox), true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("config.example.yaml is valid and equals the built-in defaults", () => {
+  const example = loadConfig({ path: path.join(root, "config.example.yaml"), env: {} });
+  const defaults = parse("");
+  const { source: _a, config_version: _v, ...fromExample } = example;
+  const { source: _b, ...fromDefaults } = defaults;
+  assert.deepEqual(fromExample, fromDefaults);
+});
+
+test("finds the file through --config, DEER_FLOW_CONFIG_PATH, then ./config.yaml", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "df-config-"));
+  try {
+    writeFileSync(path.join(dir, "config.yaml"), "log_level: debug\n");
+    writeFileSync(path.join(dir, "other.yaml"), "log_level: error\n");
+    assert.equal(loadConfig({ cwd: dir, env: {} }).log_level, "debug");
+    assert.equal(loadConfig({ cwd: dir, env: { DEER_FLOW_CONFIG_PATH: "other.yaml" } }).log_level, "error");
+    assert.equal(loadConfig({ cwd: dir, path: "other.yaml", env: {} }).source, path.join(dir, "other.yaml"));
+    assertConfigError(() => loadConfig({ cwd: dir, path: "missing.yaml", env: {} }), /missing\.yaml does not exist/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("substitutes $VAR and ${VAR} from the environment", () => {
+  const config = parse("models:\n  - name: m\n    use: openai\n    model: gpt\n    api_key: $KEY\n    base_url: ${URL}\n", { KEY: "sk-1", URL: "http://127.0.0.1:9/v1" });
+  assert.equal(config.models[0]!.api_key, "sk-1");
+  assert.equal(config.models[0]!.base_url, "http://127.0.0.1:9/v1");
+});
+
+test("an unset $VAR names the file, the key path and the variable", () => {
+  assertConfigError(() => parse("models:\n  - name: m\n    use: openai\n    api_key: $NOT_SET\n"), /\/work\/config\.yaml/, /models\[0\]\.api_key/, /NOT_SET is not set/);
+});
+
+test("an unknown key names the key path", () => {
+  assertConfigError(() => parse("sandbox:\n  alow_host_bash: true\n"), /\/work\/config\.yaml/, /sandbox\.alow_host_bash: unknown key/);
+  assertConfigError(() => parse("sandboxx: {}\n"), /sandboxx: unknown key/);
+});
+
+test("a wrong type names the key path, the value found and what is expected", () => {
+  assertConfigError(() => parse("sandbox:\n  bash_command_timeout: fast\n"), /sandbox\.bash_command_timeout: found "fast", expected number/);
+});
+
+test("an unknown `use` lists the accepted providers", () => {
+  assertConfigError(() => parse("models:\n  - name: m\n    use: langchain_foo:Bar\n"), /models\[0\]\.use: found "langchain_foo:Bar", expected one of openai, anthropic, ollama, demo/);
+});
+
+test("DeerFlow's class-path spellings of `use` are accepted", () => {
+  const config = parse("models:\n  - {name: a, use: 'langchain_openai:ChatOpenAI', model: x}\n  - {name: b, use: 'langchain_anthropic:ChatAnthropic', model: y}\n");
+  assert.deepEqual(config.models.map((model) => model.use), ["openai", "anthropic"]);
+});
+
+test("a YAML syntax error gives the line", () => {
+  assertConfigError(() => parse("models: [\n  - name: a\n"), /\/work\/config\.yaml: YAML syntax error at line \d+/);
+});
+
+test("two models with one name are refused", () => {
+  assertConfigError(() => parse("models:\n  - {name: a, use: demo}\n  - {name: a, use: demo}\n"), /"a" is used twice/);
+});
+
+test("a single trigger object is read as a list", () => {
+  const config = parse("summarization:\n  trigger: {type: tokens, value: 4000}\n");
+  assert.deepEqual(config.summarization.trigger, [{ type: "tokens", value: 4000 }]);
+});
