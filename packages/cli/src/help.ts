@@ -6,6 +6,9 @@ Usage:
   deerflow run [options] "task"     run one task, print progress to stderr and the answer to stdout
   deerflow chat [options]           talk with the agent on one thread (/new starts a thread, /exit leaves)
   deerflow threads                  list saved threads
+  deerflow history --thread ID      a thread's whole conversation, including compacted messages
+  deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
+                                    what the agent remembers about you (--agent NAME for a named agent)
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -44,6 +47,21 @@ An interactive conversation on one thread. Type a message and press Enter.
 
 Options:
 ${COMMON}`,
+  memory: `Usage: deerflow memory [show | clear | forget <fact-id> | export [file] | import <file>] [--agent NAME] [--config PATH]
+
+What the agent remembers about you, kept in {home}/memory.json ({home}/agents/NAME/memory.json for a
+named agent). Facts are extracted in the background after each conversation.
+  show              the remembered context, history and facts with their ids (default)
+  clear             forget everything
+  forget <id>       forget one fact
+  export [file]     write the memory as JSON to file (or stdout)
+  import <file>     replace the memory with file (validated first; a bad file changes nothing)
+`,
+  history: `Usage: deerflow history --thread ID [--summaries] [--config PATH]
+
+Prints every message of a thread, including those summarization compacted away, with a marker where
+each compaction happened. --summaries also prints the summary written at each marker.
+`,
   threads: `Usage: deerflow threads [--config PATH]
 
 Lists saved threads: id, title (when there is one), message count and last update.

@@ -13,6 +13,8 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   run: () => import("./commands/run.js"),
   chat: () => import("./commands/chat.js"),
   threads: () => import("./commands/threads.js"),
+  memory: () => import("./commands/memory.js"),
+  history: () => import("./commands/history.js"),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -5,7 +5,17 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
-import { createLeadAgent, describeRunError, loadConfig, type AppConfig, type LeadAgent } from "@deerflow/harness";
+import {
+  type AppConfig,
+  cancelledTaskResults,
+  createLeadAgent,
+  describeRunError,
+  HarnessError,
+  type LeadAgent,
+  loadConfig,
+  resolveVirtualPath,
+  saveUploads,
+} from "@deerflow/harness";
 import type { AgentFlags } from "./args.js";
 import { ProgressRenderer, textOf } from "./progress.js";
 import { UsageError } from "./usage-error.js";
@@ -45,12 +55,14 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   });
   const { entry, reason } = agent.deerflow.model;
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
+  const sandbox = agent.deerflow.sandbox;
+  say(`sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`);
   return { agent, config, threadId: flags.thread ?? randomUUID(), flags };
 }
 
 /** Runs one turn (`input` null resumes an unfinished run) and renders its progress. */
 export async function runTurn(session: Session, input: string | null, renderer: ProgressRenderer, signal?: AbortSignal): Promise<TurnResult> {
-  const config = { configurable: { thread_id: session.threadId }, recursionLimit: 100, signal };
+  const config = { configurable: { thread_id: session.threadId }, signal };
   const before = await session.agent.graph.getState(config);
   const saved = ((before.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
   renderer.markSeen(saved);
@@ -66,6 +78,10 @@ export async function runTurn(session: Session, input: string | null, renderer: 
       renderer.onChunk(mode, data);
     }
   } catch (error) {
+    if (signal?.aborted) {
+      await recordCancelledTasks(session, config);
+      throw new HarnessError("run_interrupted", `Interrupted. The thread is saved; continue it with: deerflow run --thread ${session.threadId} "..."`);
+    }
     throw describeRunError(error, session.agent.deerflow.model.entry, session.threadId);
   } finally {
     renderer.stopSpinner();
@@ -73,6 +89,37 @@ export async function runTurn(session: Session, input: string | null, renderer: 
   const after = await session.agent.graph.getState(config);
   const values = after.values as TurnResult["values"];
   return { ...summarizeTurn(values.messages ?? []), values };
+}
+
+/** Copies files into the thread's uploads; the uploads middleware announces them to the model. */
+export async function uploadFiles(session: Session, files: readonly string[], say: (line: string) => void): Promise<void> {
+  if (files.length === 0) return;
+  const limits = session.config.uploads;
+  const stored = await saveUploads(session.agent.deerflow.home, session.threadId, files, {
+    maxFiles: limits.max_files,
+    maxFileSize: limits.max_file_size,
+    maxTotalSize: limits.max_total_size,
+  });
+  for (const file of stored) say(`uploaded: ${file.filename} (${file.size} bytes) -> ${file.virtual_path}`);
+}
+
+/** The presented artifacts with the host paths where the user finds them. */
+export function artifactLines(session: Session, artifacts: readonly string[]): string[] {
+  return artifacts.map((virtualPath) => {
+    try {
+      return `${virtualPath} -> ${resolveVirtualPath(session.agent.deerflow.home, session.threadId, virtualPath)}`;
+    } catch {
+      return virtualPath;
+    }
+  });
+}
+
+/** After an interrupt, task calls still waiting for results are recorded as cancelled. */
+async function recordCancelledTasks(session: Session, config: { configurable: { thread_id: string } }): Promise<void> {
+  const state = await session.agent.graph.getState(config);
+  const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+  const cancelled = cancelledTaskResults(messages);
+  if (cancelled.length > 0) await session.agent.graph.updateState(config, { messages: cancelled });
 }
 
 function summarizeTurn(messages: BaseMessage[]): { answer: string; clarification: string | null } {

@@ -36,7 +36,7 @@ function deerflow(cwd: string, args: string[], env: Record<string, string> = {})
 }
 
 function configWith(dir: TempHome, url: string): void {
-  writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\n`);
+  writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
 }
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)?.[1];

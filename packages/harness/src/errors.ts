@@ -15,6 +15,7 @@ export type HarnessErrorCode =
   | "sandbox_denied"
   | "sandbox_failed"
   | "thread_invalid"
+  | "run_interrupted"
   | "upload_rejected"
   | "memory_invalid"
   | "memory_locked";

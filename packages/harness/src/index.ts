@@ -8,12 +8,27 @@ export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
 export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
 export { type AppConfig, type ContextSize, type ModelEntry, type ModelProvider } from "./config/schema.js";
 export { ConfigError, HarnessError, type HarnessErrorCode, isHarnessError, ModelError, SandboxError } from "./errors.js";
+export { formatHistory, mergeHistory } from "./history/format-history.js";
+export { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "./history/history-archive.js";
+export { formatMemoryForDisplay } from "./memory/display.js";
+export { renderMemoryBlock } from "./memory/inject.js";
+export { memoryPath } from "./memory/memory-path.js";
+export { type Memory, type MemoryFact } from "./memory/memory-schema.js";
+export { createMemoryService, type MemoryService, type MemorySettings } from "./memory/memory-service.js";
+export { createMemoryStore, type MemoryStore, serializeMemory } from "./memory/memory-store.js";
+export { openMemoryStore } from "./memory/open-memory-store.js";
+export { memoryMiddleware } from "./middleware/memory.js";
 export { toolCallRepairMiddleware } from "./middleware/tool-call-repair.js";
 export { createChatModel, type CreateChatModelOptions } from "./model/create-chat-model.js";
 export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";
 export { availableModels, type ModelSelection, selectModel } from "./model/select-model.js";
+export { resolveVirtualPath } from "./sandbox/path-policy.js";
+export { threadPaths, validateThreadId } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
+export { clarificationFromMessages } from "./middleware/clarification.js";
+export { cancelledTaskResults } from "./tools/task.js";
+export { saveUploads, type UploadLimits } from "./uploads/save-uploads.js";
 export {
   type DelegationEntry,
   type SkillEntry,

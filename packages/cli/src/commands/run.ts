@@ -4,7 +4,7 @@
  */
 import { parseAgentArgs } from "../args.js";
 import { ProgressRenderer } from "../progress.js";
-import { openSession, runTurn } from "../session.js";
+import { artifactLines, openSession, runTurn, uploadFiles } from "../session.js";
 import { UsageError } from "../usage-error.js";
 
 /** Entry point of `deerflow run`. */
@@ -23,22 +23,25 @@ export async function main(argv: string[]): Promise<number> {
   process.once("SIGINT", onSigint);
   try {
     renderer.line(`thread: ${session.threadId}`);
+    await uploadFiles(session, (values.upload as string[] | undefined) ?? [], (line) => renderer.line(line));
     const result = await runTurn(session, task || null, renderer, controller.signal);
-    const values = result.values as Record<string, unknown>;
+    const state = result.values as Record<string, unknown>;
     if (json) {
       process.stdout.write(
         `${JSON.stringify({
           thread_id: session.threadId,
           answer: result.answer,
-          title: values.title ?? null,
-          artifacts: values.artifacts ?? [],
-          todos: values.todos ?? [],
+          title: state.title ?? null,
+          artifacts: state.artifacts ?? [],
+          todos: state.todos ?? [],
           clarification: result.clarification,
         })}\n`,
       );
     } else {
       process.stdout.write(`${result.answer}\n`);
     }
+    const artifacts = (state.artifacts as string[] | undefined) ?? [];
+    if (artifacts.length > 0) renderer.line(`artifacts:\n${artifactLines(session, artifacts).map((line) => `  ${line}`).join("\n")}`);
     renderer.line(`thread: ${session.threadId}`);
     return result.clarification ? 3 : 0;
   } finally {

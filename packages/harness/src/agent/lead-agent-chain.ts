@@ -6,9 +6,25 @@
  * Each entry says why it sits where it does. This is the only place that maps config to middleware
  * options; middlewares never read config themselves.
  */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AgentMiddleware } from "langchain";
-import type { AppConfig } from "../config/schema.js";
+import type { AppConfig, ModelEntry } from "../config/schema.js";
+import type { HistoryArchive } from "../history/history-archive.js";
+import type { MemoryService } from "../memory/memory-service.js";
+import { clarificationMiddleware } from "../middleware/clarification.js";
+import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
+import { durableContextMiddleware } from "../middleware/durable-context.js";
+import { sandboxMiddleware } from "../middleware/sandbox.js";
+import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
+import { summarizationMiddleware } from "../middleware/summarization.js";
+import { threadDataMiddleware } from "../middleware/thread-data.js";
+import { titleMiddleware } from "../middleware/title.js";
+import { todoListMiddleware } from "../middleware/todo-list.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
+import { uploadsMiddleware } from "../middleware/uploads.js";
+import { viewImageMiddleware } from "../middleware/view-image.js";
+import type { TokenCounter } from "../model/tokens.js";
+import type { SandboxProvider } from "../sandbox/sandbox.js";
 
 /** Runtime switches of one run (DeerFlow's `configurable`), after defaults and clamping. */
 export interface LeadRuntime {
@@ -18,11 +34,24 @@ export interface LeadRuntime {
   agentName?: string;
 }
 
-/** What the chain is built from. */
+/** What the chain is built from: config, the run's switches, and the services created for the run. */
 export interface LeadChainInput {
   config: AppConfig;
   runtime: LeadRuntime;
   home: string;
+  /** The run's model entry (vision support, input window). */
+  modelEntry: ModelEntry;
+  sandbox: SandboxProvider;
+  /** Summarizer candidates in order: the configured summary model, then the run's model. */
+  summaryModels: BaseChatModel[];
+  /** The title model, or undefined to use the fallback title. */
+  titleModel?: BaseChatModel;
+  tokenCounter: TokenCounter;
+  /** Tokens of the system prompt and tool schemas, counted toward summarization triggers. */
+  overheadTokens: number;
+  archive?: HistoryArchive;
+  /** Long-term memory, or null when `memory.enabled` is false. */
+  memory: MemoryService | null;
   /** Middlewares given in code; they go right before clarification. */
   custom: readonly AgentMiddleware[];
   onWarning: (message: string) => void;
@@ -30,11 +59,64 @@ export interface LeadChainInput {
 
 /** Builds the ordered middleware list of the lead agent. */
 export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
+  const { config, runtime } = input;
   const chain: (AgentMiddleware | false)[] = [
-    // Repairs tool calls with invalid JSON arguments right after the model, before any tool runs.
+    // 1. Thread directories first: every later hook and tool resolves paths through thread_data.
+    threadDataMiddleware({ home: input.home }),
+    // 2. Uploads block on the new user message before any model sees it.
+    uploadsMiddleware({ home: input.home }),
+    // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
+    sandboxMiddleware({ provider: input.sandbox }),
+    // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
+    danglingToolCallMiddleware(),
+    // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware(),
+    // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
+    durableContextMiddleware({
+      skillsContainerPath: config.skills.container_path,
+      skillReadToolNames: config.summarization.skill_file_read_tool_names,
+      onWarning: input.onWarning,
+    }),
+    // 6. Compacts history into summary_text after durable context has captured what it needs.
+    config.summarization.enabled &&
+      summarizationMiddleware({
+        models: input.summaryModels,
+        trigger: knownTriggers(config.summarization.trigger, input.modelEntry.max_input_tokens),
+        keep: config.summarization.keep,
+        trimTokensToSummarize: config.summarization.trim_tokens_to_summarize,
+        summaryPrompt: config.summarization.summary_prompt ?? undefined,
+        maxInputTokens: input.modelEntry.max_input_tokens,
+        tokenCounter: input.tokenCounter,
+        overheadTokens: input.overheadTokens,
+        archive: input.archive,
+        onWarning: input.onWarning,
+      }),
+    // 7. Plan mode: write_todos and its rules.
+    runtime.isPlanMode && todoListMiddleware(),
+    // 8. Title after the first exchange (afterAgent).
+    config.title.enabled &&
+      titleMiddleware({
+        model: input.titleModel,
+        maxWords: config.title.max_words,
+        maxChars: config.title.max_chars,
+        promptTemplate: config.title.prompt_template ?? undefined,
+        onWarning: input.onWarning,
+      }),
+    // 9. Queues the finished conversation for fact extraction (afterAgent, sees the final answer).
+    input.memory?.middleware() ?? false,
+    // 10. Vision models only: shows the images view_image loaded, once.
+    input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
+    // 11. Drops task calls past the per-response limit before any tool runs.
+    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, onWarning: input.onWarning }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
+    // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.
+    clarificationMiddleware(),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
+}
+
+/** `fraction` triggers need the model's window; without `max_input_tokens` they are skipped (documented default). */
+function knownTriggers(triggers: AppConfig["summarization"]["trigger"], maxInputTokens: number | undefined) {
+  return maxInputTokens ? triggers : triggers.filter((trigger) => trigger.type !== "fraction");
 }

@@ -1,0 +1,43 @@
+/**
+ * Creates the memory service of a run from the `memory:` section. Extraction needs a model that
+ * answers in a JSON format, so with the demo model only the injection side runs.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { AppConfig } from "../config/schema.js";
+import { createMemoryService, type MemoryService } from "../memory/memory-service.js";
+import { createChatModel } from "../model/create-chat-model.js";
+import { type ModelSelection, selectModel } from "../model/select-model.js";
+
+/** What the memory service of a run depends on. */
+export interface LeadMemoryContext {
+  home: string;
+  agentName?: string;
+  runModel: ModelSelection;
+  /** A model instance passed in code; used for extraction when `memory.model_name` is not set. */
+  chatModel?: BaseChatModel;
+  env: Record<string, string | undefined>;
+  onWarning: (message: string) => void;
+}
+
+/** The memory service of this run, or null when memory is off. */
+export function createLeadMemory(config: AppConfig, context: LeadMemoryContext): MemoryService | null {
+  const settings = config.memory;
+  if (!settings.enabled) return null;
+  const entry = settings.model_name ? selectModel(config, { modelName: settings.model_name }, context.env).entry : context.runModel.entry;
+  const model = !settings.model_name && context.chatModel ? context.chatModel : createChatModel(entry, { thinkingEnabled: false });
+  return createMemoryService({
+    home: context.home,
+    agentName: context.agentName,
+    model,
+    settings: {
+      enabled: entry.use !== "demo" || Boolean(context.chatModel),
+      injectionEnabled: settings.injection_enabled,
+      storagePath: settings.storage_path || undefined,
+      debounceSeconds: settings.debounce_seconds,
+      maxFacts: settings.max_facts,
+      factConfidenceThreshold: settings.fact_confidence_threshold,
+      maxInjectionTokens: settings.max_injection_tokens,
+    },
+    onWarning: context.onWarning,
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * The full-history archive: every message compaction removes from a thread, kept in order.
+ *
+ * Summarization shrinks the checkpointed `messages` to a summary plus a short tail; users of every
+ * harness that did this in place lost their transcripts (deer-flow#1393, #2012). Summarization appends
+ * the messages here before it removes them, so the whole conversation can still be shown
+ * (`deerflow history --thread ID`). The table lives in the checkpointer's SQLite file; both connections
+ * use WAL, so they can write side by side.
+ */
+import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import Database from "better-sqlite3";
+
+/** What summarization records with each batch of archived messages. */
+export interface CompactionInfo {
+  /** ISO time of the compaction. */
+  compactedAt: string;
+  /** The summary that replaced the messages. */
+  summary: string;
+}
+
+/** One archived message, or the marker of a compaction that followed the messages before it. */
+export type HistoryEntry =
+  | { kind: "message"; seq: number; message: BaseMessage }
+  | { kind: "compaction"; seq: number; compactedAt: string; summary: string; messageCount: number };
+
+/** Per-thread archive of compacted messages. */
+export interface HistoryArchive {
+  /**
+   * Appends `messages` (in order) and a compaction marker after them, in one transaction. Messages whose
+   * id is already archived for the thread are skipped; when none is new, no marker is written. Returns
+   * how many messages were added.
+   */
+  append(threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number;
+  /** Every entry of the thread in order, or [] for an unknown thread. */
+  read(threadId: string): HistoryEntry[];
+  close(): void;
+}
+
+interface Row {
+  seq: number;
+  kind: "message" | "compaction";
+  payload: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS history_archive (
+  thread_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('message', 'compaction')),
+  message_id TEXT,
+  payload TEXT NOT NULL,
+  PRIMARY KEY (thread_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS history_archive_message_id ON history_archive (thread_id, message_id) WHERE message_id IS NOT NULL;
+`;
+
+/**
+ * Opens (creating if needed) the archive table in the SQLite file at `dbPath`.
+ *
+ * @example
+ * const archive = createHistoryArchive(path.join(home, "checkpoints.sqlite"));
+ * for (const entry of archive.read(threadId)) ...
+ */
+export function createHistoryArchive(dbPath: string): HistoryArchive {
+  const db = new Database(dbPath);
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(SCHEMA);
+  const nextSeq = db.prepare<[string], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM history_archive WHERE thread_id = ?");
+  const insert = db.prepare("INSERT OR IGNORE INTO history_archive (thread_id, seq, kind, message_id, payload) VALUES (?, ?, ?, ?, ?)");
+  const select = db.prepare<[string], Row>("SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq");
+
+  const append = db.transaction((threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number => {
+    let seq = nextSeq.get(threadId)!.next;
+    let added = 0;
+    const stored = mapChatMessagesToStoredMessages([...messages]);
+    stored.forEach((payload, index) => {
+      if (insert.run(threadId, seq, "message", messages[index]!.id ?? null, JSON.stringify(payload)).changes === 0) return;
+      seq += 1;
+      added += 1;
+    });
+    if (added > 0) insert.run(threadId, seq, "compaction", null, JSON.stringify({ ...info, messageCount: added }));
+    return added;
+  });
+
+  return {
+    append: (threadId, messages, info) => append(threadId, messages, info),
+    read(threadId) {
+      return select.all(threadId).map((row): HistoryEntry => {
+        const payload = JSON.parse(row.payload);
+        if (row.kind === "compaction") return { kind: "compaction", seq: row.seq, ...payload };
+        return { kind: "message", seq: row.seq, message: mapStoredMessagesToChatMessages([payload])[0]! };
+      });
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The deterministic half of a memory update: the model proposes, this decides. It runs under the store's
+ * lock against the memory as it is on disk at that moment (not as it was when the model was asked), so an
+ * update that finished in another process meanwhile is kept. The write gate is here and not in the
+ * prompt: facts below the confidence threshold are dropped, restatements of a known fact do not add a
+ * second copy, and the fact list never grows past `maxFacts`.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  FACT_CATEGORIES,
+  HISTORY_SECTIONS,
+  type Memory,
+  type MemoryFact,
+  type MemorySection,
+  USER_SECTIONS,
+} from "./memory-schema.js";
+import type { MemoryUpdate } from "./parse-update.js";
+
+/** Limits and provenance for one update. */
+export interface ApplyUpdateOptions {
+  /** Thread the conversation came from; stored as each new fact's `source`. */
+  threadId: string;
+  /** Facts with a lower confidence are dropped (DeerFlow: 0.7). */
+  factConfidenceThreshold: number;
+  /** Most facts kept (DeerFlow: 100); the lowest-confidence, then oldest, are evicted. */
+  maxFacts: number;
+  /** Clock for `createdAt` / `updatedAt` (tests pin it). */
+  now?: Date;
+  /** Id generator for new facts (default `fact_` + 8 random hex digits). */
+  newFactId?: () => string;
+}
+
+/** What an update changed. */
+export interface AppliedUpdate {
+  /** The new memory (the input object itself when nothing changed). */
+  memory: Memory;
+  changed: boolean;
+  added: MemoryFact[];
+  removed: string[];
+  sectionsUpdated: string[];
+}
+
+/** The key two facts are compared by: case, spacing and final punctuation do not make a new fact. */
+export function normaliseFactContent(content: string): string {
+  return content.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!。]+$/u, "");
+}
+
+function normaliseCategory(category: string | null | undefined): string {
+  const value = (category ?? "").trim().toLowerCase();
+  return (FACT_CATEGORIES as readonly string[]).includes(value) ? value : "context";
+}
+
+function applySection(current: MemorySection, proposed: { summary?: string | null; shouldUpdate?: boolean | null } | null | undefined, now: string): MemorySection | undefined {
+  const summary = proposed?.summary?.trim();
+  if (!proposed?.shouldUpdate || !summary || summary === current.summary) return undefined;
+  return { summary, updatedAt: now };
+}
+
+/** Keeps the `max` best facts (confidence, then newest) in their original order. */
+export function capFacts(facts: MemoryFact[], max: number): MemoryFact[] {
+  if (facts.length <= max) return facts;
+  const ranked = facts
+    .map((fact, index) => ({ fact, index }))
+    .sort((a, b) => b.fact.confidence - a.fact.confidence || b.fact.createdAt.localeCompare(a.fact.createdAt) || b.index - a.index);
+  const kept = new Set(ranked.slice(0, Math.max(0, max)).map((entry) => entry.index));
+  return facts.filter((_, index) => kept.has(index));
+}
+
+/**
+ * Applies a parsed model update to `memory` and returns the new memory with a summary of the changes.
+ * Pure: the input is not modified.
+ */
+export function applyMemoryUpdate(memory: Memory, update: MemoryUpdate, options: ApplyUpdateOptions): AppliedUpdate {
+  const now = (options.now ?? new Date()).toISOString();
+  const newFactId = options.newFactId ?? (() => `fact_${randomUUID().replace(/-/g, "").slice(0, 8)}`);
+  const next: Memory = structuredClone(memory);
+  const sectionsUpdated: string[] = [];
+
+  for (const key of USER_SECTIONS) {
+    const section = applySection(next.userContext[key], update.user?.[key], now);
+    if (!section) continue;
+    next.userContext[key] = section;
+    sectionsUpdated.push(key);
+  }
+  for (const key of HISTORY_SECTIONS) {
+    const section = applySection(next.history[key], update.history?.[key], now);
+    if (!section) continue;
+    next.history[key] = section;
+    sectionsUpdated.push(key);
+  }
+
+  const removeIds = new Set((update.factsToRemove ?? []).map((entry) => (typeof entry === "string" ? entry : entry.id)));
+  const removed = next.facts.filter((fact) => removeIds.has(fact.id)).map((fact) => fact.id);
+  let facts = next.facts.filter((fact) => !removeIds.has(fact.id));
+
+  const byContent = new Map(facts.map((fact) => [normaliseFactContent(fact.content), fact]));
+  const added: MemoryFact[] = [];
+  let reinforced = false;
+  for (const proposed of update.newFacts ?? []) {
+    const content = proposed.content.trim();
+    const confidence = Math.min(1, Math.max(0, proposed.confidence));
+    if (!content || !Number.isFinite(proposed.confidence) || confidence < options.factConfidenceThreshold) continue;
+    const known = byContent.get(normaliseFactContent(content));
+    if (known) {
+      // A restatement reinforces the known fact instead of adding a second copy.
+      reinforced ||= confidence > known.confidence;
+      known.confidence = Math.max(known.confidence, confidence);
+      continue;
+    }
+    const fact: MemoryFact = { id: newFactId(), content, category: normaliseCategory(proposed.category), confidence, createdAt: now, source: options.threadId };
+    byContent.set(normaliseFactContent(content), fact);
+    facts.push(fact);
+    added.push(fact);
+  }
+
+  facts = capFacts(facts, options.maxFacts);
+  const keptIds = new Set(facts.map((fact) => fact.id));
+  next.facts = facts;
+  const changed = sectionsUpdated.length > 0 || removed.length > 0 || added.length > 0 || reinforced || facts.length !== memory.facts.length;
+  if (!changed) return { memory, changed, added: [], removed: [], sectionsUpdated: [] };
+  next.lastUpdated = now;
+  return { memory: next, changed, added: added.filter((fact) => keptIds.has(fact.id)), removed, sectionsUpdated };
+}

@@ -1,0 +1,54 @@
+/**
+ * Chooses what of a thread the memory updater may learn from: what the user said and what the agent
+ * finally answered. Tool calls and tool results are bulky and about the task, not the user; hidden
+ * messages (durable-context data, anything marked `hide_from_ui`) were written by the
+ * harness, and learning from them would feed the agent's own context back into memory as "facts".
+ * Upload listings are stripped too: "the user uploaded report.pdf" is not worth remembering.
+ */
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+
+/** One remembered turn: plain text, ready to be shown to the memory model. */
+export interface MemoryTurn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+const INJECTED_BLOCKS = /<(uploaded_files|current_uploads)>[\s\S]*?<\/\1>/g;
+
+/** The text blocks of a message's content, joined; images, reasoning and other blocks are dropped. */
+export function messageText(content: BaseMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function isHidden(message: BaseMessage): boolean {
+  const extra = message.additional_kwargs ?? {};
+  return extra.hide_from_ui === true || extra.durable_context_data === true;
+}
+
+/**
+ * User messages (upload blocks removed) and final AI answers (AI messages without tool calls), in order.
+ * Tool messages, system messages, hidden messages and turns left empty are dropped.
+ *
+ * @example
+ * filterConversationForMemory([human("<uploaded_files>a.pdf</uploaded_files>\nSummarise it"), aiWithToolCall, toolResult, ai("Done.")]);
+ * // [{ role: "user", content: "Summarise it" }, { role: "assistant", content: "Done." }]
+ */
+export function filterConversationForMemory(messages: readonly BaseMessage[]): MemoryTurn[] {
+  const turns: MemoryTurn[] = [];
+  for (const message of messages) {
+    if (isHidden(message)) continue;
+    if (HumanMessage.isInstance(message)) {
+      const content = messageText(message.content).replace(INJECTED_BLOCKS, "").trim();
+      if (content) turns.push({ role: "user", content });
+    } else if (AIMessage.isInstance(message)) {
+      if ((message.tool_calls?.length ?? 0) > 0) continue;
+      const content = messageText(message.content).trim();
+      if (content) turns.push({ role: "assistant", content });
+    }
+  }
+  return turns;
+}

@@ -1,0 +1,109 @@
+import { mock, test } from "node:test";
+import assert from "node:assert/strict";
+import type { MemoryTurn } from "./conversation-filter.js";
+import { type MemoryJob, createMemoryQueue } from "./memory-queue.js";
+
+const says = (text: string): MemoryTurn[] => [{ role: "user", content: text }, { role: "assistant", content: "ok" }];
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+test("a thread's job runs only after debounceMs of quiet, with its newest conversation", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const processed: MemoryJob[] = [];
+  const queue = createMemoryQueue({ debounceMs: 1000, process: async (job) => void processed.push(job) });
+
+  queue.enqueue("t1", says("first turn"));
+  mock.timers.tick(600);
+  queue.enqueue("t1", says("first turn + second turn"));
+  mock.timers.tick(600);
+  await settle();
+  assert.equal(processed.length, 0, "the second enqueue restarted the wait");
+  assert.equal(queue.pending(), 1, "one job per thread: the newer conversation replaced the older");
+
+  mock.timers.tick(400);
+  await settle();
+  assert.deepEqual(processed.map((job) => job.conversation[0].content), ["first turn + second turn"]);
+  assert.equal(queue.pending(), 0);
+});
+
+test("threads are debounced separately", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const processed: string[] = [];
+  const queue = createMemoryQueue({ debounceMs: 1000, process: async (job) => void processed.push(job.threadId) });
+  queue.enqueue("a", says("a"));
+  mock.timers.tick(500);
+  queue.enqueue("b", says("b"));
+  mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(processed, ["a"]);
+  mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(processed, ["a", "b"]);
+});
+
+test("flush processes everything waiting now, one job at a time, and resolves when all are done", async () => {
+  let running = 0;
+  let maxRunning = 0;
+  const processed: string[] = [];
+  const queue = createMemoryQueue({
+    debounceMs: 60_000,
+    process: async (job) => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      await settle();
+      processed.push(`${job.threadId}:${job.conversation[0].content}`);
+      running -= 1;
+    },
+  });
+  queue.enqueue("t1", says("old"));
+  queue.enqueue("t2", says("x"));
+  queue.enqueue("t1", says("new"));
+  queue.enqueue("t3", says("y"));
+  assert.equal(queue.pending(), 3);
+
+  await queue.flush();
+
+  assert.deepEqual(processed.sort(), ["t1:new", "t2:x", "t3:y"]);
+  assert.equal(maxRunning, 1);
+  assert.equal(queue.pending(), 0);
+});
+
+test("a failing job is reported and does not stop the others", async () => {
+  const warnings: string[] = [];
+  const processed: string[] = [];
+  const queue = createMemoryQueue({
+    debounceMs: 60_000,
+    process: async (job) => {
+      if (job.threadId === "bad") throw new Error("disk full");
+      processed.push(job.threadId);
+    },
+    onWarning: (message) => warnings.push(message),
+  });
+  queue.enqueue("bad", says("x"));
+  queue.enqueue("good", says("y"));
+  await queue.flush();
+  assert.deepEqual(processed, ["good"]);
+  assert.deepEqual(warnings, ["Memory update for thread bad failed: disk full"]);
+});
+
+test("the same thread id under two agent names is two jobs, each tagged with its agent", async () => {
+  const processed: MemoryJob[] = [];
+  const queue = createMemoryQueue({ debounceMs: 60_000, process: async (job) => void processed.push(job) });
+  queue.enqueue("t1", says("x"), { agentName: "writer" });
+  queue.enqueue("t1", says("y"));
+  await queue.flush();
+  assert.deepEqual(processed.map((job) => [job.agentName, job.conversation[0].content]), [["writer", "x"], [undefined, "y"]]);
+});
+
+test("close flushes, then refuses new conversations with a warning", async () => {
+  const warnings: string[] = [];
+  const processed: string[] = [];
+  const queue = createMemoryQueue({ debounceMs: 60_000, process: async (job) => void processed.push(job.threadId), onWarning: (message) => warnings.push(message) });
+  queue.enqueue("t1", says("x"));
+  await queue.close();
+  queue.enqueue("t2", says("y"));
+  await queue.flush();
+  assert.deepEqual(processed, ["t1"]);
+  assert.match(warnings[0], /closed; the conversation of thread t2 will not be remembered/);
+});

@@ -1,0 +1,34 @@
+import fs from "node:fs";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { emptyMemory, isMemoryEmpty, parseMemoryText } from "./memory-schema.js";
+
+const fixture = fs.readFileSync(new URL("./fixtures/memory.v1.json", import.meta.url), "utf8");
+
+test("the version 1.0 fixture (the format memory.json is written in) still parses unchanged", () => {
+  const parsed = parseMemoryText(fixture);
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.memory, JSON.parse(fixture));
+});
+
+test("partial sections and missing optional fields get defaults", () => {
+  const parsed = parseMemoryText(JSON.stringify({ userContext: { workContext: { summary: "x" } }, history: {}, facts: [{ id: "f", content: "c", confidence: 0.8 }] }));
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.memory.userContext.workContext, { summary: "x", updatedAt: "" });
+  assert.deepEqual(parsed.memory.history.recentMonths, { summary: "", updatedAt: "" });
+  assert.deepEqual(parsed.memory.facts[0], { id: "f", content: "c", category: "context", confidence: 0.8, createdAt: "", source: "unknown" });
+});
+
+test("a document without userContext, history or facts is refused", () => {
+  for (const text of ["{}", '{"hello": 1}', '{"userContext": {}, "history": {}}', "null"]) {
+    assert.equal(parseMemoryText(text).ok, false, text);
+  }
+});
+
+test("isMemoryEmpty is true only without summaries and facts", () => {
+  assert.equal(isMemoryEmpty(emptyMemory()), true);
+  const parsed = parseMemoryText(fixture);
+  assert.ok(parsed.ok);
+  assert.equal(isMemoryEmpty(parsed.memory), false);
+  assert.equal(isMemoryEmpty({ ...emptyMemory(), history: { ...emptyMemory().history, earlierContext: { summary: "x", updatedAt: "" } } }), false);
+});

@@ -1,0 +1,121 @@
+/**
+ * The shape of `memory.json`, checked with zod wherever the file crosses a trust boundary (read from disk,
+ * imported by the user). Memory is injected into every system prompt, so a file that does not match this
+ * schema is never used as it is: the store moves it aside and starts empty instead of crashing a run.
+ *
+ * The layout is DeerFlow's memory document with `user` spelled `userContext`. A DeerFlow export (key
+ * `user`, fact `source` as `{ threadId }`) is accepted on read and normalised to this shape.
+ */
+import { z } from "zod";
+
+/** One summarised aspect of the user, with when it was last rewritten (ISO 8601, "" when never). */
+export const MemorySection = z.object({
+  summary: z.string().default(""),
+  updatedAt: z.string().default(""),
+});
+export type MemorySection = z.infer<typeof MemorySection>;
+
+const section = MemorySection.default({ summary: "", updatedAt: "" });
+
+/** Who the user is: their work, their personal context, and what occupies them right now. */
+export const UserContext = z.object({
+  workContext: section,
+  personalContext: section,
+  topOfMind: section,
+});
+export type UserContext = z.infer<typeof UserContext>;
+
+/** What happened over time: recent months, earlier context, long-term background. */
+export const MemoryHistory = z.object({
+  recentMonths: section,
+  earlierContext: section,
+  longTermBackground: section,
+});
+export type MemoryHistory = z.infer<typeof MemoryHistory>;
+
+/** Fact categories the updater asks for; other strings read from disk are kept as they are. */
+export const FACT_CATEGORIES = ["preference", "knowledge", "context", "behavior", "goal", "correction"] as const;
+
+/** One atomic thing learned about the user. `source` is the thread id it came from ("import", "manual", ...). */
+export const MemoryFact = z.object({
+  id: z.string().min(1),
+  content: z.string().min(1),
+  category: z.string().min(1).default("context"),
+  confidence: z.number().min(0).max(1),
+  createdAt: z.string().default(""),
+  source: z.preprocess(
+    (value) => (value && typeof value === "object" && "threadId" in value ? (value as { threadId: unknown }).threadId ?? "unknown" : value),
+    z.string().default("unknown"),
+  ),
+});
+export type MemoryFact = z.infer<typeof MemoryFact>;
+
+/** Accepts DeerFlow's `user` key for `userContext`, so its exports can be imported. */
+function normaliseDocument(value: unknown): unknown {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  if (record.userContext === undefined && record.user !== undefined) {
+    const { user, ...rest } = record;
+    return { ...rest, userContext: user };
+  }
+  return value;
+}
+
+/** The whole memory document. `userContext`, `history` and `facts` must be present; sections may be partial. */
+export const Memory = z.preprocess(
+  normaliseDocument,
+  z.object({
+    version: z.string().default("1.0"),
+    lastUpdated: z.string().default(""),
+    userContext: UserContext,
+    history: MemoryHistory,
+    facts: z.array(MemoryFact),
+  }),
+);
+export type Memory = z.infer<typeof Memory>;
+
+/** Names of the user-context sections, in display order. */
+export const USER_SECTIONS = ["workContext", "personalContext", "topOfMind"] as const;
+/** Names of the history sections, in display order. */
+export const HISTORY_SECTIONS = ["recentMonths", "earlierContext", "longTermBackground"] as const;
+
+/** A fresh, empty memory document. */
+export function emptyMemory(): Memory {
+  const blank = (): MemorySection => ({ summary: "", updatedAt: "" });
+  return {
+    version: "1.0",
+    lastUpdated: "",
+    userContext: { workContext: blank(), personalContext: blank(), topOfMind: blank() },
+    history: { recentMonths: blank(), earlierContext: blank(), longTermBackground: blank() },
+    facts: [],
+  };
+}
+
+/** True when the memory holds no summary and no fact (nothing worth injecting or showing). */
+export function isMemoryEmpty(memory: Memory): boolean {
+  const summaries = [
+    ...USER_SECTIONS.map((key) => memory.userContext[key].summary),
+    ...HISTORY_SECTIONS.map((key) => memory.history[key].summary),
+  ];
+  return memory.facts.length === 0 && summaries.every((summary) => summary.trim() === "");
+}
+
+/**
+ * Parses JSON text as a memory document. Returns the memory or a one-line reason it was refused
+ * (invalid JSON, or the first schema problems with their paths).
+ */
+export function parseMemoryText(text: string): { ok: true; memory: Memory } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
+  }
+  const result = Memory.safeParse(raw);
+  if (result.success) return { ok: true, memory: result.data };
+  const issues = result.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+  return { ok: false, reason: `not a memory document (${issues})` };
+}

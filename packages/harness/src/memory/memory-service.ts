@@ -1,0 +1,115 @@
+/**
+ * Memory for one agent, wired: store + updater + debounced queue + middleware + prompt block, built from
+ * the `memory:` settings. The lead agent chain takes `middleware()` and `promptBlock()`; the CLI and the
+ * server call `flush()` / `close()` before exiting so pending conversations are not lost.
+ */
+import path from "node:path";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { memoryMiddleware } from "../middleware/memory.js";
+import { type TokenCounter, renderMemoryBlock } from "./inject.js";
+import { memoryPath, normaliseAgentName } from "./memory-path.js";
+import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
+import { type MemoryStore, createMemoryStore } from "./memory-store.js";
+import { type MemoryUpdater, createMemoryUpdater } from "./memory-updater.js";
+
+/** The `memory:` config section, camel-cased. Every key is optional; defaults are DeerFlow's. */
+export interface MemorySettings {
+  /** Learn from conversations (default true). When false nothing is queued or injected. */
+  enabled?: boolean;
+  /** Put the `<memory>` block into the system prompt (default true). */
+  injectionEnabled?: boolean;
+  /** Directory used instead of `home` for memory files, absolute or relative to `home`. */
+  storagePath?: string;
+  /** Quiet time per thread before an update runs (default 30). */
+  debounceSeconds?: number;
+  /** Most facts kept (default 100). */
+  maxFacts?: number;
+  /** Facts below this confidence are dropped (default 0.7). */
+  factConfidenceThreshold?: number;
+  /** Budget of the injected block (default 2000). */
+  maxInjectionTokens?: number;
+}
+
+/** Options of `createMemoryService`. */
+export interface MemoryServiceOptions {
+  /** The DeerFlow home directory. */
+  home: string;
+  /** Custom agent whose memory this is; omitted for the default agent. */
+  agentName?: string;
+  /** Model for updates (`memory.model_name` or the run's model, thinking off). */
+  model: BaseChatModel;
+  settings?: MemorySettings;
+  /** Token counter for the injection budget (default: 4 characters per token). */
+  tokenCounter?: TokenCounter;
+  onWarning?: (message: string) => void;
+}
+
+/** One agent's memory, ready to wire into an agent and a process lifecycle. */
+export interface MemoryService {
+  /** The memory file. */
+  readonly path: string;
+  readonly store: MemoryStore;
+  readonly updater: MemoryUpdater;
+  readonly queue: MemoryQueue;
+  /** The memory middleware for chain slot 9 (queues nothing when memory is disabled). */
+  middleware(): ReturnType<typeof memoryMiddleware>;
+  /** The `<memory>` block for the system prompt, or "" (disabled, injection off, empty, or unreadable). */
+  promptBlock(): string;
+  /** Processes every pending conversation now. */
+  flush(): Promise<void>;
+  /** Flushes and stops accepting conversations. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the memory service of one agent.
+ *
+ * @example
+ * const memory = createMemoryService({ home, agentName: "researcher", model, settings: { debounceSeconds: 30 }, onWarning: console.warn });
+ * const systemPrompt = basePrompt + memory.promptBlock();
+ * // ... run the agent with memory.middleware() in its chain ...
+ * await memory.close();
+ */
+export function createMemoryService(options: MemoryServiceOptions): MemoryService {
+  const settings = options.settings ?? {};
+  const enabled = settings.enabled ?? true;
+  const warn = options.onWarning ?? (() => {});
+  const root = settings.storagePath ? path.resolve(options.home, settings.storagePath) : options.home;
+  const agentName = normaliseAgentName(options.agentName);
+  const store = createMemoryStore(memoryPath(root, agentName), { onWarning: warn });
+  const updater = createMemoryUpdater({
+    model: options.model,
+    store,
+    factConfidenceThreshold: settings.factConfidenceThreshold,
+    maxFacts: settings.maxFacts,
+    onWarning: warn,
+  });
+  const queue = createMemoryQueue({
+    debounceMs: (settings.debounceSeconds ?? 30) * 1000,
+    process: async (job) => {
+      await updater.update(job.conversation, { threadId: job.threadId });
+    },
+    onWarning: warn,
+  });
+
+  function promptBlock(): string {
+    if (!enabled || !(settings.injectionEnabled ?? true)) return "";
+    try {
+      return renderMemoryBlock(store.load(), { maxTokens: settings.maxInjectionTokens ?? 2000, tokenCounter: options.tokenCounter });
+    } catch (error) {
+      warn(`Memory could not be read from ${store.path} (${(error as Error).message}); the prompt carries no memory this time.`);
+      return "";
+    }
+  }
+
+  return {
+    path: store.path,
+    store,
+    updater,
+    queue,
+    middleware: () => memoryMiddleware({ queue: enabled ? queue : { enqueue: () => {} }, agentName }),
+    promptBlock,
+    flush: () => queue.flush(),
+    close: () => queue.close(),
+  };
+}

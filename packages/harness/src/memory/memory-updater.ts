@@ -1,0 +1,88 @@
+/**
+ * Learns from one finished conversation: asks the memory model for an update and applies it to the
+ * store. It runs in the background after the user already has their answer, so it never throws: a model
+ * that errors, returns malformed JSON or the wrong shape leaves memory exactly as it was and reports a
+ * warning. The model call happens outside the store's lock; only the short apply-and-write holds it.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { applyMemoryUpdate } from "./apply-update.js";
+import { type MemoryTurn, messageText } from "./conversation-filter.js";
+import type { MemoryStore } from "./memory-store.js";
+import { parseMemoryUpdate } from "./parse-update.js";
+import { buildMemoryUpdateMessages } from "./update-prompt.js";
+
+/** Options of `createMemoryUpdater`. */
+export interface MemoryUpdaterOptions {
+  /** The model asked for updates (`memory.model_name` or the run's model, thinking off). */
+  model: BaseChatModel;
+  store: MemoryStore;
+  /** Facts below this confidence are dropped (default 0.7). */
+  factConfidenceThreshold?: number;
+  /** Most facts kept (default 100). */
+  maxFacts?: number;
+  /** Most characters of conversation shown to the model; older turns are cut first (default 40 000). */
+  maxConversationChars?: number;
+  /** Receives the reason whenever an update is skipped or fails. */
+  onWarning?: (message: string) => void;
+}
+
+/** What one update did; `applied` is false when memory was left unchanged because of a problem. */
+export interface MemoryUpdateOutcome {
+  applied: boolean;
+  added: number;
+  removed: number;
+  sectionsUpdated: string[];
+}
+
+/** Updates memory from conversations. */
+export interface MemoryUpdater {
+  /** Learns from `conversation` (already filtered), recording `threadId` as the source of new facts. Never throws. */
+  update(conversation: readonly MemoryTurn[], context: { threadId: string }): Promise<MemoryUpdateOutcome>;
+}
+
+const unchanged: MemoryUpdateOutcome = { applied: false, added: 0, removed: 0, sectionsUpdated: [] };
+
+/**
+ * Creates the memory updater.
+ *
+ * @example
+ * const updater = createMemoryUpdater({ model, store, onWarning: console.warn });
+ * await updater.update([{ role: "user", content: "I prefer TypeScript" }, { role: "assistant", content: "Noted." }], { threadId: "t1" });
+ */
+export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdater {
+  const warn = options.onWarning ?? (() => {});
+  const threshold = options.factConfidenceThreshold ?? 0.7;
+  const maxFacts = options.maxFacts ?? 100;
+
+  async function update(conversation: readonly MemoryTurn[], { threadId }: { threadId: string }): Promise<MemoryUpdateOutcome> {
+    if (!conversation.some((turn) => turn.role === "user")) return unchanged;
+    let reply: string;
+    try {
+      const current = options.store.load();
+      const response = await options.model.invoke(buildMemoryUpdateMessages(current, conversation, options.maxConversationChars));
+      reply = messageText(response.content);
+    } catch (error) {
+      warn(`Memory update for thread ${threadId} skipped: the memory model failed (${(error as Error).message}). Memory is unchanged.`);
+      return unchanged;
+    }
+    const parsed = parseMemoryUpdate(reply);
+    if (!parsed.ok) {
+      warn(`Memory update for thread ${threadId} skipped: ${parsed.reason}. Memory is unchanged.`);
+      return unchanged;
+    }
+    try {
+      let outcome = unchanged;
+      options.store.update((memory) => {
+        const applied = applyMemoryUpdate(memory, parsed.update, { threadId, factConfidenceThreshold: threshold, maxFacts });
+        outcome = { applied: true, added: applied.added.length, removed: applied.removed.length, sectionsUpdated: applied.sectionsUpdated };
+        return applied.memory;
+      });
+      return outcome;
+    } catch (error) {
+      warn(`Memory update for thread ${threadId} could not be saved (${(error as Error).message}). Memory is unchanged.`);
+      return unchanged;
+    }
+  }
+
+  return { update };
+}

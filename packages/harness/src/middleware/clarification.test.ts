@@ -1,0 +1,107 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
+import { z } from "zod";
+import { askClarificationTool } from "../tools/ask-clarification.js";
+import { clarificationFromMessages, clarificationMiddleware, moveClarificationLast } from "./clarification.js";
+
+const ask = (id: string, args: Record<string, unknown>) => ({ id, name: "ask_clarification", args, type: "tool_call" as const });
+const question = { question: "Which city?", clarification_type: "missing_info", context: "The forecast needs a place.", options: ["Paris", "Lyon"] };
+
+test("moveClarificationLast puts ask_clarification after the other calls, keeping the id", () => {
+  const message = new AIMessage({
+    id: "ai-1",
+    content: "",
+    tool_calls: [ask("c1", question), { id: "w1", name: "write_file", args: {}, type: "tool_call" }],
+  });
+  const moved = moveClarificationLast(message);
+  assert.equal(moved?.id, "ai-1");
+  assert.deepEqual(moved?.tool_calls?.map((c) => c.id), ["w1", "c1"]);
+  assert.equal(moveClarificationLast(moved!), undefined, "already last");
+  assert.equal(moveClarificationLast(new AIMessage({ id: "ai-2", content: "hi" })), undefined);
+});
+
+test("clarificationFromMessages reads the pending question or gives null", () => {
+  const pending = new ToolMessage({
+    name: "ask_clarification",
+    tool_call_id: "c1",
+    content: "❓ The forecast needs a place.\n\nWhich city?\n\n1. Paris\n2. Lyon",
+    additional_kwargs: { clarification: question },
+  });
+  assert.deepEqual(clarificationFromMessages([new HumanMessage("weather?"), pending]), {
+    ...question,
+    text: pending.text,
+    tool_call_id: "c1",
+  });
+  assert.equal(clarificationFromMessages([pending, new AIMessage("answered")]), null);
+  assert.equal(clarificationFromMessages([new ToolMessage({ name: "ask_clarification", tool_call_id: "c2", status: "error", content: "Error" })]), null);
+  assert.equal(clarificationFromMessages([]), null);
+});
+
+function agentWith(model: ReturnType<typeof fakeModel>, tools: Parameters<typeof createAgent>[0]["tools"] = []) {
+  return createAgent({
+    model,
+    tools: [askClarificationTool, ...(tools ?? [])],
+    middleware: [clarificationMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
+}
+
+test("a clarification run calls the model once and ends on the formatted question; the answer continues the thread", async () => {
+  const model = fakeModel()
+    .respond(new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", question)] }))
+    .respond(new AIMessage({ id: "ai-2", content: "Sunny in Lyon." }));
+  const agent = agentWith(model);
+  const config = { configurable: { thread_id: "clarify-1" } };
+
+  const first = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "What's the weather?" })] }, config);
+
+  assert.equal(model.callCount, 1);
+  const last = first.messages.at(-1);
+  assert.ok(ToolMessage.isInstance(last));
+  assert.equal(last.text, "❓ The forecast needs a place.\n\nWhich city?\n\n1. Paris\n2. Lyon");
+  assert.deepEqual(clarificationFromMessages(first.messages)?.options, ["Paris", "Lyon"]);
+
+  const second = await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "2" })] }, config);
+  assert.equal(model.callCount, 2);
+  assert.equal(second.messages.at(-1)?.text, "Sunny in Lyon.");
+  assert.equal(clarificationFromMessages(second.messages), null);
+});
+
+test("other tool calls of the same response still run, and the run still stops on the question", async () => {
+  const ran: string[] = [];
+  const note = tool(
+    async ({ text }) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      ran.push(text);
+      return "noted";
+    },
+    { name: "note", description: "Take a note.", schema: z.object({ text: z.string() }) },
+  );
+  const model = fakeModel().respond(
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [ask("c1", question), { id: "n1", name: "note", args: { text: "draft" }, type: "tool_call" }],
+    }),
+  );
+  const out = await agentWith(model, [note]).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-2" } });
+
+  assert.equal(model.callCount, 1);
+  assert.deepEqual(ran, ["draft"]);
+  assert.equal(clarificationFromMessages(out.messages)?.question, "Which city?");
+});
+
+test("invalid clarification arguments come back as an error and the model can retry", async () => {
+  const model = fakeModel()
+    .respond(new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", { question: "Which city?", clarification_type: "whatever" })] }))
+    .respond(new AIMessage({ id: "ai-2", content: "", tool_calls: [ask("c2", question)] }));
+  const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-3" } });
+
+  assert.equal(model.callCount, 2);
+  const error = out.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "c1") as ToolMessage;
+  assert.equal(error.status, "error");
+  assert.match(error.text, /^Error: ask_clarification was called with invalid arguments \(clarification_type: /);
+  assert.equal(clarificationFromMessages(out.messages)?.tool_call_id, "c2");
+});

@@ -1,0 +1,106 @@
+/**
+ * Turns an `ask_clarification` call into the question shown to the user, and makes the run stop there.
+ *
+ * The tool is `returnDirect`, and langchain ends a run after the tools step only when the *last*
+ * ToolMessage comes from such a tool. So after each model call this moves clarification calls behind
+ * the response's other tool calls (the tool node appends results in call order); the other calls still
+ * run. The tool call itself is answered here without running the tool: a ToolMessage with the readable
+ * question and, in `additional_kwargs.clarification`, the structured request, which a CLI or server
+ * reads with {@link clarificationFromMessages}. Bad arguments give an error ToolMessage instead, so the
+ * model can fix them and the run goes on.
+ */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import {
+  ASK_CLARIFICATION_TOOL_NAME,
+  AskClarificationArgs,
+  type ClarificationType,
+  formatClarification,
+} from "../tools/ask-clarification.js";
+
+/** A question the run stopped on, as read back from the thread's messages. */
+export interface PendingClarification {
+  question: string;
+  clarification_type: ClarificationType;
+  context?: string;
+  options?: string[];
+  /** The formatted text (icon, context, question, numbered options). */
+  text: string;
+  tool_call_id: string;
+}
+
+/**
+ * Returns `message` with its `ask_clarification` calls moved after every other tool call (same id), or
+ * `undefined` when they already come last or there are none.
+ */
+export function moveClarificationLast(message: AIMessage): AIMessage | undefined {
+  const calls = message.tool_calls ?? [];
+  const asks = calls.filter((call) => call.name === ASK_CLARIFICATION_TOOL_NAME);
+  if (asks.length === 0) return undefined;
+  const others = calls.filter((call) => call.name !== ASK_CLARIFICATION_TOOL_NAME);
+  const reordered = [...others, ...asks];
+  if (reordered.every((call, index) => call === calls[index])) return undefined;
+  return new AIMessage({
+    id: message.id,
+    name: message.name,
+    content: message.content,
+    tool_calls: reordered,
+    invalid_tool_calls: message.invalid_tool_calls,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    usage_metadata: message.usage_metadata,
+  });
+}
+
+/**
+ * The clarification a run ended on: the last message is a successful `ask_clarification` ToolMessage.
+ * `null` when the run ended any other way.
+ */
+export function clarificationFromMessages(messages: readonly BaseMessage[]): PendingClarification | null {
+  const last = messages.at(-1);
+  if (!last || !ToolMessage.isInstance(last) || last.name !== ASK_CLARIFICATION_TOOL_NAME || last.status === "error") return null;
+  const parsed = AskClarificationArgs.safeParse(last.additional_kwargs?.clarification);
+  const text = last.text;
+  if (!parsed.success) return { question: text, clarification_type: "missing_info", text, tool_call_id: last.tool_call_id };
+  return { ...parsed.data, text, tool_call_id: last.tool_call_id };
+}
+
+/**
+ * Intercepts `ask_clarification` (`wrapToolCall`) and keeps its result last (`afterModel`). Goes last
+ * in the chain; the agent must also have `askClarificationTool` among its tools.
+ *
+ * @example
+ * createAgent({ model, tools: [askClarificationTool, ...tools], middleware: [...others, clarificationMiddleware()] });
+ */
+export function clarificationMiddleware() {
+  return createMiddleware({
+    name: "clarification",
+    afterModel: (state) => {
+      const last = state.messages.at(-1);
+      if (!last || !AIMessage.isInstance(last)) return undefined;
+      const reordered = moveClarificationLast(last);
+      return reordered ? { messages: [reordered] } : undefined;
+    },
+    wrapToolCall: async (request, handler) => {
+      const call = request.toolCall;
+      if (call.name !== ASK_CLARIFICATION_TOOL_NAME) return handler(request);
+      const toolCallId = call.id ?? "";
+      const parsed = AskClarificationArgs.safeParse(call.args);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+        return new ToolMessage({
+          name: ASK_CLARIFICATION_TOOL_NAME,
+          tool_call_id: toolCallId,
+          status: "error",
+          content: `Error: ask_clarification was called with invalid arguments (${problems}). Call it again with a question and a clarification_type.`,
+        });
+      }
+      return new ToolMessage({
+        name: ASK_CLARIFICATION_TOOL_NAME,
+        tool_call_id: toolCallId,
+        content: formatClarification(parsed.data),
+        additional_kwargs: { clarification: parsed.data },
+      });
+    },
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Makes every model request well-formed with respect to tool calls, in the request only.
+ *
+ * OpenAI-compatible servers answer HTTP 400 when an assistant message with `tool_calls` is not followed
+ * by one tool message per call, and Anthropic when a `tool_use` has no `tool_result` right after it. A
+ * thread gets there when a run is interrupted or a tool is cancelled (the call stays unanswered), when a
+ * provider returns `invalid_tool_calls`, or when other middleware inserts a human message between a call
+ * and its result (deer-flow#1936, #2319, #2853). Then every later turn fails the same way. This
+ * middleware rebuilds the request so each call is followed by its result (or a placeholder error), drops
+ * results whose call is gone, and leaves the checkpointed messages untouched. It also renames recurring
+ * tool-call ids in the model's answer, which the agent loop would otherwise never execute.
+ */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import { threadStateSubset } from "../state/thread-state.js";
+import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-call-ids.js";
+import { isAIMessage, isToolMessage, matchToolResults } from "./tool-pairs.js";
+
+/** Placeholder result for a call that never returned (interrupted run, cancelled tool). */
+export const INTERRUPTED_TOOL_RESULT = "[Tool call was interrupted and did not return a result.]";
+const MAX_ERROR_ECHO = 500;
+
+interface RequestToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** Text of the placeholder when this call has no result. */
+  placeholder: string;
+}
+
+/** The calls of an AI message as the request will carry them: valid ones, then invalid ones, all with ids and names. */
+function requestCalls(message: AIMessage, index: number): { calls: RequestToolCall[]; changed: boolean } {
+  let changed = false;
+  const calls: RequestToolCall[] = [];
+  (message.tool_calls ?? []).forEach((call, position) => {
+    const id = call.id || `synthetic_tool_call_${index}_valid_${position}`;
+    const name = call.name?.trim() ? call.name : "unknown_tool";
+    if (id !== call.id || name !== call.name) changed = true;
+    const placeholder = name === call.name ? INTERRUPTED_TOOL_RESULT : "[Tool call could not be executed because its name was missing or empty. Call one of the available tools by name.]";
+    calls.push({ id, name, args: call.args ?? {}, placeholder });
+  });
+  (message.invalid_tool_calls ?? []).forEach((call, position) => {
+    changed = true;
+    const error = String(call.error ?? "the arguments are not valid JSON").slice(0, MAX_ERROR_ECHO);
+    calls.push({
+      id: call.id || `synthetic_tool_call_${index}_invalid_${position}`,
+      name: call.name?.trim() ? call.name : "unknown_tool",
+      args: {},
+      placeholder: `[Tool call could not be executed because its arguments were invalid: ${error}]`,
+    });
+  });
+  return { calls, changed };
+}
+
+/** A copy of `message` whose tool calls (and the raw provider payload, if any) are exactly `calls`. */
+function withCalls(message: AIMessage, calls: RequestToolCall[]): AIMessage {
+  const additional = { ...message.additional_kwargs };
+  if (additional.tool_calls !== undefined) {
+    additional.tool_calls = calls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+  }
+  return new AIMessage({
+    id: message.id,
+    content: message.content,
+    name: message.name,
+    additional_kwargs: additional,
+    response_metadata: message.response_metadata,
+    usage_metadata: message.usage_metadata,
+    tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: "tool_call" as const })),
+    invalid_tool_calls: [],
+  });
+}
+
+/**
+ * Returns the messages with every AI tool call immediately followed by its ToolMessage: results are moved
+ * back next to their call (past any human messages inserted in between), calls without a result get a
+ * placeholder error ToolMessage, and ToolMessages without a matching call are dropped. Results are
+ * matched in order of occurrence, so a tool-call id reused in a later turn pairs with the right call.
+ * Returns the input array itself when nothing needed fixing.
+ *
+ * @example
+ * const fixed = patchDanglingToolCalls([human, aiWithTwoCalls, toolResultForFirstCall]);
+ * // → [human, aiWithTwoCalls, toolResultForFirstCall, placeholderForSecondCall]
+ */
+export function patchDanglingToolCalls(messages: BaseMessage[]): BaseMessage[] {
+  const plans = new Map<number, { calls: RequestToolCall[]; changed: boolean }>();
+  messages.forEach((message, index) => {
+    if (isAIMessage(message)) plans.set(index, requestCalls(message, index));
+  });
+  const matches = matchToolResults(messages, (_, index) => plans.get(index)!.calls.map((call) => call.id));
+  const consumed = new Set([...matches.values()].flat().filter((k): k is number => k !== undefined));
+
+  const out: BaseMessage[] = [];
+  let changed = false;
+  messages.forEach((message, index) => {
+    const matched = matches.get(index);
+    if (matched !== undefined) {
+      const plan = plans.get(index)!;
+      out.push(plan.changed ? withCalls(message as AIMessage, plan.calls) : message);
+      changed ||= plan.changed;
+      plan.calls.forEach((call, position) => {
+        const match = matched[position];
+        if (match !== index + 1 + position) changed = true;
+        out.push(
+          match !== undefined
+            ? messages[match]!
+            : new ToolMessage({ content: call.placeholder, tool_call_id: call.id, name: call.name, status: "error", id: `dangling-${index}-${position}` }),
+        );
+      });
+      return;
+    }
+    if (isToolMessage(message)) {
+      if (!consumed.has(index)) changed = true; // orphan: its call is gone
+      return;
+    }
+    out.push(message);
+  });
+  return changed ? out : messages;
+}
+
+/**
+ * Chain slot 4: patches tool-call pairing in each model request (see {@link patchDanglingToolCalls}) and
+ * renames tool-call ids in the model's answer that the thread already used (see
+ * {@link renameRecurringToolCallIds}), so no call is skipped by the agent loop. It reads the delegation
+ * ledger only to avoid ids of delegations whose messages were compacted away.
+ *
+ * @example
+ * createAgent({ model, tools, middleware: [danglingToolCallMiddleware(), ...] });
+ */
+export function danglingToolCallMiddleware() {
+  return createMiddleware({
+    name: "dangling-tool-call",
+    stateSchema: threadStateSubset("delegations"),
+    wrapModelCall: async (request, handler) => {
+      const messages = patchDanglingToolCalls(request.messages);
+      const response = await handler(messages === request.messages ? request : { ...request, messages });
+      if (!AIMessage.isInstance(response)) return response;
+      const ledgerIds = (request.state.delegations ?? []).map((entry) => entry.id);
+      return renameRecurringToolCallIds(response, usedToolCallIds(request.messages, ledgerIds));
+    },
+  });
+}

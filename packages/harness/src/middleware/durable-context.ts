@@ -1,0 +1,87 @@
+/**
+ * Chain slot 5: facts that must outlive compaction (the summary, delegated work, loaded skills) kept in
+ * state and shown to the model on every call.
+ *
+ * Capture runs in `beforeModel`, before summarization (slot 6) can remove the messages, and again in
+ * `afterModel`, so a `task` dispatch is on the ledger before the tool even runs. `wrapModelCall` projects
+ * the block into the request only; nothing is written back to `messages`.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import { type DelegationEntry, type SkillEntry, mergeSkillContext } from "../state/reducers.js";
+import { threadStateSubset } from "../state/thread-state.js";
+import { changedDelegations, extractDelegations } from "./delegation-capture.js";
+import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
+import { extractSkills } from "./skill-capture.js";
+
+/** Options of {@link durableContextMiddleware}. */
+export interface DurableContextOptions {
+  /** Virtual mount of the skills tree. Default "/mnt/skills". */
+  skillsContainerPath?: string;
+  /** Tools whose successful SKILL.md reads mark a skill loaded; [] disables skill capture. Default: read_file, read, view, cat. */
+  skillReadToolNames?: readonly string[];
+  /** Receives warnings about skill reads that could not be recorded. Default: `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+interface CaptureState {
+  messages: BaseMessage[];
+  delegations?: DelegationEntry[];
+  skill_context?: SkillEntry[];
+}
+
+const sameSkills = (a: readonly SkillEntry[], b: readonly SkillEntry[]) =>
+  a.length === b.length && a.every((entry, i) => entry.path === b[i]!.path && entry.description === b[i]!.description);
+
+/**
+ * Builds the durable-context middleware.
+ *
+ * @example
+ * durableContextMiddleware({ skillsContainerPath: "/mnt/skills", skillReadToolNames: ["read_file", "read", "view", "cat"] });
+ */
+export function durableContextMiddleware(options: DurableContextOptions = {}) {
+  const skillOptions = {
+    skillsContainerPath: options.skillsContainerPath ?? "/mnt/skills",
+    skillReadToolNames: options.skillReadToolNames ?? ["read_file", "read", "view", "cat"],
+  };
+  const warn = options.onWarning ?? ((message: string) => console.warn(`[durable-context] ${message}`));
+  const warned = new Set<string>();
+
+  const captureDelegations = (state: CaptureState, runId: unknown) => {
+    const extracted = extractDelegations(state.messages, { runId: typeof runId === "string" ? runId : undefined });
+    const changed = changedDelegations(state.delegations ?? [], extracted);
+    return changed.length > 0 ? { delegations: changed } : {};
+  };
+
+  const captureSkills = (state: CaptureState) => {
+    if (skillOptions.skillReadToolNames.length === 0) return {};
+    const { entries, skipped } = extractSkills(state.messages, skillOptions);
+    for (const skip of skipped) {
+      if (warned.has(skip.toolCallId)) continue;
+      if (warned.size > 1000) warned.clear();
+      warned.add(skip.toolCallId);
+      warn(`skill read of ${skip.path} not recorded: ${skip.reason}`);
+    }
+    const current = state.skill_context ?? [];
+    return sameSkills(mergeSkillContext(current, entries), mergeSkillContext(current, [])) ? {} : { skill_context: entries };
+  };
+
+  const update = (patch: object) => (Object.keys(patch).length > 0 ? patch : undefined);
+
+  return createMiddleware({
+    name: "durable-context",
+    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
+    beforeModel: (state, runtime) =>
+      update({ ...captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id), ...captureSkills(state) }),
+    afterModel: (state, runtime) => update(captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id)),
+    wrapModelCall: (request, handler) => {
+      const block = renderDurableContext({
+        summaryText: request.state.summary_text,
+        delegations: request.state.delegations,
+        skills: request.state.skill_context,
+      });
+      const projected = projectDurableContext(request.messages, request.systemMessage, block);
+      return handler(block === null ? { ...request, messages: projected.messages } : { ...request, ...projected });
+    },
+  });
+}

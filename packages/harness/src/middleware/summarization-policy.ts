@@ -1,0 +1,81 @@
+/**
+ * When summarization fires and how much of the thread it keeps: the pure policy half of summarization.
+ *
+ * Users of every harness report compaction that never fires (deer-flow#3103, deepagentsjs#517), most often
+ * because the count ignored something the request carries. Here the count includes the durable-context
+ * block (summary, delegation ledger, active skills) that is projected into every request, and a fixed
+ * overhead for the system prompt and tool schemas.
+ */
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { TokenCounter } from "../model/tokens.js";
+
+/** A threshold: absolute tokens, a message count, or a fraction of the model's `max_input_tokens`. */
+export interface ContextSize {
+  type: "tokens" | "messages" | "fraction";
+  value: number;
+}
+
+/** What the policy needs to measure a thread. */
+export interface PolicyMeasure {
+  tokenCounter: TokenCounter;
+  /** The model's input window; `fraction` sizes need it. */
+  maxInputTokens?: number;
+  /** Tokens every request carries besides its messages (system prompt, tool schemas). Default 0. */
+  overheadTokens?: number;
+}
+
+/** Keep used when a `fraction` keep cannot be resolved (no `maxInputTokens`). */
+export const FALLBACK_KEEP: ContextSize = { type: "messages", value: 20 };
+
+/** The token budget a `tokens` or `fraction` size stands for, or null when it cannot be resolved. */
+export function sizeInTokens(size: ContextSize, maxInputTokens: number | undefined): number | null {
+  if (size.type === "tokens") return size.value;
+  if (size.type === "fraction") return maxInputTokens ? Math.floor(size.value * maxInputTokens) : null;
+  return null;
+}
+
+/**
+ * Returns the first trigger the thread meets (OR semantics), or null. `projected` is the text sent with
+ * every request besides the messages (the rendered durable context, which holds the previous summary):
+ * it counts as one more message, in tokens and in number. A `fraction` trigger without `maxInputTokens`
+ * never fires (the middleware warns about it once, at construction).
+ */
+export function findMetTrigger(
+  triggers: readonly ContextSize[],
+  messages: readonly BaseMessage[],
+  projected: string | null | undefined,
+  measure: PolicyMeasure,
+): ContextSize | null {
+  const counted = projected ? [...messages, new HumanMessage(projected)] : [...messages];
+  let tokens: number | undefined;
+  for (const trigger of triggers) {
+    if (trigger.type === "messages") {
+      if (counted.length >= trigger.value) return trigger;
+      continue;
+    }
+    const budget = sizeInTokens(trigger, measure.maxInputTokens);
+    if (budget === null) continue;
+    tokens ??= measure.tokenCounter(counted) + (measure.overheadTokens ?? 0);
+    if (tokens >= budget) return trigger;
+  }
+  return null;
+}
+
+/**
+ * The index where the kept tail starts under the keep policy, before tool-pair safety is applied:
+ * `messages N` keeps the last N; `tokens`/`fraction` keep the longest tail within the budget (at least
+ * the last message). Everything before the index is to be summarized.
+ */
+export function keepCutoff(messages: readonly BaseMessage[], keep: ContextSize, measure: PolicyMeasure): number {
+  const budget = sizeInTokens(keep, measure.maxInputTokens);
+  if (keep.type === "messages" || budget === null) {
+    const count = keep.type === "messages" ? Math.floor(keep.value) : FALLBACK_KEEP.value;
+    return Math.max(0, messages.length - count);
+  }
+  let used = 0;
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    used += measure.tokenCounter([messages[index]!]);
+    if (used > budget) return Math.min(index + 1, messages.length - 1);
+  }
+  return 0;
+}

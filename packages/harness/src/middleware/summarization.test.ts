@@ -1,0 +1,115 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { z } from "zod";
+import { createHistoryArchive } from "../history/history-archive.js";
+import { ScriptedChatModel, type ScriptStep } from "../testing/scripted-model.js";
+import { latestUserMessageIndex, summarizationMiddleware, type SummarizationOptions } from "./summarization.js";
+
+const bash = tool(async ({ command }) => `ran ${command}`, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });
+/** Each turn: one tool call, then an answer. */
+const turnScript = (): ScriptStep[] => [{ tool_calls: [{ name: "bash", args: { command: "ls" } }] }, { content: "answer" }];
+
+function setup(options: Partial<SummarizationOptions> & { summarizer: ScriptedChatModel }) {
+  const model = new ScriptedChatModel(turnScript(), { loop: true, name: "run-model" });
+  const warnings: string[] = [];
+  const middleware = summarizationMiddleware({
+    models: [options.summarizer, model],
+    trigger: { type: "messages", value: 8 },
+    keep: { type: "messages", value: 3 },
+    trimTokensToSummarize: 2000,
+    onWarning: (w) => warnings.push(w),
+    ...options,
+  });
+  const agent = createAgent({ model, tools: [bash], middleware: [middleware], checkpointer: new MemorySaver() });
+  return { agent, model, warnings };
+}
+
+async function runTurns(agent: ReturnType<typeof setup>["agent"], threadId: string, turns: number) {
+  const config = { configurable: { thread_id: threadId } };
+  for (let i = 0; i < turns; i += 1) await agent.invoke({ messages: [new HumanMessage({ id: `${threadId}-h${i}`, content: `question ${i}` })] }, config);
+  const state = await agent.graph.getState(config);
+  return state.values as { messages: BaseMessage[]; summary_text?: string };
+}
+
+test("compaction writes summary_text, removes old messages, and never adds a summary message", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-summ-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const archive = createHistoryArchive(path.join(dir, "checkpoints.sqlite"));
+  t.after(() => archive.close());
+  const summarizer = new ScriptedChatModel([{ content: "SUMMARY-1" }, { content: "SUMMARY-2" }], { name: "summarizer" });
+  const { agent, model, warnings } = setup({ summarizer, archive });
+
+  const values = await runTurns(agent, "t1", 4); // 4 messages per turn
+  assert.equal(values.summary_text, "SUMMARY-2");
+  assert.ok(values.messages.length < 8, `compacted (${values.messages.length} messages)`);
+  assert.ok(!values.messages.some((m) => m.text.includes("SUMMARY")), "no summary in messages");
+  assert.deepEqual(warnings, []);
+  // Every request the run model got kept tool calls and results together.
+  for (const call of model.calls) {
+    const first = call.messages[0];
+    assert.ok(!(first instanceof ToolMessage), "no request starts with a stranded result");
+  }
+  // The second compaction folded the first summary in as its own escaped section.
+  const secondPrompt = summarizer.calls[1]!.messages[0]!.text;
+  assert.match(secondPrompt, /<existing_summary>\nSUMMARY-1\n<\/existing_summary>/);
+  assert.match(secondPrompt, /<new_messages>\n[\s\S]*Human: question/);
+  // Everything removed is in the archive, followed by a marker.
+  const archived = archive.read("t1");
+  assert.equal(archived.filter((e) => e.kind === "compaction").length, 2);
+  const archivedIds = new Set(archived.flatMap((e) => (e.kind === "message" ? [e.message.id] : [])));
+  for (const id of ["t1-h0", "t1-h1"]) assert.ok(archivedIds.has(id), `${id} archived`);
+});
+
+test("a failing, blank or hanging summarizer leaves the state unchanged and the run goes on", async () => {
+  for (const step of [new Error("HTTP 503"), { content: "   " }, () => new Promise<never>(() => {})] as ScriptStep[]) {
+    const summarizer = new ScriptedChatModel([step], { name: "summarizer", loop: true });
+    const { agent, warnings } = setup({ summarizer, models: [summarizer], timeoutMs: 50 });
+    const values = await runTurns(agent, "t-fail", 3);
+    assert.equal(values.summary_text, undefined);
+    assert.equal(values.messages.length, 12, "nothing removed");
+    assert.equal(values.messages.at(-1)!.text, "answer", "the run completed");
+    assert.ok(warnings.length > 0 && warnings.every((w) => /nothing was compacted this turn/.test(w)), warnings.join("\n"));
+  }
+});
+
+test("summary tokens never reach the user's messages stream", async () => {
+  const summarizer = new ScriptedChatModel([{ content: "SECRET-SUMMARY-TEXT" }], { name: "summarizer", loop: true });
+  const { agent } = setup({ summarizer });
+  const config = { configurable: { thread_id: "t-stream" } };
+  const streamed: string[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const stream = await agent.stream({ messages: [new HumanMessage({ id: `s-h${i}`, content: `question ${i}` })] }, { ...config, streamMode: "messages" });
+    for await (const [chunk] of stream) streamed.push(typeof chunk.content === "string" ? chunk.content : JSON.stringify(chunk.content));
+  }
+  assert.ok(summarizer.callCount > 0, "compaction ran");
+  assert.ok(streamed.includes("answer"), "the agent's own answer is streamed");
+  assert.ok(!streamed.some((text) => text.includes("SECRET-SUMMARY-TEXT")), "the summary is not");
+});
+
+test("the latest user message is kept even when the cut passes it", async () => {
+  assert.equal(latestUserMessageIndex([new HumanMessage("a"), new AIMessage("b"), new HumanMessage({ content: "x", additional_kwargs: { hide_from_ui: true } })]), 0);
+  const summarizer = new ScriptedChatModel([{ content: "S" }], { loop: true });
+  // One long turn: the user asks once, then the agent makes many tool calls.
+  const model = new ScriptedChatModel(
+    [...Array.from({ length: 6 }, () => ({ tool_calls: [{ name: "bash", args: { command: "ls" } }] })), { content: "done" }],
+    { name: "run-model" },
+  );
+  const agent = createAgent({
+    model,
+    tools: [bash],
+    middleware: [summarizationMiddleware({ models: [summarizer], trigger: { type: "messages", value: 6 }, keep: { type: "messages", value: 2 }, trimTokensToSummarize: null })],
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "t-long" } };
+  await agent.invoke({ messages: [new HumanMessage({ id: "the-request", content: "do the long task" })] }, config);
+  const values = (await agent.graph.getState(config)).values as { messages: BaseMessage[] };
+  assert.equal(values.messages[0]!.id, "the-request");
+  assert.ok(model.calls.at(-1)!.messages.some((m) => m.id === "the-request"), "the model still sees the request");
+});

@@ -1,0 +1,82 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AIMessage, HumanMessage, createAgent, fakeModel } from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
+import { ThreadStateSchema } from "../state/thread-state.js";
+import { cleanTitle, fallbackTitle, firstExchange, renderTitlePrompt, titleMiddleware } from "./title.js";
+
+const limits = { maxWords: 8, maxChars: 80 };
+
+test("cleanTitle strips thinking, labels, quotes and a final period, and applies the limits", () => {
+  assert.equal(cleanTitle('<think>user wants weather</think>\n"Weather in Lyon."', limits), "Weather in Lyon");
+  assert.equal(cleanTitle("Title: **Quarterly sales report**\nBecause the user asked…", limits), "Quarterly sales report");
+  assert.equal(cleanTitle("one two three four five six seven eight nine ten", limits), "one two three four five six seven eight");
+  assert.equal(cleanTitle("A".repeat(100), limits), "A".repeat(80));
+  assert.equal(cleanTitle("<think>only thinking", limits), "");
+  assert.equal(cleanTitle('  ""  ', limits), "");
+});
+
+test("fallbackTitle is the first 50 characters of the message, or New Conversation", () => {
+  assert.equal(fallbackTitle("  What is   the weather?  "), "What is the weather?");
+  const long = "Please write a detailed report about the quarterly sales figures for Europe";
+  assert.equal(fallbackTitle(long), `${long.slice(0, 50).trimEnd()}...`);
+  assert.equal(fallbackTitle(long, 20), `${long.slice(0, 20).trimEnd()}...`);
+  assert.equal(fallbackTitle(""), "New Conversation");
+});
+
+test("renderTitlePrompt fills the placeholders once and cuts each side to 500 characters", () => {
+  const prompt = renderTitlePrompt("{max_words}|{user_msg}|{assistant_msg}", { maxWords: 6, userMessage: "say {assistant_msg} $&", assistantMessage: "x".repeat(600) });
+  assert.equal(prompt, `6|say {assistant_msg} $&|${"x".repeat(500)}`);
+});
+
+test("firstExchange pairs the first visible user message with the first AI text after it", () => {
+  const exchange = firstExchange([
+    new HumanMessage({ content: "hidden", additional_kwargs: { hide_from_ui: true } }),
+    new HumanMessage({ content: "<uploaded_files>\n- a.csv\n</uploaded_files>\nSummarize a.csv" }),
+    new AIMessage({ content: "", tool_calls: [{ id: "c", name: "read_file", args: {}, type: "tool_call" }] }),
+    new AIMessage("It has 3 rows."),
+  ]);
+  assert.deepEqual(exchange, { user: "Summarize a.csv", assistant: "It has 3 rows." });
+  assert.equal(firstExchange([new HumanMessage("hi")]), undefined);
+});
+
+function agentWith(middleware: ReturnType<typeof titleMiddleware>, replies: string[]) {
+  const model = fakeModel();
+  replies.forEach((reply, i) => model.respond(new AIMessage({ id: `lead-${i}`, content: reply })));
+  return createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [middleware], checkpointer: new MemorySaver() });
+}
+
+test("a thread gets a model title after its first exchange, never regenerated, and the title never streams", async () => {
+  const titleModel = fakeModel()
+    .respond(new AIMessage({ id: "title-1", content: '"Lyon weather today."' }))
+    .respond(new AIMessage({ id: "title-2", content: "A different title" }));
+  const agent = agentWith(titleMiddleware({ model: titleModel }), ["It is sunny in Lyon.", "Tomorrow too."]);
+  const config = { configurable: { thread_id: "title-1" } };
+
+  const streamed: string[] = [];
+  const stream = await agent.stream({ messages: [new HumanMessage({ id: "h-1", content: "Weather in Lyon?" })] }, { ...config, streamMode: "messages" });
+  for await (const [message] of stream) streamed.push(message.text);
+
+  assert.equal((await agent.graph.getState(config)).values.title, "Lyon weather today");
+  assert.ok(streamed.includes("It is sunny in Lyon."), "the answer streams");
+  assert.ok(!streamed.some((text) => text.includes("Lyon weather today")), "the title call does not stream");
+  const prompt = titleModel.calls[0].messages[0].text;
+  assert.ok(prompt.includes("User: Weather in Lyon?") && prompt.includes("Assistant: It is sunny in Lyon."));
+
+  await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "And tomorrow?" })] }, config);
+  assert.equal((await agent.graph.getState(config)).values.title, "Lyon weather today");
+  assert.equal(titleModel.callCount, 1, "no second title call");
+});
+
+test("without a model, or when it fails, the title is the start of the user's message", async () => {
+  const noModel = agentWith(titleMiddleware(), ["Sure."]);
+  const first = await noModel.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Draft an email to the whole team about the Friday offsite" })] }, { configurable: { thread_id: "t-a" } });
+  assert.equal(first.title, "Draft an email to the whole team about the Friday...");
+
+  const warnings: string[] = [];
+  const failing = fakeModel().respond(new Error("503 upstream"));
+  const broken = agentWith(titleMiddleware({ model: failing, onWarning: (w) => warnings.push(w) }), ["Hello!"]);
+  const second = await broken.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Hi there" })] }, { configurable: { thread_id: "t-b" } });
+  assert.equal(second.title, "Hi there");
+  assert.match(warnings[0] ?? "", /503 upstream/);
+});

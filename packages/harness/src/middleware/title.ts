@@ -1,0 +1,145 @@
+/**
+ * Gives a thread a short title after its first complete exchange, so thread lists show something
+ * better than an id.
+ *
+ * Runs once per thread, in `afterAgent`: when the thread has no `title`, a user message and an AI reply,
+ * it asks the configured model for a title (tagged `langsmith:nostream` so its tokens never reach the
+ * user's stream) and cleans the answer to the word and character limits. Without a model, or when the
+ * model fails or returns nothing usable, the title is the start of the user's first message. A title,
+ * once set, is never regenerated. A first run that ended before any AI reply gets its title on the next
+ * exchange.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import { threadStateSubset } from "../state/thread-state.js";
+
+/** Options of {@link titleMiddleware}. */
+export interface TitleOptions {
+  /** The model that writes titles (thinking off). Without one, titles come from the user's message. */
+  model?: BaseChatModel;
+  /** Most words in a title. Default 8. */
+  maxWords?: number;
+  /** Most characters in a title. Default 80. */
+  maxChars?: number;
+  /** Prompt with `{max_words}`, `{user_msg}` and `{assistant_msg}` placeholders. */
+  promptTemplate?: string;
+  /** Receives a message when the model call fails (the fallback title is used). Default: `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+/** The title of a thread whose first message has no text. */
+export const DEFAULT_TITLE = "New Conversation";
+/** Length of a fallback title taken from the user's message. */
+export const FALLBACK_TITLE_CHARS = 50;
+/** Characters of each side of the exchange shown to the title model. */
+const EXCERPT_CHARS = 500;
+
+/** Default title prompt. */
+export const DEFAULT_TITLE_PROMPT = `Write a title of at most {max_words} words for the conversation below. Use the language of the user's message.
+
+User: {user_msg}
+Assistant: {assistant_msg}
+
+Answer with the title alone: no quotes, no final period, no explanation.`;
+
+const FRAMEWORK_BLOCKS = /^\s*<(uploaded_files|current_uploads)>[\s\S]*?<\/\1>\s*/;
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The user's own words in a human message: its original content when recorded, minus injected blocks. */
+function userText(message: BaseMessage): string {
+  const original = message.additional_kwargs?.original_user_content;
+  const text = typeof original === "string" ? original : message.text;
+  return text.replace(FRAMEWORK_BLOCKS, "");
+}
+
+/**
+ * A title from the user's message: its first 50 characters (fewer if `maxChars` is smaller), with "..."
+ * when cut; "New Conversation" when it has no text.
+ */
+export function fallbackTitle(text: string, maxChars: number = 80): string {
+  const clean = collapse(text);
+  if (clean === "") return DEFAULT_TITLE;
+  const limit = Math.max(1, Math.min(FALLBACK_TITLE_CHARS, maxChars));
+  return clean.length <= limit ? clean : `${clean.slice(0, limit).trimEnd()}...`;
+}
+
+/**
+ * Cleans a model's title: drops `<think>` blocks, a "Title:" label, surrounding quotes and markdown, and
+ * a final period; keeps the first line; cuts to `maxWords` words and `maxChars` characters. Returns ""
+ * when nothing usable is left.
+ */
+export function cleanTitle(raw: string, limits: { maxWords: number; maxChars: number }): string {
+  let text = raw.replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  text = text.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
+  text = text.replace(/\*\*|__/g, "").replace(/^#+\s*/, "").replace(/^title\s*:\s*/i, "");
+  text = text.replace(/^["'“”‘’`«»]+|["'“”‘’`«»]+$/g, "").replace(/[.。]+$/, "");
+  const words = collapse(text).split(" ").filter(Boolean).slice(0, Math.max(1, limits.maxWords));
+  let title = words.join(" ");
+  if (title.length > limits.maxChars) title = title.slice(0, limits.maxChars).trimEnd();
+  return title;
+}
+
+/** Fills the title prompt template. */
+export function renderTitlePrompt(template: string, values: { maxWords: number; userMessage: string; assistantMessage: string }): string {
+  const fill: Record<string, string> = {
+    max_words: String(values.maxWords),
+    user_msg: values.userMessage.slice(0, EXCERPT_CHARS),
+    assistant_msg: values.assistantMessage.slice(0, EXCERPT_CHARS),
+  };
+  // One pass, so placeholder-like text inside the messages is never substituted.
+  return template.replace(/\{(max_words|user_msg|assistant_msg)\}/g, (_, key: string) => fill[key]);
+}
+
+/** The first exchange of a thread: the first user message and the AI text that answered it. */
+export function firstExchange(messages: readonly BaseMessage[]): { user: string; assistant: string } | undefined {
+  const userIndex = messages.findIndex((message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui);
+  if (userIndex < 0) return undefined;
+  const replies = messages.slice(userIndex + 1).filter((message) => AIMessage.isInstance(message));
+  if (replies.length === 0) return undefined;
+  const answered = replies.find((message) => message.text.trim() !== "") ?? replies[0];
+  return { user: userText(messages[userIndex]), assistant: answered.text };
+}
+
+/**
+ * Sets `title` after the first complete exchange (`afterAgent`).
+ *
+ * @example
+ * createAgent({ model, tools, middleware: [titleMiddleware({ model: titleModel, maxWords: 8, maxChars: 80 })] });
+ */
+export function titleMiddleware(options: TitleOptions = {}) {
+  const maxWords = options.maxWords ?? 8;
+  const maxChars = options.maxChars ?? 80;
+  const template = options.promptTemplate ?? DEFAULT_TITLE_PROMPT;
+  const warn = options.onWarning ?? ((message: string) => console.warn(message));
+
+  const generate = async (exchange: { user: string; assistant: string }, signal?: AbortSignal): Promise<string> => {
+    if (!options.model) return "";
+    try {
+      const prompt = renderTitlePrompt(template, { maxWords, userMessage: exchange.user, assistantMessage: exchange.assistant });
+      const reply = await options.model.invoke([new HumanMessage(prompt)], {
+        tags: ["middleware:title", "langsmith:nostream"],
+        ...(signal ? { signal } : {}),
+      });
+      return cleanTitle(reply.text, { maxWords, maxChars });
+    } catch (error) {
+      warn(`title: the title model failed (${error instanceof Error ? error.message : String(error)}); using the start of the user's message.`);
+      return "";
+    }
+  };
+
+  return createMiddleware({
+    name: "title",
+    stateSchema: threadStateSubset("title"),
+    afterAgent: async (state, runtime) => {
+      if (state.title) return undefined;
+      const exchange = firstExchange(state.messages);
+      if (!exchange) return undefined;
+      const title = (await generate(exchange, runtime.signal)) || fallbackTitle(exchange.user, maxChars);
+      return { title };
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES, checkCommandPaths, rewriteVirtualPaths } from "./command-paths.js";
+import { PathPolicy } from "./path-policy.js";
+import { ensureThreadDirs } from "./virtual-paths.js";
+
+function setup() {
+  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "cmd-test-")));
+  const paths = ensureThreadDirs(home, "t1");
+  const skills = path.join(home, "skills");
+  fs.mkdirSync(skills);
+  fs.mkdirSync(path.join(home, "outside"));
+  const policy = new PathPolicy({ userDataDir: path.dirname(paths.workspace_path), skillsDir: skills });
+  const options = { readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES, writablePrefixes: SAFE_DEVICE_PATHS, hostWorkspace: paths.workspace_path };
+  return { home, paths, skills, policy, options, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+}
+
+test("ordinary commands over the virtual roots and system tools pass", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "ls -la /mnt/user-data/workspace",
+    "python3 /mnt/skills/public/x/run.py > /mnt/user-data/outputs/out.txt 2>/dev/null",
+    "cp /mnt/skills/public/x/template.md /mnt/user-data/workspace/",
+    "/usr/bin/env python3 -c 'print(10/3)'",
+    "curl -s https://example.com/a/b?c=/etc/passwd | head",
+    "cat notes.txt | wc -l && echo done",
+    "echo $HOME; cd ~ && ls",
+  ]) {
+    assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
+});
+
+test("paths outside the roots, '..', '~user' and NUL bytes are refused", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  const cases: Array<[string, RegExp]> = [
+    ["cat /etc/passwd", /\/etc\/passwd is outside the sandbox/],
+    ["cat</etc/passwd", /outside the sandbox/],
+    ["grep root --file=/etc/passwd x", /outside the sandbox/],
+    ["PATH=/usr/bin:/etc ls", /\/etc is outside/],
+    ["cd / && cat etc/passwd", /root directory '\/'/],
+    ["cat ../../secret", /path traversal/],
+    ["cd /mnt/user-data/workspace/.. && ls", /path traversal/],
+    ["cat ~root/.bashrc", /~user/],
+    ["cat /mnt/user-data-x/a", /outside the sandbox/],
+    [`cat ${s.home}/outside/secret.txt`, /outside the sandbox/],
+    ["echo a\u0000b", /NUL byte/],
+  ];
+  for (const [command, pattern] of cases) {
+    const error = checkCommandPaths(command, s.policy, s.options);
+    assert.ok(error?.startsWith("Error: "), command);
+    assert.match(error!, pattern, command);
+  }
+});
+
+test("writes to read-only roots are refused, reads are not", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "echo x > /mnt/skills/a.txt",
+    "echo x >> /mnt/skills/a.txt",
+    "echo x > '/mnt/skills/a.txt'",
+    'echo x >"/mnt/skills/a.txt"',
+    "touch /mnt/skills/a",
+    "rm -rf /mnt/skills/public",
+    "cp /mnt/user-data/workspace/a /mnt/skills/",
+    "mv /mnt/skills/a /mnt/user-data/workspace/",
+    "sed -i s/a/b/ /mnt/skills/a.md",
+    "echo x | tee /usr/bin/evil",
+    "find /mnt/skills -delete",
+  ]) {
+    assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /read-only/, command);
+  }
+  assert.equal(checkCommandPaths("cat /mnt/skills/a.md > /mnt/user-data/outputs/a.md", s.policy, s.options), null);
+});
+
+test("relative names that go through a workspace symlink to the outside are refused (host only)", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  fs.symlinkSync(path.join(s.home, "outside"), path.join(s.paths.workspace_path, "out"));
+  fs.mkdirSync(path.join(s.paths.workspace_path, "fine"));
+  assert.match(checkCommandPaths("cat out/secret.txt", s.policy, s.options) ?? "", /symlink/);
+  assert.match(checkCommandPaths("cd out && cat secret.txt", s.policy, s.options) ?? "", /symlink/);
+  assert.equal(checkCommandPaths("ls fine", s.policy, s.options), null);
+  const { hostWorkspace: _ignored, ...noHost } = s.options;
+  assert.equal(checkCommandPaths("cat out/secret.txt", s.policy, noHost), null, "without hostWorkspace (bwrap) relative names are the namespace's business");
+});
+
+test("virtual paths are rewritten to host paths only at path boundaries", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  const userData = path.dirname(s.paths.workspace_path);
+  assert.equal(
+    rewriteVirtualPaths("cat /mnt/user-data/outputs/a.md '/mnt/skills/x' /mnt/user-data-x/b /mnt/user-data", s.policy),
+    `cat ${userData}/outputs/a.md '${s.skills}/x' /mnt/user-data-x/b ${userData}`,
+  );
+});

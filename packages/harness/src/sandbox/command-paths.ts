@@ -1,0 +1,184 @@
+/**
+ * The path policy applied to shell commands. A command is text, so this finds what the text names:
+ * every absolute path token, `..` segments, `~user`, and (on the host) relative names that go through
+ * a symlink in the workspace. Each path is judged by {@link PathPolicy}; system tool directories are
+ * allowed read-only. A token is treated as a write when it follows a redirection or belongs to a
+ * command that modifies its arguments (`rm`, `mv`, `tee`, the destination of `cp`, `sed -i`, ...).
+ *
+ * On the local provider this is a guard against mistakes and plain attempts, not a security
+ * boundary: text can always be assembled at run time (`$(printf ...)`). Under bubblewrap the mount
+ * namespace is the boundary and this check only keeps the model's view consistent.
+ */
+import path from "node:path";
+import fs from "node:fs";
+import type { PathAccess, PathPolicy } from "./path-policy.js";
+import { VIRTUAL_SKILLS, VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
+
+/** Which non-virtual absolute paths a command may name. */
+export interface CommandPathOptions {
+  /** Prefixes a command may read but not write (system tool directories). */
+  readOnlyPrefixes: readonly string[];
+  /** Prefixes a command may read and write (`/dev/null`, a private `/tmp`). */
+  writablePrefixes: readonly string[];
+  /** Host directory of the workspace; when set, relative names that exist there are checked for symlinks. */
+  hostWorkspace?: string;
+}
+
+/** System directories every provider lets a command read: the shell needs its tools. */
+export const SYSTEM_READ_ONLY_PREFIXES = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"] as const;
+/** Device files a command may read and write on every provider. */
+export const SAFE_DEVICE_PATHS = [
+  "/dev/null",
+  "/dev/zero",
+  "/dev/random",
+  "/dev/urandom",
+  "/dev/stdin",
+  "/dev/stdout",
+  "/dev/stderr",
+  "/dev/fd",
+  "/dev/tty",
+] as const;
+
+const URL_PATTERN = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s'"`<>]*/g;
+const ABSOLUTE_TOKEN = /(^|[\s'"`=:;|&<>(){}[\],!])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*)/g;
+const DOT_DOT = /(^|[\s'"`=:;|&<>(){}/])\.\.(?=$|[\s'"`;|&<>(){}/])/;
+const TILDE_USER = /(^|[\s'"`=:;|&<>(){}])~[A-Za-z_]/;
+const SEGMENT_SPLIT = /&&|\|\||[;&|\n(){}`]|\$\(/;
+
+const WRITES_ALL = new Set([
+  "rm", "rmdir", "touch", "mkdir", "mv", "tee", "chmod", "chown", "chgrp", "truncate", "unlink", "shred", "dd",
+  "mkfifo", "mknod", "patch",
+]);
+const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
+const WRAPPERS = new Set(["sudo", "env", "nohup", "time", "command", "exec", "nice", "xargs", "builtin", "then", "do", "else", "if", "while", "until"]);
+
+/**
+ * Returns an `Error: ...` text when the command names a path the policy refuses, or `null` when every
+ * path it names is allowed.
+ *
+ * @example
+ * ```ts
+ * checkCommandPaths("cat /etc/passwd", policy, { readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES, writablePrefixes: [] });
+ * // "Error: Access denied: /etc/passwd is outside the sandbox. ..."
+ * ```
+ */
+export function checkCommandPaths(command: string, policy: PathPolicy, options: CommandPathOptions): string | null {
+  if (command.includes("\u0000")) return "Error: Access denied: the command contains a NUL byte.";
+  const text = command.replace(URL_PATTERN, (url) => " ".repeat(url.length));
+  if (DOT_DOT.test(text)) {
+    return "Error: Access denied: path traversal ('..') is not allowed in commands. Use absolute paths under /mnt/user-data/ instead.";
+  }
+  if (TILDE_USER.test(text)) {
+    return "Error: Access denied: '~user' names another user's home directory, which is outside the sandbox. Use /mnt/user-data/workspace.";
+  }
+  for (const segment of text.split(SEGMENT_SPLIT)) {
+    const error = checkSegment(segment, policy, options);
+    if (error) return error;
+  }
+  return null;
+}
+
+function checkSegment(segment: string, policy: PathPolicy, options: CommandPathOptions): string | null {
+  const words = splitWords(segment);
+  const program = commandName(words);
+  const writesAll = program !== undefined && (WRITES_ALL.has(program) || modifiesInPlace(program, words));
+  const lastWord = words.at(-1);
+  for (const match of segment.matchAll(ABSOLUTE_TOKEN)) {
+    const token = match[2]!.replace(/[.,]+$/, "") || "/";
+    const before = segment.slice(0, match.index! + match[1]!.length).replace(/['"]+$/, "");
+    const redirected = /\d*>[>|]?\s*$|&>\s*$/.test(before);
+    const isLast = lastWord !== undefined && stripQuotes(lastWord).startsWith(token);
+    const access: PathAccess = redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
+    const error = checkAbsoluteToken(token, access, policy, options);
+    if (error) return error;
+  }
+  if (options.hostWorkspace) {
+    const access: PathAccess = writesAll || /[^<]>/.test(segment) ? "write" : "read";
+    for (const word of words.slice(1)) {
+      const error = checkRelativeWord(word, access, policy, options.hostWorkspace);
+      if (error) return error;
+    }
+  }
+  return null;
+}
+
+function checkAbsoluteToken(token: string, access: PathAccess, policy: PathPolicy, options: CommandPathOptions): string | null {
+  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, VIRTUAL_SKILLS)) {
+    const decision = policy.resolve(token, access);
+    return decision.ok ? null : decision.error;
+  }
+  if (options.writablePrefixes.some((prefix) => isInsideDir(token, prefix))) return null;
+  if (options.readOnlyPrefixes.some((prefix) => isInsideDir(token, prefix))) {
+    return access === "write"
+      ? `Error: Access denied: ${token} is a read-only system path. Write under /mnt/user-data/workspace or /mnt/user-data/outputs instead.`
+      : null;
+  }
+  if (token === "/") {
+    return "Error: Access denied: the command names the root directory '/', which is outside the sandbox. (If '/' is a division here, write it without spaces, e.g. 10/3.)";
+  }
+  return (
+    `Error: Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
+    `/mnt/skills/ (read-only) and system tool directories. If the path is only text (e.g. inside a heredoc), write the file with write_file instead.`
+  );
+}
+
+/** A relative name that exists in the workspace and leads out through a symlink is refused. */
+function checkRelativeWord(word: string, access: PathAccess, policy: PathPolicy, hostWorkspace: string): string | null {
+  let name = stripQuotes(word);
+  if (name.startsWith("-")) name = name.includes("=") ? name.slice(name.indexOf("=") + 1) : "";
+  if (name === "" || name.startsWith("/") || /[$*?`\\]/.test(name)) return null;
+  const first = name.split("/")[0]!;
+  if (first === "" || first === "." || !existsNoFollow(path.join(hostWorkspace, first))) return null;
+  const decision = policy.resolve(`${VIRTUAL_WORKSPACE}/${name}`, access);
+  return decision.ok || !decision.error.includes("symlink") ? null : decision.error;
+}
+
+/**
+ * Rewrites virtual paths in a command to the host paths behind them (local provider only). Matches
+ * only whole path prefixes: `/mnt/user-data-x` is left alone.
+ */
+export function rewriteVirtualPaths(command: string, policy: PathPolicy): string {
+  const roots: Array<[string, string]> = [[VIRTUAL_USER_DATA, policy.userDataDir]];
+  if (policy.skillsDir) roots.push([VIRTUAL_SKILLS, policy.skillsDir]);
+  let result = command;
+  for (const [virtual, host] of roots) {
+    const pattern = new RegExp(`(^|[^A-Za-z0-9._/-])${virtual.replace(/[/-]/g, "\\$&")}(?=$|/|[^A-Za-z0-9._-])`, "g");
+    result = result.replace(pattern, (_match, lead: string) => lead + host);
+  }
+  return result;
+}
+
+function splitWords(segment: string): string[] {
+  return segment.split(/\s+/).filter(Boolean);
+}
+
+function commandName(words: string[]): string | undefined {
+  for (const word of words) {
+    const bare = stripQuotes(word);
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(bare) || WRAPPERS.has(bare) || bare.startsWith("-")) continue;
+    return path.posix.basename(bare);
+  }
+  return undefined;
+}
+
+function modifiesInPlace(program: string, words: string[]): boolean {
+  const flags = words.map(stripQuotes);
+  if (program === "sed" || program === "perl") return flags.some((flag) => /^-[A-Za-z]*i/.test(flag) || flag === "--in-place");
+  if (program === "find") return flags.some((flag) => ["-delete", "-exec", "-execdir", "-ok", "-fprint"].includes(flag));
+  if (program === "tar") return flags.some((flag) => /^-?[a-z]*x/.test(flag) || flag === "--extract");
+  if (program === "unzip" || program === "git") return true;
+  return false;
+}
+
+function stripQuotes(word: string): string {
+  return word.replace(/^['"]+|['"]+$/g, "");
+}
+
+function existsNoFollow(hostPath: string): boolean {
+  try {
+    fs.lstatSync(hostPath);
+    return true;
+  } catch {
+    return false;
+  }
+}

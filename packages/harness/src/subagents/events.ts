@@ -1,0 +1,85 @@
+/**
+ * Progress of delegated runs as custom stream events.
+ *
+ * The `task` tool blocks the lead until its subagent ends, so without these the user would see nothing
+ * for minutes. Each event is a small JSON-safe object written to the run's custom stream
+ * (`streamMode: "custom"`): one `task_started`, a `task_running` per new subagent step, and exactly one
+ * terminal event. Steps are summarized, never forwarded whole, so a subagent's file dumps stay out of
+ * the lead's stream.
+ */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { SubagentTokenUsage } from "./types.js";
+
+/** Longest text kept from a step's content. */
+export const STEP_TEXT_MAX_CHARS = 500;
+/** Longest JSON kept from one tool call's arguments. */
+export const STEP_ARGS_MAX_CHARS = 200;
+
+/** A short, serializable view of one subagent step (an AI turn or a tool result). */
+export interface SubagentStepSummary {
+  role: "ai" | "tool";
+  id?: string;
+  /** The step's text, cut to 500 characters. */
+  text: string;
+  /** AI steps: the tools it called, arguments as JSON cut to 200 characters. */
+  tool_calls?: { name: string; args: string }[];
+  /** Tool steps: which tool answered and whether it failed. */
+  name?: string;
+  status?: "success" | "error";
+}
+
+/** Every event a delegation emits, discriminated by `type`. */
+export type TaskEvent =
+  | { type: "task_started"; task_id: string; description: string; subagent_type: string }
+  | { type: "task_running"; task_id: string; message_index: number; message: SubagentStepSummary }
+  | { type: "task_completed"; task_id: string; result: string; usage?: SubagentTokenUsage }
+  | { type: "task_failed"; task_id: string; error: string }
+  | { type: "task_cancelled"; task_id: string; error?: string }
+  | { type: "task_timed_out"; task_id: string; error: string };
+
+/** Receives task events; must not throw (failures are swallowed by the emitter). */
+export type TaskEventSink = (event: TaskEvent) => void;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Summarizes an AI or tool message for a `task_running` event; other messages give `undefined`. */
+export function summarizeStep(message: BaseMessage): SubagentStepSummary | undefined {
+  if (AIMessage.isInstance(message)) {
+    const calls = (message.tool_calls ?? []).map((call) => ({
+      name: call.name,
+      args: cut(JSON.stringify(call.args ?? {}), STEP_ARGS_MAX_CHARS),
+    }));
+    return {
+      role: "ai",
+      ...(message.id ? { id: message.id } : {}),
+      text: cut(message.text, STEP_TEXT_MAX_CHARS),
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    };
+  }
+  if (ToolMessage.isInstance(message)) {
+    return {
+      role: "tool",
+      ...(message.id ? { id: message.id } : {}),
+      text: cut(message.text, STEP_TEXT_MAX_CHARS),
+      ...(message.name ? { name: message.name } : {}),
+      status: message.status === "error" ? "error" : "success",
+    };
+  }
+  return undefined;
+}
+
+/** Fans one event out to several sinks, ignoring sinks that throw (a closed stream must not fail a task). */
+export function fanOut(...sinks: (TaskEventSink | undefined)[]): TaskEventSink {
+  const live = sinks.filter((sink): sink is TaskEventSink => typeof sink === "function");
+  return (event) => {
+    for (const sink of live) {
+      try {
+        sink(event);
+      } catch {
+        // A sink that fails (e.g. the run's stream already closed after a cancel) must not break the others.
+      }
+    }
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The `<subagent_system>` block of the lead's system prompt, present only when delegation is on.
+ *
+ * Delegation is expensive (a subagent re-reads files and re-derives context the lead already has), so
+ * the block argues for doing work directly by default, states the same per-response limit the
+ * subagent-limit middleware enforces, and lists the kinds the `task` tool accepts. It depends only on
+ * the options, so the lead's prompt stays static for a thread.
+ */
+import { clampMaxConcurrent } from "./concurrency.js";
+import type { SubagentType } from "./types.js";
+
+/** Options of {@link renderSubagentPromptSection}. */
+export interface SubagentPromptSectionOptions {
+  /** Per-response limit of `task` calls, clamped to [2, 4] like the middleware does. */
+  maxConcurrent?: number;
+  /** The kinds the `task` tool accepts (e.g. `registry.list()`). */
+  types: readonly Pick<SubagentType, "name" | "description">[];
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0]?.trim() ?? "";
+}
+
+/**
+ * Renders the `<subagent_system>` prompt section.
+ *
+ * @example
+ * renderSubagentPromptSection({ maxConcurrent: 3, types: registry.list() });
+ */
+export function renderSubagentPromptSection(options: SubagentPromptSectionOptions): string {
+  const n = clampMaxConcurrent(options.maxConcurrent);
+  const types = options.types.map((type) => `- ${type.name}: ${escapeText(firstLine(type.description))}`).join("\n");
+  return `<subagent_system>
+You can hand self-contained jobs to subagents with the \`task\` tool. A subagent starts with no knowledge of this conversation: it sees only the prompt you write, works in the same sandbox (same files), and returns one final report.
+
+Do the work yourself by default. Delegate only when the gain is clear:
+- several independent, substantial parts (separate research questions, separate modules) can run at the same time, or
+- one long, noisy job (many commands, large outputs) would otherwise flood this conversation.
+Do not delegate when the parts depend on each other's results, when they would edit the same files, when the job is a few tool calls, or when you already have what the job needs.
+
+Rules:
+- At most ${n} \`task\` calls per response; extra calls are dropped without running. For more parts, send the next batch after the first returns.
+- Put independent \`task\` calls in the same response: they run in parallel.
+- Each prompt must stand alone: the goal, the relevant context and file paths, constraints, and what the final report must contain.
+- The \`task\` tool waits for the subagent and returns its result; there is nothing to poll.
+- A result marked failed, timed out or cancelled is final for that call: decide whether to retry with a better prompt or do the work yourself.
+- Subagents cannot show files to the user: present their output files yourself.
+
+Available subagent types:
+${types}
+</subagent_system>`;
+}

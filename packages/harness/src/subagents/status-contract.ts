@@ -1,0 +1,80 @@
+/**
+ * The two faces of a finished delegation: the text the lead model reads, and the structured
+ * `additional_kwargs` that programs read (subagent_status_contract.json, version 2).
+ *
+ * The delegation ledger, the CLI and any UI must read the structured keys, never parse the text: the
+ * text is for the model and may change wording. The result itself is kept whole in the text; the
+ * metadata carries a bounded brief plus a SHA-256 of the full result so a ledger can refer to it.
+ */
+import { createHash } from "node:crypto";
+import type { SubagentResult, SubagentStatus, SubagentStopReason, SubagentTokenUsage } from "./types.js";
+
+/** Longest `subagent_result_brief` / `subagent_error`, in characters. */
+export const SUBAGENT_TEXT_MAX_CHARS = 2000;
+
+/** The structured part of a `task` ToolMessage (`additional_kwargs`). */
+export interface TaskResultMetadata {
+  subagent_status: SubagentStatus;
+  /** Completed runs only: the result, cut to 2000 characters keeping head and tail. */
+  subagent_result_brief?: string;
+  /** Completed runs only: 64 lowercase hex digits, SHA-256 of the full result (UTF-8). */
+  subagent_result_sha256?: string;
+  /** Every other status: what went wrong, cut like the brief. */
+  subagent_error?: string;
+  subagent_stop_reason?: SubagentStopReason;
+  subagent_token_usage?: SubagentTokenUsage;
+  /** The subagent's model, when its kind names one. */
+  subagent_model_name?: string;
+}
+
+const STOP_REASON_LABELS: Record<SubagentStopReason, string> = { turn_capped: "turn budget" };
+
+/** Cuts `text` to at most `maxChars`, keeping its head and tail around an "omitted" marker. */
+export function boundText(text: string, maxChars: number = SUBAGENT_TEXT_MAX_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const markerFor = (omitted: number) => `\n[... ${omitted} characters omitted ...]\n`;
+  const room = Math.max(0, maxChars - markerFor(text.length).length);
+  const head = Math.ceil(room / 2);
+  const tail = room - head;
+  return text.slice(0, head) + markerFor(text.length - room) + (tail > 0 ? text.slice(-tail) : "");
+}
+
+/** SHA-256 of `text` as 64 lowercase hex digits. */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * The model-facing text of a finished delegation, e.g. `Task Succeeded. Result: …`,
+ * `Task failed (capped: turn budget). Error: …`, `Task timed out.`, `Task cancelled by user.`.
+ */
+export function formatTaskResultText(result: SubagentResult): string {
+  const capped = result.stopReason ? ` (capped: ${STOP_REASON_LABELS[result.stopReason]})` : "";
+  const error = result.error ? ` Error: ${result.error}` : "";
+  switch (result.status) {
+    case "completed":
+      return `Task Succeeded${capped}. Result: ${result.result ?? ""}`;
+    case "failed":
+      return `Task failed${capped}.${error}`;
+    case "timed_out":
+      return `Task timed out.${error}`;
+    case "cancelled":
+      return `Task cancelled by user.${error}`;
+  }
+}
+
+/** The `additional_kwargs` of a finished delegation's ToolMessage. */
+export function taskResultMetadata(result: SubagentResult, modelName?: string): TaskResultMetadata {
+  const metadata: TaskResultMetadata = { subagent_status: result.status };
+  if (result.status === "completed") {
+    const full = result.result ?? "";
+    metadata.subagent_result_brief = boundText(full);
+    metadata.subagent_result_sha256 = sha256Hex(full);
+  } else if (result.error) {
+    metadata.subagent_error = boundText(result.error);
+  }
+  if (result.stopReason) metadata.subagent_stop_reason = result.stopReason;
+  if (result.tokenUsage) metadata.subagent_token_usage = { ...result.tokenUsage };
+  if (modelName) metadata.subagent_model_name = modelName;
+  return metadata;
+}

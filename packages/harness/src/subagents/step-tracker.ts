@@ -1,0 +1,84 @@
+/**
+ * Follows a subagent run through its `values` stream: which steps are new, what the latest answer
+ * text is, and how many tokens were spent.
+ *
+ * Each `values` chunk is the whole state, so steps are recognized by message id rather than by
+ * position; a subagent whose history shrinks (summarization) is followed correctly. The tracker keeps
+ * the last AI text it saw so a run stopped by its turn cap can still report a partial answer.
+ */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { type SubagentStepSummary, summarizeStep } from "./events.js";
+import type { SubagentTokenUsage } from "./types.js";
+
+/** Placeholder result of a run that ended without any text. */
+export const NO_RESPONSE_TEXT = "No response generated.";
+
+function messagesOf(chunk: unknown): BaseMessage[] {
+  const messages = (chunk as { messages?: unknown } | null)?.messages;
+  return Array.isArray(messages) ? (messages as BaseMessage[]) : [];
+}
+
+/** Observes `values` chunks of one subagent run. */
+export class StepTracker {
+  private readonly seenIds = new Set<string>();
+  private readonly seenObjects = new WeakSet<object>();
+  private steps = 0;
+  private usage: SubagentTokenUsage | undefined;
+  private latestAiText = "";
+  private lastMessages: BaseMessage[] = [];
+
+  /** `onStep` receives every new AI or tool message, numbered from 1. */
+  constructor(private readonly onStep: (index: number, summary: SubagentStepSummary) => void) {}
+
+  /** Feeds one `values` chunk. */
+  observe(chunk: unknown): void {
+    const messages = messagesOf(chunk);
+    if (messages.length > 0) this.lastMessages = messages;
+    for (const message of messages) {
+      if (!AIMessage.isInstance(message) && !ToolMessage.isInstance(message)) continue;
+      if (this.isSeen(message)) continue;
+      if (AIMessage.isInstance(message)) this.recordAi(message);
+      const summary = summarizeStep(message);
+      if (summary) this.onStep(++this.steps, summary);
+    }
+  }
+
+  /** The most recent non-empty AI text, or "" when the subagent has not written any yet. */
+  get partialAnswer(): string {
+    return this.latestAiText;
+  }
+
+  /** Summed token usage of the AI steps seen, or undefined when no step reported usage. */
+  get tokenUsage(): SubagentTokenUsage | undefined {
+    return this.usage ? { ...this.usage } : undefined;
+  }
+
+  /** The answer of a finished run: the latest AI text, else the last message's text, else a placeholder. */
+  finalAnswer(): string {
+    if (this.latestAiText !== "") return this.latestAiText;
+    const last = this.lastMessages.at(-1);
+    return last && last.text.trim() !== "" ? last.text : NO_RESPONSE_TEXT;
+  }
+
+  private isSeen(message: BaseMessage): boolean {
+    if (message.id) {
+      if (this.seenIds.has(message.id)) return true;
+      this.seenIds.add(message.id);
+      return false;
+    }
+    if (this.seenObjects.has(message)) return true;
+    this.seenObjects.add(message);
+    return false;
+  }
+
+  private recordAi(message: AIMessage): void {
+    if (message.text.trim() !== "") this.latestAiText = message.text;
+    const usage = message.usage_metadata;
+    if (!usage) return;
+    const total = this.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    total.input_tokens += usage.input_tokens ?? 0;
+    total.output_tokens += usage.output_tokens ?? 0;
+    total.total_tokens += usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
+    this.usage = total;
+  }
+}

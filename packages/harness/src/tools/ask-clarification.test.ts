@@ -1,0 +1,34 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { askClarificationTool, formatClarification } from "./ask-clarification.js";
+
+test("formatClarification shows the type icon, the context, the question and numbered options", () => {
+  assert.equal(
+    formatClarification({
+      question: "Which format should the report use?",
+      clarification_type: "approach_choice",
+      context: "Both are supported by the template.",
+      options: ["PDF", " HTML ", ""],
+    }),
+    "🔀 Both are supported by the template.\n\nWhich format should the report use?\n\n1. PDF\n2. HTML",
+  );
+});
+
+test("formatClarification without context or options is the icon and the question", () => {
+  const icons = {
+    missing_info: "❓",
+    ambiguous_requirement: "🤔",
+    approach_choice: "🔀",
+    risk_confirmation: "⚠️",
+    suggestion: "💡",
+  } as const;
+  for (const [type, icon] of Object.entries(icons)) {
+    assert.equal(formatClarification({ question: "Proceed?", clarification_type: type as keyof typeof icons }), `${icon} Proceed?`);
+  }
+});
+
+test("the tool is returnDirect and answers with the formatted question when run on its own", async () => {
+  assert.equal(askClarificationTool.returnDirect, true);
+  const text = await askClarificationTool.invoke({ question: "Delete the old build?", clarification_type: "risk_confirmation" });
+  assert.equal(text, "⚠️ Delete the old build?");
+});

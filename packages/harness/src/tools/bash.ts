@@ -1,0 +1,79 @@
+/**
+ * `bash`: runs a shell command in the thread's sandbox. The command passes the path policy first
+ * (absolute paths, `..`, symlinks); the provider runs it with a timeout that kills the whole process
+ * group and an output cap that keeps the start and end. Offered only when the provider allows it
+ * (bubblewrap, or the local provider with `allow_host_bash: true`).
+ */
+import { tool } from "langchain";
+import { z } from "zod";
+import type { SandboxProvider } from "../sandbox/sandbox.js";
+import type { RunProcessResult } from "../sandbox/run-process.js";
+import { descriptionArg } from "./tool-args.js";
+import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+
+/** Dependencies of {@link createBashTool}. */
+export interface BashToolOptions {
+  provider: SandboxProvider;
+  /** Output cap in characters (middle-truncated); 0 = no truncation. */
+  outputMaxChars: number;
+}
+
+/** Formats a finished command for the model (before host-path masking). */
+export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, kind: SandboxProvider["kind"]): string {
+  if (result.spawnError) return `Error: the command could not be started: ${result.spawnError}`;
+  if (result.aborted) return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
+  if (result.timedOut) {
+    const advice =
+      kind === "local"
+        ? "Start long-running processes in the background with their output sent to a file (e.g. `cmd > /mnt/user-data/workspace/log.txt 2>&1 &`), or split the work into shorter commands."
+        : "Split the work into shorter commands (background processes end with the command in this sandbox).";
+    return `Error: Command timed out after ${timeoutSeconds} seconds and was stopped (its whole process group was killed). ${advice}${
+      result.output ? `\nOutput before the timeout:\n${result.output}` : ""
+    }`;
+  }
+  const body = result.output === "" ? "(no output)" : result.output;
+  if (result.exitCode !== 0) return `${body}\n[exit code: ${result.exitCode ?? result.exitSignal}]`;
+  return body;
+}
+
+/**
+ * Builds the `bash` tool.
+ *
+ * @example
+ * ```ts
+ * const bash = createBashTool({ provider, outputMaxChars: 20000 });
+ * ```
+ */
+export function createBashTool(options: BashToolOptions) {
+  const { provider } = options;
+  return tool(
+    async ({ command }, runtime: SandboxToolRuntime) => {
+      const sandbox = sandboxForRuntime(provider, runtime);
+      if (typeof sandbox === "string") return sandbox;
+      try {
+        const prepared = sandbox.prepareCommand(command);
+        if (!prepared.ok) return prepared.error;
+        const timeoutSeconds = provider.bashTimeoutSeconds;
+        const result = await sandbox.execute(prepared.command, {
+          maxOutputChars: options.outputMaxChars,
+          ...(runtime?.signal ? { signal: runtime.signal } : {}),
+        });
+        return sandbox.mask(formatCommandResult(result, timeoutSeconds, provider.kind));
+      } catch (error) {
+        return unexpectedError("bash", error, sandbox);
+      }
+    },
+    {
+      name: "bash",
+      description:
+        "Run a bash command in the sandbox. The working directory is /mnt/user-data/workspace; use absolute paths under " +
+        "/mnt/user-data/ (workspace, uploads, outputs) or /mnt/skills/ (read-only). stdin is closed. Long output is cut in the " +
+        "middle. Each command has a time limit and is killed when it passes it." +
+        (provider.kind === "bwrap" ? " There is no network access, and /tmp is private to each command." : ""),
+      schema: z.object({
+        description: descriptionArg,
+        command: z.string().describe("The bash command to run."),
+      }),
+    },
+  );
+}

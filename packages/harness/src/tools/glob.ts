@@ -1,0 +1,87 @@
+/**
+ * `glob`: finds files by pattern under a directory (picomatch syntax, dotfiles included). Results are
+ * virtual paths; symlinked directories are not followed.
+ */
+import { tool } from "langchain";
+import picomatch from "picomatch";
+import { z } from "zod";
+import type { SandboxProvider } from "../sandbox/sandbox.js";
+import { isInsideDir } from "../sandbox/virtual-paths.js";
+import { GLOB_MAX_RESULTS_CEILING } from "./limits.js";
+import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { statTarget } from "./text-file.js";
+import { descriptionArg } from "./tool-args.js";
+import { walkDir } from "./walk.js";
+
+/** Dependencies of {@link createGlobTool}. */
+export interface GlobToolOptions {
+  provider: SandboxProvider;
+  /** Default number of results. */
+  defaultMaxResults: number;
+}
+
+const WALK_MAX_ENTRIES = 100_000;
+
+/** Clamps a requested result count to [1, ceiling], falling back to the default. */
+export function clampResults(requested: number | null | undefined, fallback: number, ceiling: number): number {
+  const value = requested == null || !Number.isFinite(requested) ? fallback : Math.floor(requested);
+  return Math.min(Math.max(1, value), ceiling);
+}
+
+/** Makes an absolute pattern relative to the search root; null when it points elsewhere. */
+export function relativePattern(pattern: string, virtualRoot: string): string | null {
+  if (!pattern.startsWith("/")) return pattern;
+  if (!isInsideDir(pattern, virtualRoot)) return null;
+  return pattern.slice(virtualRoot.length).replace(/^\/+/, "") || "**";
+}
+
+/** Builds the `glob` tool. */
+export function createGlobTool(options: GlobToolOptions) {
+  return tool(
+    async ({ pattern, path: input, include_dirs, max_results }, runtime: SandboxToolRuntime) => {
+      const sandbox = sandboxForRuntime(options.provider, runtime);
+      if (typeof sandbox === "string") return sandbox;
+      try {
+        const target = sandbox.policy.resolve(input, "read");
+        if (!target.ok) return target.error;
+        if (!statTarget(target)?.isDirectory()) return `Error: Directory not found: ${target.virtualPath}`;
+        const relative = relativePattern(pattern, target.virtualPath);
+        if (relative === null) return `Error: the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`;
+        const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
+        const matches = picomatch(relative, { dot: true });
+        const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: new Set([".git"]) });
+        const found: string[] = [];
+        let more = false;
+        for (const entry of entries) {
+          if (entry.kind === "dir" && !include_dirs) continue;
+          if (!matches(entry.relative)) continue;
+          if (found.length >= limit) {
+            more = true;
+            break;
+          }
+          found.push(`${target.virtualPath}/${entry.relative}${entry.kind === "dir" ? "/" : ""}`);
+        }
+        if (found.length === 0) return `No files matched pattern '${pattern}' under ${target.virtualPath}`;
+        const notes = [
+          more ? `... (showing the first ${limit} matches; narrow the pattern or path, or raise max_results up to ${GLOB_MAX_RESULTS_CEILING})` : "",
+          walkCut ? `... (search stopped after ${WALK_MAX_ENTRIES} entries)` : "",
+        ].filter(Boolean);
+        return sandbox.mask([...found, ...notes].join("\n"));
+      } catch (error) {
+        return unexpectedError("glob", error, sandbox);
+      }
+    },
+    {
+      name: "glob",
+      description:
+        "Find files whose path (relative to `path`) matches a glob pattern, e.g. **/*.py or reports/*.md. Returns absolute paths.",
+      schema: z.object({
+        description: descriptionArg,
+        pattern: z.string().describe("Glob pattern relative to path, e.g. **/*.md."),
+        path: z.string().describe("Directory to search, e.g. /mnt/user-data/workspace."),
+        include_dirs: z.boolean().nullish().describe("Also return matching directories. Default false."),
+        max_results: z.number().int().nullish().describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
+      }),
+    },
+  );
+}

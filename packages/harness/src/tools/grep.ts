@@ -1,0 +1,118 @@
+/**
+ * `grep`: searches file contents by regular expression (or literal text) in one file or a directory
+ * tree, optionally filtered by a glob. Binary and very large files are skipped; long lines are cut.
+ */
+import fs from "node:fs";
+import { tool } from "langchain";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { readFileChecked } from "../sandbox/safe-fs.js";
+import type { AllowedPath, PathPolicy } from "../sandbox/path-policy.js";
+import type { SandboxProvider } from "../sandbox/sandbox.js";
+import { GREP_MAX_RESULTS_CEILING, READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
+import { clampResults } from "./glob.js";
+import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { decodeText, statTarget } from "./text-file.js";
+import { descriptionArg } from "./tool-args.js";
+import { walkDir } from "./walk.js";
+
+/** Dependencies of {@link createGrepTool}. */
+export interface GrepToolOptions {
+  provider: SandboxProvider;
+  /** Default number of matches. */
+  defaultMaxResults: number;
+}
+
+const LINE_MAX_CHARS = 500;
+const WALK_MAX_ENTRIES = 100_000;
+
+/** Compiles the search; returns an error sentence for an invalid regular expression. */
+export function compileSearch(pattern: string, literal: boolean, caseSensitive: boolean): RegExp | string {
+  const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern;
+  try {
+    return new RegExp(source, caseSensitive ? "" : "i");
+  } catch (error) {
+    return `Error: Invalid regex pattern: ${(error as Error).message}`;
+  }
+}
+
+/** Builds the `grep` tool. */
+export function createGrepTool(options: GrepToolOptions) {
+  return tool(
+    async ({ pattern, path: input, glob, literal, case_sensitive, max_results }, runtime: SandboxToolRuntime) => {
+      const sandbox = sandboxForRuntime(options.provider, runtime);
+      if (typeof sandbox === "string") return sandbox;
+      try {
+        const target = sandbox.policy.resolve(input, "read");
+        if (!target.ok) return target.error;
+        const stat = statTarget(target);
+        if (!stat) return `Error: Path not found: ${target.virtualPath}`;
+        const regex = compileSearch(pattern, literal ?? false, case_sensitive ?? false);
+        if (typeof regex === "string") return regex;
+        const limit = clampResults(max_results, options.defaultMaxResults, GREP_MAX_RESULTS_CEILING);
+        const files = stat.isDirectory()
+          ? await candidateFiles(target.virtualPath, target.realPath, glob ?? null)
+          : [target.virtualPath];
+        const lines: string[] = [];
+        let more = false;
+        for (const virtualFile of files) {
+          if (more) break;
+          const file = sandbox.policy.resolve(virtualFile, "read");
+          if (!file.ok) continue;
+          const text = await readSearchable(sandbox.policy, file);
+          if (text === null) continue;
+          text.split("\n").forEach((line, index) => {
+            if (more || !regex.test(line)) return;
+            if (lines.length >= limit) {
+              more = true;
+              return;
+            }
+            const shown = line.length > LINE_MAX_CHARS ? `${line.slice(0, LINE_MAX_CHARS)}…` : line;
+            lines.push(`${virtualFile}:${index + 1}: ${shown}`);
+          });
+        }
+        if (lines.length === 0) return `No matches found for pattern '${pattern}' in ${target.virtualPath}`;
+        if (more) lines.push(`... (showing the first ${limit} matches; narrow the pattern, path or glob, or raise max_results up to ${GREP_MAX_RESULTS_CEILING})`);
+        return sandbox.mask(lines.join("\n"));
+      } catch (error) {
+        return unexpectedError("grep", error, sandbox);
+      }
+    },
+    {
+      name: "grep",
+      description:
+        "Search file contents for a regular expression (or literal text with literal: true) in a file or directory tree. " +
+        "Case-insensitive unless case_sensitive is true. Returns path:line: text for each matching line.",
+      schema: z.object({
+        description: descriptionArg,
+        pattern: z.string().describe("Regular expression (JavaScript syntax), or plain text when literal is true."),
+        path: z.string().describe("File or directory to search."),
+        glob: z.string().nullish().describe("Only search files matching this glob, e.g. *.py or src/**/*.ts."),
+        literal: z.boolean().nullish().describe("Treat pattern as plain text. Default false."),
+        case_sensitive: z.boolean().nullish().describe("Match case exactly. Default false."),
+        max_results: z.number().int().nullish().describe(`Most matching lines to return (default ${100}, at most ${GREP_MAX_RESULTS_CEILING}).`),
+      }),
+    },
+  );
+}
+
+/** Files (and links to files) under the root, filtered by the glob; the caller re-checks each with the policy. */
+async function candidateFiles(virtualRoot: string, hostRoot: string, glob: string | null): Promise<string[]> {
+  const { entries } = await walkDir(hostRoot, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES });
+  const matches = glob ? picomatch(glob, { dot: true, basename: !glob.includes("/") }) : null;
+  return entries
+    .filter((entry) => entry.kind === "file" || entry.kind === "symlink")
+    .filter((entry) => !matches || matches(entry.relative))
+    .map((entry) => `${virtualRoot}/${entry.relative}`);
+}
+
+async function readSearchable(policy: PathPolicy, file: AllowedPath): Promise<string | null> {
+  try {
+    const stat = fs.statSync(file.realPath);
+    if (!stat.isFile() || stat.size > READ_FILE_WHOLE_MAX_BYTES) return null;
+    return decodeText((await readFileChecked(policy, file, READ_FILE_WHOLE_MAX_BYTES)).data);
+  } catch {
+    return null;
+  }
+}
+

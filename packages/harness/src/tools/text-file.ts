@@ -1,0 +1,53 @@
+/**
+ * Text helpers of the file tools: binary detection, line ranges, and a file-or-error lookup that turns
+ * file-system failures into sentences the model can act on.
+ */
+import fs from "node:fs";
+import type { AllowedPath } from "../sandbox/path-policy.js";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Decodes UTF-8 text; returns null for data that looks binary (a NUL byte early on, or invalid UTF-8). */
+export function decodeText(data: Buffer): string | null {
+  if (data.subarray(0, 8192).includes(0)) return null;
+  try {
+    return decoder.decode(data);
+  } catch {
+    return null;
+  }
+}
+
+/** Result of {@link selectLines}: the selected text, or one of DeerFlow's parenthesised notes. */
+export function selectLines(text: string, startLine?: number | null, endLine?: number | null): string {
+  if (text === "") return "(empty)";
+  if (startLine == null && endLine == null) return text;
+  const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
+  const start = startLine ?? 1;
+  const end = endLine ?? lines.length;
+  if (start < 1) return "(start_line must be >= 1)";
+  if (end < start) return "(start_line > end_line — no lines in range)";
+  if (start > lines.length) return "(start_line exceeds file length)";
+  return lines.slice(start - 1, Math.min(end, lines.length)).join("\n");
+}
+
+/** What is at an allowed path: a file, a directory, or nothing (`lstat` semantics after resolution). */
+export function statTarget(target: AllowedPath): fs.Stats | null {
+  try {
+    return fs.statSync(target.realPath);
+  } catch {
+    return null;
+  }
+}
+
+/** The model-facing text of a file-system error. */
+export function describeFsError(error: unknown, virtualPath: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return `Error: File not found: ${virtualPath}`;
+  if (code === "EACCES" || code === "EPERM") return `Error: Permission denied: ${virtualPath}`;
+  if (code === "EISDIR") return `Error: ${virtualPath} is a directory.`;
+  if (code === "ENOTDIR") return `Error: a parent of ${virtualPath} is not a directory.`;
+  if (code === "ELOOP") return `Error: Access denied: ${virtualPath} is a symlink that changed while it was being opened.`;
+  if (code === "ENAMETOOLONG") return `Error: Path is too long for the host file system: ${virtualPath}`;
+  if (code === "ENOSPC") return "Error: No space left on the device.";
+  return `Error: ${(error as Error).message}`;
+}

@@ -1,0 +1,58 @@
+/**
+ * Directory walking for `ls`, `glob` and `grep`. Symlinks are reported but never followed into, so a
+ * link planted in the workspace cannot make a listing or search wander outside (or loop), and very
+ * large trees are cut off after a fixed number of entries.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+/** One entry found by {@link walkDir}. */
+export interface WalkEntry {
+  /** Path relative to the walk root, `/`-separated. */
+  relative: string;
+  hostPath: string;
+  kind: "file" | "dir" | "symlink" | "other";
+  depth: number;
+}
+
+/** Directories listed but not descended into (dependency and VCS folders). */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"]);
+
+/** Options of {@link walkDir}. */
+export interface WalkOptions {
+  /** 1 = direct children only. */
+  maxDepth: number;
+  /** Stop after this many entries. */
+  maxEntries: number;
+  /** Names of directories not to descend into. */
+  skipDirs?: ReadonlySet<string>;
+}
+
+/** Depth-first walk in name order. Sets `truncated` on the returned object when `maxEntries` was hit. */
+export async function walkDir(root: string, options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
+  const entries: WalkEntry[] = [];
+  const skip = options.skipDirs ?? SKIPPED_DIRS;
+  let truncated = false;
+  const visit = async (dir: string, relative: string, depth: number): Promise<void> => {
+    let children: fs.Dirent[];
+    try {
+      children = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      if (entries.length >= options.maxEntries) {
+        truncated = true;
+        return;
+      }
+      const kind = child.isSymbolicLink() ? "symlink" : child.isDirectory() ? "dir" : child.isFile() ? "file" : "other";
+      const childRelative = relative ? `${relative}/${child.name}` : child.name;
+      const hostPath = path.join(dir, child.name);
+      entries.push({ relative: childRelative, hostPath, kind, depth });
+      if (kind === "dir" && depth < options.maxDepth && !skip.has(child.name)) await visit(hostPath, childRelative, depth + 1);
+    }
+  };
+  await visit(root, "", 1);
+  return { entries, truncated };
+}
