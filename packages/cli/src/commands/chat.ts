@@ -3,7 +3,7 @@
  * any answer, and the next line the user types is its answer, on the same thread.
  */
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import { parseAgentArgs } from "../args.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn } from "../session.js";
@@ -20,14 +20,14 @@ export async function main(argv: string[]): Promise<number> {
     else rl.close();
   });
   renderer.line(`thread: ${session.threadId}  (/new starts a thread, /exit leaves)`);
+  // The line iterator buffers input that arrives while a turn runs (piped or pasted lines are kept).
+  const lines = rl[Symbol.asyncIterator]();
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = (await rl.question("you> ")).trim();
-      } catch {
-        break; // input closed
-      }
+      process.stdout.write("you> ");
+      const next = await lines.next();
+      if (next.done) break;
+      const line = String(next.value).trim();
       if (line === "/exit" || line === "/quit") break;
       if (line === "/new") {
         session.threadId = randomUUID();

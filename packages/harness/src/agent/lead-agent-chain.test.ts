@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseConfigText } from "../config/load-config.js";
+import { createTempHome } from "../testing/index.js";
+import { createLeadAgent } from "./create-lead-agent.js";
+
+const config = (extra = "") => parseConfigText(`sandbox: {use: local}\n${extra}`, { source: null, env: {} });
+
+async function chainOf(options: Parameters<typeof createLeadAgent>[1], extra = ""): Promise<string[]> {
+  const home = createTempHome();
+  try {
+    const agent = await createLeadAgent(config(extra), { home: home.path, env: {}, checkpointer: false, onWarning: () => {}, ...options });
+    await agent.close();
+    return agent.deerflow.middlewareNames;
+  } finally {
+    home.cleanup();
+  }
+}
+
+test("the full chain runs in DeerFlow's order, clarification last", async () => {
+  const names = await chainOf(
+    { is_plan_mode: true, subagent_enabled: true },
+    "models:\n  - {name: v, use: openai, model: gpt-4o, api_key: x, supports_vision: true}\n",
+  );
+  assert.deepEqual(names, [
+    "thread-data",
+    "uploads",
+    "sandbox",
+    "dangling-tool-call",
+    "tool-call-repair",
+    "durable-context",
+    "summarization",
+    "todo-list",
+    "title",
+    "memory",
+    "view-image",
+    "subagent-limit",
+    "clarification",
+  ]);
+});
+
+test("conditional slots drop out when their switch is off", async () => {
+  const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+});
+
+test("middlewares passed in code go right before clarification", async () => {
+  const { createMiddleware } = await import("langchain");
+  const custom = createMiddleware({ name: "audit" });
+  const names = await chainOf({ middleware: [custom] }, "memory: {enabled: false}\n");
+  assert.deepEqual(names.slice(-2), ["audit", "clarification"]);
+});

@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import type { UploadedFile } from "../state/reducers.js";
+import { ThreadStateSchema } from "../state/thread-state.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { saveUploads } from "../uploads/save-uploads.js";
+import { formatSize, formatUploadsBlock, selectNewUploads, uploadsMiddleware, withUploadsBlock } from "./uploads.js";
+
+const file = (filename: string, size = 10): UploadedFile => ({
+  filename,
+  size,
+  path: `/h/uploads/${filename}`,
+  virtual_path: `/mnt/user-data/uploads/${filename}`,
+});
+
+test("formatSize and the uploaded_files block", () => {
+  assert.deepEqual([formatSize(512), formatSize(12_600), formatSize(4 * 1024 * 1024)], ["512 B", "12.3 KB", "4.0 MB"]);
+  const block = formatUploadsBlock([file("report.pdf", 12_600), file("<b>.txt")]);
+  assert.match(block, /^<uploaded_files>\nThe following files were uploaded in this message:\n\n- report\.pdf \(12\.3 KB\)\n  Path: \/mnt\/user-data\/uploads\/report\.pdf\n/);
+  assert.match(block, /- &lt;b&gt;\.txt/, "names cannot inject tags");
+  assert.match(block, /<\/uploaded_files>$/);
+  const many = formatUploadsBlock([file("a.md"), file("b.md"), file("c.pdf"), file("d.pdf")], 2);
+  assert.match(many, /- \.\.\.and 2 more \(2 \.pdf\); list them with ls \/mnt\/user-data\/uploads/);
+});
+
+test("selectNewUploads: files not announced earlier, or exactly the files the client names", () => {
+  const announced = withUploadsBlock(new HumanMessage({ id: "h1", content: "first" }), [file("a.txt")]);
+  const messages = [announced, new AIMessage("ok"), new HumanMessage({ id: "h2", content: "second" })];
+  assert.deepEqual(selectNewUploads(messages, [file("a.txt"), file("b.txt")]).map((f) => f.filename), ["b.txt"]);
+  const named = new HumanMessage({ id: "h3", content: "x", additional_kwargs: { files: [{ filename: "c.txt" }] } });
+  assert.deepEqual(selectNewUploads([named], [file("b.txt"), file("c.txt")]).map((f) => f.filename), ["c.txt"]);
+  assert.deepEqual(selectNewUploads([], [file("b.txt")]), []);
+});
+
+test("withUploadsBlock prepends to text, inserts a first block in lists, keeps the original text", () => {
+  const text = withUploadsBlock(new HumanMessage({ id: "h", content: "summarise" }), [file("n.txt")]);
+  assert.equal(text.id, "h");
+  assert.match(String(text.content), /^<uploaded_files>[\s\S]*<\/uploaded_files>\n\nsummarise$/);
+  assert.equal(text.additional_kwargs.original_user_content, "summarise");
+  assert.deepEqual(text.additional_kwargs.uploaded_files, [{ filename: "n.txt", size: 10, virtual_path: "/mnt/user-data/uploads/n.txt" }]);
+  const list = withUploadsBlock(new HumanMessage({ content: [{ type: "text", text: "look" }] }), [file("n.txt")]);
+  assert.ok(Array.isArray(list.content) && list.content.length === 2);
+  assert.match((list.content[0] as { text: string }).text, /^<uploaded_files>/);
+});
+
+test("in agent runs, each upload is announced once, in the turn after it was saved", async (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "uploads-mw-test-")));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const home = path.join(root, "home");
+  const source = path.join(root, "notes.txt");
+  fs.writeFileSync(source, "some notes");
+  const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }, { content: "three" }]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [uploadsMiddleware({ home })], checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "up-1" } };
+  const lastHuman = (index: number) => model.calls[index]!.messages.filter((message) => HumanMessage.isInstance(message)).at(-1)!;
+
+  await saveUploads(home, "up-1", [source]);
+  const first = await agent.invoke({ messages: [new HumanMessage({ id: "up-h1", content: "summarise the upload" })] }, config);
+  assert.match(String(lastHuman(0).content), /^<uploaded_files>[\s\S]*- notes\.txt \(10 B\)\n  Path: \/mnt\/user-data\/uploads\/notes\.txt[\s\S]*\n\nsummarise the upload$/);
+  assert.deepEqual(first.uploaded_files?.map((f) => f.virtual_path), ["/mnt/user-data/uploads/notes.txt"]);
+
+  const second = await agent.invoke({ messages: [new HumanMessage({ id: "up-h2", content: "thanks" })] }, config);
+  assert.equal(lastHuman(1).content, "thanks", "not announced again");
+  assert.deepEqual(second.uploaded_files, []);
+
+  await saveUploads(home, "up-1", [source]);
+  await agent.invoke({ messages: [new HumanMessage({ id: "up-h3", content: "and this one" })] }, config);
+  const third = String(lastHuman(2).content);
+  assert.match(third, /notes_1\.txt/);
+  assert.ok(!/- notes\.txt /.test(third), "only the new file");
+});
