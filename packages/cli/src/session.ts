@@ -79,7 +79,7 @@ export async function runTurn(session: Session, input: string | null, renderer: 
     }
   } catch (error) {
     if (signal?.aborted) {
-      await recordCancelledTasks(session, config);
+      await recordCancelledTasks(session, { configurable: config.configurable });
       throw new HarnessError("run_interrupted", `Interrupted. The thread is saved; continue it with: deerflow run --thread ${session.threadId} "..."`);
     }
     throw describeRunError(error, session.agent.deerflow.model.entry, session.threadId);

@@ -113,7 +113,6 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     allowHostBash: config.sandbox.allow_host_bash,
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
-    hostEnv: env,
   });
   const memory = createLeadMemory(config, { home, agentName: runtime.agentName, runModel: selection, chatModel: options.chatModel, env, onWarning });
 

@@ -117,6 +117,6 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
 }
 
 /** `fraction` triggers need the model's window; without `max_input_tokens` they are skipped (documented default). */
-function knownTriggers(triggers: AppConfig["summarization"]["trigger"], maxInputTokens: number | undefined) {
+export function knownTriggers(triggers: AppConfig["summarization"]["trigger"], maxInputTokens: number | undefined) {
   return maxInputTokens ? triggers : triggers.filter((trigger) => trigger.type !== "fraction");
 }

@@ -19,6 +19,7 @@ import { selectModel } from "../model/select-model.js";
 import { createTokenCounter } from "../model/tokens.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
+import { knownTriggers } from "./lead-agent-chain.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 
 /** What subagents inherit from the lead. */
@@ -55,7 +56,7 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
       middleware.push(
         summarizationMiddleware({
           models: [model],
-          trigger: summarization.trigger,
+          trigger: knownTriggers(summarization.trigger, entry.max_input_tokens),
           keep: summarization.keep,
           trimTokensToSummarize: summarization.trim_tokens_to_summarize,
           summaryPrompt: summarization.summary_prompt ?? undefined,

@@ -47,7 +47,8 @@ export function threadDataMiddleware(options: ThreadDataOptions) {
     name: "thread-data",
     stateSchema: threadStateSubset("thread_data"),
     beforeAgent: (state, runtime) => {
-      const threadId = runtime.configurable?.thread_id;
+      // A subagent runs under its own thread id but works in its parent's directories.
+      const threadId = runtime.configurable?.parent_thread_id ?? runtime.configurable?.thread_id;
       if (typeof threadId !== "string" || threadId === "") {
         throw new HarnessError("thread_invalid", "This agent needs a thread: pass configurable.thread_id when invoking it.");
       }

@@ -21,6 +21,11 @@ type Expectation = "error" | "contained";
 interface PathCase {
   name: string;
   path: string;
+  /**
+   * Target of the write attempts when `path` names a real system file: a file that does not exist,
+   * so a policy bug shows up as a new file (removed again) instead of damaging the machine.
+   */
+  writePath?: string;
   /** "write": only the writing tools and commands (e.g. /mnt/skills, which may be read). */
   only?: "write";
   /** Per provider: an error text is required, or only "nothing escaped". Default "error". */
@@ -36,6 +41,10 @@ interface CommandCase {
 
 const BWRAP_SKIP = bwrapUnavailableReason();
 const HOST_PASSWD_ROOT = fs.readFileSync("/etc/passwd", "utf8").split("\n")[0]!;
+/** A name in /etc that must never come to exist: write attempts aimed at system files use it. */
+const DECOY = `deerflow-hostile-${randomBytes(6).toString("hex")}`;
+/** Host files watched (and put back) around every call, in case a regression writes through. */
+const GUARDED = ["/etc/passwd", "/etc/shadow", "/etc/hosts", "/etc/group"].filter((file) => fs.existsSync(file));
 
 /** `printf` argument that builds `text` with no literal slash or dot in the command. */
 function hidden(text: string): string {
@@ -49,12 +58,12 @@ function pathCases(home: string): PathCase[] {
     { name: "relative traversal", path: "../../../../outside/secret.txt" },
     { name: "traversal after a virtual root", path: `${ws}/../../../../outside/secret.txt` },
     { name: "traversal that would stay inside", path: "/mnt/user-data/../user-data/workspace/x" },
-    { name: "traversal out of uploads", path: "/mnt/user-data/uploads/../../../etc" },
-    { name: "dot segments then traversal", path: "/mnt/./user-data/../../etc/passwd" },
+    { name: "traversal out of uploads", path: "/mnt/user-data/uploads/../../../etc", writePath: `/mnt/user-data/uploads/../../../etc/${DECOY}` },
+    { name: "dot segments then traversal", path: "/mnt/./user-data/../../etc/passwd", writePath: `/mnt/./user-data/../../etc/${DECOY}` },
     { name: "traversal out of skills", path: "/mnt/skills/../user-data/workspace/x" },
-    { name: "absolute /etc/passwd", path: "/etc/passwd" },
-    { name: "absolute /etc/shadow", path: "/etc/shadow" },
-    { name: "double leading slash", path: "//etc/passwd" },
+    { name: "absolute /etc/passwd", path: "/etc/passwd", writePath: `/etc/${DECOY}` },
+    { name: "absolute /etc/shadow", path: "/etc/shadow", writePath: `/etc/${DECOY}` },
+    { name: "double leading slash", path: "//etc/passwd", writePath: `//etc/${DECOY}` },
     { name: "host path outside the thread", path: `${outside}/secret.txt` },
     { name: "host path of another thread", path: `${home}/threads/other-thread/user-data/workspace/secret.txt` },
     { name: "host path of this very thread", path: `${home}/threads/test-thread/user-data/workspace/x.txt` },
@@ -72,21 +81,21 @@ function pathCases(home: string): PathCase[] {
     { name: "symlinked outside dir itself", path: `${ws}/link_out` },
     { name: "symlink to an outside file", path: `${ws}/link_secret` },
     { name: "relative symlink leading out", path: `${ws}/link_rel/secret.txt` },
-    { name: "symlink to /etc", path: `${ws}/link_etc/passwd` },
-    { name: "symlink to /", path: `${ws}/link_root/etc/passwd` },
+    { name: "symlink to /etc", path: `${ws}/link_etc/passwd`, writePath: `${ws}/link_etc/${DECOY}` },
+    { name: "symlink to /", path: `${ws}/link_root/etc/passwd`, writePath: `${ws}/link_root/etc/${DECOY}` },
     { name: "dangling symlink (write would create outside)", path: `${ws}/link_dangling` },
     { name: "chain of symlinks", path: `${ws}/link_chain/secret.txt` },
     { name: "symlink to another thread", path: `${ws}/link_other_thread/workspace/secret.txt` },
     { name: "symlink loop", path: `${ws}/link_loop/x` },
     { name: "symlink inside outputs leading out", path: "/mnt/user-data/outputs/link_out_outputs/secret.txt" },
     { name: "symlink the agent made with bash (outside dir)", path: `${ws}/bash_link_out/secret.txt` },
-    { name: "symlink the agent made with bash (/etc)", path: `${ws}/bash_link_etc/passwd` },
+    { name: "symlink the agent made with bash (/etc)", path: `${ws}/bash_link_etc/passwd`, writePath: `${ws}/bash_link_etc/${DECOY}` },
     { name: "write into skills", path: "/mnt/skills/public/demo/SKILL.md", only: "write" },
     { name: "new file in skills", path: "/mnt/skills/public/demo/new.txt", only: "write" },
     { name: "write into skills through a workspace link", path: `${ws}/link_skills/public/demo/SKILL.md`, only: "write" },
-    { name: "NUL byte then absolute path", path: `${ws}/a\u0000/etc/passwd` },
+    { name: "NUL byte then absolute path", path: `${ws}/a\u0000/etc/passwd`, writePath: `${ws}/a\u0000/etc/${DECOY}` },
     { name: "lone NUL byte", path: `${ws}/\u0000` },
-    { name: "newline in the path", path: `${ws}/a\n/etc/passwd` },
+    { name: "newline in the path", path: `${ws}/a\n/etc/passwd`, writePath: `${ws}/a\n/etc/${DECOY}` },
     { name: "empty path", path: "" },
     { name: "very long path", path: `${ws}/${"a".repeat(5000)}` },
     { name: "overlong path component", path: `${ws}/${"b".repeat(300)}` },
@@ -96,7 +105,7 @@ function pathCases(home: string): PathCase[] {
     { name: "right-to-left override in a name", path: `${ws}/\u202etxt.exe`, expect: "contained" },
     { name: "URL-encoded traversal", path: `${ws}/..%2f..%2foutside/secret.txt`, expect: "contained" },
     { name: "backslash traversal", path: `${ws}/..\\..\\outside\\secret.txt`, expect: "contained" },
-    { name: "file URL", path: "file:///etc/passwd", expect: "contained" },
+    { name: "file URL", path: "file:///etc/passwd", writePath: `file:///etc/${DECOY}`, expect: "contained" },
   ];
 }
 
@@ -125,11 +134,11 @@ function commandCases(home: string): CommandCase[] {
   ];
 }
 
-function fileToolCalls(target: string, only?: "write"): Array<[string, Record<string, unknown>]> {
+function fileToolCalls(target: string, writeTarget: string, only?: "write"): Array<[string, Record<string, unknown>]> {
   const writes: Array<[string, Record<string, unknown>]> = [
-    ["write_file", { description: "t", path: target, content: "pwned" }],
-    ["write_file", { description: "t", path: target, content: "pwned", append: true }],
-    ["str_replace", { description: "t", path: target, old_str: "secret", new_str: "pwned", replace_all: true }],
+    ["write_file", { description: "t", path: writeTarget, content: "pwned" }],
+    ["write_file", { description: "t", path: writeTarget, content: "pwned", append: true }],
+    ["str_replace", { description: "t", path: writeTarget, old_str: "secret", new_str: "pwned", replace_all: true }],
   ];
   if (only === "write") return writes;
   return [
@@ -143,9 +152,9 @@ function fileToolCalls(target: string, only?: "write"): Array<[string, Record<st
   ];
 }
 
-function bashCommands(target: string, only?: "write"): string[] {
-  if (target.includes("'")) return [];
-  const writes = [`echo pwned > '${target}'`, `cp /mnt/user-data/workspace/seed.txt '${target}'`];
+function bashCommands(target: string, writeTarget: string, only?: "write"): string[] {
+  if (target.includes("'") || writeTarget.includes("'")) return [];
+  const writes = [`echo pwned > '${writeTarget}'`, `cp /mnt/user-data/workspace/seed.txt '${writeTarget}'`];
   if (only === "write") return writes;
   return [`cat '${target}'`, `ls -la '${target}'`, ...writes];
 }
@@ -233,10 +242,21 @@ for (const provider of ["local", "bwrap"] as const) {
     let calls = 0;
     let refused = 0;
 
+    const guarded = new Map(GUARDED.map((file) => [file, fs.readFileSync(file)]));
     const run = async (label: string, expectation: Expectation, invoke: () => Promise<string>) => {
       const before = snapshot(kit.home);
       const text = await invoke();
       calls += 1;
+      for (const [file, content] of guarded) {
+        if (!fs.readFileSync(file).equals(content)) {
+          fs.writeFileSync(file, content); // put the machine back before reporting
+          escapes.push(`${label}: modified ${file}`);
+        }
+      }
+      if (fs.existsSync(`/etc/${DECOY}`)) {
+        fs.rmSync(`/etc/${DECOY}`, { force: true });
+        escapes.push(`${label}: created /etc/${DECOY}`);
+      }
       const leaked = canaries.filter((canary) => text.includes(canary));
       if (leaked.length > 0) escapes.push(`${label}: result shows ${leaked.join(", ")}`);
       const changed = changes(before, snapshot(kit.home));
@@ -249,10 +269,11 @@ for (const provider of ["local", "bwrap"] as const) {
     const commands = commandCases(kit.home).filter((item) => !item.providers || item.providers.includes(provider));
     for (const item of cases) {
       const expectation = expectationFor(item.expect, provider);
-      for (const [tool, args] of fileToolCalls(item.path, item.only)) {
+      const writeTarget = item.writePath ?? item.path;
+      for (const [tool, args] of fileToolCalls(item.path, writeTarget, item.only)) {
         await run(`[${item.name}] ${tool}`, expectation, () => kit.text(tool, args));
       }
-      for (const command of bashCommands(item.path, item.only)) {
+      for (const command of bashCommands(item.path, writeTarget, item.only)) {
         await run(`[${item.name}] bash ${JSON.stringify(command.slice(0, 60))}`, expectation, () => kit.text("bash", { description: "t", command }));
       }
     }

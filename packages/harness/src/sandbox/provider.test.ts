@@ -128,7 +128,16 @@ test("bwrap: the host /etc, the repository and the network are out of reach", { 
   assert.equal(interfaces.trim(), "lo", "only a loopback interface");
   assert.match(await run("(echo > /dev/tcp/1.1.1.1/53) 2>&1 && echo open || echo closed"), /closed/);
   assert.match(await run("getent hosts example.com || echo unresolved"), /unresolved/);
-  assert.match(await run("touch /mnt/skills/x 2>&1; touch /usr/x 2>&1; touch /x 2>&1"), /Read-only file system[\s\S]*Read-only file system[\s\S]*Read-only file system/);
+  // Decoy names: if isolation ever regressed, these would be new junk files, not damaged system files.
+  const decoy = `deerflow-decoy-${process.pid}`;
+  t.after(() => {
+    for (const file of [`/usr/${decoy}`, `/${decoy}`]) fs.rmSync(file, { force: true });
+  });
+  assert.match(
+    await run(`touch /mnt/skills/${decoy} 2>&1; touch /usr/${decoy} 2>&1; touch /${decoy} 2>&1`),
+    /Read-only file system[\s\S]*Read-only file system[\s\S]*Read-only file system/,
+  );
+  assert.ok(!fs.existsSync(`/usr/${decoy}`) && !fs.existsSync(`/${decoy}`));
   await run("echo private > /tmp/mine");
   assert.match(await run("cat /tmp/mine 2>&1"), /No such file/, "/tmp is private to each command");
   await run("echo kept > /mnt/user-data/outputs/kept.txt");

@@ -6,7 +6,7 @@
 import { Command } from "@langchain/langgraph";
 import { ToolMessage, tool } from "langchain";
 import { z } from "zod";
-import type { AllowedPath } from "../sandbox/path-policy.js";
+import type { AllowedPath, PathPolicy } from "../sandbox/path-policy.js";
 import { readFileChecked } from "../sandbox/safe-fs.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { USER_DATA_DIRS, VIRTUAL_USER_DATA, isInsideDir } from "../sandbox/virtual-paths.js";
@@ -14,7 +14,6 @@ import type { ViewedImage } from "../state/reducers.js";
 import { checkImage } from "./image-format.js";
 import { VIEW_IMAGE_MAX_BYTES } from "./limits.js";
 import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
-import type { PathPolicy } from "../sandbox/path-policy.js";
 import { statTarget } from "./text-file.js";
 
 /** True when the virtual path is in workspace, uploads or outputs (not skills, not the user-data root). */

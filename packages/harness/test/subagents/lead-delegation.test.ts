@@ -1,0 +1,42 @@
+/**
+ * Delegation through the fully wired lead agent: the subagent shares the lead's sandbox and files,
+ * its own messages stay out of the lead's thread, and the result lands in the delegation ledger.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { createLeadAgent } from "../../src/agent/create-lead-agent.js";
+import { parseConfigText } from "../../src/config/load-config.js";
+import { threadPaths } from "../../src/sandbox/virtual-paths.js";
+import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
+
+test("a task call runs a subagent that writes into the lead thread's outputs", async () => {
+  const home = createTempHome();
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "task", args: { description: "Write the file", prompt: "Write 'from subagent' to /mnt/user-data/outputs/sub.txt", subagent_type: "general-purpose" } }] },
+    { tool_calls: [{ name: "write_file", args: { description: "write", path: "/mnt/user-data/outputs/sub.txt", content: "from subagent" } }] },
+    { content: "I wrote /mnt/user-data/outputs/sub.txt." },
+    { content: "The subagent wrote the file." },
+  ]);
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
+  const agent = await createLeadAgent(config, { home: home.path, env: {}, chatModel: model, subagent_enabled: true, onWarning: () => {} });
+  try {
+    const events: string[] = [];
+    const stream = await agent.stream({ messages: [{ role: "user", content: "delegate it" }] }, { configurable: { thread_id: "lead" }, streamMode: ["custom"] });
+    for await (const [, event] of stream as AsyncIterable<[string, { type: string }]>) events.push(event.type);
+    assert.deepEqual([events[0], events.at(-1)], ["task_started", "task_completed"]);
+
+    assert.equal(readFileSync(path.join(threadPaths(home.path, "lead").outputs_path, "sub.txt"), "utf8"), "from subagent");
+    const state = await agent.graph.getState({ configurable: { thread_id: "lead" } });
+    const values = state.values as { messages: { getType(): string; name?: string }[]; delegations: { status: string; result_brief?: string }[] };
+    assert.deepEqual(values.messages.map((message) => message.getType()), ["human", "ai", "tool", "ai"], "the subagent's own messages stay out of the lead's thread");
+    assert.equal(values.delegations.length, 1);
+    assert.equal(values.delegations[0]!.status, "completed");
+    assert.match(values.delegations[0]!.result_brief ?? "", /wrote \/mnt\/user-data\/outputs\/sub\.txt/);
+    model.assertDone();
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});
