@@ -3,37 +3,11 @@
  * home, against the fake OpenAI-compatible server.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { CLI, deerflow } from "./run-cli.js";
 import { createTempHome, startFakeOpenAIServer, type TempHome } from "../../harness/src/testing/index.js";
-
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI in `cwd` with a clean environment (no API keys, home under cwd). */
-function deerflow(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", DEER_FLOW_HOME: path.join(cwd, ".deer-flow"), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function configWith(dir: TempHome, url: string): void {
   writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);

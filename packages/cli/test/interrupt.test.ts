@@ -7,10 +7,9 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { CLI, cliEnv, deerflow } from "./run-cli.js";
 import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 const isSubagent = (body: ChatCompletionRequest) => JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
 
 test("Ctrl-C cancels both running subagents and leaves the thread resumable", async () => {
@@ -41,7 +40,7 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
       path.join(dir.path, "config.yaml"),
       `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
     );
-    const env = { PATH: process.env.PATH ?? "", DEER_FLOW_HOME: path.join(dir.path, ".deer-flow") };
+    const env = cliEnv(dir.path);
     const child = spawn(process.execPath, [CLI, "run", "--subagents", "Compare providers A and B"], { cwd: dir.path, env, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -58,10 +57,10 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
     assert.match(stderr, /Interrupted\. The thread is saved/);
     const thread = /thread: ([\w-]+)/.exec(stderr)![1]!;
 
-    const history = await run(["history", "--thread", thread], dir.path, env);
+    const history = await deerflow(dir.path, ["history", "--thread", thread]);
     assert.equal((history.stdout.match(/tool task.*Task cancelled by user\./g) ?? []).length, 2, history.stdout);
 
-    const resumed = await run(["run", "--thread", thread, "go on"], dir.path, env);
+    const resumed = await deerflow(dir.path, ["run", "--thread", thread, "go on"]);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout.trim(), "Continuing after the interruption.");
     assert.match(JSON.stringify(server.requests.at(-1)!.messages), /Task cancelled by user/);
@@ -71,15 +70,3 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
     dir.cleanup();
   }
 });
-
-function run(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}

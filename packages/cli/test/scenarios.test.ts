@@ -3,31 +3,11 @@
  * checks of the foundation, sandbox, context, memory and subagent issues, tried as a user would.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { deerflow } from "./run-cli.js";
 import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer, type TempHome } from "../../harness/src/testing/index.js";
-
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
-
-function deerflow(cwd: string, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", DEER_FLOW_HOME: path.join(cwd, ".deer-flow") },
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    if (input !== undefined) child.stdin!.end(input);
-  });
-}
 
 const dirs: TempHome[] = [];
 after(() => dirs.forEach((dir) => dir.cleanup()));
@@ -110,7 +90,7 @@ test("a clarifying question ends `run` with exit 3, and `chat` takes the answer 
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stdout, /Which environment\?[\s\S]*1\. staging[\s\S]*2\. production/);
 
-    const chat = await deerflow(cwd, ["chat"], "deploy it\nstaging\n/exit\n");
+    const chat = await deerflow(cwd, ["chat"], { input: "deploy it\nstaging\n/exit\n" });
     assert.equal(chat.code, 0, chat.stderr);
     assert.match(chat.stdout, /agent \(question\)> [\s\S]*Which environment\?/);
     assert.match(chat.stdout, /agent> Deploying to staging\./);

@@ -1,0 +1,36 @@
+/** Runs the built `deerflow` binary as a user would: a subprocess with its own working directory. */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+
+/** What a finished CLI process left behind. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A clean environment: no API keys, home under `cwd`. */
+export function cliEnv(cwd: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", DEER_FLOW_HOME: path.join(cwd, ".deer-flow") };
+}
+
+/** Runs `deerflow ...args` in `cwd`; `input`, when given, is written to its stdin. */
+export function deerflow(cwd: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...cliEnv(cwd), ...options.env },
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+  });
+}
