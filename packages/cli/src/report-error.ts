@@ -4,11 +4,14 @@
  */
 import { isHarnessError } from "@deerflow/harness";
 
+/** Errors the user fixes in their command line or setup (exit 2); the rest are failed runs (exit 1). */
+const SETUP_ERRORS = new Set(["config_invalid", "config_not_found", "model_unknown", "tool_conflict", "upload_rejected", "thread_invalid"]);
+
 /** Writes the error to stderr and returns the exit code. */
 export function reportError(error: unknown): number {
   if (isHarnessError(error)) {
     process.stderr.write(`deerflow: ${error.message}\n`);
-    return error.code === "config_invalid" || error.code === "config_not_found" || error.code === "model_unknown" || error.code === "tool_conflict" ? 2 : 1;
+    return SETUP_ERRORS.has(error.code) ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`deerflow: ${message.split("\n")[0]}\n`);

@@ -127,3 +127,11 @@ test("an unreachable endpoint exits 1 and says so", async () => {
   assert.equal(result.code, 1);
   assert.match(result.stderr, /Model "fake" at http:\/\/127\.0\.0\.1:\d+\/v1 is unreachable/);
 });
+
+test("a refused upload exits 2 with the reason and runs nothing", async () => {
+  const dir = tempDir();
+  const missing = await deerflow(dir.path, ["run", "--upload", "does-not-exist.txt", "x"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /does-not-exist\.txt/);
+  assert.doesNotMatch(missing.stdout, /demo model/);
+});
