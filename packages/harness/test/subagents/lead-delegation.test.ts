@@ -40,3 +40,51 @@ test("a task call runs a subagent that writes into the lead thread's outputs", a
     home.cleanup();
   }
 });
+
+test("after a forced summarization, the next request still lists both delegations as completed", async () => {
+  const home = createTempHome();
+  const text = (messages: { content: unknown }[]) => JSON.stringify(messages.map((message) => message.content));
+  let leadTurn = 0;
+  const model = new ScriptedChatModel(
+    [
+      (messages) => {
+        const all = text(messages);
+        if (all.includes("You are a subagent")) return { content: `Findings for ${all.includes("provider A") ? "A" : "B"}: cheap and fast.` };
+        if (all.includes("<new_messages>")) return { content: "The user compared providers A and B through two subagents." };
+        leadTurn += 1;
+        if (leadTurn === 1) {
+          return {
+            tool_calls: [
+              { name: "task", args: { description: "Research A", prompt: "Research provider A", subagent_type: "general-purpose" } },
+              { name: "task", args: { description: "Research B", prompt: "Research provider B", subagent_type: "general-purpose" } },
+            ],
+          };
+        }
+        return { content: `Answer ${leadTurn}.` };
+      },
+    ],
+    { loop: true },
+  );
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\nsummarization: {trigger: {type: messages, value: 6}, keep: {type: messages, value: 2}}\n", {
+    source: null,
+    env: {},
+  });
+  const agent = await createLeadAgent(config, { home: home.path, env: {}, chatModel: model, subagent_enabled: true, onWarning: () => {} });
+  try {
+    const thread = { configurable: { thread_id: "compacted" } };
+    await agent.invoke({ messages: [{ role: "user", content: "Compare providers A and B" }] }, thread);
+    await agent.invoke({ messages: [{ role: "user", content: "Anything else?" }] }, thread);
+    await agent.invoke({ messages: [{ role: "user", content: "And now?" }] }, thread);
+
+    const state = await agent.graph.getState(thread);
+    const values = state.values as { messages: { getType(): string; name?: string }[]; summary_text?: string };
+    assert.ok(values.summary_text, "summarization ran");
+    assert.ok(!values.messages.some((message) => message.name === "task"), "the task results were compacted away");
+    const last = model.calls.at(-1)!.messages.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content))).join("\n");
+    assert.match(last, /\[completed\] Research A \(via general-purpose; completed result; do NOT delegate again/);
+    assert.match(last, /\[completed\] Research B \(via general-purpose; completed result; do NOT delegate again/);
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});

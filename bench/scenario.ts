@@ -1,0 +1,134 @@
+/**
+ * The benchmark scenario shared by every variant: a zero-latency scripted model and an in-process
+ * tool, so the figures measure the harness around the model, not the model.
+ *
+ * A turn is: user message -> model calls `note` -> tool result -> model calls `note` -> tool result ->
+ * model answers. Three model calls, two tool runs. The model records when each call starts and ends
+ * and how many tokens each request holds; the tool records its own run time, which the overhead
+ * figures subtract.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { BaseChatModel, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createDeepAgent } from "deepagents";
+import { createAgent } from "langchain";
+import { z } from "zod";
+import { createLeadAgent, parseConfigText } from "../packages/harness/src/index.js";
+import { countTokens } from "../packages/harness/src/model/tokens.js";
+
+export type VariantName = "deerflow" | "deerflow-nosum" | "createAgent" | "deepagents";
+
+/** Timing and size records of one variant's calls. */
+export interface Recorder {
+  /** [start, end] of each lead model call (tools bound), in ms. */
+  calls: [number, number][];
+  /** Tool run time accumulated since the last model call. */
+  toolMs: number;
+  /** Tool time between consecutive model calls, aligned with `calls` (index i: after call i-1). */
+  toolGaps: number[];
+  requestTokens: number[];
+  summarizerCalls: number;
+}
+
+export function newRecorder(): Recorder {
+  return { calls: [], toolMs: 0, toolGaps: [], requestTokens: [], summarizerCalls: 0 };
+}
+
+const TOOL_TEXT = "Observation: ".padEnd(400, "lorem ipsum dolor sit amet ");
+const TURN_TEXT = (turn: number) => `Turn ${turn}: look something up twice and report. `.padEnd(200, "context ");
+
+/** A chat model that plays the scenario instantly. Calls without tools (summarizers) get a summary. */
+class BenchModel extends BaseChatModel {
+  private seq = 0;
+  constructor(private readonly recorder: Recorder, private readonly toolNames: string[] = []) {
+    super({});
+  }
+  _llmType() {
+    return "bench";
+  }
+  override bindTools(tools: BindToolsInput[]): Runnable {
+    const names = tools.map((t) => (t as { name?: string }).name ?? "").filter(Boolean);
+    return new BenchModel(this.recorder, names) as unknown as Runnable;
+  }
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const start = performance.now();
+    // Fixed-width ids, like real providers' (a growing number would add bytes as the thread ages).
+    const id = `bench-${String(process.pid).padStart(7, "0")}-${String(++this.seq).padStart(8, "0")}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`;
+    let message: AIMessage;
+    if (!this.toolNames.includes("note")) {
+      this.recorder.summarizerCalls++;
+      message = new AIMessage({ id, content: "Summary: the user asked for lookups each turn; each was done and reported." });
+    } else {
+      this.recorder.requestTokens.push(countTokens(messages));
+      this.recorder.toolGaps.push(this.recorder.toolMs);
+      this.recorder.toolMs = 0;
+      const lastHuman = messages.findLastIndex((m) => m.getType() === "human" && !m.additional_kwargs?.hide_from_ui);
+      const toolsThisTurn = messages.slice(lastHuman + 1).filter((m) => m.getType() === "tool").length;
+      message =
+        toolsThisTurn < 2
+          ? new AIMessage({ id, content: "", tool_calls: [{ id: `${id}-c`, name: "note", args: { topic: `step ${toolsThisTurn}` }, type: "tool_call" }] })
+          : new AIMessage({ id, content: "Done: both lookups are reported above." });
+    }
+    if (this.toolNames.includes("note")) this.recorder.calls.push([start, performance.now()]);
+    return { generations: [{ text: String(message.content), message }] };
+  }
+}
+
+function noteTool(recorder: Recorder) {
+  return tool(
+    async ({ topic }: { topic: string }) => {
+      const start = performance.now();
+      const text = `${topic}: ${TOOL_TEXT}`;
+      recorder.toolMs += performance.now() - start;
+      return text;
+    },
+    { name: "note", description: "Look up a note on a topic.", schema: z.object({ topic: z.string() }) },
+  );
+}
+
+/** One variant ready to run turns on one thread; `file` is its SQLite checkpoint file. */
+export interface Variant {
+  name: VariantName;
+  recorder: Recorder;
+  file: string;
+  turn(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Summarization of variant (a): the issue's trigger and keep, so request size stays bounded. */
+const SUMMARIZATION_ON = "summarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}";
+export const SUMMARIZATION_TRIGGER_TOKENS = 4000;
+
+/** Builds a variant in `dir` (a fresh directory). */
+export async function buildVariant(name: VariantName, dir: string): Promise<Variant> {
+  mkdirSync(dir, { recursive: true });
+  const recorder = newRecorder();
+  const model = new BenchModel(recorder);
+  const tools = [noteTool(recorder)];
+  const config = { configurable: { thread_id: "bench" }, recursionLimit: 1000 };
+  const input = (index: number) => ({ messages: [{ role: "user", content: TURN_TEXT(index) }] });
+  if (name === "deerflow" || name === "deerflow-nosum") {
+    const yaml = `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
+    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: dir, env: {}, chatModel: model, tools, onWarning: () => {} });
+    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => void (await agent.invoke(input(i), config)), close: () => agent.close() };
+  }
+  const file = path.join(dir, "checkpoints.sqlite");
+  const checkpointer = SqliteSaver.fromConnString(file);
+  const agent =
+    name === "createAgent"
+      ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer })
+      : createDeepAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer });
+  return {
+    name,
+    recorder,
+    file,
+    turn: async (i) => void (await (agent as { invoke(input: unknown, config: unknown): Promise<unknown> }).invoke(input(i), config)),
+    close: async () => (checkpointer as unknown as { db: { close(): void } }).db.close(),
+  };
+}
