@@ -105,6 +105,11 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     throw new HarnessError("config_invalid", `Agent name "${runtime.agentName}" is not valid: use letters, digits and "-" only.`);
   }
 
+  // Declared so the file format is stable; not loaded yet. Say so rather than ignore them silently.
+  if (config.tools.length > 0) onWarning(`config tools: (${config.tools.map((entry) => entry.name).join(", ")}) are not loaded yet by DeerFlow.ts; pass tools in code with createLeadAgent(config, { tools }).`);
+  const mcpNames = Object.keys(config.mcp_servers);
+  if (mcpNames.length > 0) onWarning(`mcp_servers (${mcpNames.join(", ")}) are not connected yet by DeerFlow.ts; their tools are not available in this run.`);
+
   const skillsPath = path.resolve(config.skills.path);
   const sandbox = createSandboxProvider({
     use: config.sandbox.use,

@@ -50,3 +50,17 @@ test("middlewares passed in code go right before clarification", async () => {
   const names = await chainOf({ middleware: [custom] }, "memory: {enabled: false}\n");
   assert.deepEqual(names.slice(-2), ["audit", "clarification"]);
 });
+
+test("config tools and mcp_servers, not loaded yet, are reported instead of ignored", async () => {
+  const home = createTempHome();
+  const warnings: string[] = [];
+  try {
+    const yaml = "sandbox: {use: local}\nmemory: {enabled: false}\ntools: [{name: search, use: 'pkg:search'}]\nmcp_servers: {github: {command: gh-mcp}}\n";
+    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: home.path, env: {}, checkpointer: false, onWarning: (w) => warnings.push(w) });
+    await agent.close();
+    assert.ok(warnings.some((w) => /config tools: \(search\) are not loaded yet/.test(w)));
+    assert.ok(warnings.some((w) => /mcp_servers \(github\) are not connected yet/.test(w)));
+  } finally {
+    home.cleanup();
+  }
+});
