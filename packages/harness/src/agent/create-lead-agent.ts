@@ -29,6 +29,7 @@ import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
+import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createTaskTool } from "../tools/task.js";
 import { buildLeadChain, type LeadRuntime } from "./lead-agent-chain.js";
 import { createLeadMemory } from "./lead-memory.js";
@@ -51,7 +52,7 @@ export interface LeadAgentOptions {
    * providers we have no `use:` for). The entry still supplies its settings (vision, input window).
    */
   chatModel?: BaseChatModel;
-  /** Extra langchain tools, added after the built-in ones. Names must not collide. */
+  /** Extra langchain tools, added after the built-in and config (`tools:`) ones. Names must not collide. */
   tools?: readonly StructuredToolInterface[];
   /** Extra middlewares, inserted before `clarification`. */
   middleware?: readonly AgentMiddleware[];
@@ -105,8 +106,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     throw new HarnessError("config_invalid", `Agent name "${runtime.agentName}" is not valid: use letters, digits and "-" only.`);
   }
 
-  // Declared so the file format is stable; not loaded yet. Say so rather than ignore them silently.
-  if (config.tools.length > 0) onWarning(`config tools: (${config.tools.map((entry) => entry.name).join(", ")}) are not loaded yet by DeerFlow.ts; pass tools in code with createLeadAgent(config, { tools }).`);
+  // Declared so the file format is stable; not connected yet. Say so rather than ignore them silently.
   const mcpNames = Object.keys(config.mcp_servers);
   if (mcpNames.length > 0) onWarning(`mcp_servers (${mcpNames.join(", ")}) are not connected yet by DeerFlow.ts; their tools are not available in this run.`);
 
@@ -147,6 +147,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     const createSubagent = subagentFactory({ config, home, sandbox, parentEntry: selection.entry, parentChatModel: options.chatModel, env, onWarning });
     tools.push(createTaskTool({ registry, createSubagent, parentTools: () => tools, defaultTimeoutSeconds: config.subagents.timeout_seconds }));
   }
+  tools.push(...(await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning)));
   tools.push(...(options.tools ?? []));
   assertUniqueToolNames(tools);
 

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { parseConfigText } from "../config/load-config.js";
 import { createTempHome } from "../testing/index.js";
 import { createLeadAgent } from "./create-lead-agent.js";
@@ -51,14 +53,16 @@ test("middlewares passed in code go right before clarification", async () => {
   assert.deepEqual(names.slice(-2), ["audit", "clarification"]);
 });
 
-test("config tools and mcp_servers, not loaded yet, are reported instead of ignored", async () => {
+test("config tools are loaded; mcp_servers, not connected yet, are reported instead of ignored", async () => {
   const home = createTempHome();
   const warnings: string[] = [];
   try {
-    const yaml = "sandbox: {use: local}\nmemory: {enabled: false}\ntools: [{name: search, use: 'pkg:search'}]\nmcp_servers: {github: {command: gh-mcp}}\n";
-    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: home.path, env: {}, checkpointer: false, onWarning: (w) => warnings.push(w) });
+    const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../test/fixtures");
+    const yaml = "sandbox: {use: local}\nmemory: {enabled: false}\ntools: [{name: shout, use: './config-tools.mjs:shout'}]\nmcp_servers: {github: {command: gh-mcp}}\n";
+    const config = parseConfigText(yaml, { source: path.join(fixtures, "config.yaml"), env: {} });
+    const agent = await createLeadAgent(config, { home: home.path, env: {}, checkpointer: false, onWarning: (w) => warnings.push(w) });
     await agent.close();
-    assert.ok(warnings.some((w) => /config tools: \(search\) are not loaded yet/.test(w)));
+    assert.ok(agent.deerflow.toolNames.includes("shout"));
     assert.ok(warnings.some((w) => /mcp_servers \(github\) are not connected yet/.test(w)));
   } finally {
     home.cleanup();
