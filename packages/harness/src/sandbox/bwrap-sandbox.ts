@@ -7,22 +7,14 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ThreadDataState } from "../state/reducers.js";
 import { buildBwrapArgs } from "./bwrap-args.js";
 import { checkCommandPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
 import { bwrapBaseEnv } from "./env.js";
-import type { PathPolicy } from "./path-policy.js";
 import type { Sandbox } from "./sandbox.js";
-import { createThreadSandbox } from "./thread-sandbox.js";
+import { createThreadSandbox, type ThreadSandboxBase } from "./thread-sandbox.js";
 
 /** What the bwrap provider passes in for one thread. */
-export interface BwrapSandboxOptions {
-  id: string;
-  threadId: string;
-  paths: ThreadDataState;
-  policy: PathPolicy;
-  bashTimeoutSeconds: number;
-  bashOutputMaxChars: number;
+export interface BwrapSandboxOptions extends ThreadSandboxBase {
   bwrapPath: string;
   etcDir: string;
 }

@@ -6,19 +6,11 @@
  */
 import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
 import { buildSandboxEnv } from "./env.js";
-import type { PathPolicy } from "./path-policy.js";
 import type { Sandbox } from "./sandbox.js";
-import { createThreadSandbox } from "./thread-sandbox.js";
-import type { ThreadDataState } from "../state/reducers.js";
+import { createThreadSandbox, type ThreadSandboxBase } from "./thread-sandbox.js";
 
 /** What the local provider passes in for one thread. */
-export interface LocalSandboxOptions {
-  id: string;
-  threadId: string;
-  paths: ThreadDataState;
-  policy: PathPolicy;
-  bashTimeoutSeconds: number;
-  bashOutputMaxChars: number;
+export interface LocalSandboxOptions extends ThreadSandboxBase {
   /** Environment to inherit (secrets are scrubbed). */
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** Path of bash on the host. */

@@ -17,6 +17,16 @@ export interface SpawnSpec {
   env: Record<string, string>;
 }
 
+/** What every provider passes in for one thread, whatever runs its commands. */
+export interface ThreadSandboxBase {
+  id: string;
+  threadId: string;
+  paths: ThreadDataState;
+  policy: PathPolicy;
+  bashTimeoutSeconds: number;
+  bashOutputMaxChars: number;
+}
+
 /** What a provider supplies to build a thread's sandbox. */
 export interface ThreadSandboxSpec {
   id: string;
