@@ -14,6 +14,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
 import type { AppConfig } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
+import type { McpService } from "../mcp/mcp-service.js";
+import { openMcpService } from "../mcp/open-mcp-service.js";
 import { mergeHistory } from "../history/format-history.js";
 import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
 import { createChatModel } from "../model/create-chat-model.js";
@@ -63,6 +65,11 @@ export interface LeadAgentOptions {
   env?: Record<string, string | undefined>;
   /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to `console.warn`. */
   onWarning?: (message: string) => void;
+  /**
+   * A long-lived MCP service shared across agents (the caller closes it). Absent: the agent opens one
+   * from `mcp_servers` / `extensions_config.json` and closes it in `close()`. `false`: no MCP tools.
+   */
+  mcp?: McpService | false;
 }
 
 /** What was decided while building the agent, for the CLI to report. */
@@ -106,9 +113,8 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     throw new HarnessError("config_invalid", `Agent name "${runtime.agentName}" is not valid: use letters, digits and "-" only.`);
   }
 
-  // Declared so the file format is stable; not connected yet. Say so rather than ignore them silently.
-  const mcpNames = Object.keys(config.mcp_servers);
-  if (mcpNames.length > 0) onWarning(`mcp_servers (${mcpNames.join(", ")}) are not connected yet by DeerFlow.ts; their tools are not available in this run.`);
+  const ownMcp = options.mcp === undefined ? openMcpService(config, { env, onWarning }) : undefined;
+  const mcp = options.mcp || ownMcp;
 
   const skillsPath = path.resolve(config.skills.path);
   const sandbox = createSandboxProvider({
@@ -149,7 +155,16 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   }
   tools.push(...(await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning)));
   tools.push(...(options.tools ?? []));
-  assertUniqueToolNames(tools);
+  // MCP tools come last and are renamed on a clash, so they never break the built-in names.
+  const mcpTools = mcp ? await mcp.tools({ reservedNames: tools.map((tool) => tool.name) }) : [];
+  tools.push(...mcpTools);
+  const deferredTools = config.tool_search.enabled && mcpTools.length > config.tool_search.threshold ? mcpTools : [];
+  try {
+    assertUniqueToolNames(tools);
+  } catch (error) {
+    await ownMcp?.close();
+    throw error;
+  }
 
   const systemPrompt = renderLeadPrompt({
     agentName: runtime.agentName,
@@ -174,10 +189,11 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     summaryModels: summaryModels(config, model, selection, env),
     titleModel: titleModel(config, selection, env),
     tokenCounter: createTokenCounter(modelId),
-    overheadTokens: countTokens([], { model: modelId, systemPrompt, tools }),
+    overheadTokens: countTokens([], { model: modelId, systemPrompt, tools: tools.filter((tool) => !deferredTools.includes(tool)) }),
     archive,
     memory,
     custom: options.middleware ?? [],
+    deferredTools,
     onWarning,
   });
 
@@ -203,6 +219,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     try {
       await memory?.close();
       await sandbox.shutdown();
+      await ownMcp?.close();
     } finally {
       archive?.close();
       store?.close();

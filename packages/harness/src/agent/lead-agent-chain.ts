@@ -7,10 +7,12 @@
  * options; middlewares never read config themselves.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentMiddleware } from "langchain";
 import type { AppConfig, ModelEntry } from "../config/schema.js";
 import type { HistoryArchive } from "../history/history-archive.js";
 import type { MemoryService } from "../memory/memory-service.js";
+import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
@@ -54,6 +56,8 @@ export interface LeadChainInput {
   memory: MemoryService | null;
   /** Middlewares given in code; they go right before clarification. */
   custom: readonly AgentMiddleware[];
+  /** MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
+  deferredTools?: readonly StructuredToolInterface[];
   onWarning: (message: string) => void;
 }
 
@@ -108,6 +112,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
     // 11. Drops task calls past the per-response limit before any tool runs.
     runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, onWarning: input.onWarning }),
+    // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
+    (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools! }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.

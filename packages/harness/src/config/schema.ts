@@ -138,15 +138,25 @@ export const ToolEntry = z.strictObject({
   use: z.string().min(1),
 });
 
+/** One MCP server (`mcp/server-spec.ts` turns it into a connection spec). Transport: stdio with `command`, http when only `url` is given. */
 export const McpServerEntry = z.strictObject({
   enabled: z.boolean().default(true),
-  transport: z.enum(["stdio", "http", "sse"]).default("stdio"),
+  transport: z.enum(["stdio", "http", "sse"]).optional(),
   command: z.string().optional(),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   url: z.string().url().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   description: z.string().optional(),
+  tool_name_prefix: z.boolean().optional(),
+  session_init_timeout: z.number().positive().optional(),
+  tool_call_timeout: z.number().positive().optional(),
+});
+
+/** Deferred loading of MCP tools: past `threshold` tools, the model sees a catalogue and `tool_search`. */
+export const ToolSearchConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  threshold: z.number().int().min(0).default(30),
 });
 
 export const DatabaseConfig = z.strictObject({
@@ -169,6 +179,7 @@ export const AppConfigSchema = z.strictObject({
   subagents: SubagentsConfig.prefault({}),
   tools: z.array(ToolEntry).default([]),
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
+  tool_search: ToolSearchConfig.prefault({}),
   database: DatabaseConfig.prefault({}),
 });
 

@@ -1,0 +1,86 @@
+/**
+ * Deferred tool loading: with many MCP tools, sending every schema on every model call costs tokens and
+ * confuses models, so the deferred tools are withheld until the model asks for them.
+ *
+ * Each model call sees the catalogue (`<available-deferred-tools>`, one line per tool, appended to the
+ * system prompt so the prompt prefix stays cacheable) and `tool_search`; the tools `tool_search`
+ * promoted into the thread's `promoted_tools` are bound from then on. Every deferred tool stays
+ * registered with the agent, so a promoted one runs like any other; one called before it was promoted
+ * gets an error ToolMessage telling the model to load it first.
+ */
+import { ToolMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { ReducedValue, StateSchema } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { z } from "zod";
+import { createToolSearchTool, oneLine, TOOL_SEARCH_TOOL_NAME } from "./tool-search.js";
+
+/**
+ * Reducer of `promoted_tools`: the union, in first-promotion order. Promoting a name twice changes
+ * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. Names are never removed.
+ */
+export function mergePromotedTools(current: readonly string[] | null | undefined, next: readonly string[] | null | undefined): string[] {
+  const merged = [...(current ?? [])];
+  for (const name of next ?? []) if (!merged.includes(name)) merged.push(name);
+  return merged;
+}
+
+const promotedState = new StateSchema({
+  promoted_tools: new ReducedValue(z.array(z.string()).default(() => []), {
+    reducer: (current: string[], next: string[]) => mergePromotedTools(current, next),
+  }),
+});
+
+/** Options of {@link deferredToolsMiddleware}. */
+export interface DeferredToolsOptions {
+  /** The tools to withhold until promoted (they must also be among the agent's tools). */
+  deferred: readonly StructuredToolInterface[];
+}
+
+/** The catalogue block appended to the system prompt. */
+export function renderCatalogue(deferred: readonly StructuredToolInterface[]): string {
+  const lines = deferred.map((entry) => `- ${entry.name}: ${oneLine(entry.description)}`);
+  return [
+    "<available-deferred-tools>",
+    `These tools exist but are not loaded yet. To use one, first call ${TOOL_SEARCH_TOOL_NAME} (e.g. "select:${deferred[0]?.name ?? "name"}" or a few keywords); the tools it returns can be called from then on.`,
+    ...lines,
+    "</available-deferred-tools>",
+  ].join("\n");
+}
+
+/**
+ * Withholds `deferred` from the model until `tool_search` promotes them. Provides `tool_search` itself.
+ *
+ * @example
+ * const mcpTools = await mcp.tools();
+ * createAgent({ model, tools: [...builtins, ...mcpTools], middleware: [deferredToolsMiddleware({ deferred: mcpTools })] });
+ */
+export function deferredToolsMiddleware(options: DeferredToolsOptions) {
+  const deferredNames = new Set(options.deferred.map((entry) => entry.name));
+  const catalogue = renderCatalogue(options.deferred);
+  return createMiddleware({
+    name: "deferred-tools",
+    stateSchema: promotedState,
+    tools: [createToolSearchTool(options.deferred)],
+    wrapModelCall: (request, handler) => {
+      const promoted = new Set(request.state.promoted_tools ?? []);
+      const tools = request.tools.filter((entry) => {
+        const name = (entry as { name?: string }).name;
+        return name === undefined || !deferredNames.has(name) || promoted.has(name);
+      });
+      const separator = request.systemMessage.text ? "\n\n" : "";
+      return handler({ ...request, tools, systemMessage: request.systemMessage.concat(`${separator}${catalogue}`) });
+    },
+    wrapToolCall: async (request, handler) => {
+      const name = request.toolCall.name;
+      const promoted = (request.state as { promoted_tools?: string[] }).promoted_tools ?? [];
+      if (!deferredNames.has(name) || promoted.includes(name)) return handler(request);
+      return new ToolMessage({
+        name,
+        tool_call_id: request.toolCall.id ?? "",
+        status: "error",
+        content: `Error: ${name} is in the deferred tool catalogue and is not loaded yet. Call ${TOOL_SEARCH_TOOL_NAME} with "select:${name}" first, then call it with the schema it returns.`,
+      });
+    },
+  });
+}
