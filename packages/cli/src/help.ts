@@ -9,6 +9,7 @@ Usage:
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
+  deerflow mcp list [--json]        MCP servers (mcp_servers, extensions_config.json): status and tools
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -61,6 +62,12 @@ named agent). Facts are extracted in the background after each conversation.
 
 Prints every message of a thread, including those summarization compacted away, with a marker where
 each compaction happened. --summaries also prints the summary written at each marker.
+`,
+  mcp: `Usage: deerflow mcp list [--json] [--config PATH]
+
+Starts every configured MCP server (config.yaml mcp_servers: and extensions_config.json "mcpServers",
+found by DEER_FLOW_EXTENSIONS_CONFIG_PATH, ./extensions_config.json, then ../extensions_config.json),
+shows whether it started, its tools or the reason it failed, then stops it again.
 `,
   threads: `Usage: deerflow threads [--config PATH]
 

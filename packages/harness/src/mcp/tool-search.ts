@@ -58,7 +58,7 @@ export function searchCatalog(catalog: readonly CatalogEntry[], query: string): 
   const scored = pool.map((entry, index) => {
     const name = entry.name.toLowerCase();
     const description = entry.description.toLowerCase();
-    let score = required && terms.length === 0 ? 1 : 0;
+    let score = required ? 1 : 0; // With +word, every tool whose name has the word is a result.
     for (const term of terms) score += (name.includes(term) ? 2 : 0) + (description.includes(term) ? 1 : 0);
     if (pattern && (pattern.test(entry.name) || pattern.test(entry.description))) score += 1;
     return { name: entry.name, score, index };
