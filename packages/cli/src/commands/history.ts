@@ -15,7 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
   }
   if (!values.thread) throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
-  const agent = await createLeadAgent(loadConfig({ path: values.config }), { onWarning: () => {} });
+  const agent = await createLeadAgent(loadConfig({ path: values.config }), { onWarning: () => {}, mcp: false });
   try {
     const entries = await agent.history(values.thread);
     if (entries.length === 0) {

@@ -11,7 +11,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
   }
-  const agent = await createLeadAgent(loadConfig({ path: configPath }), { onWarning: () => {} });
+  const agent = await createLeadAgent(loadConfig({ path: configPath }), { onWarning: () => {}, mcp: false });
   try {
     const ids = agent.listThreadIds();
     if (ids.length === 0) {

@@ -16,6 +16,7 @@ import type { AppConfig } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
 import type { McpService } from "../mcp/mcp-service.js";
 import { openMcpService } from "../mcp/open-mcp-service.js";
+import { TOOL_SEARCH_TOOL_NAME } from "../mcp/tool-search.js";
 import { mergeHistory } from "../history/format-history.js";
 import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
 import { createChatModel } from "../model/create-chat-model.js";
@@ -156,7 +157,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   tools.push(...(await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning)));
   tools.push(...(options.tools ?? []));
   // MCP tools come last and are renamed on a clash, so they never break the built-in names.
-  const mcpTools = mcp ? await mcp.tools({ reservedNames: tools.map((tool) => tool.name) }) : [];
+  const mcpTools = mcp ? await mcp.tools({ reservedNames: [...tools.map((tool) => tool.name), TOOL_SEARCH_TOOL_NAME] }) : [];
   tools.push(...mcpTools);
   const deferredTools = config.tool_search.enabled && mcpTools.length > config.tool_search.threshold ? mcpTools : [];
   try {
@@ -207,7 +208,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     home,
     model: selection,
     sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
-    toolNames: tools.map((tool) => tool.name),
+    toolNames: [...tools.map((tool) => tool.name), ...(deferredTools.length > 0 ? [TOOL_SEARCH_TOOL_NAME] : [])],
     middlewareNames: middleware.map((entry) => entry.name),
     runtime,
     systemPrompt,

@@ -1,10 +1,10 @@
-/** `deerflow mcp list` run as a user runs it, against the reference filesystem server from npm. */
+/** MCP from the command line, as a user runs it, against the reference filesystem server from npm. */
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTempHome } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
 import { CLI, deerflow } from "./run-cli.js";
 
 const FILESYSTEM_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -46,6 +46,32 @@ test("mcp list without servers says how to add one", async () => {
     assert.equal(result.code, 0);
     assert.match(result.stdout, /No MCP servers configured/);
   } finally {
+    dir.cleanup();
+  }
+});
+
+test("deerflow run lists and reads files through the filesystem server added in extensions_config.json", async () => {
+  const dir = createTempHome({ prefix: "df-cli-mcp-", files: { "notes/plan.md": "Launch on Friday.\n" } });
+  const notes = path.join(dir.path, "notes");
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: [
+      { tool_calls: [{ name: "list_directory", arguments: { path: notes } }] },
+      { tool_calls: [{ name: "read_text_file", arguments: { path: path.join(notes, "plan.md") } }] },
+      { content: "The plan: launch on Friday." },
+    ],
+  });
+  try {
+    writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk-test, base_url: '${server.url}', max_retries: 0}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+    writeFileSync(path.join(dir.path, "extensions_config.json"), JSON.stringify({ mcpServers: { filesystem: { enabled: true, type: "stdio", command: process.execPath, args: [FILESYSTEM_SERVER, notes] } } }));
+    const result = await deerflow(dir.path, ["run", "What is in my notes folder?"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), "The plan: launch on Friday.");
+    assert.match(result.stderr, /list_directory/);
+    const toolResults = server.requests[2]!.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
+    assert.deepEqual(toolResults, ["[FILE] plan.md", "Launch on Friday.\n"]);
+  } finally {
+    await server.close();
     dir.cleanup();
   }
 });
