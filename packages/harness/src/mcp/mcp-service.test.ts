@@ -2,17 +2,16 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createTempHome } from "../testing/index.js";
+import { EVERYTHING_SERVER, FILESYSTEM_SERVER, FIXTURES } from "../../test/mcp/reference-servers.js";
 import { createMcpService } from "./mcp-service.js";
 import { McpServerInput, type McpServerSpec, toServerSpec } from "./server-spec.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const fixtures = path.join(root, "packages/harness/test/fixtures/mcp");
-const FILESYSTEM = path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const fixtures = FIXTURES;
+const FILESYSTEM = FILESYSTEM_SERVER;
+const EVERYTHING = EVERYTHING_SERVER;
 
 const spec = (name: string, input: Record<string, unknown>): McpServerSpec => toServerSpec(name, McpServerInput.parse(input), { env: process.env, source: "test" });
 const byName = (tools: StructuredToolInterface[], name: string) => {
@@ -78,7 +77,7 @@ test("a missing command and a server that hangs at start are warnings; the other
   );
   try {
     const tools = await mcp.tools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["crash", "echo", "fail"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["crash", "echo", "fail", "hang"]);
     assert.equal((await call(byName(tools, "echo"), { text: "hi" })).content, "echo: hi");
     const states = Object.fromEntries(mcp.status().map((status) => [status.name, status.state]));
     assert.deepEqual(states, { ghost: "failed", sleepy: "failed", flaky: "connected" });
@@ -116,4 +115,26 @@ test("a crash mid-call, a tool error and a garbage result are error ToolMessages
     await mcp.close();
     dir.cleanup();
   }
+});
+
+test("a call that never returns is ended by tool_call_timeout as an error ToolMessage; the server keeps serving", async () => {
+  const mcp = createMcpService([spec("flaky", { command: process.execPath, args: [path.join(fixtures, "flaky-server.mjs")], tool_call_timeout: 1 })]);
+  try {
+    const tools = await mcp.tools();
+    const hung = await call(byName(tools, "hang"), {});
+    assert.equal(hung.status, "error");
+    assert.match(String(hung.content), /MCP tool hang \(server flaky\) failed: .*timed out/i);
+    assert.equal((await call(byName(tools, "echo"), { text: "still here" })).content, "echo: still here");
+  } finally {
+    await mcp.close();
+  }
+});
+
+test("closing the service during a start that hangs returns without waiting for the deadline", async () => {
+  const mcp = createMcpService([spec("sleepy", { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], session_init_timeout: 600 })], { onWarning: () => {} });
+  const connecting = mcp.connect();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await mcp.close();
+  await connecting;
+  assert.equal(mcp.status()[0]!.state, "closed");
 });

@@ -97,6 +97,8 @@ export class McpServerConnection {
   /** Stops the server (stdio: the process is ended) and keeps it stopped. */
   async close(): Promise<void> {
     this.state = "closed";
+    // Dropping first makes a start in progress fail at once instead of running into its deadline.
+    await this.#drop();
     await this.#connecting?.catch(() => {});
     await this.#drop();
   }
