@@ -105,6 +105,7 @@ export class McpServerConnection {
 
   async #start(): Promise<void> {
     await this.#drop();
+    if ((this.state as McpServerState) === "closed") return;
     this.state = "connecting";
     this.error = undefined;
     this.#stderr = "";
