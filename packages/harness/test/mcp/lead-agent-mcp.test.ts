@@ -43,6 +43,7 @@ test("a user adds the filesystem server in extensions_config.json; the agent lis
     try {
       const out = await agent.invoke({ messages: [{ role: "user", content: "What does the report in my data folder say?" }] }, { configurable: { thread_id: "fs" } });
       assert.equal(out.messages.at(-1)!.content, "Revenue was 42 million.");
+      assert.ok(!agent.deerflow.middlewareNames.includes("deferred-tools"), "14 tools are under the default threshold: nothing is deferred");
       const offered = toolNames(server.requests[0]!);
       for (const name of ["read_file", "filesystem_read_file", "list_directory", "read_text_file"]) assert.ok(offered.includes(name), `${name} missing from ${offered.join(", ")}`);
       const results = toolResults(server.requests[2]!);
@@ -101,6 +102,8 @@ test("past the threshold, MCP tools are deferred: a catalogue and tool_search, p
     const yaml = `${modelYaml(server.url)}tool_search: {threshold: 5}\nmcp_servers:\n  filesystem: {command: '${process.execPath}', args: ['${FILESYSTEM_SERVER}', '${data}']}\n`;
     const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: path.join(home.path, ".deer-flow"), env: baseEnv() });
     try {
+      assert.deepEqual(agent.deerflow.middlewareNames.slice(-2), ["deferred-tools", "clarification"]);
+      assert.ok(agent.deerflow.toolNames.includes("tool_search"));
       const out = await agent.invoke({ messages: [{ role: "user", content: "what is in data?" }] }, { configurable: { thread_id: "deferred" } });
       const [first, , third, fourth] = server.requests;
       assert.ok(toolNames(first!).includes("tool_search"));
