@@ -40,3 +40,4 @@ export {
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 export { openCheckpointStore, type CheckpointStore } from "./storage/checkpointer.js";
 export { checkpointsPath, resolveHome } from "./storage/home.js";
+export { type LeaseHolder, openThreadLeases, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";

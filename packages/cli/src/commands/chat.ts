@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     rl.close();
-    await session.agent.close();
+    await session.close();
   }
   return 0;
 }

@@ -23,8 +23,8 @@ export async function main(argv: string[]): Promise<number> {
   process.once("SIGINT", onSigint);
   try {
     renderer.line(`thread: ${session.threadId}`);
-    await uploadFiles(session, (values.upload as string[] | undefined) ?? [], (line) => renderer.line(line));
-    const result = await runTurn(session, task || null, renderer, controller.signal);
+    const uploads = (values.upload as string[] | undefined) ?? [];
+    const result = await runTurn(session, task || null, renderer, controller.signal, () => uploadFiles(session, uploads, (line) => renderer.line(line)));
     const state = result.values as Record<string, unknown>;
     if (json) {
       process.stdout.write(
@@ -46,6 +46,6 @@ export async function main(argv: string[]): Promise<number> {
     return result.clarification ? 3 : 0;
   } finally {
     process.off("SIGINT", onSigint);
-    await session.agent.close();
+    await session.close();
   }
 }
