@@ -37,17 +37,27 @@ async function main(argv: string[]): Promise<number> {
   return (await load()).main(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  async (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`deerflow: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const { reportError } = await import("./report-error.js");
-    process.exitCode = reportError(error);
-  },
-);
+/**
+ * The command is finished (its services are closed), so nothing left running may hold the process: a
+ * tool that ignored cancellation would otherwise keep a Ctrl-C'd CLI alive. stdout and stderr are
+ * drained first so piped output is never cut.
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+}
+
+main(process.argv.slice(2)).then(exit, async (error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`deerflow: ${error.message}\n`);
+    exit(2);
+    return;
+  }
+  const { reportError } = await import("./report-error.js");
+  exit(reportError(error));
+});

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parseAgentArgs } from "../args.js";
+import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn } from "../session.js";
 
@@ -15,10 +16,15 @@ export async function main(argv: string[]): Promise<number> {
   const session = await openSession(flags, (line) => renderer.line(line));
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
   let controller: AbortController | undefined;
-  rl.on("SIGINT", () => {
-    if (controller) controller.abort();
-    else rl.close();
-  });
+  const interrupts = handleInterrupts(() => {
+    if (!controller) {
+      rl.close();
+      return false;
+    }
+    renderer.line("interrupted: cancelling the turn (Ctrl-C again to exit at once)");
+    controller.abort();
+  }, (line) => renderer.line(line));
+  rl.on("SIGINT", () => interrupts.interrupt());
   renderer.line(`thread: ${session.threadId}  (/new starts a thread, /exit leaves)`);
   // The line iterator buffers input that arrives while a turn runs (piped or pasted lines are kept).
   const lines = rl[Symbol.asyncIterator]();
@@ -43,11 +49,13 @@ export async function main(argv: string[]): Promise<number> {
         renderer.line(`error: ${(error as Error).message}`);
       } finally {
         controller = undefined;
+        interrupts.reset();
       }
     }
   } finally {
     rl.close();
     await session.close();
+    interrupts.dispose();
   }
   return 0;
 }

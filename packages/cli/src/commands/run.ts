@@ -3,6 +3,7 @@
  * (or one JSON object with --json), exit 3 when the agent stopped to ask a question.
  */
 import { parseAgentArgs } from "../args.js";
+import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { artifactLines, openSession, runTurn, uploadFiles } from "../session.js";
 import { UsageError } from "../usage-error.js";
@@ -16,11 +17,10 @@ export async function main(argv: string[]): Promise<number> {
   const renderer = new ProgressRenderer(process.stderr);
   const session = await openSession(flags, (line) => renderer.line(line));
   const controller = new AbortController();
-  const onSigint = () => {
-    renderer.line("interrupted: cancelling the run (the thread is saved)");
+  const interrupts = handleInterrupts(() => {
+    renderer.line("interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)");
     controller.abort();
-  };
-  process.once("SIGINT", onSigint);
+  }, (line) => renderer.line(line));
   try {
     renderer.line(`thread: ${session.threadId}`);
     const uploads = (values.upload as string[] | undefined) ?? [];
@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     renderer.line(`thread: ${session.threadId}`);
     return result.clarification ? 3 : 0;
   } finally {
-    process.off("SIGINT", onSigint);
     await session.close();
+    interrupts.dispose();
   }
 }
