@@ -1,6 +1,7 @@
 /**
  * Creates the memory service of a run from the `memory:` section. Extraction needs a model that
- * answers in a JSON format, so with the demo model only the injection side runs.
+ * answers in a JSON format, so with the demo model only the injection side runs (stored memory is
+ * still put into the prompt).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AppConfig } from "../config/schema.js";
@@ -30,7 +31,7 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
     agentName: context.agentName,
     model,
     settings: {
-      enabled: entry.use !== "demo" || Boolean(context.chatModel),
+      extractionEnabled: entry.use !== "demo" || Boolean(context.chatModel),
       injectionEnabled: settings.injection_enabled,
       storagePath: settings.storage_path || undefined,
       debounceSeconds: settings.debounce_seconds,

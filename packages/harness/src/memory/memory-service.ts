@@ -18,6 +18,8 @@ export interface MemorySettings {
   enabled?: boolean;
   /** Put the `<memory>` block into the system prompt (default true). */
   injectionEnabled?: boolean;
+  /** Queue conversations for fact extraction (default true; off for a model that cannot answer in JSON). */
+  extractionEnabled?: boolean;
   /** Directory used instead of `home` for memory files, absolute or relative to `home`. */
   storagePath?: string;
   /** Quiet time per thread before an update runs (default 30). */
@@ -107,7 +109,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     store,
     updater,
     queue,
-    middleware: () => memoryMiddleware({ queue: enabled ? queue : { enqueue: () => {} }, agentName }),
+    middleware: () => memoryMiddleware({ queue: enabled && (settings.extractionEnabled ?? true) ? queue : { enqueue: () => {} }, agentName }),
     promptBlock,
     flush: () => queue.flush(),
     close: () => queue.close(),
