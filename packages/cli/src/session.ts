@@ -64,7 +64,7 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   const sandbox = agent.deerflow.sandbox;
   say(`sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`);
-  const leases = openThreadLeases(checkpointsPath(agent.deerflow.home));
+  const leases = openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
   const close = async () => {
     leases.close();
     await agent.close();

@@ -14,6 +14,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
 import type { AppConfig } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
+import { createLogger, type Logger } from "../logger.js";
 import { mergeHistory } from "../history/format-history.js";
 import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
 import { createChatModel } from "../model/create-chat-model.js";
@@ -24,7 +25,7 @@ import type { SandboxKind } from "../sandbox/sandbox.js";
 import { loadSkills } from "../skills/load-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
-import { checkpointsPath, resolveHome } from "../storage/home.js";
+import { databaseFile, resolveHome } from "../storage/home.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
@@ -61,13 +62,17 @@ export interface LeadAgentOptions {
   /** A checkpointer to use instead of `{home}/checkpoints.sqlite`; `false` for none. */
   checkpointer?: BaseCheckpointSaver | false;
   env?: Record<string, string | undefined>;
-  /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to `console.warn`. */
+  /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to the logger's `warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log. Default: stderr at the config's `log_level`. */
+  logger?: Logger;
 }
 
 /** What was decided while building the agent, for the CLI to report. */
 export interface LeadAgentInfo {
   home: string;
+  /** The SQLite file of checkpoints, history archive and thread leases (null with a checkpointer from code). */
+  databaseFile: string | null;
   model: ModelSelection;
   sandbox: { kind: SandboxKind; reason: string; bashAvailable: boolean };
   toolNames: string[];
@@ -90,7 +95,8 @@ export interface LeadAgentInfo {
  */
 export async function createLeadAgent(config: AppConfig, options: LeadAgentOptions = {}) {
   const env = options.env ?? process.env;
-  const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+  const logger = options.logger ?? createLogger({ level: config.log_level });
+  const onWarning = options.onWarning ?? ((message: string) => logger.warn(message));
   const home = resolveHome({ home: options.home, env });
   const selection = selectModel(config, { modelName: options.model_name, thinkingEnabled: options.thinking_enabled }, env);
   selection.warnings.forEach(onWarning);
@@ -119,7 +125,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
   });
-  const memory = createLeadMemory(config, { home, agentName: runtime.agentName, runModel: selection, chatModel: options.chatModel, env, onWarning });
+  const memory = createLeadMemory(config, { home, agentName: runtime.agentName, runModel: selection, chatModel: options.chatModel, env, onWarning, logger });
 
   const tools: StructuredToolInterface[] = [
     ...createSandboxTools({
@@ -161,7 +167,12 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     date: promptDate(),
   });
 
-  const store = options.checkpointer === undefined ? openCheckpointStore(checkpointsPath(home)) : null;
+  if (config.database.backend === "postgres") {
+    onWarning(`database.backend "postgres" is not supported by DeerFlow.ts yet; threads are kept in SQLite (${databaseFile(home, config.database)}).`);
+  } else if (config.database.postgres_url) {
+    onWarning("database.postgres_url is ignored: database.backend is sqlite.");
+  }
+  const store = options.checkpointer === undefined ? openCheckpointStore(databaseFile(home, config.database)) : null;
   const archive: HistoryArchive | undefined = store ? createHistoryArchive(store.file) : undefined;
   const checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? store!.saver);
   const modelId = selection.entry.model;
@@ -179,6 +190,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     memory,
     custom: options.middleware ?? [],
     onWarning,
+    logger,
   });
 
   // Every middleware hook is a graph step (about nine per model-and-tools round), so langchain's default
@@ -189,6 +201,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
 
   const info: LeadAgentInfo = {
     home,
+    databaseFile: store?.file ?? null,
     model: selection,
     sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
     toolNames: tools.map((tool) => tool.name),

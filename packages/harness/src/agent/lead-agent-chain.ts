@@ -10,6 +10,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { AgentMiddleware } from "langchain";
 import type { AppConfig, ModelEntry } from "../config/schema.js";
 import type { HistoryArchive } from "../history/history-archive.js";
+import type { Logger } from "../logger.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
@@ -55,6 +56,8 @@ export interface LeadChainInput {
   /** Middlewares given in code; they go right before clarification. */
   custom: readonly AgentMiddleware[];
   onWarning: (message: string) => void;
+  /** The harness log (`log_level`); middlewares log their key actions to it. */
+  logger?: Logger;
 }
 
 /** Builds the ordered middleware list of the lead agent. */
@@ -101,6 +104,7 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
         maxChars: config.title.max_chars,
         promptTemplate: config.title.prompt_template ?? undefined,
         onWarning: input.onWarning,
+        logger: input.logger?.child("title"),
       }),
     // 9. Queues the finished conversation for fact extraction (afterAgent, sees the final answer).
     input.memory?.middleware() ?? false,

@@ -5,6 +5,7 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AppConfig } from "../config/schema.js";
+import type { Logger } from "../logger.js";
 import { createMemoryService, type MemoryService } from "../memory/memory-service.js";
 import { createChatModel } from "../model/create-chat-model.js";
 import { type ModelSelection, selectModel } from "../model/select-model.js";
@@ -18,6 +19,7 @@ export interface LeadMemoryContext {
   chatModel?: BaseChatModel;
   env: Record<string, string | undefined>;
   onWarning: (message: string) => void;
+  logger?: Logger;
 }
 
 /** The memory service of this run, or null when memory is off. */
@@ -40,5 +42,6 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
       maxInjectionTokens: settings.max_injection_tokens,
     },
     onWarning: context.onWarning,
+    logger: context.logger,
   });
 }

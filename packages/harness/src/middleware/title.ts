@@ -12,6 +12,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import type { Logger } from "../logger.js";
 import { threadStateSubset } from "../state/thread-state.js";
 
 /** Options of {@link titleMiddleware}. */
@@ -26,6 +27,8 @@ export interface TitleOptions {
   promptTemplate?: string;
   /** Receives a message when the model call fails (the fallback title is used). Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** Logs the title set (debug), and whether it came from the model or the fallback. */
+  logger?: Logger;
 }
 
 /** The title of a thread whose first message has no text. */
@@ -166,7 +169,9 @@ export function titleMiddleware(options: TitleOptions = {}) {
       if (state.title) return undefined;
       const exchange = firstExchange(state.messages);
       if (!exchange) return undefined;
-      const title = (await generate(exchange, runtime.signal)) || fallbackTitle(exchange.user, maxChars);
+      const generated = await generate(exchange, runtime.signal);
+      const title = generated || fallbackTitle(exchange.user, maxChars);
+      options.logger?.debug(`set "${title}" (${generated ? "from the title model" : "from the user's message"})`);
       return { title };
     },
   });
