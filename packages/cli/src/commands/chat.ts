@@ -8,6 +8,7 @@ import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn } from "../session.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow chat`. */
 export async function main(argv: string[]): Promise<number> {
@@ -44,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
       controller = new AbortController();
       try {
         const result = await runTurn(session, line, renderer, controller.signal);
-        process.stdout.write(`${result.clarification ? "agent (question)" : "agent"}> ${result.answer}\n`);
+        process.stdout.write(`${result.clarification ? "agent (question)" : "agent"}> ${terminalSafe(result.answer)}\n`);
       } catch (error) {
         renderer.line(`error: ${(error as Error).message}`);
       } finally {

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { createLeadAgent, formatHistory, loadConfig } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow history`. */
 export async function main(argv: string[]): Promise<number> {
@@ -22,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Thread ${values.thread} has no messages. deerflow threads lists the saved threads.\n`);
       return 1;
     }
-    process.stdout.write(`${formatHistory(entries, { showSummaries: values.summaries })}\n`);
+    process.stdout.write(`${terminalSafe(formatHistory(entries, { showSummaries: values.summaries }))}\n`);
     return 0;
   } finally {
     await agent.close();

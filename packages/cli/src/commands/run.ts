@@ -7,6 +7,7 @@ import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { artifactLines, openSession, runTurn, uploadFiles } from "../session.js";
 import { UsageError } from "../usage-error.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow run`. */
 export async function main(argv: string[]): Promise<number> {
@@ -38,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
         })}\n`,
       );
     } else {
-      process.stdout.write(`${result.answer}\n`);
+      process.stdout.write(`${terminalSafe(result.answer)}\n`);
     }
     const artifacts = (state.artifacts as string[] | undefined) ?? [];
     if (artifacts.length > 0) renderer.line(`artifacts:\n${artifactLines(session, artifacts).map((line) => `  ${line}`).join("\n")}`);

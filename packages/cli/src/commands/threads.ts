@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { createLeadAgent, loadConfig } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow threads`. */
 export async function main(argv: string[]): Promise<number> {
@@ -22,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
       const state = await agent.graph.getState({ configurable: { thread_id: id } });
       const values = state.values as { title?: string | null; messages?: unknown[] };
       const updated = state.createdAt ? state.createdAt.replace("T", " ").slice(0, 19) : "?";
-      process.stdout.write(`${id}  ${updated}  ${String(values.messages?.length ?? 0).padStart(3)} messages  ${values.title ?? "(untitled)"}\n`);
+      process.stdout.write(`${id}  ${updated}  ${String(values.messages?.length ?? 0).padStart(3)} messages  ${terminalSafe(values.title ?? "(untitled)")}\n`);
     }
     return 0;
   } finally {
