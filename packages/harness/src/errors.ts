@@ -19,7 +19,8 @@ export type HarnessErrorCode =
   | "upload_rejected"
   | "memory_invalid"
   | "memory_locked"
-  | "thread_busy";
+  | "thread_busy"
+  | "storage_unusable";
 
 /** Base class of every error the harness throws on purpose. `message` is written for the end user. */
 export class HarnessError extends Error {

@@ -8,6 +8,7 @@ import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn } from "../session.js";
+import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow chat`. */
@@ -31,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   const lines = rl[Symbol.asyncIterator]();
   try {
     for (;;) {
-      process.stdout.write("you> ");
+      writeOut("you> ");
       const next = await lines.next();
       if (next.done) break;
       const line = String(next.value).trim();
@@ -45,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       controller = new AbortController();
       try {
         const result = await runTurn(session, line, renderer, controller.signal);
-        process.stdout.write(`${result.clarification ? "agent (question)" : "agent"}> ${terminalSafe(result.answer)}\n`);
+        writeOut(`${result.clarification ? "agent (question)" : "agent"}> ${terminalSafe(result.answer)}\n`);
       } catch (error) {
         renderer.line(`error: ${(error as Error).message}`);
       } finally {

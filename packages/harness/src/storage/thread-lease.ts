@@ -14,6 +14,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { HarnessError } from "../errors.js";
+import { storageError } from "./checkpointer.js";
 
 /** Who holds a thread's lease. Times are epoch milliseconds. */
 export interface LeaseHolder {
@@ -83,13 +84,18 @@ export function openThreadLeases(file: string, options: ThreadLeaseOptions = {})
   const pollMs = options.pollMs ?? 250;
   const pid = options.pid ?? process.pid;
   const host = options.host ?? hostname();
-  mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
-  db.exec(
-    "CREATE TABLE IF NOT EXISTS thread_leases (thread_id TEXT PRIMARY KEY, owner_pid INTEGER NOT NULL, host TEXT NOT NULL, token TEXT NOT NULL, since INTEGER NOT NULL, expires INTEGER NOT NULL)",
-  );
+  let db: Database.Database;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS thread_leases (thread_id TEXT PRIMARY KEY, owner_pid INTEGER NOT NULL, host TEXT NOT NULL, token TEXT NOT NULL, since INTEGER NOT NULL, expires INTEGER NOT NULL)",
+    );
+  } catch (error) {
+    throw storageError(file, error);
+  }
   const select = db.prepare("SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = ?");
   const upsert = db.prepare("INSERT OR REPLACE INTO thread_leases (thread_id, owner_pid, host, token, since, expires) VALUES (?, ?, ?, ?, ?, ?)");
   const renew = db.prepare("UPDATE thread_leases SET expires = ? WHERE thread_id = ? AND token = ?");
