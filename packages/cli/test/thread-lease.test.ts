@@ -17,6 +17,7 @@ test("a second run on a busy thread is refused or waits; no turn is lost", async
   const server = await startFakeOpenAIServer({
     script: async (body): Promise<FakeStep> => {
       const last = JSON.stringify(body.messages.at(-1)?.content ?? "");
+      if (last.includes("first task again")) return new Promise<FakeStep>(() => {}); // never answers
       if (last.includes("first task")) {
         await blocked;
         return { content: "First answer." };
@@ -46,6 +47,15 @@ test("a second run on a busy thread is refused or waits; no turn is lost", async
 
     const history = await deerflow(dir.path, ["history", "--thread", "T"]);
     for (const text of ["first task", "First answer.", "second task", "Second answer."]) assert.match(history.stdout, new RegExp(text));
+
+    // A run killed outright (no release) does not keep the thread busy: its dead pid's lease is taken over.
+    const killed = startDeerflow(dir.path, ["run", "--thread", "T", "first task again"]);
+    while (server.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    const after = await deerflow(dir.path, ["run", "--thread", "T", "third task"]);
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal(after.stdout.trim(), "Second answer.");
   } finally {
     release();
     await server.close();
