@@ -15,6 +15,8 @@ export interface AgentFlags {
   subagents: boolean;
   maxSubagents?: number;
   agent?: string;
+  /** Seconds to wait for a thread another run holds (`--wait`); 0 refuses at once. */
+  waitSeconds: number;
 }
 
 const AGENT_OPTIONS = {
@@ -26,6 +28,7 @@ const AGENT_OPTIONS = {
   subagents: { type: "boolean", default: false },
   "max-subagents": { type: "string" },
   agent: { type: "string" },
+  wait: { type: "string" },
 } as const;
 
 /** Parses `argv` with the shared agent flags plus `extra`. */
@@ -42,6 +45,11 @@ export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs
   if (maxSubagents !== undefined && (!Number.isInteger(maxSubagents) || maxSubagents < 1)) {
     throw new UsageError(`--max-subagents takes a whole number (2 to 4), got "${maxRaw}".`);
   }
+  const waitRaw = values.wait as string | undefined;
+  const waitSeconds = waitRaw === undefined ? 0 : Number(waitRaw);
+  if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > 86_400) {
+    throw new UsageError(`--wait takes a number of seconds (0 to 86400), got "${waitRaw}".`);
+  }
   const flags: AgentFlags = {
     config: values.config as string | undefined,
     model: values.model as string | undefined,
@@ -51,6 +59,7 @@ export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs
     subagents: Boolean(values.subagents) || maxSubagents !== undefined,
     maxSubagents,
     agent: values.agent as string | undefined,
+    waitSeconds,
   };
   return { flags, values, positionals: parsed.positionals };
 }

@@ -5,7 +5,8 @@ export const HELP = `deerflow: run tasks with the DeerFlow.ts lead agent
 Usage:
   deerflow run [options] "task"     run one task, print progress to stderr and the answer to stdout
   deerflow chat [options]           talk with the agent on one thread (/new starts a thread, /exit leaves)
-  deerflow threads                  list saved threads
+  deerflow threads [--limit N]      list saved threads, newest first
+  deerflow threads delete ID        delete a thread (its checkpoints, history and files)
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
@@ -28,6 +29,7 @@ const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PA
   --subagents          let the agent delegate to subagents
   --max-subagents N    task calls allowed per response (2-4, default 3)
   --agent NAME         a named agent (its own memory)
+  --wait SECONDS       when another run holds the thread, wait up to SECONDS for it (default 0)
 `;
 
 const COMMANDS: Record<string, string> = {
@@ -39,6 +41,8 @@ the thread id to stderr. With --thread ID and no task, a run that failed midway 
 Options:
 ${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repeatable)
   --json               print one JSON object: thread_id, answer, title, artifacts, todos
+                       (on failure: thread_id and error {code, message, exit_code})
+  --file PATH          read the task from PATH; a task of "-" reads it from stdin
 `,
   chat: `Usage: deerflow chat [options]
 
@@ -69,9 +73,13 @@ Starts every configured MCP server (config.yaml mcp_servers: and extensions_conf
 found by DEER_FLOW_EXTENSIONS_CONFIG_PATH, ./extensions_config.json, then ../extensions_config.json),
 shows whether it started, its tools or the reason it failed, then stops it again.
 `,
-  threads: `Usage: deerflow threads [--config PATH]
+  threads: `Usage: deerflow threads [--limit N] [--config PATH]
+       deerflow threads delete ID [--config PATH]
 
-Lists saved threads: id, title (when there is one), message count and last update.
+Lists saved threads, newest first: id, last update, message count and title (when there is one).
+--limit N shows the N newest. Works on a read-only home.
+delete removes a thread's checkpoints, compacted history and files ({home}/threads/ID); a thread
+that a run holds is refused.
 `,
 };
 

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { HELP, commandHelp } from "./help.js";
+import { outputFailure } from "./output.js";
 import { UsageError } from "./usage-error.js";
 
 const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<number> }>> = {
@@ -38,17 +39,49 @@ async function main(argv: string[]): Promise<number> {
   return (await load()).main(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  async (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`deerflow: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
+/**
+ * The command is finished (its services are closed), so nothing left running may hold the process: a
+ * tool that ignored cancellation would otherwise keep a Ctrl-C'd CLI alive. stdout and stderr are
+ * drained first so piped output is never cut.
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending > 0) return;
+    // A failed write of the answer (a full disk) is reported here, before its error event would be.
+    const failed = outputFailure();
+    if (failed) onStreamError(failed);
+    process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+}
+
+/**
+ * A closed pipe (`deerflow run ... | head`) ends the CLI quietly; a full disk behind stdout
+ * (`> file` on a full disk) is said plainly instead of crashing with a stack trace.
+ */
+function onStreamError(error: NodeJS.ErrnoException): void {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  if (error.code === "ENOSPC") {
+    try {
+      process.stderr.write("deerflow: The disk is full: the output could not be written (ENOSPC). Free some space and run again; the thread is saved.\n");
+    } finally {
+      process.exit(1);
     }
-    const { reportError } = await import("./report-error.js");
-    process.exitCode = reportError(error);
-  },
-);
+  }
+  process.exit(1);
+}
+process.stdout.on("error", onStreamError);
+process.stderr.on("error", onStreamError);
+
+main(process.argv.slice(2)).then(exit, async (error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`deerflow: ${error.message}\n`);
+    exit(2);
+    return;
+  }
+  const { reportError } = await import("./report-error.js");
+  exit(reportError(error));
+});

@@ -4,6 +4,7 @@
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { terminalSafe } from "./terminal-text.js";
 
 const MAX_ARG = 60;
 
@@ -58,7 +59,7 @@ export class ProgressRenderer {
   line(text: string): void {
     if (this.quiet) return;
     this.stopSpinner();
-    this.out.write(`${text}\n`);
+    this.out.write(`${terminalSafe(text)}\n`);
   }
 
   private onMessage(message: BaseMessage): void {
@@ -107,11 +108,14 @@ export class ProgressRenderer {
   }
 }
 
+/** One subagent step (a `SubagentStepSummary`): its text, the tools it called, or the tool that answered. */
 function describeStep(message: unknown): string {
   if (!message || typeof message !== "object") return "";
-  const step = message as { type?: string; content?: unknown; tool_calls?: { name: string }[]; name?: string };
-  if (step.tool_calls?.length) return step.tool_calls.map((call) => call.name).join(", ");
-  return firstLine(typeof step.content === "string" ? step.content : JSON.stringify(step.content ?? ""));
+  const step = message as { role?: string; text?: unknown; tool_calls?: { name: string }[]; name?: string; status?: string };
+  const text = firstLine(typeof step.text === "string" ? step.text : "");
+  if (step.tool_calls?.length) return `${text ? `${text} ` : ""}→ ${step.tool_calls.map((call) => call.name).join(", ")}`;
+  if (step.role === "tool") return `${step.status === "error" ? "✗" : "←"} ${step.name ?? "tool"}${text ? `: ${text}` : ""}`;
+  return text;
 }
 
 /** The text of a message's content (string or content blocks). */

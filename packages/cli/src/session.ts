@@ -13,6 +13,9 @@ import {
   HarnessError,
   type LeadAgent,
   loadConfig,
+  openThreadLeases,
+  checkpointsPath,
+  type ThreadLeases,
   resolveVirtualPath,
   saveUploads,
 } from "@deerflow/harness";
@@ -26,6 +29,10 @@ export interface Session {
   config: AppConfig;
   threadId: string;
   flags: AgentFlags;
+  /** One run per thread across processes (see the harness's thread leases). */
+  leases: ThreadLeases;
+  /** Releases the thread leases and closes the agent. */
+  close(): Promise<void>;
 }
 
 /** The outcome of one turn. */
@@ -57,11 +64,44 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   const sandbox = agent.deerflow.sandbox;
   say(`sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`);
-  return { agent, config, threadId: flags.thread ?? randomUUID(), flags };
+  const leases = openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
+  const close = async () => {
+    leases.close();
+    await agent.close();
+  };
+  return { agent, config, threadId: flags.thread ?? randomUUID(), flags, leases, close };
 }
 
-/** Runs one turn (`input` null resumes an unfinished run) and renders its progress. */
-export async function runTurn(session: Session, input: string | null, renderer: ProgressRenderer, signal?: AbortSignal): Promise<TurnResult> {
+/**
+ * Runs one turn (`input` null resumes an unfinished run) and renders its progress. `prepare` runs once
+ * the thread is held (e.g. copying uploads into it).
+ */
+export async function runTurn(
+  session: Session,
+  input: string | null,
+  renderer: ProgressRenderer,
+  signal?: AbortSignal,
+  prepare?: () => Promise<void>,
+): Promise<TurnResult> {
+  // Taken before the state is read: two runs on one thread would each lose the other's turn.
+  const lease = await acquireThread(session, renderer, signal);
+  try {
+    await prepare?.();
+    return await runHeldTurn(session, input, renderer, signal);
+  } finally {
+    lease.release();
+  }
+}
+
+/** Takes the thread's lease, waiting up to `--wait` seconds when another run holds it. */
+async function acquireThread(session: Session, renderer: ProgressRenderer, signal?: AbortSignal) {
+  const waitMs = session.flags.waitSeconds * 1000;
+  const holder = session.leases.holder(session.threadId);
+  if (holder && waitMs > 0) renderer.line(`waiting: thread ${session.threadId} is busy (pid ${holder.pid}); waiting up to ${session.flags.waitSeconds} s`);
+  return session.leases.acquire(session.threadId, { waitMs, signal });
+}
+
+async function runHeldTurn(session: Session, input: string | null, renderer: ProgressRenderer, signal?: AbortSignal): Promise<TurnResult> {
   const config = { configurable: { thread_id: session.threadId }, signal };
   const before = await session.agent.graph.getState(config);
   const saved = ((before.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];

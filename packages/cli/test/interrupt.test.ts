@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { CLI, cliEnv, deerflow } from "./run-cli.js";
+import { CLI, cliEnv, deerflow, startDeerflow } from "./run-cli.js";
 import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
 
 const isSubagent = (body: ChatCompletionRequest) => JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
@@ -66,6 +66,70 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
     assert.match(JSON.stringify(server.requests.at(-1)!.messages), /Task cancelled by user/);
   } finally {
     releaseSubagents();
+    await server.close();
+    dir.cleanup();
+  }
+});
+
+/** A config tool that never returns and ignores cancellation (it even keeps a timer alive). */
+function writeHangingTool(dir: string): void {
+  writeFileSync(
+    path.join(dir, "hang.mjs"),
+    `import { tool } from ${JSON.stringify(import.meta.resolve("langchain"))};\n` +
+      `import { z } from ${JSON.stringify(import.meta.resolve("zod"))};\n` +
+      `export const hang = tool(async () => { setInterval(() => {}, 1000); await new Promise(() => {}); return "never"; }, { name: "hang", description: "Hangs.", schema: z.object({}) });\n`,
+  );
+}
+
+test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
+  const dir = createTempHome({ prefix: "df-interrupt-" });
+  const server = await startFakeOpenAIServer({ script: [{ tool_calls: [{ name: "hang", arguments: {} }] }, { content: "after" }] });
+  try {
+    writeHangingTool(dir.path);
+    writeFileSync(
+      path.join(dir.path, "config.yaml"),
+      `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\ntools:\n  - {name: hang, use: ./hang.mjs:hang}\n`,
+    );
+    const run = startDeerflow(dir.path, ["run", "go"]);
+    await run.waitForStderr(/→ hang\(\)/);
+    run.child.kill("SIGINT");
+    const ended = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+    if (ended === "still running") run.child.kill("SIGKILL");
+    assert.deepEqual(ended, { code: 1, signal: null }, run.stderr);
+    assert.match(run.stderr, /Interrupted\. The thread is saved/);
+  } finally {
+    await server.close();
+    dir.cleanup();
+  }
+});
+
+test("a second Ctrl-C exits at once when the graceful cancel hangs", async () => {
+  const dir = createTempHome({ prefix: "df-interrupt-" });
+  // The answer comes back, then the memory flush at exit waits on a model call that never answers.
+  let release: () => void = () => {};
+  const never = new Promise<void>((resolve) => (release = resolve));
+  const server = await startFakeOpenAIServer({
+    script: async (body): Promise<FakeStep> => {
+      if (JSON.stringify(body.messages).includes("long-term memory")) await never;
+      return { content: "The answer." };
+    },
+  });
+  try {
+    writeFileSync(
+      path.join(dir.path, "config.yaml"),
+      `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: true, debounce_seconds: 0}\ntitle: {enabled: false}\n`,
+    );
+    const run = startDeerflow(dir.path, ["run", "I work at Acme."]);
+    while (!server.requests.some((body) => JSON.stringify(body.messages).includes("long-term memory"))) await new Promise((resolve) => setTimeout(resolve, 50));
+    run.child.kill("SIGINT");
+    await run.waitForStderr(/interrupted: cancelling/);
+    run.child.kill("SIGINT");
+    const ended = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+    if (ended === "still running") run.child.kill("SIGKILL");
+    assert.deepEqual(ended, { code: 130, signal: null }, run.stderr);
+    assert.match(run.stderr, /exiting now/);
+  } finally {
+    release();
     await server.close();
     dir.cleanup();
   }

@@ -34,3 +34,45 @@ export function deerflow(cwd: string, args: string[], options: { env?: Record<st
     if (options.input !== undefined) child.stdin!.end(options.input);
   });
 }
+
+/** A `deerflow` process left running, for tests that signal it or run a second one beside it. */
+export interface RunningCli {
+  child: ReturnType<typeof spawn>;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once stderr matches `pattern`. */
+  waitForStderr(pattern: RegExp): Promise<void>;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `deerflow ...args` in `cwd` without waiting for it. */
+export function startDeerflow(cwd: string, args: string[], options: { env?: Record<string, string> } = {}): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...cliEnv(cwd), ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+    for (const waiter of [...waiters]) if (waiter.pattern.test(stderr)) waiter.resolve();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    waitForStderr(pattern) {
+      if (pattern.test(stderr)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        waiters.push({ pattern, resolve });
+        void exited.then(() => (pattern.test(stderr) ? resolve() : reject(new Error(`exited before stderr matched ${pattern}:\n${stderr}`))));
+      });
+    },
+    exited,
+  };
+}

@@ -43,5 +43,7 @@ export {
   type ViewedImage,
 } from "./state/reducers.js";
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
-export { openCheckpointStore, type CheckpointStore } from "./storage/checkpointer.js";
-export { checkpointsPath, resolveHome } from "./storage/home.js";
+export { openCheckpointStore, type CheckpointStore, type CheckpointStoreOptions, storageError } from "./storage/checkpointer.js";
+export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
+export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
+export { type LeaseHolder, openThreadLeases, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";

@@ -5,8 +5,11 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parseAgentArgs } from "../args.js";
+import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn } from "../session.js";
+import { writeOut } from "../output.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow chat`. */
 export async function main(argv: string[]): Promise<number> {
@@ -15,16 +18,21 @@ export async function main(argv: string[]): Promise<number> {
   const session = await openSession(flags, (line) => renderer.line(line));
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
   let controller: AbortController | undefined;
-  rl.on("SIGINT", () => {
-    if (controller) controller.abort();
-    else rl.close();
-  });
+  const interrupts = handleInterrupts(() => {
+    if (!controller) {
+      rl.close();
+      return false;
+    }
+    renderer.line("interrupted: cancelling the turn (Ctrl-C again to exit at once)");
+    controller.abort();
+  }, (line) => renderer.line(line));
+  rl.on("SIGINT", () => interrupts.interrupt());
   renderer.line(`thread: ${session.threadId}  (/new starts a thread, /exit leaves)`);
   // The line iterator buffers input that arrives while a turn runs (piped or pasted lines are kept).
   const lines = rl[Symbol.asyncIterator]();
   try {
     for (;;) {
-      process.stdout.write("you> ");
+      writeOut("you> ");
       const next = await lines.next();
       if (next.done) break;
       const line = String(next.value).trim();
@@ -38,16 +46,18 @@ export async function main(argv: string[]): Promise<number> {
       controller = new AbortController();
       try {
         const result = await runTurn(session, line, renderer, controller.signal);
-        process.stdout.write(`${result.clarification ? "agent (question)" : "agent"}> ${result.answer}\n`);
+        writeOut(`${result.clarification ? "agent (question)" : "agent"}> ${terminalSafe(result.answer)}\n`);
       } catch (error) {
         renderer.line(`error: ${(error as Error).message}`);
       } finally {
         controller = undefined;
+        interrupts.reset();
       }
     }
   } finally {
     rl.close();
-    await session.agent.close();
+    await session.close();
+    interrupts.dispose();
   }
   return 0;
 }

@@ -1,9 +1,13 @@
 /**
  * `deerflow history --thread ID`: the whole conversation of a thread, including the messages that
  * summarization compacted away (kept in the archive), with a marker where each compaction happened.
+ * Read-only: it works on a read-only home.
  */
 import { parseArgs } from "node:util";
-import { createLeadAgent, formatHistory, loadConfig } from "@deerflow/harness";
+import { formatHistory, mergeHistory } from "@deerflow/harness";
+import { writeOut } from "../output.js";
+import { terminalSafe } from "../terminal-text.js";
+import { openThreadReader } from "../thread-reader.js";
 import { UsageError } from "../usage-error.js";
 
 /** Entry point of `deerflow history`. */
@@ -15,16 +19,17 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
   }
   if (!values.thread) throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
-  const agent = await createLeadAgent(loadConfig({ path: values.config }), { onWarning: () => {}, mcp: false });
+  const reader = openThreadReader(values.config);
   try {
-    const entries = await agent.history(values.thread);
+    const saved = await reader.read(values.thread);
+    const entries = mergeHistory(reader.archive.read(values.thread), saved?.values.messages ?? []);
     if (entries.length === 0) {
       process.stderr.write(`Thread ${values.thread} has no messages. deerflow threads lists the saved threads.\n`);
       return 1;
     }
-    process.stdout.write(`${formatHistory(entries, { showSummaries: values.summaries })}\n`);
+    writeOut(`${terminalSafe(formatHistory(entries, { showSummaries: values.summaries }))}\n`);
     return 0;
   } finally {
-    await agent.close();
+    reader.close();
   }
 }

@@ -6,6 +6,8 @@
 import { parseArgs } from "node:util";
 import { formatMemoryForDisplay, loadConfig, openMemoryStore, resolveHome, serializeMemory } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { writeOut } from "../output.js";
+import { terminalSafe } from "../terminal-text.js";
 
 const ACTIONS = ["show", "clear", "forget", "export", "import"];
 
@@ -23,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
   const store = openMemoryStore(config, { home: resolveHome(), agentName: parsed.values.agent, onWarning: (message) => process.stderr.write(`warning: ${message}\n`) });
   switch (action) {
     case "show":
-      process.stdout.write(`${formatMemoryForDisplay(store.load(), store.path)}\n`);
+      writeOut(`${terminalSafe(formatMemoryForDisplay(store.load(), store.path))}\n`);
       return 0;
     case "clear":
       store.clear();
@@ -42,7 +44,7 @@ export async function main(argv: string[]): Promise<number> {
         store.exportTo(argument);
         process.stderr.write(`Exported memory to ${argument}\n`);
       } else {
-        process.stdout.write(serializeMemory(store.load()));
+        writeOut(serializeMemory(store.load()));
       }
       return 0;
     default:

@@ -1,33 +1,78 @@
 /**
  * `deerflow run "task"`: one task on a new or saved thread. Progress on stderr, the answer on stdout
- * (or one JSON object with --json), exit 3 when the agent stopped to ask a question.
+ * (or one JSON object with --json, also on failure), exit 3 when the agent stopped to ask a question.
+ * The task can come from stdin (`-`) or a file (`--file`), for tasks too long or too awkward to quote.
  */
+import { readFileSync } from "node:fs";
 import { parseAgentArgs } from "../args.js";
+import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { artifactLines, openSession, runTurn, uploadFiles } from "../session.js";
+import { describeFailure } from "../report-error.js";
 import { UsageError } from "../usage-error.js";
+import { writeOut } from "../output.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow run`. */
 export async function main(argv: string[]): Promise<number> {
-  const { flags, values, positionals } = parseAgentArgs(argv, { json: { type: "boolean", default: false }, upload: { type: "string", multiple: true } });
-  const task = positionals.join(" ").trim();
-  if (!task && !flags.thread) throw new UsageError('Give a task, e.g. deerflow run "summarise README.md". See deerflow run --help.');
-  const json = Boolean(values.json);
+  const json = argv.includes("--json");
+  if (!json) return runCommand(argv, false);
+  // With --json, a failure is a JSON object on stdout too (the message also goes to stderr).
+  let threadId: string | null = null;
+  try {
+    return await runCommand(argv, true, (id) => (threadId = id));
+  } catch (error) {
+    const failure = describeFailure(error);
+    process.stderr.write(`deerflow: ${failure.message}\n`);
+    writeOut(`${JSON.stringify({ thread_id: threadId, error: { code: failure.code, message: failure.message, exit_code: failure.exit } })}\n`);
+    return failure.exit;
+  }
+}
+
+/** The task: the positional words, stdin when the task is `-`, or the file given with `--file`. */
+function readTask(positionals: string[], file: string | undefined): string {
+  const words = positionals.join(" ").trim();
+  if (file !== undefined) {
+    if (words) throw new UsageError("Give the task either as words or with --file, not both.");
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch (error) {
+      throw new UsageError(`Cannot read the task file ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    }
+  }
+  if (words === "-") {
+    if (process.stdin.isTTY) throw new UsageError('"-" reads the task from stdin; pipe it in, e.g. echo "task" | deerflow run -');
+    return readFileSync(0, "utf8").trim();
+  }
+  return words;
+}
+
+async function runCommand(argv: string[], json: boolean, onThread: (id: string) => void = () => {}): Promise<number> {
+  const { flags, values, positionals } = parseAgentArgs(argv, {
+    json: { type: "boolean", default: false },
+    upload: { type: "string", multiple: true },
+    file: { type: "string" },
+  });
+  const task = readTask(positionals, values.file as string | undefined);
+  if (!task && !flags.thread) {
+    const source = values.file !== undefined ? `The task file ${String(values.file)} is empty` : positionals[0] === "-" ? "stdin gave no task" : "Give a task";
+    throw new UsageError(`${source}, e.g. deerflow run "summarise README.md". See deerflow run --help.`);
+  }
   const renderer = new ProgressRenderer(process.stderr);
   const session = await openSession(flags, (line) => renderer.line(line));
+  onThread(session.threadId);
   const controller = new AbortController();
-  const onSigint = () => {
-    renderer.line("interrupted: cancelling the run (the thread is saved)");
+  const interrupts = handleInterrupts(() => {
+    renderer.line("interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)");
     controller.abort();
-  };
-  process.once("SIGINT", onSigint);
+  }, (line) => renderer.line(line));
   try {
     renderer.line(`thread: ${session.threadId}`);
-    await uploadFiles(session, (values.upload as string[] | undefined) ?? [], (line) => renderer.line(line));
-    const result = await runTurn(session, task || null, renderer, controller.signal);
+    const uploads = (values.upload as string[] | undefined) ?? [];
+    const result = await runTurn(session, task || null, renderer, controller.signal, () => uploadFiles(session, uploads, (line) => renderer.line(line)));
     const state = result.values as Record<string, unknown>;
     if (json) {
-      process.stdout.write(
+      writeOut(
         `${JSON.stringify({
           thread_id: session.threadId,
           answer: result.answer,
@@ -38,14 +83,14 @@ export async function main(argv: string[]): Promise<number> {
         })}\n`,
       );
     } else {
-      process.stdout.write(`${result.answer}\n`);
+      writeOut(`${terminalSafe(result.answer)}\n`);
     }
     const artifacts = (state.artifacts as string[] | undefined) ?? [];
     if (artifacts.length > 0) renderer.line(`artifacts:\n${artifactLines(session, artifacts).map((line) => `  ${line}`).join("\n")}`);
     renderer.line(`thread: ${session.threadId}`);
     return result.clarification ? 3 : 0;
   } finally {
-    process.off("SIGINT", onSigint);
-    await session.agent.close();
+    await session.close();
+    interrupts.dispose();
   }
 }

@@ -1,31 +1,79 @@
-/** `deerflow threads`: the saved threads, newest first, with title, message count and last update. */
+/**
+ * `deerflow threads [--limit N]`: the saved threads, newest first, with title, message count and last
+ * update. `deerflow threads delete ID`: removes a thread's checkpoints, archived history and files,
+ * unless a run holds it. Listing opens the database read-only (it works on a read-only home).
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
-import { createLeadAgent, loadConfig } from "@deerflow/harness";
+import { openThreadLeases } from "@deerflow/harness";
+import { writeOut } from "../output.js";
+import { terminalSafe } from "../terminal-text.js";
+import { openThreadReader } from "../thread-reader.js";
 import { UsageError } from "../usage-error.js";
+
+const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** Entry point of `deerflow threads`. */
 export async function main(argv: string[]): Promise<number> {
-  let configPath: string | undefined;
+  let parsed;
   try {
-    configPath = parseArgs({ args: argv, options: { config: { type: "string" } }, strict: true }).values.config;
+    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, limit: { type: "string" } }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
   }
-  const agent = await createLeadAgent(loadConfig({ path: configPath }), { onWarning: () => {}, mcp: false });
+  const [action, id, ...extra] = parsed.positionals;
+  if (action === "delete") {
+    if (!id || extra.length > 0) throw new UsageError("Give one thread id: deerflow threads delete ID (deerflow threads lists them).");
+    return deleteThread(parsed.values.config, id);
+  }
+  if (action !== undefined) throw new UsageError(`Unknown threads action "${action}". Use deerflow threads [--limit N] or deerflow threads delete ID.`);
+  const limitRaw = parsed.values.limit;
+  const limit = limitRaw === undefined ? undefined : Number(limitRaw);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit takes a whole number of at least 1, got "${limitRaw}".`);
+
+  const reader = openThreadReader(parsed.values.config);
   try {
-    const ids = agent.listThreadIds();
+    const ids = reader.store.listThreadIds(limit);
     if (ids.length === 0) {
-      process.stdout.write(`No threads yet in ${agent.deerflow.home}. Start one with: deerflow run "task"\n`);
+      writeOut(`No threads yet in ${reader.home}. Start one with: deerflow run "task"\n`);
       return 0;
     }
-    for (const id of ids) {
-      const state = await agent.graph.getState({ configurable: { thread_id: id } });
-      const values = state.values as { title?: string | null; messages?: unknown[] };
-      const updated = state.createdAt ? state.createdAt.replace("T", " ").slice(0, 19) : "?";
-      process.stdout.write(`${id}  ${updated}  ${String(values.messages?.length ?? 0).padStart(3)} messages  ${values.title ?? "(untitled)"}\n`);
+    for (const threadId of ids) {
+      const saved = await reader.read(threadId);
+      const updated = saved?.updatedAt ? saved.updatedAt.replace("T", " ").slice(0, 19) : "?";
+      const count = saved?.values.messages?.length ?? 0;
+      writeOut(`${threadId}  ${updated}  ${String(count).padStart(3)} messages  ${terminalSafe(saved?.values.title ?? "(untitled)")}\n`);
     }
     return 0;
   } finally {
-    await agent.close();
+    reader.close();
+  }
+}
+
+async function deleteThread(configPath: string | undefined, threadId: string): Promise<number> {
+  if (!THREAD_ID.test(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
+  const reader = openThreadReader(configPath, { writable: true });
+  const leases = openThreadLeases(reader.store.file);
+  try {
+    // Held while deleting, so no run starts on the thread meanwhile; a running one makes this fail.
+    const lease = await leases.acquire(threadId);
+    try {
+      const hadCheckpoints = await reader.store.deleteThread(threadId);
+      reader.archive.delete(threadId);
+      const dir = path.join(reader.home, "threads", threadId);
+      rmSync(dir, { recursive: true, force: true });
+      if (!hadCheckpoints) {
+        process.stderr.write(`No thread ${threadId} in ${reader.store.file}. deerflow threads lists the saved threads.\n`);
+        return 1;
+      }
+      process.stderr.write(`Deleted thread ${threadId} (checkpoints, history and ${dir})\n`);
+      return 0;
+    } finally {
+      lease.release();
+    }
+  } finally {
+    leases.close();
+    reader.close();
   }
 }

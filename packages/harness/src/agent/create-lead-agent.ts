@@ -14,6 +14,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
 import type { AppConfig } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
+import { createLogger, type Logger } from "../logger.js";
 import { mergeHistory } from "../history/format-history.js";
 import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
 import type { McpService } from "../mcp/mcp-service.js";
@@ -27,7 +28,7 @@ import type { SandboxKind } from "../sandbox/sandbox.js";
 import { loadSkills } from "../skills/load-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
-import { checkpointsPath, resolveHome } from "../storage/home.js";
+import { databaseFile, resolveHome } from "../storage/home.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
@@ -64,18 +65,22 @@ export interface LeadAgentOptions {
   /** A checkpointer to use instead of `{home}/checkpoints.sqlite`; `false` for none. */
   checkpointer?: BaseCheckpointSaver | false;
   env?: Record<string, string | undefined>;
-  /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to `console.warn`. */
+  /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to the logger's `warn`. */
   onWarning?: (message: string) => void;
   /**
    * A long-lived MCP service shared across agents (the caller closes it). Absent: the agent opens one
    * from `mcp_servers` / `extensions_config.json` and closes it in `close()`. `false`: no MCP tools.
    */
   mcp?: McpService | false;
+  /** The harness log. Default: stderr at the config's `log_level`. */
+  logger?: Logger;
 }
 
 /** What was decided while building the agent, for the CLI to report. */
 export interface LeadAgentInfo {
   home: string;
+  /** The SQLite file of checkpoints, history archive and thread leases (null with a checkpointer from code). */
+  databaseFile: string | null;
   model: ModelSelection;
   sandbox: { kind: SandboxKind; reason: string; bashAvailable: boolean };
   toolNames: string[];
@@ -98,7 +103,8 @@ export interface LeadAgentInfo {
  */
 export async function createLeadAgent(config: AppConfig, options: LeadAgentOptions = {}) {
   const env = options.env ?? process.env;
-  const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+  const logger = options.logger ?? createLogger({ level: config.log_level });
+  const onWarning = options.onWarning ?? ((message: string) => logger.warn(message));
   const home = resolveHome({ home: options.home, env });
   const selection = selectModel(config, { modelName: options.model_name, thinkingEnabled: options.thinking_enabled }, env);
   selection.warnings.forEach(onWarning);
@@ -126,7 +132,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
   });
-  const memory = createLeadMemory(config, { home, agentName: runtime.agentName, runModel: selection, chatModel: options.chatModel, env, onWarning });
+  const memory = createLeadMemory(config, { home, agentName: runtime.agentName, runModel: selection, chatModel: options.chatModel, env, onWarning, logger });
 
   const tools: StructuredToolInterface[] = [
     ...createSandboxTools({
@@ -177,7 +183,12 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     date: promptDate(),
   });
 
-  const store = options.checkpointer === undefined ? openCheckpointStore(checkpointsPath(home)) : null;
+  if (config.database.backend === "postgres") {
+    onWarning(`database.backend "postgres" is not supported by DeerFlow.ts yet; threads are kept in SQLite (${databaseFile(home, config.database)}).`);
+  } else if (config.database.postgres_url) {
+    onWarning("database.postgres_url is ignored: database.backend is sqlite.");
+  }
+  const store = options.checkpointer === undefined ? openCheckpointStore(databaseFile(home, config.database)) : null;
   const archive: HistoryArchive | undefined = store ? createHistoryArchive(store.file) : undefined;
   const checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? store!.saver);
   const modelId = selection.entry.model;
@@ -196,6 +207,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     custom: options.middleware ?? [],
     deferredTools,
     onWarning,
+    logger,
   });
 
   // Every middleware hook is a graph step (about nine per model-and-tools round), so langchain's default
@@ -206,6 +218,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
 
   const info: LeadAgentInfo = {
     home,
+    databaseFile: store?.file ?? null,
     model: selection,
     sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
     toolNames: [...tools.map((tool) => tool.name), ...(deferredTools.length > 0 ? [TOOL_SEARCH_TOOL_NAME] : [])],

@@ -11,6 +11,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentMiddleware } from "langchain";
 import type { AppConfig, ModelEntry } from "../config/schema.js";
 import type { HistoryArchive } from "../history/history-archive.js";
+import type { Logger } from "../logger.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
@@ -59,6 +60,8 @@ export interface LeadChainInput {
   /** MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
   deferredTools?: readonly StructuredToolInterface[];
   onWarning: (message: string) => void;
+  /** The harness log (`log_level`); middlewares log their key actions to it. */
+  logger?: Logger;
 }
 
 /** Builds the ordered middleware list of the lead agent. */
@@ -105,6 +108,7 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
         maxChars: config.title.max_chars,
         promptTemplate: config.title.prompt_template ?? undefined,
         onWarning: input.onWarning,
+        logger: input.logger?.child("title"),
       }),
     // 9. Queues the finished conversation for fact extraction (afterAgent, sees the final answer).
     input.memory?.middleware() ?? false,

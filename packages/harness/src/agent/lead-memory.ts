@@ -1,9 +1,11 @@
 /**
  * Creates the memory service of a run from the `memory:` section. Extraction needs a model that
- * answers in a JSON format, so with the demo model only the injection side runs.
+ * answers in a JSON format, so with the demo model only the injection side runs (stored memory is
+ * still put into the prompt).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AppConfig } from "../config/schema.js";
+import type { Logger } from "../logger.js";
 import { createMemoryService, type MemoryService } from "../memory/memory-service.js";
 import { createChatModel } from "../model/create-chat-model.js";
 import { type ModelSelection, selectModel } from "../model/select-model.js";
@@ -17,6 +19,7 @@ export interface LeadMemoryContext {
   chatModel?: BaseChatModel;
   env: Record<string, string | undefined>;
   onWarning: (message: string) => void;
+  logger?: Logger;
 }
 
 /** The memory service of this run, or null when memory is off. */
@@ -30,7 +33,7 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
     agentName: context.agentName,
     model,
     settings: {
-      enabled: entry.use !== "demo" || Boolean(context.chatModel),
+      extractionEnabled: entry.use !== "demo" || Boolean(context.chatModel),
       injectionEnabled: settings.injection_enabled,
       storagePath: settings.storage_path || undefined,
       debounceSeconds: settings.debounce_seconds,
@@ -39,5 +42,6 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
       maxInjectionTokens: settings.max_injection_tokens,
     },
     onWarning: context.onWarning,
+    logger: context.logger,
   });
 }

@@ -96,3 +96,49 @@ test("a single trigger object is read as a list", () => {
   const config = parse("summarization:\n  trigger: {type: tokens, value: 4000}\n");
   assert.deepEqual(config.summarization.trigger, [{ type: "tokens", value: 4000 }]);
 });
+
+test("title limits are range-checked and a bad title template is a config error", () => {
+  assertConfigError(() => parse("title: {max_chars: 0}"), /title\.max_chars/);
+  assertConfigError(() => parse("title: {max_chars: 100000}"), /title\.max_chars/);
+  assertConfigError(() => parse("title: {max_words: 500}"), /title\.max_words/);
+  assertConfigError(() => parse("title: {prompt_template: 'Title for {user_message}'}"), /title\.prompt_template/, /\{user_message\}/, /\{user_msg\}/);
+  assertConfigError(() => parse("title: {prompt_template: 'A title please'}"), /title\.prompt_template/, /\{user_msg\}/);
+  assert.equal(parse("title: {prompt_template: 'Title ({max_words} words) for: {user_msg}'}").title.prompt_template, "Title ({max_words} words) for: {user_msg}");
+});
+
+test("${VAR:-default}, $$ for a literal $, and typed values from a whole-value $VAR", () => {
+  const config = parse(
+    [
+      "models:",
+      "  - {name: m, use: openai, model: '${MODEL:-gpt-4o}', api_key: 'pa$$word', base_url: '${BASE:-http://localhost:1/v1}', max_tokens: $MAX, temperature: '${TEMP}', supports_vision: $VISION}",
+      "sandbox: {allow_host_bash: '${HOST_BASH:-false}', bash_command_timeout: '${TIMEOUT:-30}'}",
+      "skills: {path: 'cost-$$5-${UNSET:-}x'}",
+    ].join("\n"),
+    { MAX: "2048", TEMP: "0.5", VISION: "true", TIMEOUT: "" },
+  );
+  const model = config.models[0]!;
+  assert.equal(model.model, "gpt-4o");
+  assert.equal(model.api_key, "pa$word");
+  assert.equal(model.base_url, "http://localhost:1/v1");
+  assert.equal(model.max_tokens, 2048);
+  assert.equal(model.temperature, 0.5);
+  assert.equal(model.supports_vision, true);
+  assert.equal(config.sandbox.allow_host_bash, false);
+  assert.equal(config.sandbox.bash_command_timeout, 30);
+  assert.equal(config.skills.path, "cost-$5-x");
+  // A string key keeps a numeric-looking value as a string.
+  assert.equal(parse("models:\n  - {name: m, use: openai, model: $M}", { M: "42" }).models[0]!.model, "42");
+  assertConfigError(() => parse("models:\n  - {name: m, use: openai, max_tokens: $MAX}", { MAX: "lots" }), /models\[0\]\.max_tokens/, /"lots"/);
+});
+
+test("YAML merge keys (<<) work, and an alias bomb is refused with the file named", () => {
+  const config = parse(
+    ["models:", "  - &base {name: a, use: openai, api_key: sk, max_retries: 1, model: a-1}", "  - <<: *base", "    name: b", "    max_retries: 3"].join("\n"),
+  );
+  assert.deepEqual(config.models.map((model) => [model.name, model.use, model.api_key, model.max_retries]), [
+    ["a", "openai", "sk", 1],
+    ["b", "openai", "sk", 3],
+  ]);
+  const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]", "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]", "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]"].join("\n");
+  assertConfigError(() => parse(bomb), /\/work\/config\.yaml/, /alias/i);
+});

@@ -82,12 +82,24 @@ export const MemoryConfig = z.strictObject({
   max_injection_tokens: z.number().int().positive().default(2000),
 });
 
+/** Placeholders a title prompt may use; `{user_msg}` is required (a title of nothing is no title). */
+const TITLE_PLACEHOLDERS = ["max_words", "user_msg", "assistant_msg"];
+
 export const TitleConfig = z.strictObject({
   enabled: z.boolean().default(true),
-  max_words: z.number().int().positive().default(8),
-  max_chars: z.number().int().positive().default(80),
+  max_words: z.number().int().min(1).max(20).default(8),
+  max_chars: z.number().int().min(10).max(200).default(80),
   model_name: z.string().nullable().default(null),
-  prompt_template: z.string().nullable().default(null),
+  prompt_template: z
+    .string()
+    .nullable()
+    .default(null)
+    .superRefine((template, context) => {
+      if (template === null) return;
+      const unknown = [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!).filter((name) => !TITLE_PLACEHOLDERS.includes(name));
+      if (unknown.length > 0) context.addIssue({ code: "custom", message: `unknown placeholder {${unknown[0]}}; use {user_msg}, {assistant_msg} and {max_words}` });
+      else if (!template.includes("{user_msg}")) context.addIssue({ code: "custom", message: "the template must contain {user_msg} (the user's first message)" });
+    }),
 });
 
 export const SandboxConfig = z.strictObject({

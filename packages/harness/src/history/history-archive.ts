@@ -33,6 +33,8 @@ export interface HistoryArchive {
   append(threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number;
   /** Every entry of the thread in order, or [] for an unknown thread. */
   read(threadId: string): HistoryEntry[];
+  /** Removes a thread's archived messages (`deerflow threads delete`). */
+  delete(threadId: string): void;
   close(): void;
 }
 
@@ -55,17 +57,25 @@ CREATE UNIQUE INDEX IF NOT EXISTS history_archive_message_id ON history_archive 
 `;
 
 /**
- * Opens (creating if needed) the archive table in the SQLite file at `dbPath`.
+ * Opens (creating if needed) the archive table in the SQLite file at `dbPath`, or reads it through an
+ * open database (a read-only one is only read: an archive that was never written reads as empty).
  *
  * @example
  * const archive = createHistoryArchive(path.join(home, "checkpoints.sqlite"));
  * for (const entry of archive.read(threadId)) ...
  */
-export function createHistoryArchive(dbPath: string): HistoryArchive {
-  const db = new Database(dbPath);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
-  db.exec(SCHEMA);
+export function createHistoryArchive(dbPath: string | Database.Database): HistoryArchive {
+  const owned = typeof dbPath === "string";
+  const db = owned ? new Database(dbPath) : dbPath;
+  if (owned) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+  }
+  const exists = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get());
+  if (db.readonly && !exists()) {
+    return { append: () => 0, read: () => [], delete: () => {}, close: () => {} };
+  }
+  if (!db.readonly) db.exec(SCHEMA);
   const nextSeq = db.prepare<[string], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM history_archive WHERE thread_id = ?");
   const insert = db.prepare("INSERT OR IGNORE INTO history_archive (thread_id, seq, kind, message_id, payload) VALUES (?, ?, ?, ?, ?)");
   const select = db.prepare<[string], Row>("SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq");
@@ -92,6 +102,11 @@ export function createHistoryArchive(dbPath: string): HistoryArchive {
         return { kind: "message", seq: row.seq, message: mapStoredMessagesToChatMessages([payload])[0]! };
       });
     },
-    close: () => db.close(),
+    delete(threadId) {
+      db.prepare("DELETE FROM history_archive WHERE thread_id = ?").run(threadId);
+    },
+    close: () => {
+      if (owned) db.close();
+    },
   };
 }

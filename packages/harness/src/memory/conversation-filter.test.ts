@@ -30,3 +30,22 @@ test("upload blocks are stripped from user text, and an upload-only message is d
     { role: "user", content: "What is in it?" },
   ]);
 });
+
+test("an upload-only turn is dropped together with the reply to it, so document contents do not become facts", () => {
+  const turns = filterConversationForMemory([
+    new HumanMessage({ content: "I work at Acme", id: "h1" }),
+    new AIMessage({ content: "Noted.", id: "a1" }),
+    new HumanMessage({ content: "<uploaded_files>\n- cv.pdf\n</uploaded_files>", id: "h2" }),
+    new AIMessage({ content: "Let me read it.", id: "a2", tool_calls: [{ name: "read_file", args: { path: "/mnt/user-data/uploads/cv.pdf" }, id: "c1" }] }),
+    new ToolMessage({ content: "Jane Doe, 20 years at Initech", tool_call_id: "c1", id: "t1" }),
+    new AIMessage({ content: "The CV belongs to Jane Doe, who worked 20 years at Initech.", id: "a3" }),
+    new HumanMessage({ content: "Thanks, I prefer short answers", id: "h3" }),
+    new AIMessage({ content: "Will do.", id: "a4" }),
+  ]);
+  assert.deepEqual(turns, [
+    { role: "user", content: "I work at Acme" },
+    { role: "assistant", content: "Noted." },
+    { role: "user", content: "Thanks, I prefer short answers" },
+    { role: "assistant", content: "Will do." },
+  ]);
+});

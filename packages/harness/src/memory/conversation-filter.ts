@@ -3,7 +3,9 @@
  * finally answered. Tool calls and tool results are bulky and about the task, not the user; hidden
  * messages (durable-context data, anything marked `hide_from_ui`) were written by the
  * harness, and learning from them would feed the agent's own context back into memory as "facts".
- * Upload listings are stripped too: "the user uploaded report.pdf" is not worth remembering.
+ * Upload listings are stripped too: "the user uploaded report.pdf" is not worth remembering. A turn that
+ * was only an upload is dropped with the answer to it: that answer retells the document, and a CV or a
+ * report pasted in for a task would otherwise come back as "facts" about the user.
  */
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 
@@ -31,7 +33,8 @@ function isHidden(message: BaseMessage): boolean {
 
 /**
  * User messages (upload blocks removed) and final AI answers (AI messages without tool calls), in order.
- * Tool messages, system messages, hidden messages and turns left empty are dropped.
+ * Tool messages, system messages, hidden messages, turns left empty, and the answers to an upload-only
+ * message are dropped.
  *
  * @example
  * filterConversationForMemory([human("<uploaded_files>a.pdf</uploaded_files>\nSummarise it"), aiWithToolCall, toolResult, ai("Done.")]);
@@ -39,13 +42,18 @@ function isHidden(message: BaseMessage): boolean {
  */
 export function filterConversationForMemory(messages: readonly BaseMessage[]): MemoryTurn[] {
   const turns: MemoryTurn[] = [];
+  // Set by an upload-only user message; the replies until the user's next words are skipped.
+  let answeringUpload = false;
   for (const message of messages) {
     if (isHidden(message)) continue;
     if (HumanMessage.isInstance(message)) {
-      const content = messageText(message.content).replace(INJECTED_BLOCKS, "").trim();
+      const text = messageText(message.content);
+      const content = text.replace(INJECTED_BLOCKS, "").trim();
       if (content) turns.push({ role: "user", content });
+      if (content) answeringUpload = false;
+      else if (text.trim()) answeringUpload = true;
     } else if (AIMessage.isInstance(message)) {
-      if ((message.tool_calls?.length ?? 0) > 0) continue;
+      if (answeringUpload || (message.tool_calls?.length ?? 0) > 0) continue;
       const content = messageText(message.content).trim();
       if (content) turns.push({ role: "assistant", content });
     }

@@ -1,7 +1,9 @@
 /**
  * The shape of `memory.json`, checked with zod wherever the file crosses a trust boundary (read from disk,
- * imported by the user). Memory is injected into every system prompt, so a file that does not match this
- * schema is never used as it is: the store moves it aside and starts empty instead of crashing a run.
+ * imported by the user). Memory is injected into every system prompt, so what does not match this schema
+ * is never used as it is: on read, one malformed fact or summary is skipped with a warning (a hand edit
+ * gone wrong must not cost every other fact); a file that is not a memory document at all is moved aside.
+ * An import is checked strictly and refused as a whole.
  *
  * The layout is DeerFlow's memory document with `user` spelled `userContext`. A DeerFlow export (key
  * `user`, fact `source` as `{ threadId }`) is accepted on read and normalised to this shape.
@@ -118,4 +120,59 @@ export function parseMemoryText(text: string): { ok: true; memory: Memory } | { 
     .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
     .join("; ");
   return { ok: false, reason: `not a memory document (${issues})` };
+}
+
+/**
+ * Reads memory from disk leniently: the document must be JSON with at least one of `userContext`
+ * (or `user`), `history` and `facts`; each summary and fact is then checked on its own, and one that
+ * does not fit is left out and named in `skipped` (e.g. `facts[3] (id fact_x): confidence: ...`).
+ *
+ * @example
+ * parseStoredMemory('{"facts":[{"id":"a","content":"x","confidence":7}]}');
+ * // { ok: true, memory: <empty but for nothing>, skipped: ["facts[0] (id a): confidence: Too big: ..."] }
+ */
+export function parseStoredMemory(text: string): { ok: true; memory: Memory; skipped: string[] } | { ok: false; reason: string } {
+  const strict = parseMemoryText(text);
+  if (strict.ok) return { ...strict, skipped: [] };
+  let raw: unknown;
+  try {
+    raw = normaliseDocument(JSON.parse(text));
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
+  }
+  const record = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  if (!record || !["userContext", "history", "facts"].some((key) => key in record)) return strict;
+  const memory = emptyMemory();
+  const skipped: string[] = [];
+  const describe = (issues: readonly z.core.$ZodIssue[]) => issues.slice(0, 2).map((issue) => `${issue.path.join(".") || "value"}: ${issue.message}`).join("; ");
+  if (typeof record.version === "string") memory.version = record.version;
+  if (typeof record.lastUpdated === "string") memory.lastUpdated = record.lastUpdated;
+  const sections = (group: "userContext" | "history", keys: readonly string[]) => {
+    const value = record[group];
+    if (value === undefined) return;
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      skipped.push(`${group}: not an object`);
+      return;
+    }
+    for (const key of keys) {
+      const parsed = section.safeParse((value as Record<string, unknown>)[key]);
+      if (parsed.success) (memory[group] as Record<string, MemorySection>)[key] = parsed.data;
+      else skipped.push(`${group}.${key}: ${describe(parsed.error.issues)}`);
+    }
+  };
+  sections("userContext", USER_SECTIONS);
+  sections("history", HISTORY_SECTIONS);
+  if (Array.isArray(record.facts)) {
+    record.facts.forEach((fact, index) => {
+      const parsed = MemoryFact.safeParse(fact);
+      if (parsed.success) memory.facts.push(parsed.data);
+      else {
+        const id = fact && typeof fact === "object" && typeof (fact as { id?: unknown }).id === "string" ? ` (id ${(fact as { id: string }).id})` : "";
+        skipped.push(`facts[${index}]${id}: ${describe(parsed.error.issues)}`);
+      }
+    });
+  } else if (record.facts !== undefined) {
+    skipped.push("facts: not a list");
+  }
+  return { ok: true, memory, skipped };
 }

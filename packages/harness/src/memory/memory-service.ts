@@ -7,6 +7,7 @@ import path from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { memoryMiddleware } from "../middleware/memory.js";
 import { type TokenCounter, renderMemoryBlock } from "./inject.js";
+import { type Logger, silentLogger } from "../logger.js";
 import { memoryPath, normaliseAgentName } from "./memory-path.js";
 import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
 import { type MemoryStore, createMemoryStore } from "./memory-store.js";
@@ -18,6 +19,8 @@ export interface MemorySettings {
   enabled?: boolean;
   /** Put the `<memory>` block into the system prompt (default true). */
   injectionEnabled?: boolean;
+  /** Queue conversations for fact extraction (default true; off for a model that cannot answer in JSON). */
+  extractionEnabled?: boolean;
   /** Directory used instead of `home` for memory files, absolute or relative to `home`. */
   storagePath?: string;
   /** Quiet time per thread before an update runs (default 30). */
@@ -42,6 +45,8 @@ export interface MemoryServiceOptions {
   /** Token counter for the injection budget (default: 4 characters per token). */
   tokenCounter?: TokenCounter;
   onWarning?: (message: string) => void;
+  /** The harness log: queued conversations (debug) and applied updates (info). */
+  logger?: Logger;
 }
 
 /** One agent's memory, ready to wire into an agent and a process lifecycle. */
@@ -74,6 +79,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const settings = options.settings ?? {};
   const enabled = settings.enabled ?? true;
   const warn = options.onWarning ?? (() => {});
+  const log = (options.logger ?? silentLogger).child("memory");
   const root = settings.storagePath ? path.resolve(options.home, settings.storagePath) : options.home;
   const agentName = normaliseAgentName(options.agentName);
   const store = createMemoryStore(memoryPath(root, agentName), { onWarning: warn });
@@ -87,7 +93,10 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const queue = createMemoryQueue({
     debounceMs: (settings.debounceSeconds ?? 30) * 1000,
     process: async (job) => {
-      await updater.update(job.conversation, { threadId: job.threadId });
+      const outcome = await updater.update(job.conversation, { threadId: job.threadId });
+      if (outcome.applied) {
+        log.info(`updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`);
+      }
     },
     onWarning: warn,
   });
@@ -107,7 +116,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     store,
     updater,
     queue,
-    middleware: () => memoryMiddleware({ queue: enabled ? queue : { enqueue: () => {} }, agentName }),
+    middleware: () => memoryMiddleware({ queue: enabled && (settings.extractionEnabled ?? true) ? queue : { enqueue: () => {} }, agentName, logger: log }),
     promptBlock,
     flush: () => queue.flush(),
     close: () => queue.close(),

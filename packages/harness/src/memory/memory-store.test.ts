@@ -69,14 +69,40 @@ test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning,
   assert.equal(store.load().facts[0].content, "works again");
 });
 
-test("valid JSON of the wrong shape is also treated as corrupt", (t) => {
+test("valid JSON that is not a memory document is also treated as corrupt", (t) => {
   const dir = tempDir(t);
   const file = path.join(dir, "memory.json");
-  fs.writeFileSync(file, JSON.stringify({ ...emptyMemory(), facts: [{ id: "f", content: "x", confidence: 7 }] }));
+  fs.writeFileSync(file, JSON.stringify({ notes: ["x"] }));
   const warnings: string[] = [];
   assert.deepEqual(createMemoryStore(file, { onWarning: (message) => warnings.push(message) }).load().facts, []);
-  assert.match(warnings[0], /facts\.0\.confidence/);
+  assert.match(warnings[0]!, /not a memory document/);
   assert.equal(fs.readdirSync(dir).filter((name) => name.includes("corrupt")).length, 1);
+});
+
+test("one malformed fact or summary is skipped with a warning; the rest is kept and the file stays", (t) => {
+  const dir = tempDir(t);
+  const file = path.join(dir, "memory.json");
+  const good = withFact(withFact(emptyMemory(), "f1", "Prefers TypeScript"), "f3", "Works at Acme");
+  const raw = JSON.parse(JSON.stringify(good));
+  raw.facts.splice(1, 0, { id: "f2", content: "x", confidence: 7 });
+  raw.userContext.workContext = { summary: 42 };
+  raw.userContext.topOfMind = { summary: "Shipping v2", updatedAt: "2026-01-01" };
+  fs.writeFileSync(file, JSON.stringify(raw));
+  const warnings: string[] = [];
+  const store = createMemoryStore(file, { onWarning: (message) => warnings.push(message) });
+  const memory = store.load();
+  assert.deepEqual(memory.facts.map((fact) => fact.id), ["f1", "f3"]);
+  assert.equal(memory.userContext.topOfMind.summary, "Shipping v2");
+  assert.equal(memory.userContext.workContext.summary, "");
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0]!, /facts\[1\] \(id f2\)/);
+  assert.match(warnings[0]!, /userContext\.workContext/);
+  store.load();
+  assert.equal(warnings.length, 1, "the same file is not warned about twice");
+  assert.equal(fs.readdirSync(dir).filter((name) => name.includes("corrupt")).length, 0);
+  // An update keeps the good parts and drops the skipped ones.
+  store.update((current) => withFact(current, "f4", "Uses vim"));
+  assert.deepEqual(createMemoryStore(file).load().facts.map((fact) => fact.id), ["f1", "f3", "f4"]);
 });
 
 test("forgetFact removes one fact by id and reports whether it existed", (t) => {

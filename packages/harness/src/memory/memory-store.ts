@@ -1,8 +1,9 @@
 /**
  * The one place that reads and writes a memory file. Everything else (updater, CLI, prompt injection)
  * goes through it, so the guarantees hold everywhere:
- * - reads are validated; a corrupt file is moved aside to `memory.json.corrupt-<timestamp>` with a
- *   warning and the run continues with empty memory instead of crashing;
+ * - reads are validated; one malformed fact or summary is skipped with a warning (and dropped at the
+ *   next write); a file that is not JSON or not a memory document is moved aside to
+ *   `memory.json.corrupt-<timestamp>` with a warning and the run continues with empty memory;
  * - writes are atomic (temp file, fsync, rename), so a killed process never leaves a truncated file;
  * - read-modify-write updates hold a lock file, so two processes do not lose each other's changes;
  * - reads are cached and the cache is dropped on every write and whenever the file on disk changed
@@ -12,7 +13,7 @@ import fs from "node:fs";
 import { HarnessError } from "../errors.js";
 import { removeOrphanTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { type FileLockOptions, withFileLock } from "./file-lock.js";
-import { Memory, emptyMemory, parseMemoryText } from "./memory-schema.js";
+import { Memory, emptyMemory, parseMemoryText, parseStoredMemory } from "./memory-schema.js";
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
@@ -84,8 +85,11 @@ export function createMemoryStore(path: string, options: MemoryStoreOptions = {}
       const stat = fs.fstatSync(fd);
       const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
       if (cache?.key === key) return { ok: true, memory: structuredClone(cache.memory) };
-      const parsed = parseMemoryText(fs.readFileSync(fd, "utf8"));
+      const parsed = parseStoredMemory(fs.readFileSync(fd, "utf8"));
       if (!parsed.ok) return parsed;
+      if (parsed.skipped.length > 0) {
+        warn(`Memory file ${path}: skipped what does not fit the memory format (${parsed.skipped.join("; ")}). The rest is used; the next memory update rewrites the file without it.`);
+      }
       cache = { key, memory: parsed.memory };
       return { ok: true, memory: structuredClone(parsed.memory) };
     } finally {

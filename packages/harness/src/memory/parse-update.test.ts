@@ -39,3 +39,22 @@ test("malformed JSON, no JSON, and wrong shapes are refused with a reason", () =
     if (!parsed.ok) assert.match(parsed.reason, reason);
   }
 });
+
+test("a reply that quotes some JSON before the real update still yields the update", () => {
+  const reply = [
+    'The user pasted {"name": "demo", "port": 8080} from their config, which is task detail.',
+    "```json",
+    '{"example": true}',
+    "```",
+    "Here is the update:",
+    "```json",
+    '{"newFacts": [{"content": "Runs services on Kubernetes", "category": "context", "confidence": 0.9}]}',
+    "```",
+  ].join("\n");
+  const parsed = parseMemoryUpdate(reply);
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.reason);
+  assert.equal(parsed.update.newFacts?.[0]?.content, "Runs services on Kubernetes");
+  const bare = parseMemoryUpdate('Input looked like {"a": {"b": 1}}; update: {"factsToRemove": ["fact_1"]}');
+  assert.ok(bare.ok, bare.ok ? "" : bare.reason);
+  assert.deepEqual(bare.update.factsToRemove, ["fact_1"]);
+});

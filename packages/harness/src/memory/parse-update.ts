@@ -1,8 +1,8 @@
 /**
  * Turns the memory model's reply into a checked update. Models wrap JSON in fences, add a sentence
- * before it, emit `null` for sections they leave alone, or answer with something else entirely; the first
- * three are accepted, anything that is not the expected shape is refused as a whole so a confused reply
- * can never half-apply to memory.
+ * before it, quote some JSON from the conversation before the real update, emit `null` for sections they
+ * leave alone, or answer with something else entirely; the first four are accepted, anything that is not
+ * the expected shape is refused as a whole so a confused reply can never half-apply to memory.
  */
 import { z } from "zod";
 
@@ -31,13 +31,55 @@ export type MemoryUpdate = z.infer<typeof MemoryUpdate>;
 
 const KNOWN_KEYS = new Set(Object.keys(MemoryUpdate.shape));
 
-/** The JSON object in a reply: the content of the first fenced block if any, else from the first "{" to the last "}". */
+/**
+ * Every JSON object in a reply, in order: the contents of each fenced block, and each balanced `{...}`
+ * span outside the fences (braces inside JSON strings are respected).
+ */
+export function jsonObjectCandidates(text: string): string[] {
+  const found: { at: number; json: string }[] = [];
+  const fence = /```[A-Za-z]*[ \t]*\n?([\s\S]*?)```/g;
+  let outside = "";
+  let last = 0;
+  for (let match = fence.exec(text); match; match = fence.exec(text)) {
+    outside += text.slice(last, match.index).padEnd(match.index - last + match[0].length, " ");
+    last = match.index + match[0].length;
+    for (const span of balancedObjects(match[1]!)) found.push({ at: match.index + span.at, json: span.json });
+  }
+  outside += text.slice(last);
+  found.push(...balancedObjects(outside));
+  return found.sort((a, b) => a.at - b.at).map((entry) => entry.json);
+}
+
+/** Top-level balanced `{...}` spans (and a trailing unclosed one), scanning once: linear in the text. */
+function balancedObjects(text: string): { at: number; json: string }[] {
+  const found: { at: number; json: string }[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (char === "\\") index += 1;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"' && depth > 0) inString = true;
+    else if (char === "{") {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === "}" && depth > 0) {
+      depth -= 1;
+      if (depth === 0) found.push({ at: start, json: text.slice(start, index + 1) });
+    }
+  }
+  // A cut-off object is kept too, so the reason given is "not valid JSON" rather than "no JSON".
+  if (depth > 0) found.push({ at: start, json: text.slice(start) });
+  return found;
+}
+
+/** The first JSON object in a reply (kept for callers that want one candidate). */
 export function extractJsonObject(text: string): string | undefined {
-  const fenced = /```(?:json|JSON)?\s*\n?([\s\S]*?)```/.exec(text);
-  const candidate = fenced ? fenced[1] : text;
-  const start = candidate.indexOf("{");
-  const end = candidate.lastIndexOf("}");
-  return start >= 0 && end > start ? candidate.slice(start, end + 1) : undefined;
+  return jsonObjectCandidates(text)[0];
 }
 
 /**
@@ -48,8 +90,21 @@ export function extractJsonObject(text: string): string | undefined {
  * // { ok: true, update: { newFacts: [...] } }
  */
 export function parseMemoryUpdate(text: string): { ok: true; update: MemoryUpdate } | { ok: false; reason: string } {
-  const json = extractJsonObject(text);
-  if (json === undefined) return { ok: false, reason: "the reply contains no JSON object" };
+  const candidates = jsonObjectCandidates(text);
+  if (candidates.length === 0) return { ok: false, reason: "the reply contains no JSON object" };
+  // The update is the last candidate that is one; quoted JSON before it is skipped.
+  let failure: { ok: false; reason: string } | undefined;
+  let empty: { ok: true; update: MemoryUpdate } | undefined;
+  for (const candidate of [...candidates].reverse()) {
+    const parsed = parseCandidate(candidate);
+    if (parsed.ok && Object.keys(parsed.update).length > 0) return parsed;
+    if (parsed.ok) empty ??= parsed;
+    else failure ??= parsed;
+  }
+  return empty ?? failure!;
+}
+
+function parseCandidate(json: string): { ok: true; update: MemoryUpdate } | { ok: false; reason: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(json);

@@ -7,6 +7,7 @@
 import { createMiddleware } from "langchain";
 import { filterConversationForMemory } from "../memory/conversation-filter.js";
 import type { MemoryQueue } from "../memory/memory-queue.js";
+import type { Logger } from "../logger.js";
 
 /** Options of `memoryMiddleware`. */
 export interface MemoryMiddlewareOptions {
@@ -14,6 +15,8 @@ export interface MemoryMiddlewareOptions {
   queue: Pick<MemoryQueue, "enqueue">;
   /** Recorded on each job, for a queue shared by several agents. */
   agentName?: string;
+  /** Logs each queued conversation at debug level. */
+  logger?: Logger;
 }
 
 /**
@@ -33,6 +36,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       const turns = filterConversationForMemory(state.messages);
       if (!turns.some((turn) => turn.role === "user") || !turns.some((turn) => turn.role === "assistant")) return;
       options.queue.enqueue(threadId, turns, { agentName: options.agentName });
+      options.logger?.debug(`queued thread ${threadId} (${turns.length} turns) for fact extraction`);
     },
   });
 }

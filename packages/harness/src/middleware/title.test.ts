@@ -19,9 +19,36 @@ test("cleanTitle strips thinking, labels, quotes and a final period, and applies
 test("fallbackTitle is the first 50 characters of the message, or New Conversation", () => {
   assert.equal(fallbackTitle("  What is   the weather?  "), "What is the weather?");
   const long = "Please write a detailed report about the quarterly sales figures for Europe";
-  assert.equal(fallbackTitle(long), `${long.slice(0, 50).trimEnd()}...`);
-  assert.equal(fallbackTitle(long, 20), `${long.slice(0, 20).trimEnd()}...`);
+  assert.equal(fallbackTitle(long), `${long.slice(0, 47).trimEnd()}...`);
+  assert.equal(fallbackTitle(long, 20), `${long.slice(0, 17).trimEnd()}...`);
   assert.equal(fallbackTitle(""), "New Conversation");
+});
+
+test("titles never exceed max_chars and never cut a character or grapheme in half", () => {
+  const family = "👨‍👩‍👧"; // one grapheme of five code points
+  const long = `${"word ".repeat(20)}end`;
+  for (const maxChars of [10, 11, 12, 20, 49, 50, 51]) {
+    assert.ok([...fallbackTitle(long, maxChars)].length <= maxChars, `fallback over ${maxChars}`);
+    assert.ok([...cleanTitle("x".repeat(300), { maxWords: 8, maxChars })].length <= maxChars);
+  }
+  const flags = "🇫🇷".repeat(30);
+  for (const title of [fallbackTitle(flags, 10), cleanTitle(flags, { maxWords: 8, maxChars: 11 })]) {
+    assert.match(title.replace(/\.\.\.$/, ""), /^(🇫🇷)+$/u, `a flag was cut in half: ${title}`);
+  }
+  const families = fallbackTitle(family.repeat(20), 12);
+  assert.ok([...families].length <= 12);
+  assert.equal(families.replace(/\.\.\.$/, "").replaceAll(family, ""), "");
+  assert.equal(cleanTitle(`abc${"é".repeat(20)}`, { maxWords: 8, maxChars: 10 }).normalize("NFC").length <= 10, true);
+});
+
+test("the model's <think> block never reaches the title prompt", () => {
+  const exchange = firstExchange([
+    new HumanMessage("Plan a trip to Lyon"),
+    new AIMessage("<think>The user is secretly planning to quit their job.</think>Here is a 3-day plan for Lyon."),
+  ]);
+  assert.deepEqual(exchange, { user: "Plan a trip to Lyon", assistant: "Here is a 3-day plan for Lyon." });
+  const unclosed = firstExchange([new HumanMessage("hi"), new AIMessage("Hello!<think>still thinking")]);
+  assert.equal(unclosed?.assistant, "Hello!");
 });
 
 test("renderTitlePrompt fills the placeholders once and cuts each side to 500 characters", () => {
@@ -71,7 +98,7 @@ test("a thread gets a model title after its first exchange, never regenerated, a
 test("without a model, or when it fails, the title is the start of the user's message", async () => {
   const noModel = agentWith(titleMiddleware(), ["Sure."]);
   const first = await noModel.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Draft an email to the whole team about the Friday offsite" })] }, { configurable: { thread_id: "t-a" } });
-  assert.equal(first.title, "Draft an email to the whole team about the Friday...");
+  assert.equal(first.title, "Draft an email to the whole team about the Frid...");
 
   const warnings: string[] = [];
   const failing = fakeModel().respond(new Error("503 upstream"));

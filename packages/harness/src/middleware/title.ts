@@ -12,6 +12,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import type { Logger } from "../logger.js";
 import { threadStateSubset } from "../state/thread-state.js";
 
 /** Options of {@link titleMiddleware}. */
@@ -26,6 +27,8 @@ export interface TitleOptions {
   promptTemplate?: string;
   /** Receives a message when the model call fails (the fallback title is used). Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** Logs the title set (debug), and whether it came from the model or the fallback. */
+  logger?: Logger;
 }
 
 /** The title of a thread whose first message has no text. */
@@ -45,6 +48,29 @@ Answer with the title alone: no quotes, no final period, no explanation.`;
 
 const FRAMEWORK_BLOCKS = /^\s*<(uploaded_files|current_uploads)>[\s\S]*?<\/\1>\s*/;
 
+const THINKING = /<think>[\s\S]*?(<\/think>|$)/gi;
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Length in code points (what `max_chars` counts, as in DeerFlow's Python). */
+function charCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** The longest prefix of at most `max` code points that ends on a grapheme boundary (no half emoji or accent). */
+function cutAtGrapheme(text: string, max: number): string {
+  let kept = "";
+  let count = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const size = charCount(segment);
+    if (count + size > max) break;
+    kept += segment;
+    count += size;
+  }
+  return kept;
+}
+
 function collapse(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
@@ -57,14 +83,15 @@ function userText(message: BaseMessage): string {
 }
 
 /**
- * A title from the user's message: its first 50 characters (fewer if `maxChars` is smaller), with "..."
- * when cut; "New Conversation" when it has no text.
+ * A title from the user's message: at most 50 characters (fewer if `maxChars` is smaller), "..." included
+ * when cut, cut between graphemes; "New Conversation" when it has no text.
  */
 export function fallbackTitle(text: string, maxChars: number = 80): string {
   const clean = collapse(text);
   if (clean === "") return DEFAULT_TITLE;
   const limit = Math.max(1, Math.min(FALLBACK_TITLE_CHARS, maxChars));
-  return clean.length <= limit ? clean : `${clean.slice(0, limit).trimEnd()}...`;
+  if (charCount(clean) <= limit) return clean;
+  return limit > 3 ? `${cutAtGrapheme(clean, limit - 3).trimEnd()}...` : cutAtGrapheme(clean, limit);
 }
 
 /**
@@ -73,13 +100,13 @@ export function fallbackTitle(text: string, maxChars: number = 80): string {
  * when nothing usable is left.
  */
 export function cleanTitle(raw: string, limits: { maxWords: number; maxChars: number }): string {
-  let text = raw.replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  let text = raw.replace(THINKING, "");
   text = text.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
   text = text.replace(/\*\*|__/g, "").replace(/^#+\s*/, "").replace(/^title\s*:\s*/i, "");
   text = text.replace(/^["'“”‘’`«»]+|["'“”‘’`«»]+$/g, "").replace(/[.。]+$/, "");
   const words = collapse(text).split(" ").filter(Boolean).slice(0, Math.max(1, limits.maxWords));
   let title = words.join(" ");
-  if (title.length > limits.maxChars) title = title.slice(0, limits.maxChars).trimEnd();
+  if (charCount(title) > limits.maxChars) title = cutAtGrapheme(title, limits.maxChars).trimEnd();
   return title;
 }
 
@@ -94,14 +121,18 @@ export function renderTitlePrompt(template: string, values: { maxWords: number; 
   return template.replace(/\{(max_words|user_msg|assistant_msg)\}/g, (_, key: string) => fill[key]);
 }
 
-/** The first exchange of a thread: the first user message and the AI text that answered it. */
+/**
+ * The first exchange of a thread: the first user message and the AI text that answered it, without the
+ * model's `<think>` block (its private reasoning must not be sent on to the title model).
+ */
 export function firstExchange(messages: readonly BaseMessage[]): { user: string; assistant: string } | undefined {
   const userIndex = messages.findIndex((message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui);
   if (userIndex < 0) return undefined;
   const replies = messages.slice(userIndex + 1).filter((message) => AIMessage.isInstance(message));
   if (replies.length === 0) return undefined;
-  const answered = replies.find((message) => message.text.trim() !== "") ?? replies[0];
-  return { user: userText(messages[userIndex]), assistant: answered.text };
+  const visible = (message: BaseMessage) => message.text.replace(THINKING, "").trim();
+  const answered = replies.find((message) => visible(message) !== "") ?? replies[0];
+  return { user: userText(messages[userIndex]), assistant: visible(answered) };
 }
 
 /**
@@ -138,7 +169,9 @@ export function titleMiddleware(options: TitleOptions = {}) {
       if (state.title) return undefined;
       const exchange = firstExchange(state.messages);
       if (!exchange) return undefined;
-      const title = (await generate(exchange, runtime.signal)) || fallbackTitle(exchange.user, maxChars);
+      const generated = await generate(exchange, runtime.signal);
+      const title = generated || fallbackTitle(exchange.user, maxChars);
+      options.logger?.debug(`set "${title}" (${generated ? "from the title model" : "from the user's message"})`);
       return { title };
     },
   });

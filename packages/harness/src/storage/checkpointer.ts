@@ -1,19 +1,36 @@
 /**
  * The embedded checkpointer: every thread's state in one SQLite file (`{home}/checkpoints.sqlite`), so
  * threads survive process restarts and a `--thread` run continues where the last one stopped.
+ *
+ * A file that is not a database (corrupt, truncated, something else) or cannot be written (read-only
+ * home, wrong owner) fails with a message naming the file and what to do. Listing and reading threads
+ * also work on a read-only home (`readOnly`): SQLite cannot open a WAL database on read-only media, so
+ * a snapshot of the file is read instead.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
+import { HarnessError } from "../errors.js";
 
 /** An open checkpoint store. Close it when the process is done with it. */
 export interface CheckpointStore {
   saver: SqliteSaver;
   file: string;
-  /** Thread ids with at least one checkpoint, most recently updated first. */
-  listThreadIds(): string[];
+  /** The open database (the history archive reads through it in read-only mode). */
+  db: Database.Database;
+  readOnly: boolean;
+  /** Thread ids with at least one checkpoint, most recently updated first (the newest `limit` if given). */
+  listThreadIds(limit?: number): string[];
+  /** Deletes every checkpoint of a thread; false when it had none. */
+  deleteThread(threadId: string): Promise<boolean>;
   close(): void;
+}
+
+/** Options of {@link openCheckpointStore}. */
+export interface CheckpointStoreOptions {
+  /** Never write: no directory, no table, no WAL switch. A missing file reads as no threads. */
+  readOnly?: boolean;
 }
 
 /**
@@ -21,27 +38,96 @@ export interface CheckpointStore {
  *
  * @example
  * const store = openCheckpointStore(checkpointsPath(home));
+ * const reader = openCheckpointStore(checkpointsPath(home), { readOnly: true });
  */
-export function openCheckpointStore(file: string): CheckpointStore {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
+export function openCheckpointStore(file: string, options: CheckpointStoreOptions = {}): CheckpointStore {
+  const readOnly = options.readOnly ?? false;
+  const db = readOnly ? openReadOnly(file) : openWritable(file);
   const saver = new SqliteSaver(db);
+  const hasCheckpoints = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
   return {
     saver,
     file,
-    listThreadIds() {
-      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
-      if (!exists) return [];
+    db,
+    readOnly,
+    listThreadIds(limit) {
+      if (!hasCheckpoints()) return [];
       // Checkpoint ids are time-ordered (UUIDv6), so the largest id is the latest update.
       const rows = db
-        .prepare("SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC")
-        .all() as { thread_id: string }[];
+        .prepare(`SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC${limit ? " LIMIT ?" : ""}`)
+        .all(...(limit ? [limit] : [])) as { thread_id: string }[];
       return rows.map((row) => row.thread_id);
+    },
+    async deleteThread(threadId) {
+      if (!hasCheckpoints()) return false;
+      const found = db.prepare("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1").get(threadId);
+      if (!found) return false;
+      await saver.deleteThread(threadId);
+      return true;
     },
     close() {
       if (db.open) db.close();
     },
   };
+}
+
+function openWritable(file: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch (error) {
+    db?.close();
+    throw storageError(file, error);
+  }
+}
+
+function openReadOnly(file: string): Database.Database {
+  if (!existsSync(file)) return new Database(":memory:");
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+      return db;
+    } catch (error) {
+      db.close();
+      if ((error as { code?: string }).code !== "SQLITE_CANTOPEN") throw error;
+    }
+    // WAL on read-only media: read a snapshot, marked as a rollback-journal database (header bytes 18-19).
+    const bytes = readFileSync(file);
+    if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+    const snapshot = new Database(bytes);
+    snapshot.prepare("SELECT count(*) FROM sqlite_master").get();
+    return snapshot;
+  } catch (error) {
+    throw storageError(file, error);
+  }
+}
+
+/** Turns SQLite's and the file system's errors into what happened to which file and what to do. */
+export function storageError(file: string, error: unknown): HarnessError {
+  const code = String((error as { code?: unknown }).code ?? "");
+  const reason = (error as Error).message?.split("\n")[0] ?? String(error);
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT" || /not a database|malformed/.test(reason)) {
+    return new HarnessError(
+      "storage_unusable",
+      `${file} is not a usable thread database (${reason}). Move it aside to start with no saved threads (mv "${file}" "${file}.bad"), or restore it from a backup.`,
+      { cause: error },
+    );
+  }
+  if (code === "SQLITE_FULL" || code === "ENOSPC") {
+    return new HarnessError("storage_unusable", `The disk is full: ${file} cannot be written (${reason}). Free some space and run again.`, { cause: error });
+  }
+  if (/^SQLITE_(CANTOPEN|READONLY|PERM|AUTH)/.test(code) || ["EACCES", "EPERM", "EROFS"].includes(code)) {
+    return new HarnessError(
+      "storage_unusable",
+      `Cannot open ${file} for writing (${reason}): its directory is read-only or not yours. Make ${path.dirname(file)} writable, or set DEER_FLOW_HOME to a writable directory. (deerflow threads and history also work on a read-only home.)`,
+      { cause: error },
+    );
+  }
+  return new HarnessError("storage_unusable", `Cannot use ${file} (${reason}).`, { cause: error });
 }

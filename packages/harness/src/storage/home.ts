@@ -15,3 +15,12 @@ export function resolveHome(options: { home?: string; env?: Record<string, strin
 export function checkpointsPath(home: string): string {
   return path.join(home, "checkpoints.sqlite");
 }
+
+/**
+ * The checkpoints file the `database:` section selects: `sqlite_path` (absolute, or relative to the home)
+ * or `{home}/checkpoints.sqlite`. The history archive and the thread leases live in the same file.
+ */
+export function databaseFile(home: string, database: { sqlite_path: string | null } | undefined): string {
+  const configured = database?.sqlite_path?.trim();
+  return configured ? path.resolve(home, configured) : checkpointsPath(home);
+}

@@ -1,0 +1,42 @@
+/**
+ * Keys of config.yaml that are accepted are honoured or warned about, never silently ignored:
+ * `log_level` controls the harness's own log, `database` where threads are kept.
+ */
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { after, test } from "node:test";
+import { deerflow } from "./run-cli.js";
+import { createTempHome, type TempHome } from "../../harness/src/testing/index.js";
+
+const dirs: TempHome[] = [];
+after(() => dirs.forEach((dir) => dir.cleanup()));
+function withConfig(yaml: string): string {
+  const dir = createTempHome({ prefix: "df-config-" });
+  dirs.push(dir);
+  writeFileSync(path.join(dir.path, "config.yaml"), yaml);
+  return dir.path;
+}
+
+test("log_level: debug shows the harness's key actions; the default does not", async () => {
+  const debug = await deerflow(withConfig("log_level: debug\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  assert.equal(debug.code, 0, debug.stderr);
+  assert.match(debug.stderr, /\[deerflow\] debug title: set "Say hello" \(from the user's message\)/);
+  const quiet = await deerflow(withConfig("sandbox: {use: local}\n"), ["run", "Say hello"]);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.doesNotMatch(quiet.stderr, /\[deerflow\] debug/);
+});
+
+test("database.sqlite_path moves the thread store; backend postgres is warned about", async () => {
+  const cwd = withConfig("database: {sqlite_path: data/threads.sqlite}\nsandbox: {use: local}\n");
+  const run = await deerflow(cwd, ["run", "Say hello"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(existsSync(path.join(cwd, ".deer-flow", "data", "threads.sqlite")));
+  assert.ok(!existsSync(path.join(cwd, ".deer-flow", "checkpoints.sqlite")));
+  const threads = await deerflow(cwd, ["threads"]);
+  assert.match(threads.stdout, /\d+ messages  Say hello/);
+
+  const postgres = await deerflow(withConfig("database: {backend: postgres, postgres_url: 'postgres://x'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  assert.equal(postgres.code, 0, postgres.stderr);
+  assert.match(postgres.stderr, /warning: database\.backend "postgres" is not supported.*kept in SQLite/);
+});
