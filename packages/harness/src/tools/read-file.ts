@@ -69,6 +69,7 @@ async function readSelection(
   const stat = statTarget(target);
   if (!stat) return { output: `Error: File not found: ${target.virtualPath}` };
   if (stat.isDirectory()) return { output: `Error: ${target.virtualPath} is a directory. Use ls to list it.` };
+  if (!stat.isFile()) return { output: `Error: ${target.virtualPath} is not a regular file (a FIFO, socket or device); read_file only reads regular files.` };
   if (stat.size > READ_FILE_WHOLE_MAX_BYTES) {
     if (startLine == null && endLine == null) {
       return {
