@@ -96,6 +96,6 @@ test("virtual paths are rewritten to host paths only at path boundaries", (t) =>
   const userData = path.dirname(s.paths.workspace_path);
   assert.equal(
     rewriteVirtualPaths("cat /mnt/user-data/outputs/a.md '/mnt/skills/x' /mnt/user-data-x/b /mnt/user-data", s.policy),
-    `cat ${userData}/outputs/a.md '${s.skills}/x' /mnt/user-data-x/b ${userData}`,
+    `cat '${userData}'/outputs/a.md '${s.skills}/x' /mnt/user-data-x/b '${userData}'`,
   );
 });

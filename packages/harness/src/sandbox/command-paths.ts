@@ -12,7 +12,8 @@
 import path from "node:path";
 import fs from "node:fs";
 import type { PathAccess, PathPolicy } from "./path-policy.js";
-import { VIRTUAL_SKILLS, VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
+import { rewriteShellPaths } from "./shell-rewrite.js";
+import { VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
 
 /** Which non-virtual absolute paths a command may name. */
 export interface CommandPathOptions {
@@ -103,7 +104,7 @@ function checkSegment(segment: string, policy: PathPolicy, options: CommandPathO
 }
 
 function checkAbsoluteToken(token: string, access: PathAccess, policy: PathPolicy, options: CommandPathOptions): string | null {
-  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, VIRTUAL_SKILLS)) {
+  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, policy.skillsVirtualPath)) {
     const decision = policy.resolve(token, access);
     return decision.ok ? null : decision.error;
   }
@@ -134,18 +135,14 @@ function checkRelativeWord(word: string, access: PathAccess, policy: PathPolicy,
 }
 
 /**
- * Rewrites virtual paths in a command to the host paths behind them (local provider only). Matches
- * only whole path prefixes: `/mnt/user-data-x` is left alone.
+ * Rewrites virtual paths in a command to the host paths behind them (local provider only), each quoted
+ * for where it stands (see `shell-rewrite.ts`). Matches only whole path prefixes: `/mnt/user-data-x`
+ * is left alone.
  */
 export function rewriteVirtualPaths(command: string, policy: PathPolicy): string {
   const roots: Array<[string, string]> = [[VIRTUAL_USER_DATA, policy.userDataDir]];
-  if (policy.skillsDir) roots.push([VIRTUAL_SKILLS, policy.skillsDir]);
-  let result = command;
-  for (const [virtual, host] of roots) {
-    const pattern = new RegExp(`(^|[^A-Za-z0-9._/-])${virtual.replace(/[/-]/g, "\\$&")}(?=$|/|[^A-Za-z0-9._-])`, "g");
-    result = result.replace(pattern, (_match, lead: string) => lead + host);
-  }
-  return result;
+  if (policy.skillsDir) roots.push([policy.skillsVirtualPath, policy.skillsDir]);
+  return rewriteShellPaths(command, roots);
 }
 
 function splitWords(segment: string): string[] {

@@ -91,7 +91,7 @@ async function readSelection(
     };
   }
   const output = selectLines(text, startLine, endLine);
-  return isSkillFile(target.virtualPath) ? { output, skillSource: text } : { output };
+  return isSkillFile(target.virtualPath, policy.skillsVirtualPath) ? { output, skillSource: text } : { output };
 }
 
 /** Line range of a file too big to load: streamed, stops at `end`. */

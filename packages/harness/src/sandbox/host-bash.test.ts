@@ -1,0 +1,83 @@
+/**
+ * Host bash (local provider, `allow_host_bash: true`) against what a user's machine really has: a home
+ * path with spaces, quotes and `$`, secrets in the harness's environment, background processes, and
+ * `file:` URLs. Every write target is inside temp directories; decoys are checked, never system files.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createSandboxProvider } from "./provider.js";
+import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
+import { PathPolicy } from "./path-policy.js";
+import { createTestSandbox } from "./testing.js";
+
+const HOSTILE_HOMES = ["home with space", "it's \"quoted\"", "cost $HOME and $(id) `x`", "tab\there & ; |"];
+
+for (const name of HOSTILE_HOMES) {
+  test(`virtual paths in commands stay inside when the home is ${JSON.stringify(name)}`, async (t) => {
+    const parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-home-")));
+    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const home = path.join(parent, name);
+    const provider = createSandboxProvider({
+      use: "local",
+      home,
+      skillsPath: null,
+      allowHostBash: true,
+      bashTimeoutSeconds: 20,
+      bashOutputMaxChars: 20_000,
+    });
+    t.after(() => provider.shutdown());
+    const sandbox = provider.get(provider.acquire("t1"))!;
+    const run = async (command: string) => {
+      const prepared = sandbox.prepareCommand(command);
+      assert.ok(prepared.ok, `refused: ${command}: ${prepared.ok ? "" : prepared.error}`);
+      return (await sandbox.execute(prepared.command)).output;
+    };
+    await run("echo hi > /mnt/user-data/workspace/a.txt");
+    await run(`echo dq > "/mnt/user-data/workspace/b.txt"; echo sq > '/mnt/user-data/workspace/c.txt'`);
+    await run(`cat /mnt/user-data/workspace/a.txt "/mnt/user-data/workspace/b.txt" > /mnt/user-data/outputs/ab.txt`);
+    assert.equal(await run(`echo "$(cat "/mnt/user-data/workspace/a.txt")"`), "hi\n");
+    assert.equal(await run(`ls /mnt/user-data/workspace/*.txt | wc -l`), "3\n");
+    assert.equal(await run(`cat <<EOF\npath=/mnt/user-data/workspace/a.txt\nEOF`), "path=/mnt/user-data/workspace/a.txt\n".replace("/mnt/user-data", sandbox.policy.userDataDir));
+    assert.equal(await run(`echo 'it''s' /mnt/user-data/workspace/a.txt # don't worry\ncat /mnt/user-data/workspace/c.txt`).then((o) => o.split("\n").at(-2)), "sq");
+    const workspace = sandbox.paths.workspace_path;
+    assert.equal(fs.readFileSync(path.join(workspace, "a.txt"), "utf8"), "hi\n");
+    assert.equal(fs.readFileSync(path.join(workspace, "b.txt"), "utf8"), "dq\n");
+    assert.equal(fs.readFileSync(path.join(workspace, "c.txt"), "utf8"), "sq\n");
+    assert.equal(fs.readFileSync(path.join(sandbox.paths.outputs_path, "ab.txt"), "utf8"), "hi\ndq\n");
+    assert.deepEqual(fs.readdirSync(parent), [name], "nothing was created next to the home");
+  });
+}
+
+test("rewriteVirtualPaths quotes the host path for the context it appears in", () => {
+  const policy = new PathPolicy({ userDataDir: "/h o'me/t/user-data", skillsDir: null });
+  assert.equal(rewriteVirtualPaths("cat /mnt/user-data/workspace/a", policy), `cat '/h o'\\''me/t/user-data'/workspace/a`);
+  assert.equal(rewriteVirtualPaths(`cat "/mnt/user-data/workspace/a"`, policy), `cat "/h o'me/t/user-data/workspace/a"`);
+  assert.equal(rewriteVirtualPaths("cat /mnt/user-data-x/a", policy), "cat /mnt/user-data-x/a");
+});
+
+for (const use of ["local", "bwrap"] as const) {
+  test(`skills.container_path is honoured by the file tools and bash (${use})`, async (t) => {
+    if (use === "bwrap") {
+      const { bwrapUnavailableReason } = await import("./testing.js");
+      const reason = bwrapUnavailableReason();
+      if (reason) return t.skip(reason);
+    }
+    const kit = createTestSandbox({ use, skillsContainerPath: "/opt/deer-skills", skills: { "public/demo/SKILL.md": "---\nname: demo\n---\nbody-canary\n" } });
+    t.after(() => kit.cleanup());
+    assert.match(await kit.text("read_file", { description: "r", path: "/opt/deer-skills/public/demo/SKILL.md" }), /body-canary/);
+    assert.match(await kit.text("bash", { description: "b", command: "cat /opt/deer-skills/public/demo/SKILL.md" }), /body-canary/);
+    assert.match(await kit.text("ls", { description: "l", path: "/opt/deer-skills" }), /public/);
+    assert.match(await kit.text("write_file", { description: "w", path: "/opt/deer-skills/x.md", content: "x" }), /read-only/);
+    assert.match(await kit.text("read_file", { description: "r", path: "/mnt/skills/public/demo/SKILL.md" }), /^Error: Access denied/);
+  });
+}
+
+test("an unusable skills.container_path is a config error", () => {
+  for (const bad of ["skills", "/mnt/user-data/skills", "/", "/usr/share/skills", "/a/../b", "/my skills"]) {
+    assert.throws(() => new PathPolicy({ userDataDir: "/tmp/x", skillsVirtualPath: bad }), /skills\.container_path/);
+  }
+});
