@@ -113,6 +113,8 @@ test("the command scan is linear: 400,000-character tokens are checked at once",
     [`echo${" 1>/dev/null".repeat(big / 12)}`, null],
     [`echo /${"a.".repeat(big / 2)}x`, /outside the sandbox/],
     [`echo ${"'".repeat(big)}x`, null],
+    [`echo ${":/{".repeat(big / 3)}`, null],
+    [`echo ${"a:".repeat(big / 2)}`, null],
     [`cat /mnt/user-data/workspace/${"b".repeat(big)}`, /too long/],
   ];
   for (const [command, expected] of cases) {

@@ -44,7 +44,7 @@ const ABSOLUTE_TOKEN = /(^|[\s'"`=:;|&<>(){}[\],!])(\/[^\s'"`=:;|&<>(){}[\],$*?!
 /** `file:` followed by anything, in any case, not inside a longer word (`profile:` is fine). */
 const FILE_URL = /(^|[^A-Za-z0-9+.-])file:[^\s]/i;
 /** `/devices/{id}`: a path with a `{placeholder}` that bash does not expand (no `,` or `..` inside). */
-const PATH_TEMPLATE = /(^|[\s'"=:(])(\/[^'"{}\s]*\{[^'"{}\s]*\}[^'"\s]*)/g;
+const PATH_TEMPLATE = /(^|[\s'"=:(])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*\{[^\s'"`=:;|&<>(){}[\],$*?!#]*\}[^\s'"`=:;|&<>()]*)/g;
 const DOT_DOT = /(^|[\s'"`=:;|&<>(){}/])\.\.(?=$|[\s'"`;|&<>(){}/])/;
 const TILDE_USER = /(^|[\s'"`=:;|&<>(){}])~[A-Za-z_]/;
 const SEGMENT_SPLIT = /&&|\|\||[;&|\n(){}`]|\$\(/;
