@@ -81,3 +81,80 @@ test("an unusable skills.container_path is a config error", () => {
     assert.throws(() => new PathPolicy({ userDataDir: "/tmp/x", skillsVirtualPath: bad }), /skills\.container_path/);
   }
 });
+
+test("host commands start from an allow-listed environment: no harness secrets, no URL credentials", async (t) => {
+  const kit = createTestSandbox({
+    use: "local",
+    hostEnv: {
+      PATH: process.env.PATH,
+      LANG: "C.UTF-8",
+      GITHUB_PAT: "canary-pat-1",
+      MYSQL_PWD: "canary-pwd-2",
+      HTTPS_PROXY: "http://user:canary-proxy-3@proxy.example:8080",
+      MY_SERVICE_ENDPOINT_CONFIG: "canary-plain-4",
+      no_proxy: "localhost",
+    },
+  });
+  t.after(() => kit.cleanup());
+  const output = await kit.text("bash", { description: "env", command: "env" });
+  for (const canary of ["canary-pat-1", "canary-pwd-2", "canary-proxy-3", "canary-plain-4"]) assert.ok(!output.includes(canary), `${canary} leaked:\n${output}`);
+  assert.match(output, /^PATH=/m);
+  assert.match(output, /^LANG=C\.UTF-8$/m);
+  assert.match(output, /^no_proxy=localhost$/m);
+});
+
+test("the harness's own environment is not readable through /proc/$PPID/environ", async () => {
+  // A separate harness process whose initial environment holds a secret, as a real CLI's would.
+  const script = `
+    import { createSandboxProvider } from ${JSON.stringify(path.join(import.meta.dirname, "provider.ts"))};
+    const home = process.argv[1];
+    const provider = createSandboxProvider({ use: "local", home, skillsPath: null, allowHostBash: true, bashTimeoutSeconds: 20, bashOutputMaxChars: 20000 });
+    const sandbox = provider.get(provider.acquire("t1"));
+    const hidden = "$(printf '\\\\x2fproc')";
+    const out = [];
+    for (const command of ['cat /proc/$PPID/environ', 'cat "' + hidden + '/$PPID/envi"ron', 'p=$(grep PPid "' + hidden + '/$PPID/status" | cut -f2); cat "' + hidden + '/$p/envi"ron']) {
+      const prepared = sandbox.prepareCommand(command);
+      out.push(prepared.ok ? (await sandbox.execute(prepared.command)).output : prepared.error);
+    }
+    console.log(JSON.stringify(out));
+    await provider.shutdown();
+  `;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-environ-"));
+  try {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, home], {
+      encoding: "utf8",
+      env: { ...process.env, DEERFLOW_TEST_SECRET_KEY: "canary-harness-secret-5" },
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(!result.stdout.includes("canary-harness-secret-5"), `the harness secret leaked: ${result.stdout}`);
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("background processes (nohup, setsid, (cmd &)) end with the command", async (t) => {
+  const kit = createTestSandbox({ use: "local" });
+  t.after(() => kit.cleanup());
+  const ws = "/mnt/user-data/workspace";
+  const command = [
+    `nohup bash -c 'echo $$ > ${ws}/p1; exec sleep 60' >/dev/null 2>&1 &`,
+    `setsid bash -c 'echo $$ > ${ws}/p2; exec sleep 61' >/dev/null 2>&1 &`,
+    `(bash -c 'echo $$ > ${ws}/p3; exec sleep 62' >/dev/null 2>&1 &)`,
+    `sleep 0.3; echo started`,
+  ].join("\n");
+  assert.match(await kit.text("bash", { description: "bg", command }), /started/);
+  const alive = (pid: number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      return !/^\d+ \(.*\) [ZX]/.test(stat);
+    } catch {
+      return false;
+    }
+  };
+  const pids = ["p1", "p2", "p3"].map((name) => Number(fs.readFileSync(path.join(kit.sandbox.paths.workspace_path, name), "utf8").trim()));
+  for (let i = 0; i < 50 && pids.some(alive); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  const survivors = pids.filter(alive);
+  for (const pid of survivors) process.kill(pid, "SIGKILL");
+  assert.deepEqual(survivors, [], "background processes outlived the command");
+});
