@@ -18,9 +18,27 @@ export interface BashToolOptions {
   outputMaxChars: number;
 }
 
+/** Linux's limit on one argument string (MAX_ARG_STRLEN, 32 pages), terminating NUL included. */
+export const MAX_ARGUMENT_BYTES = 131072;
+
+/** The error for a command too long to hand to a process as one argument, or null when it fits. */
+export function argumentLimitError(command: string): string | null {
+  const bytes = Buffer.byteLength(command);
+  if (bytes < MAX_ARGUMENT_BYTES) return null;
+  return (
+    `Error: the command is ${bytes} bytes, over the operating system's limit of ${MAX_ARGUMENT_BYTES} bytes for one argument. ` +
+    "Write the script or data to a file with write_file (in chunks with append: true) and run it, e.g. bash /mnt/user-data/workspace/script.sh."
+  );
+}
+
 /** Formats a finished command for the model (before host-path masking). */
 export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, kind: SandboxProvider["kind"]): string {
-  if (result.spawnError) return `Error: the command could not be started: ${result.spawnError}`;
+  if (result.spawnError) {
+    if (/E2BIG/.test(result.spawnError)) {
+      return "Error: the command could not be started: it is over the operating system's argument size limit. Write it to a file with write_file and run that file instead.";
+    }
+    return `Error: the command could not be started: ${result.spawnError}`;
+  }
   if (result.aborted) return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
   if (result.timedOut) {
     const advice =
@@ -53,6 +71,8 @@ export function createBashTool(options: BashToolOptions) {
       try {
         const prepared = sandbox.prepareCommand(command);
         if (!prepared.ok) return prepared.error;
+        const tooLong = argumentLimitError(prepared.command);
+        if (tooLong) return tooLong;
         const timeoutSeconds = provider.bashTimeoutSeconds;
         const result = await sandbox.execute(prepared.command, {
           maxOutputChars: options.outputMaxChars,

@@ -13,7 +13,7 @@ import { headTruncate } from "../sandbox/truncate.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
 import { isSkillFile, skillContextEntry } from "./skill-context-entry.js";
 import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
-import { decodeText, describeFsError, selectLines, statTarget } from "./text-file.js";
+import { decodeText, describeFsError, selectLines, startPastEnd, statTarget } from "./text-file.js";
 import { descriptionArg, optionalLine } from "./tool-args.js";
 
 /** Dependencies of {@link createReadFileTool}. */
@@ -90,7 +90,7 @@ async function readSelection(
       output: `Error: cannot read '${target.virtualPath}' as text: it appears to be a binary file. Inspect it with bash (file, xxd | head), or use view_image for images.`,
     };
   }
-  const output = selectLines(text, startLine, endLine);
+  const output = selectLines(text, startLine, endLine, target.virtualPath);
   return isSkillFile(target.virtualPath, policy.skillsVirtualPath) ? { output, skillSource: text } : { output };
 }
 
@@ -111,7 +111,7 @@ async function streamLines(policy: PathPolicy, target: AllowedPath, start: numbe
       lines.push(line);
       size += line.length + 1;
     }
-    return index < start ? "(start_line exceeds file length)" : lines.join("\n");
+    return index < start ? startPastEnd(start, index, target.virtualPath) : lines.join("\n");
   } finally {
     await handle.close();
   }
