@@ -171,6 +171,22 @@ async function descriptorPath(fd: number): Promise<string | undefined> {
   }
 }
 
+/**
+ * Runs `body` with the checked directory `dir` held open (created if missing, reached without
+ * following links); `body` gets a function naming an entry of exactly that directory, for `copyFile`,
+ * `link` and friends, which then cannot be redirected by a link swapped in for the directory.
+ */
+export async function withDirChecked<T>(policy: PathPolicy, dir: AllowedPath, body: (entry: (name: string) => string) => Promise<T>): Promise<T> {
+  if (!HAS_PROC_FD) return body((name) => path.join(dir.realPath, name));
+  const probe: AllowedPath = { ...dir, realPath: path.join(dir.realPath, "entry") };
+  const { dir: handle } = await openParent(policy, probe, "write", true);
+  try {
+    return await body((name) => at(handle.fd, name));
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Opens a regular file for reading after the checks; the caller closes the handle. */
 export async function openReadChecked(policy: PathPolicy, target: AllowedPath): Promise<fs.promises.FileHandle> {
   return openChecked(policy, target, O_RDONLY, "read");

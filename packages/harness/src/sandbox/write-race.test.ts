@@ -67,3 +67,29 @@ test("read_file and write_file refuse a FIFO at once instead of hanging", async 
   }
   assert.ok(fs.lstatSync(fifo).isFIFO(), "the FIFO is left alone");
 });
+
+test("uploads never land outside while the uploads directory is swapped for a link", async (t) => {
+  const { saveUploads } = await import("../uploads/save-uploads.js");
+  const { threadUserDataDir } = await import("./virtual-paths.js");
+  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-upload-race-")));
+  const decoy = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-race-decoy-"));
+  const source = path.join(home, "source.txt");
+  fs.writeFileSync(source, "upload");
+  t.after(() => {
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(decoy, { recursive: true, force: true });
+  });
+  await saveUploads(home, "t1", [source]);
+  const userData = threadUserDataDir(home, "t1");
+  const script =
+    'chdir $ARGV[0] or die; symlink($ARGV[1], "ul"); while (1) { rename "uploads", "ud"; rename "ul", "uploads"; rename "uploads", "ul"; rename "ud", "uploads"; }';
+  const swapper = spawn("perl", ["-e", script, userData, decoy], { stdio: "ignore" });
+  try {
+    for (let round = 0; round < 10; round += 1) {
+      await Promise.all(Array.from({ length: 30 }, () => saveUploads(home, "t1", [source]).catch(() => undefined)));
+    }
+  } finally {
+    swapper.kill("SIGKILL");
+  }
+  assert.deepEqual(fs.readdirSync(decoy), [], "nothing may be uploaded into the decoy directory");
+});
