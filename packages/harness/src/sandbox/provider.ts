@@ -97,6 +97,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     bashAvailable: choice.kind === "bwrap" || options.allowHostBash,
     home,
     bashTimeoutSeconds: options.bashTimeoutSeconds,
+    skillsContainerPath: skillsVirtualPath,
     acquire(threadId) {
       const id = sandboxIdFor(threadId);
       const existing = sandboxes.get(id);

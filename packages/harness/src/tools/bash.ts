@@ -32,7 +32,7 @@ export function argumentLimitError(command: string): string | null {
 }
 
 /** Formats a finished command for the model (before host-path masking). */
-export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, kind: SandboxProvider["kind"]): string {
+export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, _kind?: SandboxProvider["kind"]): string {
   if (result.spawnError) {
     if (/E2BIG/.test(result.spawnError)) {
       return "Error: the command could not be started: it is over the operating system's argument size limit. Write it to a file with write_file and run that file instead.";
@@ -41,10 +41,7 @@ export function formatCommandResult(result: RunProcessResult, timeoutSeconds: nu
   }
   if (result.aborted) return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
   if (result.timedOut) {
-    const advice =
-      kind === "local"
-        ? "Start long-running processes in the background with their output sent to a file (e.g. `cmd > /mnt/user-data/workspace/log.txt 2>&1 &`), or split the work into shorter commands."
-        : "Split the work into shorter commands (background processes end with the command in this sandbox).";
+    const advice = "Split the work into shorter commands (background processes end with the command in this sandbox).";
     return `Error: Command timed out after ${timeoutSeconds} seconds and was stopped (its whole process group was killed). ${advice}${
       result.output ? `\nOutput before the timeout:\n${result.output}` : ""
     }`;
@@ -87,7 +84,7 @@ export function createBashTool(options: BashToolOptions) {
       name: "bash",
       description:
         "Run a bash command in the sandbox. The working directory is /mnt/user-data/workspace; use absolute paths under " +
-        "/mnt/user-data/ (workspace, uploads, outputs) or /mnt/skills/ (read-only). stdin is closed. Long output is cut in the " +
+        `/mnt/user-data/ (workspace, uploads, outputs) or ${provider.skillsContainerPath ?? "/mnt/skills"}/ (read-only). stdin is closed. Long output is cut in the ` +
         "middle. Each command has a time limit and is killed when it passes it." +
         (provider.kind === "bwrap" ? " There is no network access, and /tmp is private to each command." : ""),
       schema: z.object({

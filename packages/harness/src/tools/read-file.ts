@@ -49,7 +49,7 @@ export function createReadFileTool(options: ReadFileToolOptions) {
       name: "read_file",
       description:
         "Read a text file. Give start_line and end_line (1-based, inclusive) to read part of a long file. " +
-        "Paths are under /mnt/user-data/ (workspace, uploads, outputs) or /mnt/skills/.",
+        `Paths are under /mnt/user-data/ (workspace, uploads, outputs) or ${options.provider.skillsContainerPath ?? "/mnt/skills"}/.`,
       schema: z.object({
         description: descriptionArg,
         path: z.string().describe("Absolute path of the file, e.g. /mnt/user-data/workspace/notes.md."),
