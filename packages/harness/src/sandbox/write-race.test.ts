@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createTestSandbox } from "./testing.js";
+import { bwrapUnavailableReason, createTestSandbox } from "./testing.js";
 
 function startSwapper(workspace: string, decoy: string) {
   // Atomic renames in a tight loop: `x` is a real directory half of the time, a link to the decoy the other half.
@@ -41,6 +41,36 @@ test("parallel write_file under a directory/symlink swap never creates anything 
   } finally {
     swapper.kill("SIGKILL");
   }
+  assert.deepEqual(fs.readdirSync(decoy), [], "nothing may be created in the decoy directory outside the thread");
+});
+
+test("under bwrap, a swap made by the agent's own bash never makes write_file create anything outside", async (t) => {
+  const reason = bwrapUnavailableReason();
+  if (reason) return t.skip(reason);
+  const kit = createTestSandbox({ use: "bwrap" });
+  const decoy = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-race-decoy-"));
+  t.after(async () => {
+    await kit.cleanup();
+    fs.rmSync(decoy, { recursive: true, force: true });
+  });
+  // The link's target is a host path: dangling inside the sandbox, but the harness would follow it.
+  const hidden = [...decoy].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
+  const script = 'mkdir "xd"; symlink($ARGV[0], "xl"); while (!-e "stop") { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
+  const swapping = kit.text("bash", { description: "swap", command: `touch started; perl -e '${script}' "$(printf '${hidden}')"; echo swapped` });
+  const ws = kit.sandbox.paths.workspace_path;
+  for (let i = 0; i < 100 && !fs.existsSync(path.join(ws, "started")); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    for (let round = 0; round < 8; round += 1) {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          kit.text("write_file", { description: "w", path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`, content: "hi" }),
+        ),
+      );
+    }
+  } finally {
+    fs.writeFileSync(path.join(ws, "stop"), "");
+  }
+  assert.match(await swapping, /swapped/);
   assert.deepEqual(fs.readdirSync(decoy), [], "nothing may be created in the decoy directory outside the thread");
 });
 
