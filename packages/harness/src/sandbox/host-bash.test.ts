@@ -158,3 +158,11 @@ test("background processes (nohup, setsid, (cmd &)) end with the command", async
   for (const pid of survivors) process.kill(pid, "SIGKILL");
   assert.deepEqual(survivors, [], "background processes outlived the command");
 });
+
+test("the environ guard refuses the file, not code that mentions os.environ", async (t) => {
+  const kit = createTestSandbox({ use: "local" });
+  t.after(() => kit.cleanup());
+  assert.match(await kit.text("bash", { description: "b", command: "cd /proc/self && cat environ" }), /^Error: Access denied/);
+  assert.match(await kit.text("bash", { description: "b", command: "cat environ" }), /process environments/);
+  assert.equal(await kit.text("bash", { description: "b", command: `echo "print('PATH' in os.environ)"` }), "print('PATH' in os.environ)\n");
+});

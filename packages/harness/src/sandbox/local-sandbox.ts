@@ -31,8 +31,11 @@ export interface LocalSandboxOptions extends ThreadSandboxBase {
  */
 const LAUNCHER = `( "$1" -c "$2" 3>&-; echo "$?" >&3 ) & exit 0`;
 
-/** `environ` as a word, the file of `/proc/PID/environ` (a plain guard; text can be assembled at run time). */
-const ENVIRON_WORD = /(^|[^A-Za-z0-9_])environ([^A-Za-z0-9_]|$)/;
+/**
+ * `environ` as a file name (`/proc/PID/environ`, `cat environ`), not as code (`os.environ`). A plain
+ * guard: text can be assembled at run time, which is why the launcher keeps the harness out of reach.
+ */
+const ENVIRON_WORD = /(^|[\s'"/=<])environ([\s'"/;|&)<>]|$)/;
 
 /** Builds a thread's local sandbox. */
 export function createLocalSandbox(options: LocalSandboxOptions): Sandbox {

@@ -122,9 +122,10 @@ async function openChecked(
   if (!HAS_PROC_FD) return openFallback(target, flags);
   const { dir, name } = await openParent(policy, target, access, create);
   let handle: fs.promises.FileHandle;
+  let before: fs.Stats | null = null;
   try {
     const where = at(dir.fd, name);
-    const before = await fs.promises.lstat(where).catch((error: NodeJS.ErrnoException) => {
+    before = await fs.promises.lstat(where).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" && flags & O_CREAT) return null;
       throw error;
     });
@@ -142,6 +143,7 @@ async function openChecked(
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw notRegular(target, stat);
+    if (before && (before.ino !== stat.ino || before.dev !== stat.dev)) throw changed(target);
     const opened = await descriptorPath(handle.fd);
     if (opened !== undefined && !policy.allowsRealPath(opened, access)) throw changed(target);
   } catch (error) {
