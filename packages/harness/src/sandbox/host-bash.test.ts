@@ -166,3 +166,11 @@ test("the environ guard refuses the file, not code that mentions os.environ", as
   assert.match(await kit.text("bash", { description: "b", command: "cat environ" }), /process environments/);
   assert.equal(await kit.text("bash", { description: "b", command: `echo "print('PATH' in os.environ)"` }), "print('PATH' in os.environ)\n");
 });
+
+test("exit codes and timeouts come back through the launcher", async (t) => {
+  const kit = createTestSandbox({ use: "local", bashTimeoutSeconds: 1 });
+  t.after(() => kit.cleanup());
+  assert.equal(await kit.text("bash", { description: "b", command: "echo out; exit 3" }), "out\n\n[exit code: 3]");
+  assert.equal(await kit.text("bash", { description: "b", command: "echo fine" }), "fine\n");
+  assert.match(await kit.text("bash", { description: "b", command: "echo before; sleep 5" }), /^Error: Command timed out after 1 seconds.*\nOutput before the timeout:\nbefore/s);
+});

@@ -127,7 +127,8 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
         if (code) {
           const value = Number(code[0]);
           // bash reports a command killed by signal N as 128+N.
-          if (value > 128 && value < 160) exitSignal = signalName(value - 128);
+          const signal = value > 128 ? signalName(value - 128) : null;
+          if (signal) exitSignal = signal;
           else exitCode = value;
         } else {
           exitSignal = "SIGKILL";
