@@ -57,6 +57,7 @@ test("rewriteVirtualPaths quotes the host path for the context it appears in", (
   assert.equal(rewriteVirtualPaths("cat /mnt/user-data/workspace/a", policy), `cat '/h o'\\''me/t/user-data'/workspace/a`);
   assert.equal(rewriteVirtualPaths(`cat "/mnt/user-data/workspace/a"`, policy), `cat "/h o'me/t/user-data/workspace/a"`);
   assert.equal(rewriteVirtualPaths("cat /mnt/user-data-x/a", policy), "cat /mnt/user-data-x/a");
+  assert.equal(rewriteVirtualPaths("echo $((1<<2))\nls /mnt/user-data/workspace", policy), `echo $((1<<2))\nls '/h o'\\''me/t/user-data'/workspace`);
 });
 
 for (const use of ["local", "bwrap"] as const) {

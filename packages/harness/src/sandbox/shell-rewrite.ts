@@ -221,7 +221,8 @@ export function rewriteShellPaths(command: string, roots: ReadonlyArray<readonly
       const stop = end === -1 ? n : end;
       out.push(command.slice(i, stop));
       i = stop;
-    } else if (c === "<" && command[i + 1] === "<" && command[i + 2] !== "<") {
+    } else if (c === "<" && command[i + 1] === "<" && command[i + 2] !== "<" && !(frame.kind === "subst" && frame.depth > 0)) {
+      // (Inside `$((…))` a `<<` is a shift, not a here-document.)
       readHeredocStart();
     } else if (c === "\n") {
       out.push(c);
