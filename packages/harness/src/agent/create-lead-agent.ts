@@ -128,6 +128,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     use: config.sandbox.use,
     home,
     skillsPath,
+    skillsContainerPath: config.skills.container_path,
     allowHostBash: config.sandbox.allow_host_bash,
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,

@@ -48,7 +48,7 @@ export function renderLeadPrompt(options: LeadPromptOptions): string {
     CLARIFICATION,
     skillsSection(options),
     options.subagentSection ?? "",
-    workingDirectory(options.bashAvailable),
+    workingDirectory(options.bashAvailable, options.skillsContainerPath),
     RESPONSE_STYLE,
     CRITICAL_REMINDERS,
     options.memoryBlock ?? "",
@@ -86,12 +86,12 @@ ${items}
 </skill_system>`;
 }
 
-function workingDirectory(bashAvailable: boolean): string {
+function workingDirectory(bashAvailable: boolean, skillsContainerPath: string): string {
   return `<working_directory>
 - /mnt/user-data/uploads: files the user uploaded for this thread.
 - /mnt/user-data/workspace: your scratch space; relative paths start here.
 - /mnt/user-data/outputs: deliverables. Write final files here and call present_files on them so the user gets them.
-- /mnt/skills: skills, read-only.
+- ${skillsContainerPath}: skills, read-only.
 Only these paths exist for you. ${bashAvailable ? "bash runs inside the same sandbox." : "There is no shell in this sandbox (host bash is disabled); use the file tools."}
 </working_directory>`;
 }

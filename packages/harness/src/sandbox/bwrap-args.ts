@@ -13,8 +13,10 @@ import path from "node:path";
 export interface BwrapArgsInput {
   /** Host `{home}/threads/{id}/user-data`, bound read-write at `/mnt/user-data`. */
   userDataDir: string;
-  /** Host skills directory, bound read-only at `/mnt/skills` when it exists. */
+  /** Host skills directory, bound read-only at `skillsMount` when it exists. */
   skillsDir?: string | null;
+  /** Where the skills appear inside (`skills.container_path`). Default `/mnt/skills`. */
+  skillsMount?: string;
   /** Directory holding the generated `passwd`, `group`, `hosts`, `nsswitch.conf`. */
   etcDir: string;
   /** Environment set inside after `--clearenv`. */
@@ -67,7 +69,7 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   for (const name of Object.keys(SANDBOX_ETC_FILES)) args.push("--ro-bind", path.join(input.etcDir, name), `/etc/${name}`);
   for (const file of HOST_ETC_PASSTHROUGH) args.push("--ro-bind-try", file, file);
   args.push("--bind", input.userDataDir, "/mnt/user-data");
-  if (input.skillsDir && lstatOrNull(input.skillsDir)?.isDirectory()) args.push("--ro-bind", input.skillsDir, "/mnt/skills");
+  if (input.skillsDir && lstatOrNull(input.skillsDir)?.isDirectory()) args.push("--ro-bind", input.skillsDir, input.skillsMount ?? "/mnt/skills");
   args.push("--remount-ro", "/", "--chdir", "/mnt/user-data/workspace");
   for (const [name, value] of Object.entries(input.env)) args.push("--setenv", name, value);
   args.push("/bin/bash", "-c", input.command);

@@ -42,6 +42,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): Sandbox {
       const args = buildBwrapArgs({
         userDataDir: policy.userDataDir,
         skillsDir: policy.skillsDir,
+        skillsMount: policy.skillsVirtualPath,
         etcDir: options.etcDir,
         env: bwrapBaseEnv(),
         command,

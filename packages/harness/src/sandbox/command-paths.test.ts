@@ -42,7 +42,9 @@ test("paths outside the roots, '..', '~user' and NUL bytes are refused", (t) => 
     ["cat</etc/passwd", /outside the sandbox/],
     ["grep root --file=/etc/passwd x", /outside the sandbox/],
     ["PATH=/usr/bin:/etc ls", /\/etc is outside/],
-    ["cd / && cat etc/passwd", /root directory '\/'/],
+    ["cd / && cat etc/passwd", /changing into '\/'/],
+    ["rm -rf /", /modify the root directory/],
+    ["cat /etc/{passwd,shadow}", /outside the sandbox/],
     ["cat ../../secret", /path traversal/],
     ["cd /mnt/user-data/workspace/.. && ls", /path traversal/],
     ["cat ~root/.bashrc", /~user/],
@@ -96,6 +98,46 @@ test("virtual paths are rewritten to host paths only at path boundaries", (t) =>
   const userData = path.dirname(s.paths.workspace_path);
   assert.equal(
     rewriteVirtualPaths("cat /mnt/user-data/outputs/a.md '/mnt/skills/x' /mnt/user-data-x/b /mnt/user-data", s.policy),
-    `cat ${userData}/outputs/a.md '${s.skills}/x' /mnt/user-data-x/b ${userData}`,
+    `cat '${userData}'/outputs/a.md '${s.skills}/x' /mnt/user-data-x/b '${userData}'`,
   );
+});
+
+test("the command scan is linear: 400,000-character tokens are checked at once", { timeout: 20_000 }, (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  const big = 400_000;
+  const cases: Array<[string, RegExp | null]> = [
+    [`echo ${"a".repeat(big)}`, null],
+    [`echo ${"x".repeat(big)}://y`, null],
+    [`echo${" /usr".repeat(big / 5)}`, null],
+    [`echo${" 1>/dev/null".repeat(big / 12)}`, null],
+    [`echo /${"a.".repeat(big / 2)}x`, /outside the sandbox/],
+    [`echo ${"'".repeat(big)}x`, null],
+    [`echo ${":/{".repeat(big / 3)}`, null],
+    [`echo ${"a:".repeat(big / 2)}`, null],
+    [`cat /mnt/user-data/workspace/${"b".repeat(big)}`, /too long/],
+  ];
+  for (const [command, expected] of cases) {
+    const result = checkCommandPaths(command, s.policy, s.options);
+    if (expected) assert.match(result ?? "", expected);
+    else assert.equal(result, null);
+    rewriteVirtualPaths(command, s.policy);
+  }
+});
+
+test("file: URLs are refused in any case; ordinary text with 'file:' or a bare '/' is not", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of ["curl file:///etc/passwd", "curl FILE:///etc/passwd", "curl -s 'File://localhost/etc/passwd'", "python3 -c 'import urllib.request as u; u.urlopen(\"file:/etc/hostname\")'"]) {
+    assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /file: URLs/, command);
+  }
+  for (const command of [
+    "echo 'profile: x' && grep 'file: ' notes.txt",
+    "echo '/devices/{id}'",
+    `printf '%s\\n' "GET /devices/{id}"`,
+    "ls /",
+    "echo 10 / 3",
+  ]) {
+    assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
 });

@@ -12,7 +12,8 @@
 import path from "node:path";
 import fs from "node:fs";
 import type { PathAccess, PathPolicy } from "./path-policy.js";
-import { VIRTUAL_SKILLS, VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
+import { rewriteShellPaths } from "./shell-rewrite.js";
+import { VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
 
 /** Which non-virtual absolute paths a command may name. */
 export interface CommandPathOptions {
@@ -39,8 +40,11 @@ export const SAFE_DEVICE_PATHS = [
   "/dev/tty",
 ] as const;
 
-const URL_PATTERN = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s'"`<>]*/g;
 const ABSOLUTE_TOKEN = /(^|[\s'"`=:;|&<>(){}[\],!])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*)/g;
+/** `file:` followed by anything, in any case, not inside a longer word (`profile:` is fine). */
+const FILE_URL = /(^|[^A-Za-z0-9+.-])file:[^\s]/i;
+/** `/devices/{id}`: a path with a `{placeholder}` that bash does not expand (no `,` or `..` inside). */
+const PATH_TEMPLATE = /(^|[\s'"=:(])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*\{[^\s'"`=:;|&<>(){}[\],$*?!#]*\}[^\s'"`=:;|&<>()]*)/g;
 const DOT_DOT = /(^|[\s'"`=:;|&<>(){}/])\.\.(?=$|[\s'"`;|&<>(){}/])/;
 const TILDE_USER = /(^|[\s'"`=:;|&<>(){}])~[A-Za-z_]/;
 const SEGMENT_SPLIT = /&&|\|\||[;&|\n(){}`]|\$\(/;
@@ -64,7 +68,13 @@ const WRAPPERS = new Set(["sudo", "env", "nohup", "time", "command", "exec", "ni
  */
 export function checkCommandPaths(command: string, policy: PathPolicy, options: CommandPathOptions): string | null {
   if (command.includes("\u0000")) return "Error: Access denied: the command contains a NUL byte.";
-  const text = command.replace(URL_PATTERN, (url) => " ".repeat(url.length));
+  if (FILE_URL.test(command)) {
+    return "Error: Access denied: file: URLs read the host's files directly, outside the sandbox. Use a path under /mnt/user-data/ instead.";
+  }
+  // '/devices/{id}' is a URL template or message text (bash leaves such braces alone), not a file.
+  const text = blankUrls(command).replace(PATH_TEMPLATE, (found, lead: string, template: string) =>
+    /,|\.\./.test(template) ? found : lead + " ".repeat(template.length),
+  );
   if (DOT_DOT.test(text)) {
     return "Error: Access denied: path traversal ('..') is not allowed in commands. Use absolute paths under /mnt/user-data/ instead.";
   }
@@ -78,23 +88,73 @@ export function checkCommandPaths(command: string, policy: PathPolicy, options: 
   return null;
 }
 
+/**
+ * Blanks out `scheme://…` URLs (their paths are not host paths). One left-to-right pass: each `://` is
+ * extended left over scheme characters (never past the previous URL) and right to the next space or
+ * quote, so a huge token costs linear time, not quadratic as a backtracking regex would.
+ */
+export function blankUrls(command: string): string {
+  const parts: string[] = [];
+  let done = 0;
+  let from = 0;
+  for (;;) {
+    const at = command.indexOf("://", from);
+    if (at === -1) break;
+    let start = at;
+    while (start > done && /[A-Za-z0-9+.-]/.test(command[start - 1]!)) start -= 1;
+    while (start < at && !/[A-Za-z]/.test(command[start]!)) start += 1;
+    if (start === at) {
+      from = at + 3;
+      continue;
+    }
+    let end = at + 3;
+    while (end < command.length && !/[\s'"`<>]/.test(command[end]!)) end += 1;
+    parts.push(command.slice(done, start), " ".repeat(end - start));
+    done = end;
+    from = end;
+  }
+  parts.push(command.slice(done));
+  return parts.join("");
+}
+
+/** Whether the text before a token ends in an output redirection (`>`, `>>`, `>|`, `&>`, `2>`), quotes and spaces aside. */
+function endsInRedirection(segment: string, end: number): boolean {
+  let k = end - 1;
+  while (k >= 0 && (segment[k] === "'" || segment[k] === '"')) k -= 1;
+  while (k >= 0 && /\s/.test(segment[k]!)) k -= 1;
+  if (segment[k] === ">") return true;
+  return segment[k] === "|" && segment[k - 1] === ">";
+}
+
+/** `token` without trailing dots and commas (sentence punctuation), in linear time. */
+function trimPunctuation(token: string): string {
+  let end = token.length;
+  while (end > 0 && (token[end - 1] === "." || token[end - 1] === ",")) end -= 1;
+  return token.slice(0, end);
+}
+
 function checkSegment(segment: string, policy: PathPolicy, options: CommandPathOptions): string | null {
   const words = splitWords(segment);
   const program = commandName(words);
   const writesAll = program !== undefined && (WRITES_ALL.has(program) || modifiesInPlace(program, words));
-  const lastWord = words.at(-1);
+  const lastWord = words.length > 0 ? stripQuotes(words.at(-1)!) : undefined;
+  const seen = new Set<string>();
   for (const match of segment.matchAll(ABSOLUTE_TOKEN)) {
-    const token = match[2]!.replace(/[.,]+$/, "") || "/";
-    const before = segment.slice(0, match.index! + match[1]!.length).replace(/['"]+$/, "");
-    const redirected = /\d*>[>|]?\s*$|&>\s*$/.test(before);
-    const isLast = lastWord !== undefined && stripQuotes(lastWord).startsWith(token);
+    const token = trimPunctuation(match[2]!) || "/";
+    const redirected = endsInRedirection(segment, match.index! + match[1]!.length);
+    const isLast = lastWord !== undefined && lastWord.startsWith(token);
     const access: PathAccess = redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
-    const error = checkAbsoluteToken(token, access, policy, options);
+    if (seen.has(`${access}:${token}`)) continue;
+    seen.add(`${access}:${token}`);
+    const error = checkAbsoluteToken(token, access, policy, options, program);
     if (error) return error;
   }
   if (options.hostWorkspace) {
     const access: PathAccess = writesAll || /[^<]>/.test(segment) ? "write" : "read";
+    const checked = new Set<string>();
     for (const word of words.slice(1)) {
+      if (checked.has(word)) continue;
+      checked.add(word);
       const error = checkRelativeWord(word, access, policy, options.hostWorkspace);
       if (error) return error;
     }
@@ -102,8 +162,14 @@ function checkSegment(segment: string, policy: PathPolicy, options: CommandPathO
   return null;
 }
 
-function checkAbsoluteToken(token: string, access: PathAccess, policy: PathPolicy, options: CommandPathOptions): string | null {
-  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, VIRTUAL_SKILLS)) {
+function checkAbsoluteToken(
+  token: string,
+  access: PathAccess,
+  policy: PathPolicy,
+  options: CommandPathOptions,
+  program: string | undefined,
+): string | null {
+  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, policy.skillsVirtualPath)) {
     const decision = policy.resolve(token, access);
     return decision.ok ? null : decision.error;
   }
@@ -114,7 +180,11 @@ function checkAbsoluteToken(token: string, access: PathAccess, policy: PathPolic
       : null;
   }
   if (token === "/") {
-    return "Error: Access denied: the command names the root directory '/', which is outside the sandbox. (If '/' is a division here, write it without spaces, e.g. 10/3.)";
+    // A bare '/' is a division, a separator or `ls /` far more often than an attack; writing it or moving there is refused.
+    if (access === "write") return "Error: Access denied: the command would modify the root directory '/', which is outside the sandbox.";
+    return program === "cd" || program === "pushd"
+      ? "Error: Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
+      : null;
   }
   return (
     `Error: Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
@@ -134,18 +204,14 @@ function checkRelativeWord(word: string, access: PathAccess, policy: PathPolicy,
 }
 
 /**
- * Rewrites virtual paths in a command to the host paths behind them (local provider only). Matches
- * only whole path prefixes: `/mnt/user-data-x` is left alone.
+ * Rewrites virtual paths in a command to the host paths behind them (local provider only), each quoted
+ * for where it stands (see `shell-rewrite.ts`). Matches only whole path prefixes: `/mnt/user-data-x`
+ * is left alone.
  */
 export function rewriteVirtualPaths(command: string, policy: PathPolicy): string {
   const roots: Array<[string, string]> = [[VIRTUAL_USER_DATA, policy.userDataDir]];
-  if (policy.skillsDir) roots.push([VIRTUAL_SKILLS, policy.skillsDir]);
-  let result = command;
-  for (const [virtual, host] of roots) {
-    const pattern = new RegExp(`(^|[^A-Za-z0-9._/-])${virtual.replace(/[/-]/g, "\\$&")}(?=$|/|[^A-Za-z0-9._-])`, "g");
-    result = result.replace(pattern, (_match, lead: string) => lead + host);
-  }
-  return result;
+  if (policy.skillsDir) roots.push([policy.skillsVirtualPath, policy.skillsDir]);
+  return rewriteShellPaths(command, roots);
 }
 
 function splitWords(segment: string): string[] {
@@ -171,7 +237,11 @@ function modifiesInPlace(program: string, words: string[]): boolean {
 }
 
 function stripQuotes(word: string): string {
-  return word.replace(/^['"]+|['"]+$/g, "");
+  let start = 0;
+  let end = word.length;
+  while (start < end && (word[start] === "'" || word[start] === '"')) start += 1;
+  while (end > start && (word[end - 1] === "'" || word[end - 1] === '"')) end -= 1;
+  return word.slice(start, end);
 }
 
 function existsNoFollow(hostPath: string): boolean {

@@ -10,7 +10,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { SandboxError } from "../errors.js";
+import { ConfigError, SandboxError } from "../errors.js";
 import {
   USER_DATA_DIRS,
   VIRTUAL_SKILLS,
@@ -26,6 +26,11 @@ export interface PathPolicyRoots {
   userDataDir: string;
   /** Host directory shown read-only at `/mnt/skills`; absent or null when no skills are configured. */
   skillsDir?: string | null;
+  /**
+   * Where the model sees the skills (`skills.container_path`); default `/mnt/skills`. Checked by
+   * {@link validateSkillsContainerPath}.
+   */
+  skillsVirtualPath?: string;
 }
 
 /** What the caller is about to do with the path. */
@@ -58,8 +63,33 @@ export const MAX_PATH_CHARS = 4096;
 /** Longest accepted path component, in UTF-8 bytes (the Linux NAME_MAX). */
 export const MAX_SEGMENT_BYTES = 255;
 
-const ALLOWED_ROOTS_TEXT =
-  "Only paths under /mnt/user-data/ (workspace, uploads, outputs) and /mnt/skills/ (read-only) are allowed.";
+function allowedRootsText(skills: string): string {
+  return `Only paths under /mnt/user-data/ (workspace, uploads, outputs) and ${skills}/ (read-only) are allowed.`;
+}
+
+/** Places the skills may not be shown at: they would hide the thread's files or the system the shell needs. */
+const RESERVED_CONTAINER_PREFIXES = [VIRTUAL_USER_DATA, "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/dev", "/tmp"];
+
+/**
+ * Checks `skills.container_path`: an absolute, normalized path without `..`, not `/`, and neither inside
+ * nor above `/mnt/user-data` or a system directory. Returns it; throws a `SandboxError` saying what to use.
+ */
+export function validateSkillsContainerPath(value: string): string {
+  const problem =
+    typeof value !== "string" || !value.startsWith("/")
+      ? "must be an absolute path"
+      : value.split("/").includes("..") || path.posix.normalize(value) !== value || (value.length > 1 && value.endsWith("/"))
+        ? "must be a normalized path without '..' or a trailing '/'"
+        : value === "/" || RESERVED_CONTAINER_PREFIXES.some((prefix) => isInsideDir(value, prefix) || isInsideDir(prefix, value))
+          ? "would hide or overlap /mnt/user-data or a system directory"
+          : /[\u0000-\u001f\u007f\s'"$`\\]/.test(value)
+            ? "must not contain spaces, quotes, '$', backslashes or control characters"
+            : null;
+  if (problem) {
+    throw new ConfigError(`skills.container_path ${JSON.stringify(value)} ${problem}. Use a path such as /mnt/skills.`);
+  }
+  return value;
+}
 
 /** Shortens and escapes a model-supplied path for an error message. */
 export function shownPath(input: string): string {
@@ -71,10 +101,13 @@ export function shownPath(input: string): string {
 export class PathPolicy {
   readonly userDataDir: string;
   readonly skillsDir: string | null;
+  /** Virtual root of the skills: the one source for prompt, policy, command check and mounts. */
+  readonly skillsVirtualPath: string;
 
   constructor(roots: PathPolicyRoots) {
     this.userDataDir = path.resolve(roots.userDataDir);
     this.skillsDir = roots.skillsDir ? path.resolve(roots.skillsDir) : null;
+    this.skillsVirtualPath = validateSkillsContainerPath(roots.skillsVirtualPath ?? VIRTUAL_SKILLS);
   }
 
   /**
@@ -95,7 +128,7 @@ export class PathPolicy {
       return deny(`Access denied: ${shown} goes through a symlink whose target does not exist in the sandbox.`);
     }
     if (!this.allowsRealPath(real.path, access)) {
-      return deny(`Access denied: ${shown} resolves through a symlink to a location outside the sandbox. ${ALLOWED_ROOTS_TEXT}`);
+      return deny(`Access denied: ${shown} resolves through a symlink to a location outside the sandbox. ${allowedRootsText(this.skillsVirtualPath)}`);
     }
     return { ok: true, virtualPath, hostPath: mapped.hostPath, realPath: real.path, area: mapped.area };
   }
@@ -118,7 +151,7 @@ export class PathPolicy {
       if (real !== host) pairs.push([real, virtual]);
     };
     add(this.userDataDir, VIRTUAL_USER_DATA);
-    add(this.skillsDir, VIRTUAL_SKILLS);
+    add(this.skillsDir, this.skillsVirtualPath);
     return pairs.sort((a, b) => b[0].length - a[0].length);
   }
 
@@ -138,17 +171,17 @@ export class PathPolicy {
       }
       return { ok: true, hostPath: rest ? path.join(this.userDataDir, rest) : this.userDataDir, area: "user-data" };
     }
-    if (isInsideDir(virtualPath, VIRTUAL_SKILLS)) {
+    if (isInsideDir(virtualPath, this.skillsVirtualPath)) {
       if (access === "write") {
         return deny(
-          `Access denied: /mnt/skills is read-only (${shown}). Write to /mnt/user-data/workspace or /mnt/user-data/outputs instead.`,
+          `Access denied: ${this.skillsVirtualPath} is read-only (${shown}). Write to /mnt/user-data/workspace or /mnt/user-data/outputs instead.`,
         );
       }
       if (!this.skillsDir) return deny(`${shown} is not available: no skills directory is configured.`);
-      const rest = virtualPath.slice(VIRTUAL_SKILLS.length).replace(/^\//, "");
+      const rest = virtualPath.slice(this.skillsVirtualPath.length).replace(/^\//, "");
       return { ok: true, hostPath: rest ? path.join(this.skillsDir, rest) : this.skillsDir, area: "skills" };
     }
-    return deny(`Access denied: ${shown} is outside the sandbox. ${ALLOWED_ROOTS_TEXT}`);
+    return deny(`Access denied: ${shown} is outside the sandbox. ${allowedRootsText(this.skillsVirtualPath)}`);
   }
 
   /**

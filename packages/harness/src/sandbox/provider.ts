@@ -10,9 +10,9 @@ import { SandboxError } from "../errors.js";
 import { createBwrapSandbox, findExecutable, probeBwrap } from "./bwrap-sandbox.js";
 import { writeSandboxEtc } from "./bwrap-args.js";
 import { createLocalSandbox } from "./local-sandbox.js";
-import { PathPolicy } from "./path-policy.js";
+import { PathPolicy, validateSkillsContainerPath } from "./path-policy.js";
 import type { Sandbox, SandboxKind, SandboxProvider } from "./sandbox.js";
-import { ensureThreadDirs, threadUserDataDir, validateThreadId } from "./virtual-paths.js";
+import { VIRTUAL_SKILLS, ensureThreadDirs, threadUserDataDir, validateThreadId } from "./virtual-paths.js";
 
 /** Options of {@link createSandboxProvider} (the `sandbox:` config section, mapped by the caller). */
 export interface SandboxProviderOptions {
@@ -20,8 +20,10 @@ export interface SandboxProviderOptions {
   use: "auto" | "bwrap" | "local";
   /** DeerFlow home; thread directories live under `{home}/threads/`. */
   home: string;
-  /** Host directory shown read-only at `/mnt/skills`; may not exist. */
+  /** Host directory shown read-only at `skillsContainerPath`; may not exist. */
   skillsPath?: string | null;
+  /** Where the model sees the skills (`skills.container_path`). Default `/mnt/skills`. */
+  skillsContainerPath?: string;
   /** Offer `bash` with the local provider (host execution). DeerFlow's default is false. */
   allowHostBash: boolean;
   /** Wall-clock limit of one command. DeerFlow default 600. */
@@ -65,6 +67,7 @@ export function threadIdOfSandbox(id: string): string | undefined {
  */
 export function createSandboxProvider(options: SandboxProviderOptions): SandboxProvider {
   const home = path.resolve(options.home);
+  const skillsVirtualPath = validateSkillsContainerPath(options.skillsContainerPath ?? VIRTUAL_SKILLS);
   const hostEnv = options.hostEnv ?? process.env;
   const etcDir = path.join(home, "sandbox", "etc");
   const choice = chooseKind(options, etcDir, hostEnv.PATH);
@@ -74,7 +77,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   const create = (threadId: string): Sandbox => {
     const id = sandboxIdFor(threadId);
     const paths = ensureThreadDirs(home, threadId);
-    const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: options.skillsPath ?? null });
+    const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: options.skillsPath ?? null, skillsVirtualPath });
     const common = {
       id,
       threadId,
@@ -94,6 +97,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     bashAvailable: choice.kind === "bwrap" || options.allowHostBash,
     home,
     bashTimeoutSeconds: options.bashTimeoutSeconds,
+    skillsContainerPath: skillsVirtualPath,
     acquire(threadId) {
       const id = sandboxIdFor(threadId);
       const existing = sandboxes.get(id);

@@ -59,6 +59,8 @@ export interface SandboxProvider {
   readonly home: string;
   /** Default wall-clock limit of one command, in seconds. */
   readonly bashTimeoutSeconds: number;
+  /** Where the model sees the skills (`skills.container_path`); optional for providers built elsewhere. */
+  readonly skillsContainerPath?: string;
   /** Creates (or returns) the thread's sandbox and its directories; returns the sandbox id. */
   acquire(threadId: string): string;
   /** The sandbox with this id, if this provider holds it. Pure in-memory lookup. */

@@ -55,6 +55,7 @@ export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox
     use: options.use ?? "local",
     home,
     skillsPath: options.skillsPath === undefined ? skillsDir : options.skillsPath,
+    ...(options.skillsContainerPath ? { skillsContainerPath: options.skillsContainerPath } : {}),
     allowHostBash: options.allowHostBash ?? true,
     bashTimeoutSeconds: options.bashTimeoutSeconds ?? 30,
     bashOutputMaxChars: options.bashOutputMaxChars ?? 20_000,

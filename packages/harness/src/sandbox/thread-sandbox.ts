@@ -15,6 +15,10 @@ export interface SpawnSpec {
   args: string[];
   cwd?: string;
   env: Record<string, string>;
+  /** The process is a launcher reporting the real exit status on fd 3 (see `run-process.ts`). */
+  statusPipe?: boolean;
+  /** `NAME=value` in the command's environment, to find processes that left its group. */
+  marker?: string;
 }
 
 /** What every provider passes in for one thread, whatever runs its commands. */

@@ -18,15 +18,30 @@ export interface BashToolOptions {
   outputMaxChars: number;
 }
 
+/** Linux's limit on one argument string (MAX_ARG_STRLEN, 32 pages), terminating NUL included. */
+export const MAX_ARGUMENT_BYTES = 131072;
+
+/** The error for a command too long to hand to a process as one argument, or null when it fits. */
+export function argumentLimitError(command: string): string | null {
+  const bytes = Buffer.byteLength(command);
+  if (bytes < MAX_ARGUMENT_BYTES) return null;
+  return (
+    `Error: the command is ${bytes} bytes, over the operating system's limit of ${MAX_ARGUMENT_BYTES} bytes for one argument. ` +
+    "Write the script or data to a file with write_file (in chunks with append: true) and run it, e.g. bash /mnt/user-data/workspace/script.sh."
+  );
+}
+
 /** Formats a finished command for the model (before host-path masking). */
-export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, kind: SandboxProvider["kind"]): string {
-  if (result.spawnError) return `Error: the command could not be started: ${result.spawnError}`;
+export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, _kind?: SandboxProvider["kind"]): string {
+  if (result.spawnError) {
+    if (/E2BIG/.test(result.spawnError)) {
+      return "Error: the command could not be started: it is over the operating system's argument size limit. Write it to a file with write_file and run that file instead.";
+    }
+    return `Error: the command could not be started: ${result.spawnError}`;
+  }
   if (result.aborted) return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
   if (result.timedOut) {
-    const advice =
-      kind === "local"
-        ? "Start long-running processes in the background with their output sent to a file (e.g. `cmd > /mnt/user-data/workspace/log.txt 2>&1 &`), or split the work into shorter commands."
-        : "Split the work into shorter commands (background processes end with the command in this sandbox).";
+    const advice = "Split the work into shorter commands (background processes end with the command in this sandbox).";
     return `Error: Command timed out after ${timeoutSeconds} seconds and was stopped (its whole process group was killed). ${advice}${
       result.output ? `\nOutput before the timeout:\n${result.output}` : ""
     }`;
@@ -53,6 +68,8 @@ export function createBashTool(options: BashToolOptions) {
       try {
         const prepared = sandbox.prepareCommand(command);
         if (!prepared.ok) return prepared.error;
+        const tooLong = argumentLimitError(prepared.command);
+        if (tooLong) return tooLong;
         const timeoutSeconds = provider.bashTimeoutSeconds;
         const result = await sandbox.execute(prepared.command, {
           maxOutputChars: options.outputMaxChars,
@@ -67,7 +84,7 @@ export function createBashTool(options: BashToolOptions) {
       name: "bash",
       description:
         "Run a bash command in the sandbox. The working directory is /mnt/user-data/workspace; use absolute paths under " +
-        "/mnt/user-data/ (workspace, uploads, outputs) or /mnt/skills/ (read-only). stdin is closed. Long output is cut in the " +
+        `/mnt/user-data/ (workspace, uploads, outputs) or ${provider.skillsContainerPath ?? "/mnt/skills"}/ (read-only). stdin is closed. Long output is cut in the ` +
         "middle. Each command has a time limit and is killed when it passes it." +
         (provider.kind === "bwrap" ? " There is no network access, and /tmp is private to each command." : ""),
       schema: z.object({

@@ -1,6 +1,7 @@
 /**
  * `glob`: finds files by pattern under a directory (picomatch syntax, dotfiles included). Results are
- * virtual paths; symlinked directories are not followed.
+ * virtual paths; symlinked directories are not followed; dependency and VCS folders (`node_modules`,
+ * `.git`, ...) and upload staging files are skipped unless the pattern names them.
  */
 import { tool } from "langchain";
 import picomatch from "picomatch";
@@ -11,7 +12,7 @@ import { GLOB_MAX_RESULTS_CEILING } from "./limits.js";
 import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
 import { statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
-import { walkDir } from "./walk.js";
+import { skippedDirsFor, walkDir } from "./walk.js";
 
 /** Dependencies of {@link createGlobTool}. */
 export interface GlobToolOptions {
@@ -49,7 +50,7 @@ export function createGlobTool(options: GlobToolOptions) {
         if (relative === null) return `Error: the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`;
         const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
         const matches = picomatch(relative, { dot: true });
-        const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: new Set([".git"]) });
+        const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(relative) });
         const found: string[] = [];
         let more = false;
         for (const entry of entries) {

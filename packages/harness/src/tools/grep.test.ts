@@ -3,12 +3,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createTestSandbox } from "../sandbox/testing.js";
-import { compileSearch } from "./grep.js";
+import { compileSearch, type LineMatcher } from "./grep.js";
 
 test("compileSearch: literal escaping, case, invalid patterns", () => {
-  assert.ok((compileSearch("a.b", true, true) as RegExp).test("a.b"));
-  assert.ok(!(compileSearch("a.b", true, true) as RegExp).test("axb"));
-  assert.ok((compileSearch("HELLO", false, false) as RegExp).test("hello"));
+  assert.ok((compileSearch("a.b", true, true) as LineMatcher).test("a.b"));
+  assert.ok(!(compileSearch("a.b", true, true) as LineMatcher).test("axb"));
+  assert.ok((compileSearch("HELLO", false, false) as LineMatcher).test("hello"));
   assert.match(compileSearch("(", false, false) as string, /^Error: Invalid regex pattern: /);
 });
 

@@ -1,10 +1,16 @@
 /**
  * `grep`: searches file contents by regular expression (or literal text) in one file or a directory
- * tree, optionally filtered by a glob. Binary and very large files are skipped; long lines are cut.
+ * tree, optionally filtered by a glob. Binary and very large files are skipped; long lines are cut;
+ * dependency and VCS folders are skipped unless the glob names them.
+ *
+ * Patterns run on RE2 (the pure-JS `re2js` port), whose matching time is linear in the input: a
+ * JavaScript `RegExp` such as `^(a+)+$` backtracks exponentially and would block the whole harness
+ * (and Ctrl-C) for minutes. RE2 has no backreferences or lookarounds; such patterns get an error.
  */
 import fs from "node:fs";
 import { tool } from "langchain";
 import picomatch from "picomatch";
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import { readFileChecked } from "../sandbox/safe-fs.js";
 import type { AllowedPath, PathPolicy } from "../sandbox/path-policy.js";
@@ -14,7 +20,7 @@ import { clampResults } from "./glob.js";
 import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
 import { decodeText, statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
-import { walkDir } from "./walk.js";
+import { skippedDirsFor, walkDir } from "./walk.js";
 
 /** Dependencies of {@link createGrepTool}. */
 export interface GrepToolOptions {
@@ -26,13 +32,25 @@ export interface GrepToolOptions {
 const LINE_MAX_CHARS = 500;
 const WALK_MAX_ENTRIES = 100_000;
 
-/** Compiles the search; returns an error sentence for an invalid regular expression. */
-export function compileSearch(pattern: string, literal: boolean, caseSensitive: boolean): RegExp | string {
-  const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern;
+/** A compiled search: `test(line)` runs in time linear in the line's length. */
+export interface LineMatcher {
+  test(line: string): boolean;
+}
+
+/** Compiles the search with RE2; returns an error sentence for a pattern RE2 cannot run. */
+export function compileSearch(pattern: string, literal: boolean, caseSensitive: boolean): LineMatcher | string {
+  if (literal) {
+    const needle = caseSensitive ? pattern : pattern.toLowerCase();
+    return { test: (line) => (caseSensitive ? line : line.toLowerCase()).includes(needle) };
+  }
   try {
-    return new RegExp(source, caseSensitive ? "" : "i");
+    const compiled = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+    return { test: (line) => compiled.matcher(line).find() };
   } catch (error) {
-    return `Error: Invalid regex pattern: ${(error as Error).message}`;
+    return (
+      `Error: Invalid regex pattern: ${(error as Error).message}. grep uses RE2 syntax (linear-time): no backreferences ` +
+      "(\\1) or lookarounds ((?=, (?!, (?<=); use literal: true for plain text."
+    );
   }
 }
 
@@ -98,7 +116,7 @@ export function createGrepTool(options: GrepToolOptions) {
 
 /** Files (and links to files) under the root, filtered by the glob; the caller re-checks each with the policy. */
 async function candidateFiles(virtualRoot: string, hostRoot: string, glob: string | null): Promise<string[]> {
-  const { entries } = await walkDir(hostRoot, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES });
+  const { entries } = await walkDir(hostRoot, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(glob ?? "") });
   const matches = glob ? picomatch(glob, { dot: true, basename: !glob.includes("/") }) : null;
   return entries
     .filter((entry) => entry.kind === "file" || entry.kind === "symlink")

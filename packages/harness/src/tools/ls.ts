@@ -52,7 +52,7 @@ export function createLsTool(options: LsToolOptions) {
       name: "ls",
       description:
         "List a directory two levels deep. Directories end with '/', symlinks with '@'. Start with /mnt/user-data to see " +
-        "workspace, uploads and outputs, or /mnt/skills for the skills.",
+        `workspace, uploads and outputs, or ${options.provider.skillsContainerPath ?? "/mnt/skills"} for the skills.`,
       schema: z.object({
         description: descriptionArg,
         path: z.string().describe("Absolute path of the directory to list."),

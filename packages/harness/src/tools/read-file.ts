@@ -13,7 +13,7 @@ import { headTruncate } from "../sandbox/truncate.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
 import { isSkillFile, skillContextEntry } from "./skill-context-entry.js";
 import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
-import { decodeText, describeFsError, selectLines, statTarget } from "./text-file.js";
+import { decodeText, describeFsError, selectLines, startPastEnd, statTarget } from "./text-file.js";
 import { descriptionArg, optionalLine } from "./tool-args.js";
 
 /** Dependencies of {@link createReadFileTool}. */
@@ -49,7 +49,7 @@ export function createReadFileTool(options: ReadFileToolOptions) {
       name: "read_file",
       description:
         "Read a text file. Give start_line and end_line (1-based, inclusive) to read part of a long file. " +
-        "Paths are under /mnt/user-data/ (workspace, uploads, outputs) or /mnt/skills/.",
+        `Paths are under /mnt/user-data/ (workspace, uploads, outputs) or ${options.provider.skillsContainerPath ?? "/mnt/skills"}/.`,
       schema: z.object({
         description: descriptionArg,
         path: z.string().describe("Absolute path of the file, e.g. /mnt/user-data/workspace/notes.md."),
@@ -69,6 +69,7 @@ async function readSelection(
   const stat = statTarget(target);
   if (!stat) return { output: `Error: File not found: ${target.virtualPath}` };
   if (stat.isDirectory()) return { output: `Error: ${target.virtualPath} is a directory. Use ls to list it.` };
+  if (!stat.isFile()) return { output: `Error: ${target.virtualPath} is not a regular file (a FIFO, socket or device); read_file only reads regular files.` };
   if (stat.size > READ_FILE_WHOLE_MAX_BYTES) {
     if (startLine == null && endLine == null) {
       return {
@@ -89,8 +90,8 @@ async function readSelection(
       output: `Error: cannot read '${target.virtualPath}' as text: it appears to be a binary file. Inspect it with bash (file, xxd | head), or use view_image for images.`,
     };
   }
-  const output = selectLines(text, startLine, endLine);
-  return isSkillFile(target.virtualPath) ? { output, skillSource: text } : { output };
+  const output = selectLines(text, startLine, endLine, target.virtualPath);
+  return isSkillFile(target.virtualPath, policy.skillsVirtualPath) ? { output, skillSource: text } : { output };
 }
 
 /** Line range of a file too big to load: streamed, stops at `end`. */
@@ -110,7 +111,7 @@ async function streamLines(policy: PathPolicy, target: AllowedPath, start: numbe
       lines.push(line);
       size += line.length + 1;
     }
-    return index < start ? "(start_line exceeds file length)" : lines.join("\n");
+    return index < start ? startPastEnd(start, index, target.virtualPath) : lines.join("\n");
   } finally {
     await handle.close();
   }

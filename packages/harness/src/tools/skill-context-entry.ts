@@ -15,9 +15,9 @@ export interface SkillContextEntry {
   description: string;
 }
 
-/** True for `/mnt/skills/**\/SKILL.md`. */
-export function isSkillFile(virtualPath: string): boolean {
-  return isInsideDir(virtualPath, VIRTUAL_SKILLS) && path.posix.basename(virtualPath) === "SKILL.md";
+/** True for `{skillsRoot}/**\/SKILL.md` (the root is `skills.container_path`, default `/mnt/skills`). */
+export function isSkillFile(virtualPath: string, skillsRoot: string = VIRTUAL_SKILLS): boolean {
+  return isInsideDir(virtualPath, skillsRoot) && path.posix.basename(virtualPath) === "SKILL.md";
 }
 
 /**

@@ -18,7 +18,7 @@ export function decodeText(data: Buffer): string | null {
 }
 
 /** Result of {@link selectLines}: the selected text, or one of DeerFlow's parenthesised notes. */
-export function selectLines(text: string, startLine?: number | null, endLine?: number | null): string {
+export function selectLines(text: string, startLine?: number | null, endLine?: number | null, virtualPath = "the file"): string {
   if (text === "") return "(empty)";
   if (startLine == null && endLine == null) return text;
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
@@ -26,7 +26,7 @@ export function selectLines(text: string, startLine?: number | null, endLine?: n
   const end = endLine ?? lines.length;
   if (start < 1) return "(start_line must be >= 1)";
   if (end < start) return "(start_line > end_line — no lines in range)";
-  if (start > lines.length) return "(start_line exceeds file length)";
+  if (start > lines.length) return startPastEnd(start, lines.length, virtualPath);
   return lines.slice(start - 1, Math.min(end, lines.length)).join("\n");
 }
 
@@ -50,4 +50,9 @@ export function describeFsError(error: unknown, virtualPath: string): string {
   if (code === "ENAMETOOLONG") return `Error: Path is too long for the host file system: ${virtualPath}`;
   if (code === "ENOSPC") return "Error: No space left on the device.";
   return `Error: ${(error as Error).message}`;
+}
+
+/** The error for a `start_line` beyond the last line. */
+export function startPastEnd(start: number, lineCount: number, virtualPath: string): string {
+  return `Error: start_line ${start} is past the end of ${virtualPath}, which has ${lineCount} line${lineCount === 1 ? "" : "s"}. Use a start_line from 1 to ${lineCount}.`;
 }

@@ -1,10 +1,11 @@
 /**
  * Directory walking for `ls`, `glob` and `grep`. Symlinks are reported but never followed into, so a
  * link planted in the workspace cannot make a listing or search wander outside (or loop), and very
- * large trees are cut off after a fixed number of entries.
+ * large trees are cut off after a fixed number of entries. Upload staging files are never listed.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { STAGING_PREFIX } from "../uploads/upload-name.js";
 
 /** One entry found by {@link walkDir}. */
 export interface WalkEntry {
@@ -15,8 +16,17 @@ export interface WalkEntry {
   depth: number;
 }
 
-/** Directories listed but not descended into (dependency and VCS folders). */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"]);
+/** Directories listed but not descended into (dependency, cache and VCS folders). */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
+  ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache",
+  ".ruff_cache", ".next", ".cache",
+]);
+
+/** {@link SKIPPED_DIRS} minus the ones a glob pattern names as a path segment (`node_modules/**` searches there). */
+export function skippedDirsFor(pattern: string): ReadonlySet<string> {
+  const named = new Set(pattern.split("/"));
+  return new Set([...SKIPPED_DIRS].filter((dir) => !named.has(dir)));
+}
 
 /** Options of {@link walkDir}. */
 export interface WalkOptions {
@@ -46,6 +56,8 @@ export async function walkDir(root: string, options: WalkOptions): Promise<{ ent
         truncated = true;
         return;
       }
+      // An upload in progress (`.upload-*.part`) is not a file of the thread yet.
+      if (child.name.startsWith(STAGING_PREFIX)) continue;
       const kind = child.isSymbolicLink() ? "symlink" : child.isDirectory() ? "dir" : child.isFile() ? "file" : "other";
       const childRelative = relative ? `${relative}/${child.name}` : child.name;
       const hostPath = path.join(dir, child.name);

@@ -54,7 +54,7 @@ export function createWriteFileTool(options: WriteFileToolOptions) {
       description:
         "Write text to a file, creating it and any missing parent directories, or replacing its content. " +
         "Set append to true to add to the end instead. Put deliverables in /mnt/user-data/outputs/ and scratch work in " +
-        "/mnt/user-data/workspace/. /mnt/skills/ is read-only.",
+        `/mnt/user-data/workspace/. ${options.provider.skillsContainerPath ?? "/mnt/skills"}/ is read-only.`,
       schema: z.object({
         description: descriptionArg,
         path: z.string().describe("Absolute path of the file to write."),

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { HarnessError } from "../errors.js";
 import { PathPolicy } from "../sandbox/path-policy.js";
+import { FileAccessError, withDirChecked } from "../sandbox/safe-fs.js";
 import { VIRTUAL_UPLOADS, ensureThreadDirs, threadUserDataDir } from "../sandbox/virtual-paths.js";
 import type { UploadedFile } from "../state/reducers.js";
 import { STAGING_PREFIX, cleanUploadName, numberedName } from "./upload-name.js";
@@ -59,25 +60,34 @@ export async function saveUploads(
   const checked = checkSources(hostFiles, limit);
   ensureThreadDirs(home, threadId);
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId) });
-  const staged: string[] = [];
-  const stored: UploadedFile[] = [];
+  // The uploads dir itself may have been replaced by a link (or be swapped for one while we copy): it
+  // goes through the path policy and is then held open, and every copy and link names entries of
+  // exactly that directory.
+  const uploads = policy.resolve(VIRTUAL_UPLOADS, "write");
+  if (!uploads.ok) refuse(uploads.error.replace(/^Error: /, ""));
   try {
-    for (const file of checked) {
-      // Staging goes through the path policy too: the uploads dir itself may have been replaced by a link.
-      const stagingTarget = policy.resolve(`${VIRTUAL_UPLOADS}/${STAGING_PREFIX}${randomBytes(6).toString("hex")}.part`, "write");
-      if (!stagingTarget.ok) refuse(stagingTarget.error.replace(/^Error: /, ""));
-      const staging = stagingTarget.realPath;
-      staged.push(staging);
-      await fs.promises.copyFile(file.source, staging, fs.constants.COPYFILE_EXCL);
-      await fs.promises.chmod(staging, 0o644);
-      stored.push(await claimName(policy, staging, file));
-    }
-    return stored;
+    return await withDirChecked(policy, uploads, async (entry) => {
+      const staged: string[] = [];
+      const stored: UploadedFile[] = [];
+      try {
+        for (const file of checked) {
+          const staging = entry(`${STAGING_PREFIX}${randomBytes(6).toString("hex")}.part`);
+          staged.push(staging);
+          await fs.promises.copyFile(file.source, staging, fs.constants.COPYFILE_EXCL);
+          await fs.promises.chmod(staging, 0o644);
+          stored.push(await claimName(uploads.realPath, entry, staging, file));
+        }
+        return stored;
+      } catch (error) {
+        for (const file of stored) await fs.promises.rm(entry(file.filename), { force: true });
+        throw error;
+      } finally {
+        for (const staging of staged) await fs.promises.rm(staging, { force: true });
+      }
+    });
   } catch (error) {
-    for (const file of stored) await fs.promises.rm(file.path, { force: true });
+    if (error instanceof FileAccessError) refuse(error.message);
     throw error instanceof HarnessError ? error : new HarnessError("upload_rejected", `Upload failed: ${(error as Error).message}`, { cause: error });
-  } finally {
-    for (const staging of staged) await fs.promises.rm(staging, { force: true });
   }
 }
 
@@ -108,14 +118,12 @@ function checkSources(hostFiles: readonly UploadSource[], limit: UploadLimits): 
 }
 
 /** Links the staged copy under the first free name (`link` fails instead of overwriting). */
-async function claimName(policy: PathPolicy, staging: string, file: CheckedSource): Promise<UploadedFile> {
+async function claimName(uploadsDir: string, entry: (name: string) => string, staging: string, file: CheckedSource): Promise<UploadedFile> {
   for (let n = 0; n < 1000; n += 1) {
     const filename = numberedName(file.name, n);
-    const target = policy.resolve(`${VIRTUAL_UPLOADS}/${filename}`, "write");
-    if (!target.ok) refuse(target.error.replace(/^Error: /, ""));
     try {
-      await fs.promises.link(staging, target.realPath);
-      return { filename, size: file.size, path: target.realPath, virtual_path: target.virtualPath };
+      await fs.promises.link(staging, entry(filename));
+      return { filename, size: file.size, path: path.join(uploadsDir, filename), virtual_path: `${VIRTUAL_UPLOADS}/${filename}` };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }

@@ -38,3 +38,9 @@ test("numberedName adds _N before the extension", () => {
   assert.equal(numberedName("Makefile", 1), "Makefile_1");
   assert.equal(numberedName(".env", 1), ".env_1");
 });
+
+test("shell-hostile characters and bidi controls become _", () => {
+  assert.equal(cleanUploadName("a;b&c'd!e.txt"), "a_b_c_d_e.txt");
+  assert.equal(cleanUploadName("invoice\u202Efdp.exe"), "invoice_fdp.exe");
+  assert.equal(cleanUploadName("x\u2066y\u2069\u200F.md"), "x_y__.md");
+});

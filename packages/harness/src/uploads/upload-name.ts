@@ -5,6 +5,11 @@
  * tidied when it is merely awkward (shell-hostile characters, a leading dash).
  */
 
+/** Characters a shell (or Windows) treats specially; each becomes `_`. */
+const SHELL_HOSTILE = /[<>:"|?*`$;&'!]/g;
+/** Bidirectional controls and invisible marks, which can make `invoice\u202Efdp.exe` look like a PDF; each becomes `_`. */
+const BIDI_AND_INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
 /** Longest upload name in UTF-8 bytes (leaves room for a `_N` suffix under NAME_MAX). */
 export const MAX_UPLOAD_NAME_BYTES = 240;
 
@@ -33,7 +38,7 @@ export function cleanUploadName(name: unknown): string | { error: string } {
   if (Buffer.byteLength(trimmed) > MAX_UPLOAD_NAME_BYTES) {
     return { error: `the file name ${shown} is longer than ${MAX_UPLOAD_NAME_BYTES} bytes` };
   }
-  return trimmed.replace(/[<>:"|?*`$]/g, "_").replace(/^-/, "_");
+  return trimmed.replace(SHELL_HOSTILE, "_").replace(BIDI_AND_INVISIBLE, "_").replace(/^-/, "_");
 }
 
 /** `name`, then `stem_1.ext`, `stem_2.ext`, ... for the n-th alternative (n >= 1). */
