@@ -28,6 +28,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "thread-data",
     "uploads",
     "sandbox",
+    "tool-errors",
     "dangling-tool-call",
     "tool-call-repair",
     "durable-context",
@@ -43,7 +44,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {

@@ -20,6 +20,7 @@ import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { titleMiddleware } from "../middleware/title.js";
 import { todoListMiddleware } from "../middleware/todo-list.js";
+import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -67,6 +68,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     uploadsMiddleware({ home: input.home }),
     // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
     sandboxMiddleware({ provider: input.sandbox }),
+    // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
+    toolErrorsMiddleware(),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
     danglingToolCallMiddleware(),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.

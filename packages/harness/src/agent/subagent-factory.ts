@@ -14,6 +14,7 @@ import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
+import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { createChatModel } from "../model/create-chat-model.js";
 import { selectModel } from "../model/select-model.js";
 import { createTokenCounter } from "../model/tokens.js";
@@ -44,6 +45,7 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
     const middleware: AgentMiddleware[] = [
       threadDataMiddleware({ home: input.home }),
       sandboxMiddleware({ provider: input.sandbox }),
+      toolErrorsMiddleware(),
       danglingToolCallMiddleware(),
       toolCallRepairMiddleware(),
       durableContextMiddleware({
