@@ -40,7 +40,7 @@ export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs
   const maxRaw = values["max-subagents"] as string | undefined;
   const maxSubagents = maxRaw === undefined ? undefined : Number(maxRaw);
   if (maxSubagents !== undefined && (!Number.isInteger(maxSubagents) || maxSubagents < 1)) {
-    throw new UsageError(`--max-subagents takes a whole number (2 to 4), got "${maxRaw}".`);
+    throw new UsageError(`--max-subagents takes a whole number (1 to 4), got "${maxRaw}".`);
   }
   const flags: AgentFlags = {
     config: values.config as string | undefined,

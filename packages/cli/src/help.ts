@@ -25,7 +25,7 @@ const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PA
   --plan               plan mode: the agent keeps a todo list
   --thinking           ask for thinking (models with supports_thinking only)
   --subagents          let the agent delegate to subagents
-  --max-subagents N    task calls allowed per response (2-4, default 3)
+  --max-subagents N    task calls allowed per response (1-4, default 3)
   --agent NAME         a named agent (its own memory)
 `;
 

@@ -26,6 +26,7 @@ import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
 import { checkpointsPath, resolveHome } from "../storage/home.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
+import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
@@ -46,6 +47,8 @@ export interface LeadAgentOptions {
   is_plan_mode?: boolean;
   subagent_enabled?: boolean;
   max_concurrent_subagents?: number;
+  /** Cap on `task` calls per run; default `subagents.max_total_per_run`, clamped to [1, 50]. */
+  max_total_subagents?: number;
   agent_name?: string;
   /**
    * A chat model instance to use instead of building one from the selected entry (tests, benchmarks,
@@ -99,7 +102,8 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   const runtime: LeadRuntime = {
     isPlanMode: options.is_plan_mode ?? false,
     subagentEnabled: options.subagent_enabled ?? config.subagents.enabled,
-    maxConcurrentSubagents: clamp(options.max_concurrent_subagents ?? config.subagents.max_concurrent, 2, 4),
+    maxConcurrentSubagents: clampMaxConcurrent(options.max_concurrent_subagents ?? config.subagents.max_concurrent),
+    maxTotalSubagents: clampMaxTotal(options.max_total_subagents ?? config.subagents.max_total_per_run),
     agentName: options.agent_name,
   };
   if (runtime.agentName !== undefined && !/^[A-Za-z0-9-]+$/.test(runtime.agentName)) {
@@ -243,8 +247,4 @@ function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void 
     }
     seen.add(tool.name);
   }
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, Math.trunc(value)));
 }

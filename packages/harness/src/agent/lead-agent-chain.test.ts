@@ -69,3 +69,16 @@ test("config tools are loaded; mcp_servers, not connected yet, are reported inst
     home.cleanup();
   }
 });
+
+test("subagent limits come from config and are clamped: max_concurrent to 1..4, max_total_per_run as configured", async () => {
+  const home = createTempHome();
+  try {
+    const agent = await createLeadAgent(config("subagents: {enabled: true, max_concurrent: 1, max_total_per_run: 9}\nmemory: {enabled: false}\n"), { home: home.path, env: {}, checkpointer: false, onWarning: () => {} });
+    await agent.close();
+    assert.equal(agent.deerflow.runtime.maxConcurrentSubagents, 1);
+    assert.equal(agent.deerflow.runtime.maxTotalSubagents, 9);
+    assert.throws(() => config("subagents: {max_total_per_run: 0}\n"), /max_total_per_run/);
+  } finally {
+    home.cleanup();
+  }
+});

@@ -32,6 +32,8 @@ export interface LeadRuntime {
   isPlanMode: boolean;
   subagentEnabled: boolean;
   maxConcurrentSubagents: number;
+  /** Cap on `task` calls per run (`subagents.max_total_per_run`), clamped to [1, 50]. */
+  maxTotalSubagents: number;
   agentName?: string;
 }
 
@@ -110,7 +112,7 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 10. Vision models only: shows the images view_image loaded, once.
     input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
     // 11. Drops task calls past the per-response limit before any tool runs.
-    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, onWarning: input.onWarning }),
+    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.

@@ -128,6 +128,7 @@ export const SubagentsConfig = z.strictObject({
   max_concurrent: z.number().int().positive().default(3),
   timeout_seconds: z.number().positive().default(1800),
   max_turns: z.number().int().positive().nullable().default(null),
+  max_total_per_run: z.number().int().min(1).max(50).default(6),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
 });

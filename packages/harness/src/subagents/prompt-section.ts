@@ -11,7 +11,7 @@ import type { SubagentType } from "./types.js";
 
 /** Options of {@link renderSubagentPromptSection}. */
 export interface SubagentPromptSectionOptions {
-  /** Per-response limit of `task` calls, clamped to [2, 4] like the middleware does. */
+  /** Per-response limit of `task` calls, clamped to [1, 4] like the middleware does. */
   maxConcurrent?: number;
   /** The kinds the `task` tool accepts (e.g. `registry.list()`). */
   types: readonly Pick<SubagentType, "name" | "description">[];
