@@ -38,13 +38,15 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "memory",
     "view-image",
     "subagent-limit",
+    "loop-detection",
+    "token-usage",
     "clarification",
   ]);
 });
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "durable-context", "loop-detection", "token-usage", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {

@@ -15,10 +15,12 @@ import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { titleMiddleware } from "../middleware/title.js";
+import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { todoListMiddleware } from "../middleware/todo-list.js";
 import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
@@ -113,6 +115,11 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
     // 11. Drops task calls past the per-response limit before any tool runs.
     runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning }),
+    // 11b. Repeated identical tool calls: afterModel runs bottom-up, so it sees the response before subagent-limit drops calls.
+    config.loop_detection.enabled &&
+      loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
+    // 11c. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
+    tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.

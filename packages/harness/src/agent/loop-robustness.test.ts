@@ -84,3 +84,61 @@ test("tool calls with empty ids keep their real results in every later request",
     home.cleanup();
   }
 });
+
+test("the same tool call repeated: results carry a warning from warn_threshold, the run stops at hard_limit", async () => {
+  const home = createTempHome();
+  let runs = 0;
+  const counting = tool(async ({ city }: { city: string }) => `run ${++runs}: sunny in ${city}`, { name: "weather", description: "Weather", schema: z.object({ city: z.string() }) });
+  const same = { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] };
+  const server = await startFakeOpenAIServer({ strict: true, script: [same, same, same, same] });
+  try {
+    const warnings: string[] = [];
+    const agent = await createLeadAgent(configFor(server.url, "loop_detection: {warn_threshold: 2, hard_limit: 4}\n"), { home: home.path, tools: [counting], env: {}, onWarning: (w) => warnings.push(w) });
+    const out = await agent.invoke({ messages: [{ role: "user", content: "weather?" }] }, { configurable: { thread_id: "loop" } });
+    assert.equal(server.requests.length, 4);
+    assert.equal(runs, 3, "the 4th identical call is not run");
+    const results = out.messages.filter((message) => message.getType() === "tool").map((message) => textOf(message.content));
+    assert.ok(!/Loop warning/.test(results[0]!));
+    assert.match(results[1]!, /^run 2: sunny in Oslo\n\n\[Loop warning: you have sent this same call \(weather with the same arguments\) 2 times in a row/);
+    assert.match(results[2]!, /3 times in a row/);
+    const last = out.messages.at(-1)!;
+    assert.match(textOf(last.content), /\[Stopped: the same tool call \(weather\) with the same arguments was sent 4 times in a row/);
+    assert.equal((last as { tool_calls?: unknown[] }).tool_calls?.length ?? 0, 0);
+    assert.ok(warnings.some((w) => /loop-detection/.test(w)));
+    assert.equal(server.rejected.length, 0);
+    await agent.close();
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
+
+test("token usage is recorded per run and per thread; a run past token_budget stops cleanly", async () => {
+  const home = createTempHome();
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: [
+      { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }], usage: { prompt_tokens: 600, completion_tokens: 100 } },
+      { tool_calls: [{ name: "weather", arguments: { city: "Rome" } }], usage: { prompt_tokens: 800, completion_tokens: 50 } },
+      { content: "Hello again.", usage: { prompt_tokens: 500, completion_tokens: 20 } },
+    ],
+  });
+  try {
+    const agent = await createLeadAgent(configFor(server.url, "token_budget: {enabled: true, max_tokens: 1000}\n"), { home: home.path, tools: [weather], env: {}, onWarning: () => {} });
+    const config = { configurable: { thread_id: "budget" } };
+    const out = await agent.invoke({ messages: [{ role: "user", content: "weather?" }] }, config);
+    assert.match(textOf(out.messages.at(-1)!.content), /\[Stopped: this run used 1,550 tokens \(input \+ output\), over its budget of 1,000/);
+    assert.equal(out.messages.filter((message) => message.getType() === "tool").length, 1, "the call in the response over budget is not run");
+    assert.deepEqual((out as Record<string, unknown>).run_token_usage, { input_tokens: 1400, output_tokens: 150, total_tokens: 1550 });
+
+    const next = await agent.invoke({ messages: [{ role: "user", content: "hi" }] }, config);
+    assert.equal(textOf(next.messages.at(-1)!.content), "Hello again.");
+    assert.deepEqual((next as Record<string, unknown>).run_token_usage, { input_tokens: 500, output_tokens: 20, total_tokens: 520 });
+    assert.deepEqual((next as Record<string, unknown>).token_usage, { input_tokens: 1900, output_tokens: 170, total_tokens: 2070 });
+    assert.equal(server.rejected.length, 0);
+    await agent.close();
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});

@@ -1,0 +1,36 @@
+/**
+ * Ends a run from `afterModel` by taking the tool calls out of the model's response.
+ *
+ * langchain's loop ends when the last AI message has no tool calls, and `afterAgent` hooks (title,
+ * memory) still run; a `jumpTo: "end"` would be less clean (design §4.2). The guard middlewares (loop
+ * detection, token budget) use this to stop: the response keeps its id and text, loses every tool call
+ * (structured, invalid and the raw provider payload) and gains a note saying why the run stopped.
+ */
+import { AIMessage, type ToolMessage } from "@langchain/core/messages";
+
+/** A copy of `message` (same id) with no tool calls and `note` appended to its text. */
+export function stopWithNote(message: AIMessage, note: string): AIMessage {
+  const content = Array.isArray(message.content)
+    ? [...message.content.filter((block) => (block as { type?: string }).type !== "tool_use"), { type: "text" as const, text: note }]
+    : message.content
+      ? `${message.content}\n\n${note}`
+      : note;
+  const { tool_calls: _raw, ...additional } = message.additional_kwargs ?? {};
+  return new AIMessage({
+    id: message.id,
+    name: message.name,
+    content: content as AIMessage["content"],
+    tool_calls: [],
+    invalid_tool_calls: [],
+    additional_kwargs: additional,
+    response_metadata: { ...message.response_metadata, finish_reason: "stop" },
+    usage_metadata: message.usage_metadata,
+  });
+}
+
+/** `result` with `note` appended to its text (string content, or a text block for list content). */
+export function appendToToolResult(result: ToolMessage, note: string): ToolMessage {
+  const content = Array.isArray(result.content) ? [...result.content, { type: "text", text: note }] : `${result.content}\n\n${note}`;
+  result.content = content as ToolMessage["content"];
+  return result;
+}
