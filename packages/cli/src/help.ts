@@ -37,7 +37,7 @@ the thread id to stderr. With --thread ID and no task, a run that failed midway 
 
 Options:
 ${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repeatable)
-  --json               print one JSON object: thread_id, answer, title, artifacts, todos
+  --json               print one JSON object: thread_id, answer, title, artifacts, todos, token_usage
 `,
   chat: `Usage: deerflow chat [options]
 

@@ -35,6 +35,7 @@ export async function main(argv: string[]): Promise<number> {
           artifacts: state.artifacts ?? [],
           todos: state.todos ?? [],
           clarification: result.clarification,
+          token_usage: { run: state.run_token_usage ?? null, thread: state.token_usage ?? null },
         })}\n`,
       );
     } else {
