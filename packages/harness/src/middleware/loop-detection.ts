@@ -73,7 +73,7 @@ export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
       const note =
         `[Stopped: the same tool call (${names}) with the same arguments was sent ${repeats} times in a row, so the run ended here ` +
         `instead of looping (loop_detection.hard_limit = ${stopAt}). Ask again with more detail, or continue in a new message.]`;
-      return { messages: [stopWithNote(last, note)], loop_last_key: "", loop_repeats: 0 };
+      return { messages: [stopWithNote(last, note, "loop_capped")], loop_last_key: "", loop_repeats: 0 };
     },
     wrapToolCall: async (request, handler) => {
       const repeats = request.state.loop_repeats ?? 0;

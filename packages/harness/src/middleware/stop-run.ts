@@ -8,8 +8,14 @@
  */
 import { AIMessage, type ToolMessage } from "@langchain/core/messages";
 
-/** A copy of `message` (same id) with no tool calls and `note` appended to its text. */
-export function stopWithNote(message: AIMessage, note: string): AIMessage {
+/** Why a guard ended the run; stored in the response's `additional_kwargs.stop_reason`. */
+export type StopReason = "loop_capped" | "token_capped";
+
+/**
+ * A copy of `message` (same id) with no tool calls, `note` appended to its text and `stop_reason` set,
+ * so later hooks (the todo completion reminder) know the run was ended on purpose.
+ */
+export function stopWithNote(message: AIMessage, note: string, reason: StopReason): AIMessage {
   const content = Array.isArray(message.content)
     ? [...message.content.filter((block) => (block as { type?: string }).type !== "tool_use"), { type: "text" as const, text: note }]
     : message.content
@@ -22,7 +28,7 @@ export function stopWithNote(message: AIMessage, note: string): AIMessage {
     content: content as AIMessage["content"],
     tool_calls: [],
     invalid_tool_calls: [],
-    additional_kwargs: additional,
+    additional_kwargs: { ...additional, stop_reason: reason },
     response_metadata: { ...message.response_metadata, finish_reason: "stop" },
     usage_metadata: message.usage_metadata,
   });

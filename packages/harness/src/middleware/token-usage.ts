@@ -73,7 +73,7 @@ export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
       const note =
         `[Stopped: this run used ${run.total_tokens.toLocaleString("en-US")} tokens (input + output), over its budget of ` +
         `${options.maxTokens.toLocaleString("en-US")} (token_budget.max_tokens). Continue in a new message, or raise the budget.]`;
-      return { ...update, messages: [stopWithNote(last, note)] };
+      return { ...update, messages: [stopWithNote(last, note, "token_capped")] };
     },
   });
 }
