@@ -142,3 +142,41 @@ test("token usage is recorded per run and per thread; a run past token_budget st
     home.cleanup();
   }
 });
+
+test("plan mode: after summarization compacted the plan away, the model is shown the current todos", async () => {
+  const home = createTempHome();
+  const main: string[] = [];
+  const plan = [{ content: "Draft the report", status: "in_progress" }, { content: "Send it", status: "pending" }];
+  const replies = [
+    { tool_calls: [{ name: "write_todos", arguments: { todos: plan } }] },
+    { content: "Started." },
+    { content: "I will continue next turn." },
+    { tool_calls: [{ name: "write_todos", arguments: { todos: plan.map((todo) => ({ ...todo, status: "completed" })) } }] },
+    { content: "All done." },
+  ];
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: (body) => {
+      if (JSON.stringify(body.messages).includes("<new_messages>")) return { content: "Summary of earlier work." };
+      const system = body.messages[0]!.content;
+      main.push(Array.isArray(system) ? system.map((block: { text?: string }) => block.text ?? "").join("") : textOf(system));
+      return replies[main.length - 1]!;
+    },
+  });
+  try {
+    const config = configFor(server.url, "summarization: {trigger: {type: messages, value: 5}, keep: {type: messages, value: 2}}\n");
+    const agent = await createLeadAgent(config, { home: home.path, env: {}, is_plan_mode: true, onWarning: () => {} });
+    const thread = { configurable: { thread_id: "plan" } };
+    await agent.invoke({ messages: [{ role: "user", content: "Write and send the report." }] }, thread);
+    assert.equal(main.length, 3, "the early final answer with open todos got one reminder");
+    assert.ok(!main[0]!.includes("<todo_reminder>"));
+    const out = await agent.invoke({ messages: [{ role: "user", content: "Continue." }] }, thread);
+    assert.match(main[3]!, /<todo_reminder>[\s\S]*- \[in_progress\] Draft the report\n- \[pending\] Send it/);
+    assert.equal(textOf(out.messages.at(-1)!.content), "All done.");
+    assert.equal(server.rejected.length, 0);
+    await agent.close();
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});

@@ -117,3 +117,15 @@ test("a final answer with open todos gets one reminder per run, then the run end
   assert.equal(model.calls.length, 5, "a new run may remind again");
   model.assertDone();
 });
+
+test("a run a guard stopped (stop_reason set) is not reopened by the completion reminder", async () => {
+  const plan: Todo[] = [{ content: "Write", status: "in_progress" }];
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "write_todos", args: { todos: plan } }] },
+    new AIMessage({ id: "stopped-1", content: "[Stopped: loop]", additional_kwargs: { stop_reason: "loop_capped" } }),
+  ]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
+  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write." })] });
+  assert.equal(out.messages.at(-1)!.text, "[Stopped: loop]");
+  model.assertDone();
+});
