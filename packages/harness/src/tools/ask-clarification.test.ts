@@ -34,7 +34,7 @@ test("the tool is returnDirect and answers with the formatted question when run 
 });
 
 test("options sent as null, a JSON string, a plain string or mixed values are coerced, not refused", async () => {
-  const base = { question: "Which format?", clarification_type: "approach_choice" };
+  const base = { question: "Which format?", clarification_type: "approach_choice" as const };
   const parse = (options: unknown) => parseClarificationArgs({ ...base, options }).data!.options;
   assert.equal(parse(null), undefined);
   assert.deepEqual(parse('["PDF", "HTML"]'), ["PDF", "HTML"]);
