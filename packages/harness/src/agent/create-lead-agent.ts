@@ -159,7 +159,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     agentName: runtime.agentName,
     skills: loadSkills(skillsPath, config.skills.container_path, onWarning),
     skillsContainerPath: config.skills.container_path,
-    subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, types: registry.list() }) : undefined,
+    subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() }) : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
     memoryBlock: memory?.promptBlock(),
     date: promptDate(),
