@@ -180,3 +180,40 @@ test("plan mode: after summarization compacted the plan away, the model is shown
     home.cleanup();
   }
 });
+
+test("a subagent that repeats one tool call is stopped by loop detection and the lead gets its result", async () => {
+  const home = createTempHome();
+  let subagentCalls = 0;
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: (body) => {
+      const system = JSON.stringify(body.messages[0]?.content ?? "");
+      if (!system.includes("subagent_system")) {
+        subagentCalls += 1;
+        return { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] };
+      }
+      const sawResult = body.messages.some((message) => message.role === "tool");
+      return sawResult
+        ? { content: "The helper got stuck." }
+        : { tool_calls: [{ name: "task", arguments: { description: "Check weather", prompt: "Weather in Oslo?", subagent_type: "general-purpose" } }] };
+    },
+  });
+  try {
+    const agent = await createLeadAgent(configFor(server.url, "loop_detection: {warn_threshold: 2, hard_limit: 3}\n"), {
+      home: home.path,
+      tools: [weather],
+      env: {},
+      subagent_enabled: true,
+      onWarning: () => {},
+    });
+    const out = await agent.invoke({ messages: [{ role: "user", content: "Delegate it." }] }, { configurable: { thread_id: "sub-loop" } });
+    assert.equal(subagentCalls, 3, "the subagent stopped at hard_limit, not at max_turns");
+    const result = out.messages.find((message) => message.getType() === "tool" && (message as { name?: string }).name === "task")!;
+    assert.match(textOf(result.content), /\[Stopped: the same tool call \(weather\) with the same arguments was sent 3 times in a row/);
+    assert.equal(textOf(out.messages.at(-1)!.content), "The helper got stuck.");
+    await agent.close();
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
