@@ -30,9 +30,17 @@ function rootCause(error: unknown): unknown {
 /** The text the model receives for a tool that threw. */
 export function describeToolError(toolName: string, error: unknown): string {
   if (ToolInvocationError.isInstance(error)) return error.message;
-  const raw = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error);
+  const raw = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : typeof error === "object" && error !== null ? safeJson(error) : String(error);
   const text = raw.length > MAX_ERROR_CHARS ? `${raw.slice(0, MAX_ERROR_CHARS)}... (${raw.length} chars)` : raw;
   return `Error: tool "${toolName}" failed: ${text}\nThe tool did not complete. Check its arguments, try another approach, or tell the user what failed.`;
+}
+
+function safeJson(value: object): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /**
