@@ -43,7 +43,7 @@ export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs
   const maxRaw = values["max-subagents"] as string | undefined;
   const maxSubagents = maxRaw === undefined ? undefined : Number(maxRaw);
   if (maxSubagents !== undefined && (!Number.isInteger(maxSubagents) || maxSubagents < 1)) {
-    throw new UsageError(`--max-subagents takes a whole number (2 to 4), got "${maxRaw}".`);
+    throw new UsageError(`--max-subagents takes a whole number (1 to 4), got "${maxRaw}".`);
   }
   const waitRaw = values.wait as string | undefined;
   const waitSeconds = waitRaw === undefined ? 0 : Number(waitRaw);

@@ -27,7 +27,7 @@ const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PA
   --plan               plan mode: the agent keeps a todo list
   --thinking           ask for thinking (models with supports_thinking only)
   --subagents          let the agent delegate to subagents
-  --max-subagents N    task calls allowed per response (2-4, default 3)
+  --max-subagents N    task calls allowed per response (1-4, default 3)
   --agent NAME         a named agent (its own memory)
   --wait SECONDS       when another run holds the thread, wait up to SECONDS for it (default 0)
 `;
@@ -40,7 +40,8 @@ the thread id to stderr. With --thread ID and no task, a run that failed midway 
 
 Options:
 ${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repeatable)
-  --json               print one JSON object: thread_id, answer, title, artifacts, todos
+  --json               print one JSON object: thread_id, answer, title, artifacts, todos,
+                       token_usage
                        (on failure: thread_id and error {code, message, exit_code})
   --file PATH          read the task from PATH; a task of "-" reads it from stdin
 `,

@@ -135,3 +135,29 @@ test("a refused upload exits 2 with the reason and runs nothing", async () => {
   assert.match(missing.stderr, /does-not-exist\.txt/);
   assert.doesNotMatch(missing.stdout, /demo model/);
 });
+
+test("run --json reports the run's and the thread's token usage", async () => {
+  const dir = tempDir();
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: [
+      { content: "One.", usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { content: "Two.", usage: { prompt_tokens: 200, completion_tokens: 20 } },
+    ],
+  });
+  try {
+    configWith(dir, server.url);
+    const first = await deerflow(dir.path, ["run", "--json", "First"]);
+    assert.equal(first.code, 0, first.stderr);
+    const thread = threadOf(first.stderr)!;
+    const second = await deerflow(dir.path, ["run", "--json", "--thread", thread, "Second"]);
+    assert.equal(second.code, 0, second.stderr);
+    const output = JSON.parse(second.stdout) as { token_usage: Record<string, unknown> };
+    assert.deepEqual(output.token_usage, {
+      run: { input_tokens: 200, output_tokens: 20, total_tokens: 220 },
+      thread: { input_tokens: 300, output_tokens: 30, total_tokens: 330 },
+    });
+  } finally {
+    await server.close();
+  }
+});

@@ -24,6 +24,9 @@ export { resolveMcpServers, type ResolvedServers, type ResolveServersOptions } f
 export { type McpServerSpec, type McpTransport } from "./mcp/server-spec.js";
 export { memoryMiddleware } from "./middleware/memory.js";
 export { toolCallRepairMiddleware } from "./middleware/tool-call-repair.js";
+export { toolErrorsMiddleware } from "./middleware/tool-errors.js";
+export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
+export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";
 export { createChatModel, type CreateChatModelOptions } from "./model/create-chat-model.js";
 export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";

@@ -80,6 +80,7 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
           artifacts: state.artifacts ?? [],
           todos: state.todos ?? [],
           clarification: result.clarification,
+          token_usage: { run: state.run_token_usage ?? null, thread: state.token_usage ?? null },
         })}\n`,
       );
     } else {

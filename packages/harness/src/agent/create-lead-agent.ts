@@ -30,6 +30,7 @@ import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
+import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
@@ -50,6 +51,8 @@ export interface LeadAgentOptions {
   is_plan_mode?: boolean;
   subagent_enabled?: boolean;
   max_concurrent_subagents?: number;
+  /** Cap on `task` calls per run; default `subagents.max_total_per_run`, clamped to [1, 50]. */
+  max_total_subagents?: number;
   agent_name?: string;
   /**
    * A chat model instance to use instead of building one from the selected entry (tests, benchmarks,
@@ -113,7 +116,8 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   const runtime: LeadRuntime = {
     isPlanMode: options.is_plan_mode ?? false,
     subagentEnabled: options.subagent_enabled ?? config.subagents.enabled,
-    maxConcurrentSubagents: clamp(options.max_concurrent_subagents ?? config.subagents.max_concurrent, 2, 4),
+    maxConcurrentSubagents: clampMaxConcurrent(options.max_concurrent_subagents ?? config.subagents.max_concurrent),
+    maxTotalSubagents: clampMaxTotal(options.max_total_subagents ?? config.subagents.max_total_per_run),
     agentName: options.agent_name,
   };
   if (runtime.agentName !== undefined && !/^[A-Za-z0-9-]+$/.test(runtime.agentName)) {
@@ -178,7 +182,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     agentName: runtime.agentName,
     skills: loadSkills(skillsPath, config.skills.container_path, onWarning),
     skillsContainerPath: config.skills.container_path,
-    subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, types: registry.list() }) : undefined,
+    subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() }) : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
     memoryBlock: memory?.promptBlock(),
     date: promptDate(),
@@ -275,8 +279,4 @@ function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void 
     }
     seen.add(tool.name);
   }
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, Math.trunc(value)));
 }

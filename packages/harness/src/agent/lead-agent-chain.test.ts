@@ -28,6 +28,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "thread-data",
     "uploads",
     "sandbox",
+    "tool-errors",
     "dangling-tool-call",
     "tool-call-repair",
     "durable-context",
@@ -37,13 +38,15 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "memory",
     "view-image",
     "subagent-limit",
+    "loop-detection",
+    "token-usage",
     "clarification",
   ]);
 });
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "durable-context", "loop-detection", "token-usage", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {
@@ -64,6 +67,19 @@ test("config tools are loaded; an mcp_servers entry whose command does not exist
     await agent.close();
     assert.ok(agent.deerflow.toolNames.includes("shout"));
     assert.ok(warnings.some((w) => /MCP server "github" .* did not start: the command was not found/.test(w)), warnings.join("\n"));
+  } finally {
+    home.cleanup();
+  }
+});
+
+test("subagent limits come from config and are clamped: max_concurrent to 1..4, max_total_per_run as configured", async () => {
+  const home = createTempHome();
+  try {
+    const agent = await createLeadAgent(config("subagents: {enabled: true, max_concurrent: 1, max_total_per_run: 9}\nmemory: {enabled: false}\n"), { home: home.path, env: {}, checkpointer: false, onWarning: () => {} });
+    await agent.close();
+    assert.equal(agent.deerflow.runtime.maxConcurrentSubagents, 1);
+    assert.equal(agent.deerflow.runtime.maxTotalSubagents, 9);
+    assert.throws(() => config("subagents: {max_total_per_run: 0}\n"), /max_total_per_run/);
   } finally {
     home.cleanup();
   }

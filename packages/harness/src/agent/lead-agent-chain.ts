@@ -18,11 +18,14 @@ import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { titleMiddleware } from "../middleware/title.js";
+import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { todoListMiddleware } from "../middleware/todo-list.js";
+import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -34,6 +37,8 @@ export interface LeadRuntime {
   isPlanMode: boolean;
   subagentEnabled: boolean;
   maxConcurrentSubagents: number;
+  /** Cap on `task` calls per run (`subagents.max_total_per_run`), clamped to [1, 50]. */
+  maxTotalSubagents: number;
   agentName?: string;
 }
 
@@ -74,6 +79,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     uploadsMiddleware({ home: input.home }),
     // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
     sandboxMiddleware({ provider: input.sandbox }),
+    // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
+    toolErrorsMiddleware(),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
     danglingToolCallMiddleware(),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
@@ -115,9 +122,14 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 10. Vision models only: shows the images view_image loaded, once.
     input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
     // 11. Drops task calls past the per-response limit before any tool runs.
-    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, onWarning: input.onWarning }),
+    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning }),
     // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
     (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools! }),
+    // 11c. Repeated identical tool calls: afterModel runs bottom-up, so it sees the response before subagent-limit drops calls.
+    config.loop_detection.enabled &&
+      loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
+    // 11d. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
+    tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.

@@ -2,7 +2,7 @@
  * Builds the graph a `task` call runs: a subagent in an isolated context. It gets fresh state and no
  * checkpointer, shares the parent's sandbox and files, runs with thinking off, and has its own short
  * chain. The chain keeps the sandbox and context machinery (thread data, sandbox, tool-call repair,
- * durable context, summarization) and nothing that talks to the user or persists across threads
+ * durable context, summarization, loop detection) and nothing that talks to the user or persists across threads
  * (uploads, title, memory, clarification).
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -10,10 +10,12 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import type { AppConfig, ModelEntry } from "../config/schema.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
+import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { createChatModel } from "../model/create-chat-model.js";
 import { selectModel } from "../model/select-model.js";
 import { createTokenCounter } from "../model/tokens.js";
@@ -44,6 +46,7 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
     const middleware: AgentMiddleware[] = [
       threadDataMiddleware({ home: input.home }),
       sandboxMiddleware({ provider: input.sandbox }),
+      toolErrorsMiddleware(),
       danglingToolCallMiddleware(),
       toolCallRepairMiddleware(),
       durableContextMiddleware({
@@ -65,6 +68,11 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
           onWarning: input.onWarning,
         }),
       );
+    }
+    // Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
+    if (input.config.loop_detection.enabled) {
+      const loop = input.config.loop_detection;
+      middleware.push(loopDetectionMiddleware({ warnThreshold: loop.warn_threshold, hardLimit: loop.hard_limit, onWarning: input.onWarning }));
     }
     const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware, checkpointer: false });
     return agent as unknown as SubagentGraph;

@@ -140,8 +140,22 @@ export const SubagentsConfig = z.strictObject({
   max_concurrent: z.number().int().positive().default(3),
   timeout_seconds: z.number().positive().default(1800),
   max_turns: z.number().int().positive().nullable().default(null),
+  max_total_per_run: z.number().int().min(1).max(50).default(6),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
+});
+
+export const LoopDetectionConfig = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    warn_threshold: z.number().int().min(2).max(100).default(3),
+    hard_limit: z.number().int().min(2).max(100).default(5),
+  })
+  .refine((value) => value.hard_limit >= value.warn_threshold, { message: "hard_limit must be at least warn_threshold", path: ["hard_limit"] });
+
+export const TokenBudgetConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  max_tokens: z.number().int().min(1000).default(200000),
 });
 
 export const ToolEntry = z.strictObject({
@@ -189,6 +203,8 @@ export const AppConfigSchema = z.strictObject({
   skills: SkillsConfig.prefault({}),
   uploads: UploadsConfig.prefault({}),
   subagents: SubagentsConfig.prefault({}),
+  loop_detection: LoopDetectionConfig.prefault({}),
+  token_budget: TokenBudgetConfig.prefault({}),
   tools: z.array(ToolEntry).default([]),
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
   tool_search: ToolSearchConfig.prefault({}),

@@ -105,3 +105,14 @@ test("invalid clarification arguments come back as an error and the model can re
   assert.match(error.text, /^Error: ask_clarification was called with invalid arguments \(clarification_type: /);
   assert.equal(clarificationFromMessages(out.messages)?.tool_call_id, "c2");
 });
+
+test("options sent as null, a JSON string or a plain string still end the run on the question", async () => {
+  for (const [index, options] of [null, '["Paris", "Lyon"]', "Paris"].entries()) {
+    const model = fakeModel().respond(new AIMessage({ id: `ai-o${index}`, content: "", tool_calls: [ask(`o${index}`, { ...question, options })] }));
+    const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: `h-o${index}`, content: "Weather?" })] }, { configurable: { thread_id: `clarify-o${index}` } });
+    assert.equal(model.callCount, 1);
+    const pending = clarificationFromMessages(out.messages);
+    assert.equal(pending?.question, "Which city?", `options ${JSON.stringify(options)}`);
+    assert.deepEqual(pending?.options, [undefined, ["Paris", "Lyon"], ["Paris"]][index]);
+  }
+});

@@ -14,6 +14,7 @@ import { createMiddleware } from "langchain";
 import {
   ASK_CLARIFICATION_TOOL_NAME,
   AskClarificationArgs,
+  parseClarificationArgs,
   type ClarificationType,
   formatClarification,
 } from "../tools/ask-clarification.js";
@@ -85,7 +86,7 @@ export function clarificationMiddleware() {
       const call = request.toolCall;
       if (call.name !== ASK_CLARIFICATION_TOOL_NAME) return handler(request);
       const toolCallId = call.id ?? "";
-      const parsed = AskClarificationArgs.safeParse(call.args);
+      const parsed = parseClarificationArgs(call.args);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
         return new ToolMessage({

@@ -136,3 +136,26 @@ test("in a real agent with an afterModel hook, parallel calls with recurring ids
   assert.ok(!sent.some((m) => m instanceof ToolMessage && m.status === "error"), "no placeholder was needed");
   assert.deepEqual(shape(sent.slice(-3)), ["ai[call_0_2,call_1]", "tool(call_0_2)", "tool(call_1)"]);
 });
+
+test("results saved with empty tool-call ids pair with their empty-id calls in order", () => {
+  const messages = [new HumanMessage("hi"), ai("a1", call(""), call("")), result("", "r1"), result("", "r2"), new AIMessage("done")];
+  const patched = patchDanglingToolCalls(messages);
+  const ids = (patched[1] as AIMessage).tool_calls!.map((c) => c.id);
+  assert.equal(new Set(ids).size, 2);
+  assert.deepEqual(shape(patched), ["human", `ai[${ids.join(",")}]`, `tool(${ids[0]})`, `tool(${ids[1]})`, "ai"]);
+  assert.deepEqual([patched[2]!.id, patched[3]!.id], ["r1", "r2"], "the real results are kept, not placeholders");
+});
+
+test("an empty tool-call id in the model's answer gets a fresh distinct id, raw payload included", () => {
+  const message = new AIMessage({
+    id: "m",
+    content: "",
+    tool_calls: [call(""), call("")],
+    additional_kwargs: { tool_calls: [{ id: "", type: "function", function: { name: "bash", arguments: "{}" } }, { id: "", type: "function", function: { name: "bash", arguments: "{}" } }] },
+  });
+  const renamed = renameRecurringToolCallIds(message, new Set());
+  const ids = renamed.tool_calls!.map((c) => c.id!);
+  assert.ok(ids.every((id) => id.startsWith("call_")));
+  assert.equal(new Set(ids).size, 2);
+  assert.deepEqual((renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id), ids);
+});

@@ -81,11 +81,12 @@ function withCalls(message: AIMessage, calls: RequestToolCall[]): AIMessage {
  * const fixed = patchDanglingToolCalls([human, aiWithTwoCalls, toolResultForFirstCall]);
  * // → [human, aiWithTwoCalls, toolResultForFirstCall, placeholderForSecondCall]
  */
-export function patchDanglingToolCalls(messages: BaseMessage[]): BaseMessage[] {
+export function patchDanglingToolCalls(input: BaseMessage[]): BaseMessage[] {
   const plans = new Map<number, { calls: RequestToolCall[]; changed: boolean }>();
-  messages.forEach((message, index) => {
+  input.forEach((message, index) => {
     if (isAIMessage(message)) plans.set(index, requestCalls(message, index));
   });
+  const messages = pairEmptyResultIds(input, plans);
   const matches = matchToolResults(messages, (_, index) => plans.get(index)!.calls.map((call) => call.id));
   const consumed = new Set([...matches.values()].flat().filter((k): k is number => k !== undefined));
 
@@ -114,7 +115,37 @@ export function patchDanglingToolCalls(messages: BaseMessage[]): BaseMessage[] {
     }
     out.push(message);
   });
-  return changed ? out : messages;
+  return changed || messages !== input ? out : input;
+}
+
+/**
+ * Threads saved before empty ids were replaced hold calls and results that all say "". Results with an
+ * empty id answer the empty-id calls of the nearest earlier AI message in order; they are given the
+ * same synthetic ids as those calls (copies, in the request only). Returns `messages` itself when there
+ * are none.
+ */
+function pairEmptyResultIds(messages: BaseMessage[], plans: Map<number, { calls: RequestToolCall[] }>): BaseMessage[] {
+  let out: BaseMessage[] | undefined;
+  let pending: string[] = [];
+  messages.forEach((message, index) => {
+    if (isAIMessage(message)) {
+      const original = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])];
+      pending = plans.get(index)!.calls.filter((_, position) => !original[position]?.id).map((call) => call.id);
+    } else if (isToolMessage(message) && !message.tool_call_id && pending.length > 0) {
+      out ??= [...messages];
+      out[index] = new ToolMessage({
+        id: message.id,
+        content: message.content,
+        name: message.name,
+        status: message.status,
+        artifact: message.artifact,
+        additional_kwargs: message.additional_kwargs,
+        response_metadata: message.response_metadata,
+        tool_call_id: pending.shift()!,
+      });
+    }
+  });
+  return out ?? messages;
 }
 
 /**

@@ -8,7 +8,13 @@
  * different `task` calls. Renaming a colliding id as soon as the model returns it (`call_0` becomes
  * `call_0_2`) keeps execution, pairing and the ledger exact. Providers accept any id in the history, as
  * long as calls and results agree.
+ *
+ * Some providers send no id at all (an empty string). Every such call would share the id "", so its
+ * result could never be paired with it again (each later request would carry an "interrupted"
+ * placeholder instead of the real result) and a later empty-id call would look answered already. Each
+ * empty id is therefore replaced by a fresh one as soon as the model returns it.
  */
+import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { isAIMessage, isToolMessage } from "./tool-pairs.js";
 
@@ -22,17 +28,28 @@ export function usedToolCallIds(messages: readonly BaseMessage[], extraIds: Iter
   return used;
 }
 
+/** A tool-call id no provider will have sent: `call_` plus 24 random hex digits. */
+export function freshToolCallId(): string {
+  return `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+}
+
 /**
  * Returns `response` with every tool-call id that is in `used`, or repeated within the response, renamed
- * to the first free `${id}_${n}` (n ≥ 2); the raw provider payload follows. Returns `response` itself
- * when no id collides.
+ * to the first free `${id}_${n}` (n ≥ 2), and every empty id replaced by a fresh one; the raw provider
+ * payload follows. Returns `response` itself when no id collides or is empty.
  */
 export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySet<string>): AIMessage {
   const taken = new Set(used);
   const renames = new Map<number, string>();
   const calls = [...(response.tool_calls ?? []), ...(response.invalid_tool_calls ?? [])];
   calls.forEach((call, index) => {
-    if (!call.id) return;
+    if (!call.id) {
+      let fresh = freshToolCallId();
+      while (taken.has(fresh)) fresh = freshToolCallId();
+      taken.add(fresh);
+      renames.set(index, fresh);
+      return;
+    }
     let id = call.id;
     for (let n = 2; taken.has(id); n += 1) id = `${call.id}_${n}`;
     taken.add(id);
@@ -44,11 +61,12 @@ export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySe
   const rename = (id: string | undefined, index: number) => renames.get(index) ?? id;
   // The raw payload may interleave valid and invalid calls: rename its entries by id, in order.
   const pending = new Map<string, string[]>();
-  calls.forEach((call, index) => call.id && pending.set(call.id, [...(pending.get(call.id) ?? []), rename(call.id, index)!]));
+  // Calls without an id are keyed "" and take their new ids in order.
+  calls.forEach((call, index) => pending.set(call.id ?? "", [...(pending.get(call.id ?? "") ?? []), rename(call.id, index)!]));
   const raw = response.additional_kwargs?.tool_calls as Array<{ id?: string }> | undefined;
   const additional = { ...response.additional_kwargs };
   if (Array.isArray(raw)) {
-    additional.tool_calls = raw.map((entry) => (entry.id && pending.get(entry.id)?.length ? { ...entry, id: pending.get(entry.id)!.shift() } : entry)) as typeof additional.tool_calls;
+    additional.tool_calls = raw.map((entry) => (pending.get(entry.id ?? "")?.length ? { ...entry, id: pending.get(entry.id ?? "")!.shift() } : entry)) as typeof additional.tool_calls;
   }
   return new AIMessage({
     id: response.id,

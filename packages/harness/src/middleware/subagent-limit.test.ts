@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { clampMaxConcurrent } from "../subagents/concurrency.js";
 import { limitTaskCalls, subagentLimitMiddleware } from "./subagent-limit.js";
@@ -49,8 +50,8 @@ test("limitTaskCalls also drops the raw provider payloads of dropped calls", () 
   assert.deepEqual(limited.message.additional_kwargs.tool_calls?.map((c) => c.id), ["t1"]);
 });
 
-test("the limit is clamped to [2, 4] with a default of 3", () => {
-  assert.deepEqual([undefined, 0, 1, 2, 3, 4, 10, Number.NaN].map(clampMaxConcurrent), [3, 2, 2, 2, 3, 4, 4, 3]);
+test("the limit is clamped to [1, 4] with a default of 3 (1 means one at a time)", () => {
+  assert.deepEqual([undefined, 0, 1, 2, 3, 4, 10, Number.NaN].map(clampMaxConcurrent), [3, 1, 1, 2, 3, 4, 4, 3]);
 });
 
 test("in an agent run, a response with ten task calls runs only the allowed number and warns", async () => {
@@ -80,4 +81,46 @@ test("in an agent run, a response with ten task calls runs only the allowed numb
   assert.equal(warnings.length, 1);
   assert.match(warnings[0], /asked for 10 task calls in one response; kept the first 3, dropped 7/);
   assert.equal(out.messages.filter((m) => m.id === "lead-1").length, 1, "the response was replaced, not duplicated");
+});
+
+test("a run starts at most maxTotal subagents; later task calls get an error result and the run goes on; the next run starts afresh", async () => {
+  const ran: string[] = [];
+  const task = tool(
+    async ({ prompt }) => {
+      ran.push(prompt);
+      return `did ${prompt}`;
+    },
+    { name: "task", description: "Delegate.", schema: z.object({ prompt: z.string() }) },
+  );
+  const taskCall = (id: string) => ({ name: "task", id, args: { prompt: id }, type: "tool_call" as const });
+  const model = fakeModel()
+    .respond(new AIMessage({ id: "r1", content: "", tool_calls: [taskCall("a"), taskCall("b")] }))
+    .respond(new AIMessage({ id: "r2", content: "", tool_calls: [taskCall("c")] }))
+    .respond(new AIMessage({ id: "r3", content: "Done with what I have." }))
+    .respond(new AIMessage({ id: "r4", content: "", tool_calls: [taskCall("d")] }))
+    .respond(new AIMessage({ id: "r5", content: "Done again." }));
+  const warnings: string[] = [];
+  const agent = createAgent({
+    model,
+    tools: [task],
+    middleware: [subagentLimitMiddleware({ maxConcurrent: 4, maxTotal: 2, onWarning: (w) => warnings.push(w) })],
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "cap" } };
+  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Go." })] }, config);
+  assert.deepEqual(ran.sort(), ["a", "b"]);
+  assert.equal(out.messages.at(-1)!.text, "Done with what I have.");
+  const refused = out.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "c") as ToolMessage;
+  assert.equal(refused.status, "error");
+  assert.match(refused.text, /subagent limit for this run is reached \(2 task calls/);
+  assert.match(warnings.join("\n"), /reached its cap of 2 task calls; refused 1/);
+
+  const again = await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "Once more." })] }, config);
+  assert.deepEqual(ran.sort(), ["a", "b", "d"], "a new run has its own cap");
+  assert.equal(again.messages.at(-1)!.text, "Done again.");
+});
+
+test("maxConcurrent 1 runs one task per response", () => {
+  const message = new AIMessage({ id: "m", content: "", tool_calls: [call("task", "t1"), call("task", "t2")] });
+  assert.deepEqual(limitTaskCalls(message, clampMaxConcurrent(1))!.message.tool_calls!.map((c) => c.id), ["t1"]);
 });

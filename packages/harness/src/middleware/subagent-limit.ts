@@ -1,20 +1,29 @@
 /**
- * Keeps a lead response from starting more subagents at once than allowed.
+ * Keeps the lead from starting more subagents than allowed, per response and per run.
  *
  * Models ignore "at most N" in prompts often enough; a response with ten `task` calls would start ten
- * parallel agents. After each model call this keeps the first N `task` calls of the response, drops the
- * rest before any tool runs (other tool calls are untouched), and reports how many it dropped. N is
- * clamped to [2, 4] (default 3), the same number the prompt section announces.
+ * parallel agents, and a long run could keep delegating forever. After each model call this keeps the
+ * first N `task` calls of the response, drops the rest before any tool runs (other tool calls are
+ * untouched), and reports how many it dropped. N is clamped to [1, 4] (default 3; 1 means one at a
+ * time), the same number the prompt section announces.
+ *
+ * Across a run (one invoke), at most `maxTotal` `task` calls run (clamped to [1, 50], default 6). Calls
+ * past that cap are not dropped but answered with an error result that says the cap is reached, so the
+ * model keeps going with its own tools instead of the run ending on a bare message. The count lives in
+ * state (`subagent_run_count`, last value, reset in `beforeAgent`), so it survives a resume mid-run.
  */
-import { AIMessage, type ToolCall } from "@langchain/core/messages";
+import { AIMessage, type ToolCall, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { clampMaxConcurrent } from "../subagents/concurrency.js";
+import { z } from "zod";
+import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 
 /** Options of {@link subagentLimitMiddleware}. */
 export interface SubagentLimitOptions {
-  /** `task` calls allowed per response; clamped to [2, 4]. Default 3. */
+  /** `task` calls allowed per response; clamped to [1, 4]. Default 3. */
   maxConcurrent?: number;
-  /** Receives a message whenever calls are dropped. Default: `console.warn`. */
+  /** `task` calls allowed per run; clamped to [1, 50]. Default 6. */
+  maxTotal?: number;
+  /** Receives a message whenever calls are dropped or refused. Default: `console.warn`. */
   onWarning?: (message: string) => void;
 }
 
@@ -65,28 +74,63 @@ export function limitTaskCalls(message: AIMessage, maxTasks: number): TaskCallLi
   return { message: rebuild(message, kept, droppedIds), dropped };
 }
 
+/** The result a `task` call gets once the run's cap is reached. */
+export function subagentCapMessage(maxTotal: number): string {
+  return (
+    `Error: the subagent limit for this run is reached (${maxTotal} task calls, subagents.max_total_per_run); this task was not started. ` +
+    "Use the subagent results you already have, do the remaining work yourself with your own tools, or summarise what is left for the user."
+  );
+}
+
+const stateSchema = z.object({
+  /** `task` calls started in the current run (last value; reset by `beforeAgent`). */
+  subagent_run_count: z.number().optional(),
+  /** Ids of `task` calls of the current run refused because the cap was reached. */
+  subagent_capped_ids: z.array(z.string()).optional(),
+});
+
 /**
- * Drops `task` calls beyond the per-response limit (`afterModel`). Put it in the chain only when
- * subagents are enabled.
+ * Drops `task` calls beyond the per-response limit (`afterModel`) and refuses those beyond the per-run
+ * cap (`wrapToolCall`). Put it in the chain only when subagents are enabled.
  *
  * @example
- * createAgent({ model, tools, middleware: [subagentLimitMiddleware({ maxConcurrent: 2 })] });
+ * createAgent({ model, tools, middleware: [subagentLimitMiddleware({ maxConcurrent: 2, maxTotal: 6 })] });
  */
 export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
   const limit = clampMaxConcurrent(options.maxConcurrent);
+  const maxTotal = clampMaxTotal(options.maxTotal);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   return createMiddleware({
     name: "subagent-limit",
+    stateSchema,
+    beforeAgent: () => ({ subagent_run_count: 0, subagent_capped_ids: [] }),
     afterModel: (state) => {
       const last = state.messages.at(-1);
       if (!last || !AIMessage.isInstance(last)) return undefined;
       const limited = limitTaskCalls(last, limit);
-      if (!limited) return undefined;
-      warn(
-        `subagent-limit: the model asked for ${limit + limited.dropped.length} task calls in one response; ` +
-          `kept the first ${limit}, dropped ${limited.dropped.length} (${limited.dropped.map((call) => call.id ?? "no id").join(", ")}).`,
-      );
-      return { messages: [limited.message] };
+      if (limited) {
+        warn(
+          `subagent-limit: the model asked for ${limit + limited.dropped.length} task calls in one response; ` +
+            `kept the first ${limit}, dropped ${limited.dropped.length} (${limited.dropped.map((call) => call.id ?? "no id").join(", ")}).`,
+        );
+      }
+      const message = limited?.message ?? last;
+      const tasks = (message.tool_calls ?? []).filter((call) => call.name === "task");
+      if (tasks.length === 0) return limited ? { messages: [limited.message] } : undefined;
+      const prior = state.subagent_run_count ?? 0;
+      const allowed = Math.max(0, maxTotal - prior);
+      const capped = tasks.slice(allowed).map((call) => call.id ?? "");
+      if (capped.length > 0) warn(`subagent-limit: this run reached its cap of ${maxTotal} task calls; refused ${capped.length} more.`);
+      return {
+        ...(limited ? { messages: [limited.message] } : {}),
+        subagent_run_count: prior + Math.min(allowed, tasks.length),
+        subagent_capped_ids: [...(state.subagent_capped_ids ?? []), ...capped],
+      };
+    },
+    wrapToolCall: async (request, handler) => {
+      const call = request.toolCall;
+      if (call.name !== "task" || !(request.state.subagent_capped_ids ?? []).includes(call.id ?? "")) return handler(request);
+      return new ToolMessage({ content: subagentCapMessage(maxTotal), tool_call_id: call.id ?? "", name: call.name, status: "error" });
     },
   });
 }

@@ -4,6 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel } from "la
 import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { TODO_LIST_SYSTEM_PROMPT, countSiblingTodoCalls, describeTodos, todoListMiddleware } from "./todo-list.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
 const write = (id: string, todos: Todo[]) => ({ id, name: "write_todos", args: { todos }, type: "tool_call" as const });
@@ -66,14 +67,65 @@ test("parallel write_todos calls are both refused, the list is unchanged, and th
       }),
     )
     .respond(new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w3", [{ content: "A and B", status: "in_progress" }])] }))
-    .respond(new AIMessage({ id: "ai-3", content: "Done." }));
+    .respond(new AIMessage({ id: "ai-3", content: "Done." }))
+    .respond(new AIMessage({ id: "ai-4", content: "Still working on A and B." }));
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
 
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Plan A and B." })] });
 
-  assert.equal(model.callCount, 3);
+  assert.equal(model.callCount, 4, "the open item earns one completion reminder");
   const refused = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.status === "error");
   assert.deepEqual(refused.map((m) => m.tool_call_id), ["w1", "w2"]);
   assert.match(refused[0].text, /more than once in one response/);
   assert.deepEqual(out.todos, [{ content: "A and B", status: "in_progress" }]);
+});
+
+test("after compaction hid the plan, each request carries the current todos in its system message", async () => {
+  const todos: Todo[] = [
+    { content: "Draft the report", status: "in_progress" },
+    { content: "Send it", status: "pending" },
+  ];
+  const model = new ScriptedChatModel([{ tool_calls: [{ name: "write_todos", args: { todos: todos.map((t) => ({ ...t, status: "completed" })) } }] }, { content: "Sent." }]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
+  // As after summarization: the todos are in state, the write_todos call that showed them is gone.
+  await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Go on." })], todos });
+  const first = model.calls[0]!.messages[0]!.text;
+  assert.match(first, /<todo_reminder>\nYour todo list from earlier is no longer visible[\s\S]*- \[in_progress\] Draft the report\n- \[pending\] Send it/);
+  assert.ok(!model.calls[1]!.messages[0]!.text.includes("<todo_reminder>"), "not repeated once write_todos is visible again");
+  model.assertDone();
+});
+
+test("a final answer with open todos gets one reminder per run, then the run ends", async () => {
+  const plan: Todo[] = [{ content: "Write", status: "in_progress" }, { content: "Check", status: "pending" }];
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "write_todos", args: { todos: plan } }] },
+    { content: "Done, I think." },
+    { content: "Still done." },
+    { content: "Next turn." },
+    { content: "Really." },
+  ]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()], checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "remind" } };
+  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write and check." })] }, config);
+  assert.equal(model.calls.length, 3, "one reminder, not two");
+  const reminder = model.calls[2]!.messages.at(-1)!;
+  assert.equal(reminder.getType(), "human");
+  assert.equal(reminder.additional_kwargs.hide_from_ui, true);
+  assert.match(reminder.text, /still has open items:\n- \[in_progress\] Write\n- \[pending\] Check/);
+  assert.equal(out.messages.at(-1)!.text, "Still done.");
+  await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "And?" })] }, config);
+  assert.equal(model.calls.length, 5, "a new run may remind again");
+  model.assertDone();
+});
+
+test("a run a guard stopped (stop_reason set) is not reopened by the completion reminder", async () => {
+  const plan: Todo[] = [{ content: "Write", status: "in_progress" }];
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "write_todos", args: { todos: plan } }] },
+    new AIMessage({ id: "stopped-1", content: "[Stopped: loop]", additional_kwargs: { stop_reason: "loop_capped" } }),
+  ]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
+  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write." })] });
+  assert.equal(out.messages.at(-1)!.text, "[Stopped: loop]");
+  model.assertDone();
 });

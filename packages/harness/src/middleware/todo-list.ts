@@ -9,14 +9,20 @@
  * langchain's own `todoListMiddleware` is not reused: it answers parallel calls from `afterModel`, after
  * which langchain JS sees no pending tool call and ends the run, so the model never reads the error
  * (reproduced with langchain 1.5.14). Here the tool itself answers with the error and the loop goes on.
+ *
+ * Two reminders keep the plan alive. When the list is in state but no `write_todos` call is left in
+ * the request (summarization compacted it away), the current list is appended to the system message
+ * of that request, so the model does not lose or rewrite its plan. When the model gives a final
+ * answer while items are still open, a hidden reminder is added and the model is asked once more
+ * (once per run); a run a guard stopped on purpose (loop detection, token budget) is not reopened.
  */
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { type ToolRuntime, tool } from "@langchain/core/tools";
-import { Command } from "@langchain/langgraph";
+import { Command, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import type { TodoItem } from "../state/reducers.js";
-import { threadStateSubset } from "../state/thread-state.js";
+import { threadStateFields } from "../state/thread-state.js";
 
 /** Name of the todo tool. */
 export const WRITE_TODOS_TOOL_NAME = "write_todos";
@@ -106,6 +112,34 @@ function createWriteTodosTool(description: string) {
   );
 }
 
+/** True when some message of the request still shows a `write_todos` call. */
+export function planVisible(messages: readonly BaseMessage[]): boolean {
+  return messages.some((message) => AIMessage.isInstance(message) && (message.tool_calls ?? []).some((call) => call.name === WRITE_TODOS_TOOL_NAME));
+}
+
+/** The block appended to the system message when the plan is no longer visible in the request. */
+export function todoContextReminder(todos: readonly TodoItem[]): string {
+  const lines = todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
+  return `<todo_reminder>\nYour todo list from earlier is no longer visible in the conversation; this is its current state:\n${lines}\nKeep working from it and update it with write_todos as you go.\n</todo_reminder>`;
+}
+
+/** The hidden message that asks the model to finish or update its open todos before ending. */
+export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage {
+  const open = todos.filter((todo) => todo.status !== "completed").map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
+  return new HumanMessage({
+    name: "todo_reminder",
+    additional_kwargs: { hide_from_ui: true },
+    content:
+      `<system_reminder>\nYou are about to finish, but your todo list still has open items:\n${open}\n` +
+      "If they are done, mark them completed with write_todos, then give your final answer. If some cannot be done, update the list and say why in your answer.\n</system_reminder>",
+  });
+}
+
+const reminderState = z.object({
+  /** Whether the completion reminder was already given in this run (reset by `beforeAgent`). */
+  todo_reminded: z.boolean().optional(),
+});
+
 /**
  * Plan mode: `write_todos` + `todos` state + the rules prompt. Put it in the chain when `is_plan_mode`.
  *
@@ -116,8 +150,24 @@ export function todoListMiddleware(options: TodoListOptions = {}) {
   const rules = options.systemPrompt ?? TODO_LIST_SYSTEM_PROMPT;
   return createMiddleware({
     name: "todo-list",
-    stateSchema: threadStateSubset("todos"),
+    stateSchema: new StateSchema({ todos: threadStateFields.todos, ...reminderState.shape }),
     tools: [createWriteTodosTool(options.toolDescription ?? WRITE_TODOS_DESCRIPTION)],
-    wrapModelCall: (request, handler) => handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${rules}`) }),
+    beforeAgent: () => ({ todo_reminded: false }),
+    afterModel: {
+      canJumpTo: ["model"],
+      hook: (state) => {
+        const last = state.messages.at(-1);
+        if (!last || !AIMessage.isInstance(last) || state.todo_reminded) return undefined;
+        if (last.tool_calls?.length || last.invalid_tool_calls?.length || last.additional_kwargs?.stop_reason) return undefined;
+        const todos = state.todos ?? [];
+        if (!todos.some((todo) => todo.status !== "completed")) return undefined;
+        return { messages: [todoCompletionReminder(todos)], todo_reminded: true, jumpTo: "model" as const };
+      },
+    },
+    wrapModelCall: (request, handler) => {
+      const todos = request.state.todos ?? [];
+      const reminder = todos.length > 0 && !planVisible(request.messages) ? `\n\n${todoContextReminder(todos)}` : "";
+      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${rules}${reminder}`) });
+    },
   });
 }

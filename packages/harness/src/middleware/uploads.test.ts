@@ -75,3 +75,19 @@ test("in agent runs, each upload is announced once, in the turn after it was sav
   assert.match(third, /notes_1\.txt/);
   assert.ok(!/- notes\.txt /.test(third), "only the new file");
 });
+
+test("uploaded_files and files entries that are not objects are skipped, not a crash", async (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "uploads-mw-test-")));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const home = path.join(root, "home");
+  const source = path.join(root, "notes.txt");
+  fs.writeFileSync(source, "some notes");
+  await saveUploads(home, "up-bad", [source]);
+  const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }]);
+  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [uploadsMiddleware({ home })], checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "up-bad" } };
+  const odd = new HumanMessage({ id: "odd-0", content: "earlier", additional_kwargs: { uploaded_files: [null, "notes.txt", 3] } });
+  const out = await agent.invoke({ messages: [odd, new HumanMessage({ id: "odd-1", content: "look", additional_kwargs: { files: [null, "x", { filename: "notes.txt" }] } })] }, config);
+  assert.deepEqual(out.uploaded_files?.map((f) => f.filename), ["notes.txt"]);
+  assert.match(String(model.calls[0]!.messages.at(-1)!.content), /- notes\.txt \(10 B\)/);
+});

@@ -50,11 +50,12 @@ export function selectNewUploads(messages: readonly BaseMessage[], available: re
   if (!last) return [];
   const announced = new Set<string>();
   for (const message of humans) {
-    for (const file of asList(message.additional_kwargs?.uploaded_files)) announced.add(String((file as UploadedFile).virtual_path));
+    // Clients write these lists; entries that are not objects are skipped, not trusted.
+    for (const file of asList(message.additional_kwargs?.uploaded_files).filter(isRecord)) announced.add(String(file.virtual_path));
   }
   const requested = last.additional_kwargs?.files;
   if (Array.isArray(requested)) {
-    const names = new Set(requested.map((file) => String((file as { filename?: unknown }).filename ?? "")));
+    const names = new Set(requested.filter(isRecord).map((file) => String(file.filename ?? "")));
     return available.filter((file) => names.has(file.filename) && !announced.has(file.virtual_path));
   }
   return available.filter((file) => !announced.has(file.virtual_path));
@@ -136,6 +137,10 @@ export function uploadsMiddleware(options: UploadsOptions) {
       return { messages: [withUploadsBlock(last, fresh, maxListed)], uploaded_files: fresh };
     },
   });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function asList(value: unknown): unknown[] {

@@ -5,15 +5,26 @@
  * through this clamp so the model is never told a limit other than the one applied.
  */
 
-/** Lower bound of the per-response limit: below two, delegation would never run in parallel. */
-export const MIN_CONCURRENT_SUBAGENTS = 2;
+/** Lower bound of the per-response limit: 1 means subagents run one at a time (DeerFlow's current rule). */
+export const MIN_CONCURRENT_SUBAGENTS = 1;
 /** Upper bound of the per-response limit. */
 export const MAX_CONCURRENT_SUBAGENTS = 4;
 /** The limit when none is configured. */
 export const DEFAULT_CONCURRENT_SUBAGENTS = 3;
 
-/** Clamps a configured limit to [2, 4]; `undefined` or a non-number gives the default 3. */
+/** Clamps a configured limit to [1, 4]; `undefined` or a non-number gives the default 3. */
 export function clampMaxConcurrent(value: number | undefined | null): number {
   if (typeof value !== "number" || !Number.isFinite(value)) return DEFAULT_CONCURRENT_SUBAGENTS;
   return Math.min(MAX_CONCURRENT_SUBAGENTS, Math.max(MIN_CONCURRENT_SUBAGENTS, Math.floor(value)));
+}
+
+/** Lower and upper bound of `subagents.max_total_per_run`, and its default (DeerFlow's). */
+export const MIN_TOTAL_SUBAGENTS = 1;
+export const MAX_TOTAL_SUBAGENTS = 50;
+export const DEFAULT_TOTAL_SUBAGENTS = 6;
+
+/** Clamps the per-run cap of `task` calls to [1, 50]; `undefined` or a non-number gives the default 6. */
+export function clampMaxTotal(value: number | undefined | null): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return DEFAULT_TOTAL_SUBAGENTS;
+  return Math.min(MAX_TOTAL_SUBAGENTS, Math.max(MIN_TOTAL_SUBAGENTS, Math.floor(value)));
 }

@@ -18,6 +18,9 @@ test("the section defaults to direct work, states the clamped limit and lists th
 test("the announced limit is the one the middleware enforces", () => {
   const types = [{ name: "general-purpose", description: "Anything." }];
   assert.match(renderSubagentPromptSection({ maxConcurrent: 9, types }), /At most 4 `task` calls/);
-  assert.match(renderSubagentPromptSection({ maxConcurrent: 1, types }), /At most 2 `task` calls/);
+  assert.match(renderSubagentPromptSection({ maxConcurrent: 1, types }), /Subagents run one at a time: at most 1 `task` call per response/);
+  assert.ok(!/run in parallel/.test(renderSubagentPromptSection({ maxConcurrent: 1, types })));
   assert.match(renderSubagentPromptSection({ types }), /At most 3 `task` calls/);
+  assert.match(renderSubagentPromptSection({ types }), /At most 6 `task` calls per run/);
+  assert.match(renderSubagentPromptSection({ maxTotal: 2, types }), /At most 2 `task` calls per run/);
 });

@@ -6,13 +6,15 @@
  * subagent-limit middleware enforces, and lists the kinds the `task` tool accepts. It depends only on
  * the options, so the lead's prompt stays static for a thread.
  */
-import { clampMaxConcurrent } from "./concurrency.js";
+import { clampMaxConcurrent, clampMaxTotal } from "./concurrency.js";
 import type { SubagentType } from "./types.js";
 
 /** Options of {@link renderSubagentPromptSection}. */
 export interface SubagentPromptSectionOptions {
-  /** Per-response limit of `task` calls, clamped to [2, 4] like the middleware does. */
+  /** Per-response limit of `task` calls, clamped to [1, 4] like the middleware does. */
   maxConcurrent?: number;
+  /** Per-run cap of `task` calls, clamped to [1, 50] like the middleware does. Default 6. */
+  maxTotal?: number;
   /** The kinds the `task` tool accepts (e.g. `registry.list()`). */
   types: readonly Pick<SubagentType, "name" | "description">[];
 }
@@ -33,6 +35,11 @@ function firstLine(text: string): string {
  */
 export function renderSubagentPromptSection(options: SubagentPromptSectionOptions): string {
   const n = clampMaxConcurrent(options.maxConcurrent);
+  const total = clampMaxTotal(options.maxTotal);
+  const perResponse =
+    n === 1
+      ? "- Subagents run one at a time: at most 1 `task` call per response; extra calls are dropped without running. Send the next one after the first returns."
+      : `- At most ${n} \`task\` calls per response; extra calls are dropped without running. For more parts, send the next batch after the first returns.\n- Put independent \`task\` calls in the same response: they run in parallel.`;
   const types = options.types.map((type) => `- ${type.name}: ${escapeText(firstLine(type.description))}`).join("\n");
   return `<subagent_system>
 You can hand self-contained jobs to subagents with the \`task\` tool. A subagent starts with no knowledge of this conversation: it sees only the prompt you write, works in the same sandbox (same files), and returns one final report.
@@ -43,8 +50,8 @@ Do the work yourself by default. Delegate only when the gain is clear:
 Do not delegate when the parts depend on each other's results, when they would edit the same files, when the job is a few tool calls, or when you already have what the job needs.
 
 Rules:
-- At most ${n} \`task\` calls per response; extra calls are dropped without running. For more parts, send the next batch after the first returns.
-- Put independent \`task\` calls in the same response: they run in parallel.
+${perResponse}
+- At most ${total} \`task\` calls per run (one user request); later calls are refused, so plan your delegations.
 - Each prompt must stand alone: the goal, the relevant context and file paths, constraints, and what the final report must contain.
 - The \`task\` tool waits for the subagent and returns its result; there is nothing to poll.
 - A result marked failed, timed out or cancelled is final for that call: decide whether to retry with a better prompt or do the work yourself.
