@@ -30,6 +30,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "sandbox",
     "dangling-tool-call",
     "tool-call-repair",
+    "model-retry",
     "durable-context",
     "summarization",
     "todo-list",
@@ -37,13 +38,14 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "memory",
     "view-image",
     "subagent-limit",
+    "context-guard",
     "clarification",
   ]);
 });
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "model-retry", "durable-context", "context-guard", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {

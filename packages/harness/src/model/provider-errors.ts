@@ -32,7 +32,7 @@ const CONTEXT_LENGTH_PATTERNS = [
   /context[_ ]length[_ ]exceeded/i,
   /maximum context length/i,
   /prompt is too long/i,
-  /exceeds? (the )?(model'?s? )?(context|max(imum)? model) (limit|length|size|window)/i,
+  /exceeds? (the )?(available |model'?s? )?(context|max(imum)? model) (limit|length|size|window)/i,
   /exceed context limit/i,
   /longer than the (model'?s? )?(context length|maximum model length)/i,
   /maximum model length/i,
@@ -127,4 +127,32 @@ function causeChain(error: unknown): object[] {
     chain.push(current);
   }
   return chain;
+}
+
+/** What a context-length error says about sizes, in tokens, when it says anything. */
+export interface ContextLimit {
+  /** The model's window. */
+  window?: number;
+  /** The size of the refused request. */
+  requested?: number;
+}
+
+/**
+ * Reads the window and the request size from a context-length error: OpenAI / vLLM ("maximum context
+ * length is 8192 tokens. However, your messages resulted in 9000 tokens"), Anthropic ("prompt is too
+ * long: 210000 tokens > 200000 maximum"), llama.cpp ("the request exceeds the available context size ...
+ * n_ctx 4096, n_prompt_tokens 5000").
+ */
+export function contextLimitFromError(error: unknown): ContextLimit {
+  const text = causeChain(error).map((e) => String((e as { message?: unknown }).message ?? "")).join(" ");
+  const number = (pattern: RegExp) => {
+    const match = pattern.exec(text);
+    return match ? Number(match[1]) : undefined;
+  };
+  const anthropic = /(\d+) tokens? > (\d+)/.exec(text);
+  if (anthropic) return { requested: Number(anthropic[1]), window: Number(anthropic[2]) };
+  return {
+    window: number(/(?:maximum context length|context length|maximum model length|n_ctx(?:_slot)?)\D{0,20}?(\d{3,})/i),
+    requested: number(/(?:resulted in|requested|prompt \(length|n_prompt_tokens)\D{0,20}?(\d{3,})/i),
+  };
 }
