@@ -75,7 +75,7 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware(),
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
-    modelRetryMiddleware(retryOptions(config, input.modelEntry, input.onWarning)),
+    modelRetryMiddleware(retryOptions(config, input.modelEntry)),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContextMiddleware({
       skillsContainerPath: config.skills.container_path,

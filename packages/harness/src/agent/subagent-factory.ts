@@ -48,7 +48,7 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
       sandboxMiddleware({ provider: input.sandbox }),
       danglingToolCallMiddleware(),
       toolCallRepairMiddleware(),
-      modelRetryMiddleware(retryOptions(input.config, entry, input.onWarning)),
+      modelRetryMiddleware(retryOptions(input.config, entry)),
       durableContextMiddleware({
         skillsContainerPath: input.config.skills.container_path,
         skillReadToolNames: summarization.skill_file_read_tool_names,
