@@ -71,3 +71,18 @@ test("delays past Node's timer limit are clamped instead of firing at once", () 
   assert.equal(timerMs(30 * 24 * 3600 * 1000), MAX_TIMER_MS);
   assert.equal(timerMs(-5), 0);
 });
+
+test("a server that never even sends headers fails at the deadline with the same error", async () => {
+  const { createServer } = await import("node:http");
+  const server = createServer(() => {}); // accepts and never answers
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const model = createChatModel(entryFor(`http://127.0.0.1:${port}/v1`), { timeoutSeconds: 0.3 });
+    const error = await errorOf(model.invoke([new HumanMessage("hi")]));
+    assert.match(error.message, /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 did not finish its answer within 0\.3 s/);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

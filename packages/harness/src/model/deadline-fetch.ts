@@ -73,7 +73,13 @@ export function createDeadlineFetch(options: DeadlineFetchOptions): typeof fetch
       response = await inner(input, { ...init, signal });
     } catch (error) {
       clearTimeout(timer);
-      throw controller.signal.aborted && !init.signal?.aborted ? timeout : error;
+      if (!controller.signal.aborted || init.signal?.aborted) throw error;
+      // Thrown from fetch, the SDKs would replace our error with a bare "Request timed out."; a body that
+      // fails with it reaches the caller as it is.
+      return new Response(new ReadableStream({ start: (stream) => stream.error(timeout) }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
     }
     const contentType = response.headers.get("content-type") ?? "";
     const streamed = contentType.includes("text/event-stream") || contentType.includes("ndjson");
