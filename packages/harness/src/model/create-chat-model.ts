@@ -113,7 +113,7 @@ function surfaceModelError(error: unknown): void {
 
 /** The first `ModelError` in an error's cause chain, if any. */
 export function findModelError(error: unknown): ModelError | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+  for (let current: unknown = error, depth = 0; current && depth < 16; current = (current as { cause?: unknown }).cause, depth++) {
     if (current instanceof ModelError) return current;
   }
   return undefined;

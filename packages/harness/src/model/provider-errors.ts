@@ -123,7 +123,7 @@ export function findRetryAfterMs(error: unknown, now: number = Date.now()): numb
 
 function causeChain(error: unknown): object[] {
   const chain: object[] = [];
-  for (let current: unknown = error; current && typeof current === "object" && chain.length < 6; current = (current as { cause?: unknown }).cause) {
+  for (let current: unknown = error; current && typeof current === "object" && chain.length < 16; current = (current as { cause?: unknown }).cause) {
     chain.push(current);
   }
   return chain;
