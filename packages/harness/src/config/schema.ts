@@ -172,7 +172,7 @@ export const LlmCallConfig = z.strictObject({
   retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(8000),
   retry_after_max_seconds: Seconds.default(60),
   title_timeout_seconds: Seconds.default(15),
-  memory_timeout_seconds: Seconds.default(60),
+  memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),
   tool_results_max_chars: z.number().int().min(1000).default(100000),
 });
