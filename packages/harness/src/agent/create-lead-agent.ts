@@ -12,7 +12,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
-import type { AppConfig } from "../config/schema.js";
+import type { AppConfig, ModelEntry } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import { mergeHistory } from "../history/format-history.js";
@@ -111,7 +111,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   const home = resolveHome({ home: options.home, env });
   const selection = selectModel(config, { modelName: options.model_name, thinkingEnabled: options.thinking_enabled }, env);
   selection.warnings.forEach(onWarning);
-  const model = options.chatModel ?? createChatModel(selection.entry, { thinkingEnabled: selection.thinkingEnabled });
+  const model = options.chatModel ?? createChatModel(selection.entry, { thinkingEnabled: selection.thinkingEnabled, timeoutSeconds: callTimeout(config, selection.entry) });
 
   const runtime: LeadRuntime = {
     isPlanMode: options.is_plan_mode ?? false,
@@ -262,13 +262,21 @@ export type LeadAgent = Awaited<ReturnType<typeof createLeadAgent>>;
 function summaryModels(config: AppConfig, runModel: BaseChatModel, selection: ModelSelection, env: Record<string, string | undefined>): BaseChatModel[] {
   const name = config.summarization.model_name;
   if (!name || name === selection.entry.name) return [runModel];
-  return [createChatModel(selectModel(config, { modelName: name }, env).entry, { thinkingEnabled: false }), runModel];
+  const entry = selectModel(config, { modelName: name }, env).entry;
+  return [createChatModel(entry, { thinkingEnabled: false, timeoutSeconds: callTimeout(config, entry) }), runModel];
 }
 
 /** The title model: `title.model_name`, else the run's model; none (fallback title) for the demo model. */
 function titleModel(config: AppConfig, selection: ModelSelection, env: Record<string, string | undefined>): BaseChatModel | undefined {
   const entry = config.title.model_name ? selectModel(config, { modelName: config.title.model_name }, env).entry : selection.entry;
-  return entry.use === "demo" ? undefined : createChatModel(entry, { thinkingEnabled: false });
+  // Tightly bounded: the title is written after the answer, and the run ends only when it is.
+  const timeoutSeconds = Math.min(callTimeout(config, entry), config.llm_call.title_timeout_seconds);
+  return entry.use === "demo" ? undefined : createChatModel(entry, { thinkingEnabled: false, timeoutSeconds });
+}
+
+/** Deadline of one call to `entry`: its `timeout:`, else `llm_call.timeout_seconds`. */
+export function callTimeout(config: AppConfig, entry: ModelEntry): number {
+  return entry.timeout ?? config.llm_call.timeout_seconds;
 }
 
 function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void {

@@ -31,6 +31,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "tool-errors",
     "dangling-tool-call",
     "tool-call-repair",
+    "model-retry",
     "durable-context",
     "summarization",
     "todo-list",
@@ -40,13 +41,14 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "subagent-limit",
     "loop-detection",
     "token-usage",
+    "context-guard",
     "clarification",
   ]);
 });
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "durable-context", "loop-detection", "token-usage", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "model-retry", "durable-context", "loop-detection", "token-usage", "context-guard", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {

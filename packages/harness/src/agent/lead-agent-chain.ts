@@ -15,6 +15,8 @@ import type { Logger } from "../logger.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
+import { contextGuardMiddleware } from "../middleware/context-guard.js";
+import { modelRetryMiddleware } from "../middleware/model-retry.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
@@ -29,6 +31,7 @@ import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
+import { modelLabel } from "../model/create-chat-model.js";
 import type { TokenCounter } from "../model/tokens.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 
@@ -85,6 +88,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     danglingToolCallMiddleware(),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware(),
+    // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
+    modelRetryMiddleware(retryOptions(config, input.modelEntry)),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContextMiddleware({
       skillsContainerPath: config.skills.container_path,
@@ -130,12 +135,32 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
       loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
     // 11d. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
     tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning }),
+    // 11e. Innermost model wrapper: bounds tool results in the final request; on a context-length error compacts harder, retries once.
+    contextGuardMiddleware({
+      perResultChars: config.llm_call.tool_result_max_chars,
+      perRequestChars: config.llm_call.tool_results_max_chars,
+      maxInputTokens: input.modelEntry.max_input_tokens,
+      modelLabel: modelLabel(input.modelEntry),
+      onWarning: input.onWarning,
+    }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.
     clarificationMiddleware(),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
+}
+
+/** Retry settings of a model: the entry's `max_retries` over `llm_call`'s. Also used by subagents. */
+export function retryOptions(config: AppConfig, entry: ModelEntry, onWarning?: (message: string) => void) {
+  return {
+    maxRetries: entry.max_retries ?? config.llm_call.max_retries,
+    baseDelayMs: config.llm_call.retry_base_delay_ms,
+    capDelayMs: config.llm_call.retry_cap_delay_ms,
+    maxRetryAfterMs: config.llm_call.retry_after_max_seconds * 1000,
+    modelName: entry.name,
+    onWarning,
+  };
 }
 
 /** `fraction` triggers need the model's window; without `max_input_tokens` they are skipped (documented default). */

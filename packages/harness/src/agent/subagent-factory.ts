@@ -21,7 +21,8 @@ import { selectModel } from "../model/select-model.js";
 import { createTokenCounter } from "../model/tokens.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
-import { knownTriggers } from "./lead-agent-chain.js";
+import { modelRetryMiddleware } from "../middleware/model-retry.js";
+import { knownTriggers, retryOptions } from "./lead-agent-chain.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 
 /** What subagents inherit from the lead. */
@@ -41,7 +42,8 @@ export interface SubagentFactoryInput {
 export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
   return (spec) => {
     const entry = spec.model ? selectModel(input.config, { modelName: spec.model }, input.env).entry : input.parentEntry;
-    const model = !spec.model && input.parentChatModel ? input.parentChatModel : createChatModel(entry, { thinkingEnabled: false });
+    const timeoutSeconds = entry.timeout ?? input.config.llm_call.timeout_seconds;
+    const model = !spec.model && input.parentChatModel ? input.parentChatModel : createChatModel(entry, { thinkingEnabled: false, timeoutSeconds });
     const summarization = input.config.summarization;
     const middleware: AgentMiddleware[] = [
       threadDataMiddleware({ home: input.home }),
@@ -49,6 +51,7 @@ export function subagentFactory(input: SubagentFactoryInput): CreateSubagent {
       toolErrorsMiddleware(),
       danglingToolCallMiddleware(),
       toolCallRepairMiddleware(),
+      modelRetryMiddleware(retryOptions(input.config, entry)),
       durableContextMiddleware({
         skillsContainerPath: input.config.skills.container_path,
         skillReadToolNames: summarization.skill_file_read_tool_names,

@@ -19,6 +19,15 @@ export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
 };
 export type ModelProvider = "openai" | "anthropic" | "ollama" | "demo";
 
+/** Longest duration any timer can wait: Node fires a `setTimeout` of 2^31 ms or more at once. */
+export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** A duration in seconds that a timer can wait (positive, under about 24.8 days). */
+const Seconds = z
+  .number()
+  .positive()
+  .max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`);
+
 const ProviderName = z
   .string()
   .refine((value) => value in MODEL_PROVIDER_ALIASES, {
@@ -39,8 +48,8 @@ export const ModelEntry = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   max_input_tokens: z.number().int().positive().optional(),
-  timeout: z.number().positive().optional(),
-  max_retries: z.number().int().min(0).optional(),
+  timeout: Seconds.optional(),
+  max_retries: z.number().int().min(0).max(20).optional(),
   supports_thinking: z.boolean().default(false),
   supports_vision: z.boolean().default(false),
   when_thinking_enabled: z.record(z.string(), z.unknown()).optional(),
@@ -75,7 +84,7 @@ export const MemoryConfig = z.strictObject({
   enabled: z.boolean().default(true),
   injection_enabled: z.boolean().default(true),
   storage_path: z.string().default(""),
-  debounce_seconds: z.number().min(0).default(30),
+  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(30),
   model_name: z.string().nullable().default(null),
   max_facts: z.number().int().positive().default(100),
   fact_confidence_threshold: z.number().min(0).max(1).default(0.7),
@@ -105,7 +114,7 @@ export const TitleConfig = z.strictObject({
 export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
-  bash_command_timeout: z.number().positive().default(600),
+  bash_command_timeout: Seconds.default(600),
   bash_output_max_chars: z.number().int().min(0).default(20000),
   read_file_output_max_chars: z.number().int().min(0).default(50000),
   ls_output_max_chars: z.number().int().min(0).default(20000),
@@ -132,13 +141,13 @@ export const SubagentTypeConfig = z.strictObject({
   disallowed_tools: z.array(z.string()).optional(),
   model: z.string().optional(),
   max_turns: z.number().int().positive().optional(),
-  timeout_seconds: z.number().positive().optional(),
+  timeout_seconds: Seconds.optional(),
 });
 
 export const SubagentsConfig = z.strictObject({
   enabled: z.boolean().default(false),
   max_concurrent: z.number().int().positive().default(3),
-  timeout_seconds: z.number().positive().default(1800),
+  timeout_seconds: Seconds.default(1800),
   max_turns: z.number().int().positive().nullable().default(null),
   max_total_per_run: z.number().int().min(1).max(50).default(6),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
@@ -191,6 +200,19 @@ export const DatabaseConfig = z.strictObject({
   postgres_url: z.string().nullable().default(null),
 });
 
+/** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
+export const LlmCallConfig = z.strictObject({
+  timeout_seconds: Seconds.default(600),
+  max_retries: z.number().int().min(0).max(20).default(3),
+  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(1000),
+  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(8000),
+  retry_after_max_seconds: Seconds.default(60),
+  title_timeout_seconds: Seconds.default(15),
+  memory_timeout_seconds: Seconds.default(30),
+  tool_result_max_chars: z.number().int().min(1000).default(20000),
+  tool_results_max_chars: z.number().int().min(1000).default(100000),
+});
+
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
 export const AppConfigSchema = z.strictObject({
   config_version: z.number().int().optional(),
@@ -209,6 +231,7 @@ export const AppConfigSchema = z.strictObject({
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
   tool_search: ToolSearchConfig.prefault({}),
   database: DatabaseConfig.prefault({}),
+  llm_call: LlmCallConfig.prefault({}),
 });
 
 /** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */

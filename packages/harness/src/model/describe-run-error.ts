@@ -10,7 +10,9 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIME
 
 /** Wraps a run failure in a `ModelError` (model or endpoint trouble) or a `HarnessError`. */
 export function describeRunError(error: unknown, entry: ModelEntry, threadId: string): HarnessError {
-  if (error instanceof HarnessError) return error;
+  // langchain wraps an error once per middleware it passes through (MiddlewareError), so look inside.
+  const own = findHarnessError(error);
+  if (own) return own;
   const retry = `The thread's messages are kept; retry with: deerflow run --thread ${threadId}`;
   const status = findNumber(error, "status");
   const code = findString(error, "code");
@@ -47,8 +49,18 @@ function firstLine(error: unknown): string {
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
+/** How deep the cause chain is searched: one level per wrapping middleware, and then the SDK's own. */
+const MAX_DEPTH = 16;
+
+function findHarnessError(error: unknown): HarnessError | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof HarnessError) return current;
+  }
+  return undefined;
+}
+
 function findNumber(error: unknown, key: string): number | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
     const value = (current as Record<string, unknown>)[key];
     if (typeof value === "number") return value;
   }
@@ -56,7 +68,7 @@ function findNumber(error: unknown, key: string): number | undefined {
 }
 
 function findString(error: unknown, key: string): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
     const value = (current as Record<string, unknown>)[key];
     if (typeof value === "string") return value;
   }

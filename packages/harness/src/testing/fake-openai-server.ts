@@ -14,11 +14,13 @@ import {
   resolveReply,
   streamChunks,
   type FakeErrorReply,
+  type FakeHangReply,
+  type FakeRawReply,
   type FakeReply,
 } from "./openai-replies.js";
 
-/** One scripted answer: a reply, or an HTTP error such as `{ status: 429 }`. */
-export type FakeStep = FakeReply | FakeErrorReply;
+/** One scripted answer: a reply, an HTTP error such as `{ status: 429 }`, a raw body, or a body that never ends. */
+export type FakeStep = FakeReply | FakeErrorReply | FakeRawReply | FakeHangReply;
 
 /** A chat-completions request body as received (only the fields the server reads are typed). */
 export interface ChatCompletionRequest {
@@ -38,6 +40,16 @@ export interface FakeOpenAIServerOptions {
   strict?: boolean;
   /** Model id listed by GET /v1/models. Default "fake". */
   model?: string;
+  /**
+   * The model's window in tokens (counted as 4 characters of the messages' JSON each). A larger request
+   * gets OpenAI's 400 `context_length_exceeded`, uses no step and is listed in `rejected`. Default: none.
+   */
+  contextWindow?: number;
+}
+
+/** Tokens the fake server counts for a request: 4 characters of the messages' JSON each. */
+export function fakeRequestTokens(body: ChatCompletionRequest): number {
+  return Math.ceil(JSON.stringify(body.messages).length / 4);
 }
 
 /** A request the server refused or could not answer; `index` points into `requests`. */
@@ -79,7 +91,7 @@ export interface FakeOpenAIServer {
  * ```
  */
 export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): Promise<FakeOpenAIServer> {
-  const { script, strict = false, model = "fake" } = options;
+  const { script, strict = false, model = "fake", contextWindow } = options;
   const requests: ChatCompletionRequest[] = [];
   const rejected: FakeServerIncident[] = [];
   const unexpected: FakeServerIncident[] = [];
@@ -123,8 +135,22 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
       return sendJson(res, 400, errorBody(400, { message: pairing.message, param: pairing.param }));
     }
 
+    const tokens = fakeRequestTokens(body);
+    if (contextWindow !== undefined && tokens > contextWindow) {
+      const message =
+        `This model's maximum context length is ${contextWindow} tokens. However, your messages resulted in ${tokens} tokens. ` +
+        "Please reduce the length of the messages.";
+      rejected.push({ index, status: 400, message });
+      return sendJson(res, 400, errorBody(400, { message, param: "messages", code: "context_length_exceeded" }));
+    }
+
     const step = await nextStep(body, index);
-    if ("status" in step) return sendJson(res, step.status, errorBody(step.status, step.error));
+    if ("status" in step) return sendJson(res, step.status, errorBody(step.status, step.error), step.headers);
+    if ("raw" in step) {
+      res.writeHead(step.raw.status ?? 200, { "content-type": step.raw.contentType ?? "application/json" });
+      return void res.end(step.raw.body);
+    }
+    if ("hang" in step) return hang(res, body.stream === true, step.hang.intervalMs ?? 50);
     const reply = resolveReply(step, body.model ?? model, body.messages);
     if (!body.stream) return sendJson(res, 200, completionBody(reply));
 
@@ -179,8 +205,15 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+/** Starts a 200 and never finishes it; stops writing when the client goes away. */
+function hang(res: ServerResponse, stream: boolean, intervalMs: number): void {
+  res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" });
+  const timer = setInterval(() => res.write(stream ? ": waiting\n\n" : "\n"), intervalMs);
+  res.on("close", () => clearInterval(timer));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 

@@ -14,6 +14,7 @@ export {
   type ScriptStepFunction,
 } from "./scripted-model.js";
 export {
+  fakeRequestTokens,
   startFakeOpenAIServer,
   type ChatCompletionRequest,
   type FakeOpenAIServer,
@@ -21,6 +22,6 @@ export {
   type FakeServerIncident,
   type FakeStep,
 } from "./fake-openai-server.js";
-export type { FakeErrorReply, FakeReply, FakeToolCall, FakeUsage } from "./openai-replies.js";
+export type { FakeErrorReply, FakeHangReply, FakeRawReply, FakeReply, FakeToolCall, FakeUsage } from "./openai-replies.js";
 export { findToolPairingError, type ToolPairingError, type WireMessage } from "./openai-tool-pairing.js";
 export { createTempHome, withTempHome, type TempHome, type TempHomeOptions } from "./temp-home.js";

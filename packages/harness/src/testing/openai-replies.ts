@@ -25,6 +25,18 @@ export interface FakeReply {
 export interface FakeErrorReply {
   status: number;
   error?: { message?: string; type?: string; code?: string | null; param?: string | null };
+  /** Extra response headers, e.g. `{ "retry-after": "1" }`. */
+  headers?: Record<string, string>;
+}
+
+/** A response sent exactly as given (an HTML page, `{}`, cut-off JSON...). Default status 200, JSON. */
+export interface FakeRawReply {
+  raw: { status?: number; contentType?: string; body: string };
+}
+
+/** A 200 whose body never ends: a blank line (or SSE comment) every `intervalMs` (default 50) until the client leaves. */
+export interface FakeHangReply {
+  hang: { intervalMs?: number };
 }
 
 /** Token counts as OpenAI reports them. */

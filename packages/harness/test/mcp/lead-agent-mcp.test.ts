@@ -102,7 +102,7 @@ test("past the threshold, MCP tools are deferred: a catalogue and tool_search, p
     const yaml = `${modelYaml(server.url)}tool_search: {threshold: 5}\nmcp_servers:\n  filesystem: {command: '${process.execPath}', args: ['${FILESYSTEM_SERVER}', '${data}']}\n`;
     const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: path.join(home.path, ".deer-flow"), env: baseEnv() });
     try {
-      assert.deepEqual(agent.deerflow.middlewareNames.slice(-4), ["deferred-tools", "loop-detection", "token-usage", "clarification"]);
+      assert.deepEqual(agent.deerflow.middlewareNames.slice(-5), ["deferred-tools", "loop-detection", "token-usage", "context-guard", "clarification"]);
       assert.ok(agent.deerflow.toolNames.includes("tool_search"));
       const out = await agent.invoke({ messages: [{ role: "user", content: "what is in data?" }] }, { configurable: { thread_id: "deferred" } });
       const [first, , third, fourth] = server.requests;
