@@ -90,7 +90,7 @@ export async function startWebStandIn(key = "test-key"): Promise<WebStandIn> {
         if (req.headers.authorization !== `Bearer ${key}`) return send(401, "application/json", JSON.stringify({ detail: { error: "Unauthorized: missing or invalid API key." } }));
         const body = JSON.parse(raw) as { query: string; max_results?: number; include_images?: boolean };
         const results = hits(body.max_results ?? 5).map((hit) => ({ title: hit.title, url: hit.url, content: hit.snippet, score: 0.9, ...(hit.date ? { published_date: hit.date } : {}) }));
-        send(200, "application/json", JSON.stringify({ query: body.query, results, images: body.include_images ? [{ url: `${base}/img/1.png`, description: "a chart" }] : [], response_time: 0.1 }));
+        send(200, "application/json", JSON.stringify({ query: body.query, results, images: body.include_images ? [{ url: `${base}/img/1.png`, description: "A chart" }] : [], response_time: 0.1 }));
       });
       return;
     }
