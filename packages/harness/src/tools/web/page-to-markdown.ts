@@ -74,7 +74,7 @@ export function htmlToMarkdown(html: string, url: string): PageMarkdown {
   const title = (document.querySelector("title")?.textContent ?? "").trim();
   let content: string | undefined;
   try {
-    const article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+    const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
     if (article?.content && (article.textContent ?? "").trim().length > 0) content = article.content;
   } catch {
     content = undefined;
