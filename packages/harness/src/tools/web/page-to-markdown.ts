@@ -41,14 +41,21 @@ export function classifyPage(contentType: string | undefined, body: Buffer): Pag
   return "text";
 }
 
-/** Decodes a body with the charset its Content-Type names (UTF-8 when none or unknown). */
+/** Decodes a body with the charset its Content-Type names, else the one its HTML declares, else UTF-8. */
 export function decodeBody(contentType: string | undefined, body: Buffer): string {
-  const charset = /charset\s*=\s*"?([\w-]+)/i.exec(contentType ?? "")?.[1] ?? "utf-8";
+  const declared = /charset\s*=\s*["']?([\w-]+)/i;
+  const charset = declared.exec(contentType ?? "")?.[1] ?? metaCharset(body) ?? "utf-8";
   try {
     return new TextDecoder(charset).decode(body);
   } catch {
     return new TextDecoder("utf-8").decode(body);
   }
+}
+
+/** The charset an HTML page declares in its first bytes (`<meta charset>` or `http-equiv`), if any. */
+function metaCharset(body: Buffer): string | undefined {
+  const head = body.subarray(0, 2048).toString("latin1");
+  return /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)?.[1];
 }
 
 /** A page's title and main content as Markdown. */
@@ -61,8 +68,9 @@ const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fen
 turndown.remove(["script", "style", "noscript", "iframe", "form", "button", "svg"] as never);
 
 /**
- * Extracts the main content of an HTML page as Markdown, with links resolved against `url`. Falls back
- * to the whole body (minus scripts, navigation and footers) when Readability finds no article.
+ * Extracts the main content of an HTML page as Markdown, with links resolved against `url`. Scripts,
+ * navigation and footers never count as content; when Readability finds no article, the rest of the
+ * body is used.
  *
  * @example
  * htmlToMarkdown("<html><body><article><h1>Hi</h1><p>Long text…</p></article></body></html>", "https://example.com/");
@@ -70,24 +78,23 @@ turndown.remove(["script", "style", "noscript", "iframe", "form", "button", "svg
  */
 export function htmlToMarkdown(html: string, url: string): PageMarkdown {
   const { document } = parseHTML(html);
-  absolutise(document, url);
   const title = (document.querySelector("title")?.textContent ?? "").trim();
-  let content: string | undefined;
+  // Readability keeps a short page whole, menus included; chrome that is never content goes first.
+  document.querySelectorAll(CHROME).forEach((node: { remove(): void }) => node.remove());
+  absolutise(document, url);
+  const fallback = document.body?.innerHTML ?? "";
+  let content = fallback;
   try {
     const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
     if (article?.content && (article.textContent ?? "").trim().length > 0) content = article.content;
   } catch {
-    content = undefined;
-  }
-  if (content === undefined) {
-    const { document: fallback } = parseHTML(html);
-    absolutise(fallback, url);
-    fallback.querySelectorAll("script, style, noscript, nav, header, footer, aside").forEach((node: { remove(): void }) => node.remove());
-    content = fallback.body?.innerHTML ?? fallback.toString();
+    content = fallback;
   }
   const markdown = turndown.turndown(content).replace(/\n{3,}/g, "\n\n").trim();
   return { title, markdown };
 }
+
+const CHROME = "script, style, noscript, template, nav, aside, footer, form, iframe";
 
 /** Rewrites relative `href`/`src` attributes to absolute URLs; drops `javascript:` links. */
 function absolutise(document: { querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null; setAttribute(name: string, value: string): void; removeAttribute(name: string): void }> }, base: string): void {
