@@ -40,3 +40,6 @@ export {
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 export { openCheckpointStore, type CheckpointStore } from "./storage/checkpointer.js";
 export { checkpointsPath, resolveHome } from "./storage/home.js";
+export { createWebTools, SEARCH_PROVIDERS, type WebToolsOptions } from "./tools/web/create-web-tools.js";
+export { safeFetch, WebRequestError, type SafeFetchOptions, type SafeResponse } from "./tools/web/safe-fetch.js";
+export { blockedReason, parseAllowList, type AllowList } from "./tools/web/address-policy.js";

@@ -113,6 +113,7 @@ export async function checkTarget(url: URL, allowList: AllowList, resolve: Resol
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeResponse> {
   const deadline = Date.now() + options.timeoutMs;
+  if (options.signal?.aborted) throw new WebRequestError("timeout", "The request was cancelled.");
   let current: URL;
   try {
     current = new URL(url);

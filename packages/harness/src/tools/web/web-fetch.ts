@@ -70,7 +70,14 @@ export async function fetchAsMarkdown(url: string, options: WebFetchOptions, sig
   const text = decodeBody(contentType, response.body);
   let title = "";
   let body = text;
-  if (kind === "html") ({ title, markdown: body } = htmlToMarkdown(text, response.url));
+  if (kind === "html") {
+    try {
+      ({ title, markdown: body } = htmlToMarkdown(text, response.url));
+    } catch {
+      // Markup the DOM cannot take still has readable words; tags out is better than nothing.
+      body = text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, "").replace(/<[^>]+>/g, " ").replace(/[ \t]+/g, " ");
+    }
+  }
   const notes: string[] = [];
   if (response.url !== url) notes.push(`[Redirected to ${response.url}.]`);
   if (response.truncated === "size") notes.push(`[Cut: only the first ${options.maxBytes} bytes of the page were read.]`);
