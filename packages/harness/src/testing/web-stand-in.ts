@@ -77,7 +77,9 @@ export async function startWebStandIn(key = "test-key"): Promise<WebStandIn> {
       res.write("the first words arrived, ");
       return; // never ends
     }
-    if (route === "/stall") return; // never answers
+    if (route.startsWith("/stall")) return; // never answers
+    if (route.startsWith("/nojson/")) return send(403, "text/html", "<html>403 Forbidden</html>"); // a SearXNG without the JSON format
+    if (route === "/headers") return send(200, "application/json", JSON.stringify(req.headers));
     if (route === "/redirect") return send(302, "text/plain", "", { location: url.searchParams.get("to") ?? "/" });
     if (route === "/loop") return send(302, "text/plain", "", { location: "/loop" });
     if (route === "/status") return send(Number(url.searchParams.get("code")), "text/plain", "status page");

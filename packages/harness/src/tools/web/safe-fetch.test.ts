@@ -130,3 +130,20 @@ test("redirects are followed up to the cap", async () => {
   assert.equal(loop.kind, "redirects");
   assert.match(loop.message, /more than 3 redirects/);
 });
+
+test("custom headers stay with their origin when a redirect leaves it", async () => {
+  const other = await startWebStandIn();
+  try {
+    const allowList = parseAllowList([`127.0.0.1:${site.port}`, `127.0.0.1:${other.port}`]);
+    const headers = { "x-subscription-token": "secret", authorization: "Bearer secret", accept: "application/json" };
+    const same = await safeFetch(`${site.base}/redirect?to=/headers`, { ...options, allowList, headers });
+    assert.equal(JSON.parse(same.body.toString("utf8"))["x-subscription-token"], "secret");
+    const away = await safeFetch(`${site.base}/redirect?to=${encodeURIComponent(`${other.base}/headers`)}`, { ...options, allowList, headers });
+    const seen = JSON.parse(away.body.toString("utf8")) as Record<string, string>;
+    assert.equal(seen["x-subscription-token"], undefined);
+    assert.equal(seen.authorization, undefined);
+    assert.equal(seen.accept, "application/json");
+  } finally {
+    await other.close();
+  }
+});

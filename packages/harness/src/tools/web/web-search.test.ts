@@ -95,3 +95,12 @@ test("bad web config fails at load or construction with a clear message", () => 
   const config = parseConfigText("web: {allow_hosts: ['10.0.0.0/64']}\n", { source: null, env: {} });
   assert.throws(() => createWebTools(config.web), /web\.allow_hosts entry "10\.0\.0\.0\/64" is not a valid CIDR range/);
 });
+
+test("a slow provider, a SearXNG without JSON and a non-JSON answer each end in one line", async () => {
+  const slow = await call(tools(`provider: searxng, base_url: "${site.base}/stall", timeout_seconds: 0.3`).web_search, { query: "x" });
+  assert.match(slow, /^Error: SearXNG search failed: http:\/\/127\.0\.0\.1:\d+ did not answer in time\. \(limit 0\.3 s; web\.search\.timeout_seconds\)$/);
+  const noJson = await call(tools(`provider: searxng, base_url: "${site.base}/nojson"`).web_search, { query: "x" });
+  assert.match(noJson, /^Error: SearXNG refused the request \(HTTP 403\)\. Enable the JSON format/);
+  const html = await call(tools(`provider: searxng, base_url: "${site.base}/html"`).web_search, { query: "x" });
+  assert.equal(html, "Error: SearXNG answered with something that is not JSON. Check web.search.base_url.");
+});
