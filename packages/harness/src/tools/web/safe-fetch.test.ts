@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
+import tls from "node:tls";
 import { type Canary, startCanary, startWebStandIn, type WebStandIn } from "../../testing/web-stand-in.js";
 import { parseAllowList } from "./address-policy.js";
 import { safeFetch, type SafeFetchOptions, WebRequestError } from "./safe-fetch.js";
@@ -145,5 +151,38 @@ test("custom headers stay with their origin when a redirect leaves it", async ()
     assert.equal(seen.accept, "application/json");
   } finally {
     await other.close();
+  }
+});
+
+/** A self-signed certificate for `host`, made with the openssl CLI; undefined when it is not installed. */
+function selfSigned(host: string): { key: string; cert: string } | undefined {
+  const dir = mkdtempSync(path.join(tmpdir(), "df-cert-"));
+  try {
+    const [key, cert] = [path.join(dir, "key.pem"), path.join(dir, "cert.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`], { stdio: "ignore" });
+    return { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("https: the connection goes to the pinned address, and TLS still checks the certificate for the hostname", async (t) => {
+  const pair = selfSigned("stand-in.invalid");
+  if (!pair) return t.skip("openssl is not installed");
+  const servernames: string[] = [];
+  const context = tls.createSecureContext(pair);
+  const server = tls.createServer({ ...pair, SNICallback: (name, done) => (servernames.push(name), done(null, context)) }, (socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+    const error = await refusal(`https://stand-in.invalid:${port}/`, { allowList: parseAllowList([`stand-in.invalid:${port}`]), resolve });
+    assert.equal(error.kind, "network");
+    assert.match(error.message, /^Could not reach https:\/\/stand-in\.invalid:\d+: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\.$/);
+    assert.deepEqual(servernames, ["stand-in.invalid"], "SNI carries the hostname although the socket went to the pinned address");
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
