@@ -174,7 +174,7 @@ export const WebConfig = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       timeout_seconds: z.number().positive().default(20),
-      max_bytes: z.number().int().positive().default(5242880),
+      max_bytes: z.number().int().positive().default(2097152),
       max_chars: z.number().int().positive().default(20000),
       max_redirects: z.number().int().min(0).max(20).default(5),
     })

@@ -37,3 +37,9 @@ test("javascript: links lose their target", () => {
   const { markdown } = htmlToMarkdown('<html><body><p>Click <a href="javascript:alert(1)">here</a> now.</p></body></html>', "https://example.com/");
   assert.doesNotMatch(markdown, /javascript:/);
 });
+
+test("a hostile, deeply nested page is still converted instead of stalling the process", { timeout: 30_000 }, () => {
+  const depth = 3000;
+  const html = `<html><body>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}</body></html>`;
+  assert.match(htmlToMarkdown(html, "https://example.com/").markdown, /deep text/);
+});

@@ -85,13 +85,39 @@ export function htmlToMarkdown(html: string, url: string): PageMarkdown {
   const fallback = document.body?.innerHTML ?? "";
   let content = fallback;
   try {
+    // Readability's cost grows steeply with nesting (seconds at a few hundred levels, minutes beyond),
+    // and a hostile page can nest as deep as it likes; such pages skip it.
+    if (depthOf(document.documentElement) > MAX_READABILITY_DEPTH) throw new Error("too deep for Readability");
     const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
     if (article?.content && (article.textContent ?? "").trim().length > 0) content = article.content;
   } catch {
     content = fallback;
   }
-  const markdown = turndown.turndown(content).replace(/\n{3,}/g, "\n\n").trim();
+  let markdown: string;
+  try {
+    markdown = turndown.turndown(content);
+  } catch {
+    // turndown recurses per element; nesting deep enough to exhaust the stack gets plain text instead.
+    markdown = (document.body?.textContent ?? "").replace(/[ \t]+/g, " ");
+  }
+  markdown = markdown.replace(/\n{3,}/g, "\n\n").trim();
   return { title, markdown };
+}
+
+/** Deeper than any real page we have seen (they stay under ~100 levels); Readability takes ~0.5 s at this depth. */
+const MAX_READABILITY_DEPTH = 150;
+
+/** The element nesting depth under `root`, walked without recursion. */
+function depthOf(root: { children: ArrayLike<unknown> } | null): number {
+  if (!root) return 0;
+  let max = 0;
+  const stack: [{ children: ArrayLike<unknown> }, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    max = Math.max(max, depth);
+    for (const child of Array.from(node.children)) stack.push([child as { children: ArrayLike<unknown> }, depth + 1]);
+  }
+  return max;
 }
 
 const CHROME = "script, style, noscript, template, nav, aside, footer, form, iframe";

@@ -95,7 +95,7 @@ export async function fetchAsMarkdown(url: string, options: WebFetchOptions, sig
  * Builds the `web_fetch` tool.
  *
  * @example
- * const webFetch = createWebFetchTool({ timeoutSeconds: 20, maxBytes: 5_242_880, maxChars: 20_000, maxRedirects: 5, allowList: parseAllowList([]) });
+ * const webFetch = createWebFetchTool({ timeoutSeconds: 20, maxBytes: 2_097_152, maxChars: 20_000, maxRedirects: 5, allowList: parseAllowList([]) });
  */
 export function createWebFetchTool(options: WebFetchOptions) {
   return tool(async ({ url }, config) => fetchAsMarkdown(url, options, config?.signal), {
