@@ -36,6 +36,8 @@ import { askClarificationTool } from "../tools/ask-clarification.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createTaskTool } from "../tools/task.js";
+import { createWebTools } from "../tools/web/create-web-tools.js";
+import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { buildLeadChain, type LeadRuntime } from "./lead-agent-chain.js";
 import { createLeadMemory } from "./lead-memory.js";
 import { promptDate, renderLeadPrompt } from "./prompt.js";
@@ -153,6 +155,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
       },
     }),
     askClarificationTool,
+    ...createWebTools(config.web, { env }),
   ];
   const registry = createSubagentRegistry({
     bashAllowed: sandbox.bashAvailable,
@@ -184,6 +187,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     skillsContainerPath: config.skills.container_path,
     subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() }) : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
+    webSection: renderWebPromptSection(tools.map((tool) => tool.name)),
     memoryBlock: memory?.promptBlock(),
     date: promptDate(),
   });

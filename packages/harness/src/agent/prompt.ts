@@ -16,6 +16,8 @@ export interface LeadPromptOptions {
   subagentSection?: string;
   /** Whether `bash` is among the tools (it is not with the local sandbox by default). */
   bashAvailable: boolean;
+  /** The `<web_research>` section when web tools are present, or empty. */
+  webSection?: string;
   /** A rendered `<memory>…</memory>` block, or empty. */
   memoryBlock?: string;
   /** `YYYY-MM-DD, Weekday`. */
@@ -48,6 +50,7 @@ export function renderLeadPrompt(options: LeadPromptOptions): string {
     CLARIFICATION,
     skillsSection(options),
     options.subagentSection ?? "",
+    options.webSection ?? "",
     workingDirectory(options.bashAvailable, options.skillsContainerPath),
     RESPONSE_STYLE,
     CRITICAL_REMINDERS,

@@ -212,6 +212,33 @@ export const LlmCallConfig = z.strictObject({
   tool_result_max_chars: z.number().int().min(1000).default(20000),
   tool_results_max_chars: z.number().int().min(1000).default(100000),
 });
+/** `web:`: the web research tools (`web_search`, `web_fetch`, `image_search`) and their network policy. */
+export const WebConfig = z.strictObject({
+  search: z
+    .strictObject({
+      provider: z.enum(["tavily", "brave", "searxng"]).nullable().default(null),
+      api_key: z.string().nullable().default(null),
+      base_url: z.string().url().nullable().default(null),
+      max_results: z.number().int().positive().max(20).default(5),
+      timeout_seconds: Seconds.default(15),
+      image_search: z.boolean().default(false),
+    })
+    .refine((search) => search.provider !== "searxng" || search.base_url !== null, {
+      message: "the searxng provider needs base_url (your SearXNG instance, e.g. http://127.0.0.1:8080)",
+    })
+    .prefault({}),
+  fetch: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      timeout_seconds: Seconds.default(20),
+      max_bytes: z.number().int().positive().default(2097152),
+      max_chars: z.number().int().positive().default(20000),
+      max_redirects: z.number().int().min(0).max(20).default(5),
+    })
+    .prefault({}),
+  allow_hosts: z.array(z.string().min(1)).default([]),
+});
+export type WebConfig = z.infer<typeof WebConfig>;
 
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
 export const AppConfigSchema = z.strictObject({
@@ -232,6 +259,7 @@ export const AppConfigSchema = z.strictObject({
   tool_search: ToolSearchConfig.prefault({}),
   database: DatabaseConfig.prefault({}),
   llm_call: LlmCallConfig.prefault({}),
+  web: WebConfig.prefault({}),
 });
 
 /** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */

@@ -1,0 +1,36 @@
+/**
+ * Brave Search API (https://api.search.brave.com): `GET /res/v1/web/search` and `/res/v1/images/search`
+ * with the key in `X-Subscription-Token`. Snippets carry `<strong>` highlights, which are stripped.
+ */
+import { endpoint, field, type ImageHit, list, providerJson, type SearchHit, type SearchProvider } from "./search-provider.js";
+
+/** The Brave Search provider. */
+export const braveProvider: SearchProvider = {
+  label: "Brave Search",
+  keyEnv: "BRAVE_API_KEY",
+  defaultBaseUrl: "https://api.search.brave.com",
+  async search(query, maxResults, context): Promise<SearchHit[]> {
+    const url = `${endpoint(context.baseUrl, "/res/v1/web/search")}?${new URLSearchParams({ q: query, count: String(Math.min(maxResults, 20)) })}`;
+    const data = await providerJson(this, { url, headers: { "x-subscription-token": context.apiKey ?? "" } }, context);
+    const web = data !== null && typeof data === "object" ? (data as { web?: unknown }).web : undefined;
+    return list(web, "results").map((item) => ({
+      title: stripTags(field(item, "title")),
+      url: field(item, "url"),
+      snippet: stripTags(field(item, "description")),
+      date: (field(item, "page_age").slice(0, 10) || field(item, "age")) || undefined,
+    }));
+  },
+  async images(query, maxResults, context): Promise<ImageHit[]> {
+    const url = `${endpoint(context.baseUrl, "/res/v1/images/search")}?${new URLSearchParams({ q: query, count: String(maxResults) })}`;
+    const data = await providerJson(this, { url, headers: { "x-subscription-token": context.apiKey ?? "" } }, context);
+    return list(data, "results").map((item) => {
+      const properties = (item as { properties?: unknown }).properties;
+      const thumbnail = (item as { thumbnail?: unknown }).thumbnail;
+      return { title: field(item, "title"), imageUrl: field(properties, "url"), pageUrl: field(item, "url") || undefined, thumbnailUrl: field(thumbnail, "src") || undefined };
+    });
+  },
+};
+
+function stripTags(text: string): string {
+  return text.replace(/<[^>]*>/g, "").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
