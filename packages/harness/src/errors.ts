@@ -18,7 +18,8 @@ export type HarnessErrorCode =
   | "run_interrupted"
   | "upload_rejected"
   | "memory_invalid"
-  | "memory_locked";
+  | "memory_locked"
+  | "skill_rejected";
 
 /** Base class of every error the harness throws on purpose. `message` is written for the end user. */
 export class HarnessError extends Error {

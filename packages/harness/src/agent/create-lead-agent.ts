@@ -21,7 +21,7 @@ import { type ModelSelection, selectModel } from "../model/select-model.js";
 import { countTokens, createTokenCounter } from "../model/tokens.js";
 import { createSandboxProvider } from "../sandbox/provider.js";
 import type { SandboxKind } from "../sandbox/sandbox.js";
-import { loadSkills } from "../skills/load-skills.js";
+import { prepareSkills } from "../skills/prepare-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
 import { checkpointsPath, resolveHome } from "../storage/home.js";
@@ -110,11 +110,12 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   const mcpNames = Object.keys(config.mcp_servers);
   if (mcpNames.length > 0) onWarning(`mcp_servers (${mcpNames.join(", ")}) are not connected yet by DeerFlow.ts; their tools are not available in this run.`);
 
-  const skillsPath = path.resolve(config.skills.path);
+  // The sandbox shows a projection of the enabled skills (bundled + the user's), not skills.path itself.
+  const skills = prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
   const sandbox = createSandboxProvider({
     use: config.sandbox.use,
     home,
-    skillsPath,
+    skillsPath: skills.viewDir,
     allowHostBash: config.sandbox.allow_host_bash,
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
@@ -153,7 +154,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
 
   const systemPrompt = renderLeadPrompt({
     agentName: runtime.agentName,
-    skills: loadSkills(skillsPath, config.skills.container_path, onWarning),
+    skills: skills.enabled,
     skillsContainerPath: config.skills.container_path,
     subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, types: registry.list() }) : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
@@ -178,6 +179,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     archive,
     memory,
     custom: options.middleware ?? [],
+    skills: { skills: skills.enabled, disabled: skills.disabled },
     onWarning,
   });
 

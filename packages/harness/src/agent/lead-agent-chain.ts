@@ -15,6 +15,7 @@ import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
 import { durableContextMiddleware } from "../middleware/durable-context.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
+import { type SkillActivationOptions, skillActivationMiddleware } from "../middleware/skill-activation.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
@@ -54,6 +55,8 @@ export interface LeadChainInput {
   memory: MemoryService | null;
   /** Middlewares given in code; they go right before clarification. */
   custom: readonly AgentMiddleware[];
+  /** Skills `/name` can activate (enabled) and the disabled ones; absent: no slash activation. */
+  skills?: SkillActivationOptions;
   onWarning: (message: string) => void;
 }
 
@@ -71,6 +74,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     danglingToolCallMiddleware(),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware(),
+    // 4c. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
+    input.skills !== undefined && skillActivationMiddleware(input.skills),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContextMiddleware({
       skillsContainerPath: config.skills.container_path,
