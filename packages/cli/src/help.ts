@@ -9,6 +9,8 @@ Usage:
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
+  deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
+                                    the skills the agent can use
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -61,6 +63,20 @@ named agent). Facts are extracted in the background after each conversation.
 
 Prints every message of a thread, including those summarization compacted away, with a marker where
 each compaction happened. --summaries also prints the summary written at each marker.
+`,
+  skills: `Usage: deerflow skills [list | enable NAME | disable NAME | install FILE.skill [--force]] [--config PATH]
+
+Skills are folders with a SKILL.md the agent reads when a task matches (or when a message starts with
+/NAME). public skills ship with DeerFlow.ts; custom ones live in {skills.path}/custom and shadow a
+public skill of the same name. Enabled state is saved in extensions_config.json (found by
+DEER_FLOW_EXTENSIONS_CONFIG_PATH, then ./, then ../; created in ./ when there is none).
+  list                  name, category, enabled state and description (default)
+  enable NAME           let the agent use a skill
+  disable NAME          hide a skill from the agent (its files stay)
+  install FILE.skill    install a skill archive (a ZIP with SKILL.md at its top or in one top folder)
+                        into {skills.path}/custom; checked first (size, paths, symlinks, SKILL.md),
+                        and refused with the reason, writing nothing, when a check fails
+  --force               replace an installed skill of the same name
 `,
   threads: `Usage: deerflow threads [--config PATH]
 

@@ -92,7 +92,7 @@ export async function readSkillArchive(file: string, limits: SkillArchiveLimits 
     let declaredTotal = 0;
     let packedTotal = 0;
     for await (const entry of zip.eachEntry()) {
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false);
+      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, true);
       const unsafe = unsafeEntryName(name);
       if (unsafe) throw refuse(file, unsafe);
       const mode = entry.externalFileAttributes >>> 16;
