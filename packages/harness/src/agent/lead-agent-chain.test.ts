@@ -30,6 +30,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "sandbox",
     "dangling-tool-call",
     "tool-call-repair",
+    "skill-activation",
     "durable-context",
     "summarization",
     "todo-list",
@@ -43,7 +44,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "durable-context", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "dangling-tool-call", "tool-call-repair", "skill-activation", "durable-context", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {
