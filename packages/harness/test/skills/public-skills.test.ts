@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { createLeadAgent } from "../../src/agent/create-lead-agent.js";
+import { createLeadAgent, type LeadAgentOptions } from "../../src/agent/create-lead-agent.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { bwrapUnavailableReason } from "../../src/sandbox/testing.js";
 import { threadPaths } from "../../src/sandbox/virtual-paths.js";
@@ -23,7 +23,7 @@ after(() => homes.forEach((home) => home.cleanup()));
 const lastText = (messages: BaseMessage[]) => messages.at(-1)!.text;
 const systemText = (messages: BaseMessage[]) => messages.filter((m) => m.type === "system").map((m) => m.text).join("\n");
 
-async function runSkill(options: { prompt: string; script: ScriptStep[]; sandbox?: "local" | "bwrap"; tools?: Parameters<typeof createLeadAgent>[1]["tools"]; before?: (home: string) => void }) {
+async function runSkill(options: { prompt: string; script: ScriptStep[]; sandbox?: "local" | "bwrap"; tools?: LeadAgentOptions["tools"]; before?: (home: string) => void }) {
   const home = createTempHome({ prefix: "df-public-skill-" });
   homes.push(home);
   options.before?.(home.path);
