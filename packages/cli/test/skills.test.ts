@@ -4,6 +4,7 @@
  * and nothing written. The built CLI runs as a subprocess against the fake OpenAI server.
  */
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -98,6 +99,7 @@ test("hostile archives are refused with the reason and nothing is written", asyn
     ["abs", { "SKILL.md": ok, "/tmp/evil.txt": "x" }, /"\/tmp\/evil\.txt" is an absolute path/],
     ["dotdot", { "SKILL.md": ok, "../evil.txt": "x" }, /climbs out of the skill folder/],
     ["symlink", { "SKILL.md": ok, "passwd": { data: "/etc/passwd", mode: 0o120777 } }, /"passwd" is a symlink/],
+    ["huge", { "SKILL.md": ok, "noise.bin": { data: randomBytes(21 * 1024 * 1024), level: 0 } }, /the archive is 21\.0 MiB, more than the 20\.0 MiB limit/],
     ["bomb", { "SKILL.md": ok, "zeros": { data: new Uint8Array(40 * 1024 * 1024), level: 9 } }, /looks like a zip bomb/],
     ["no-skill-md", { "readme.md": "hi" }, /no SKILL\.md/],
     ["bad-frontmatter", { "SKILL.md": "---\nname: evil\n---\n" }, /frontmatter description: is required/],

@@ -50,7 +50,6 @@ const refuse = (file: string, reason: string) =>
 /** Why an entry name is unsafe, or null when it is a plain relative path. */
 export function unsafeEntryName(name: string): string | null {
   if (name.length === 0) return "an entry has an empty name";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
   if (/[\u0000-\u001f\u007f]/.test(name)) return `the entry name ${JSON.stringify(name)} holds control characters`;
   if (name.includes("\\")) return `the entry ${JSON.stringify(name)} uses backslashes (use / in archive paths)`;
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return `the entry ${JSON.stringify(name)} is an absolute path`;
@@ -121,6 +120,14 @@ export async function readSkillArchive(file: string, limits: SkillArchiveLimits 
         throw refuse(file, `the entry ${JSON.stringify(name)} could not be unpacked (${(error as Error).message})`);
       }
       files.push({ path: name, data, executable: type === S_IFREG && (mode & 0o111) !== 0 });
+    }
+    const filePaths = new Set(files.map((entry) => entry.path));
+    for (const entry of files) {
+      const segments = entry.path.split("/");
+      for (let i = 1; i < segments.length; i++) {
+        const parent = segments.slice(0, i).join("/");
+        if (filePaths.has(parent)) throw refuse(file, `the entry ${JSON.stringify(parent)} is both a file and a folder`);
+      }
     }
     return files;
   } catch (error) {
