@@ -57,7 +57,9 @@ export async function main(argv: string[]): Promise<number> {
       try {
         const result = await installSkillArchive(path.resolve(argument), customSkillsDir(skillsPath), { force: parsed.values.force });
         const state = readSkillStates(extensions.path)[result.name] === false ? ` It is disabled in ${extensions.path}; run deerflow skills enable ${result.name}.` : "";
-        process.stderr.write(`${result.replaced ? "Replaced" : "Installed"} ${result.name} in ${result.dir} (${result.fileCount} files).${state}\n`);
+        const publicRoots = skillRoots(skillsPath).filter((root) => root.category === "public");
+        const shadows = discoverSkills(publicRoots).some((skill) => skill.name === result.name) ? ` It takes the place of the public skill ${result.name}.` : "";
+        process.stderr.write(`${result.replaced ? "Replaced" : "Installed"} ${result.name} in ${result.dir} (${result.fileCount} files).${shadows}${state}\n`);
         return 0;
       } catch (error) {
         if (error instanceof HarnessError && error.code === "skill_rejected") {
