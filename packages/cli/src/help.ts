@@ -11,6 +11,8 @@ Usage:
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
   deerflow mcp list [--json]        MCP servers (mcp_servers, extensions_config.json): status and tools
+  deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
+                                    the skills the agent can use
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -73,6 +75,20 @@ each compaction happened. --summaries also prints the summary written at each ma
 Starts every configured MCP server (config.yaml mcp_servers: and extensions_config.json "mcpServers",
 found by DEER_FLOW_EXTENSIONS_CONFIG_PATH, ./extensions_config.json, then ../extensions_config.json),
 shows whether it started, its tools or the reason it failed, then stops it again.
+`,
+  skills: `Usage: deerflow skills [list | enable NAME | disable NAME | install FILE.skill [--force]] [--config PATH]
+
+Skills are folders with a SKILL.md the agent reads when a task matches (or when a message starts with
+/NAME). public skills ship with DeerFlow.ts; custom ones live in {skills.path}/custom and shadow a
+public skill of the same name. Enabled state is saved in extensions_config.json (found by
+DEER_FLOW_EXTENSIONS_CONFIG_PATH, then ./, then ../; created in ./ when there is none).
+  list                  name, category, enabled state and description (default)
+  enable NAME           let the agent use a skill
+  disable NAME          hide a skill from the agent (its files stay)
+  install FILE.skill    install a skill archive (a ZIP with SKILL.md at its top or in one top folder)
+                        into {skills.path}/custom; checked first (size, paths, symlinks, SKILL.md),
+                        and refused with the reason, writing nothing, when a check fails
+  --force               replace an installed skill of the same name
 `,
   threads: `Usage: deerflow threads [--limit N] [--config PATH]
        deerflow threads delete ID [--config PATH]

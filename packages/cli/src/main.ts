@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   memory: () => import("./commands/memory.js"),
   history: () => import("./commands/history.js"),
   mcp: () => import("./commands/mcp.js"),
+  skills: () => import("./commands/skills.js"),
 };
 
 async function main(argv: string[]): Promise<number> {

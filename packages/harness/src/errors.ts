@@ -20,7 +20,8 @@ export type HarnessErrorCode =
   | "memory_invalid"
   | "memory_locked"
   | "thread_busy"
-  | "storage_unusable";
+  | "storage_unusable"
+  | "skill_rejected";
 
 /** Base class of every error the harness throws on purpose. `message` is written for the end user. */
 export class HarnessError extends Error {

@@ -34,6 +34,21 @@ export { availableModels, type ModelSelection, selectModel } from "./model/selec
 export { resolveVirtualPath } from "./sandbox/path-policy.js";
 export { threadPaths, validateThreadId } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
+export { findExtensionsFile, type ExtensionsLocation } from "./config/extensions-file.js";
+export {
+  BUNDLED_SKILLS_DIR,
+  customSkillsDir,
+  discoverSkills,
+  readSkillStates,
+  setSkillEnabled,
+  skillRoots,
+  type SkillCategory,
+  type SkillRecord,
+} from "./skills/skill-catalog.js";
+export { installSkillArchive, type InstalledSkill, type InstallSkillOptions } from "./skills/install-skill.js";
+export { SKILL_ARCHIVE_LIMITS, type SkillArchiveLimits } from "./skills/read-skill-archive.js";
+export { parseSlashSkill, RESERVED_SLASH_NAMES } from "./skills/slash.js";
+export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { clarificationFromMessages } from "./middleware/clarification.js";
 export { cancelledTaskResults } from "./tools/task.js";
 export { saveUploads, type UploadLimits } from "./uploads/save-uploads.js";

@@ -25,7 +25,7 @@ import { type ModelSelection, selectModel } from "../model/select-model.js";
 import { countTokens, createTokenCounter } from "../model/tokens.js";
 import { createSandboxProvider } from "../sandbox/provider.js";
 import type { SandboxKind } from "../sandbox/sandbox.js";
-import { loadSkills } from "../skills/load-skills.js";
+import { prepareSkills } from "../skills/prepare-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { openCheckpointStore } from "../storage/checkpointer.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
@@ -129,11 +129,12 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
   const ownMcp = options.mcp === undefined ? openMcpService(config, { env, onWarning }) : undefined;
   const mcp = options.mcp || ownMcp;
 
-  const skillsPath = path.resolve(config.skills.path);
+  // The sandbox shows a projection of the enabled skills (bundled + the user's), not skills.path itself.
+  const skills = prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
   const sandbox = createSandboxProvider({
     use: config.sandbox.use,
     home,
-    skillsPath,
+    skillsPath: skills.viewDir,
     skillsContainerPath: config.skills.container_path,
     allowHostBash: config.sandbox.allow_host_bash,
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
@@ -183,7 +184,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
 
   const systemPrompt = renderLeadPrompt({
     agentName: runtime.agentName,
-    skills: loadSkills(skillsPath, config.skills.container_path, onWarning),
+    skills: skills.enabled,
     skillsContainerPath: config.skills.container_path,
     subagentSection: runtime.subagentEnabled ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() }) : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
@@ -215,6 +216,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
     memory,
     custom: options.middleware ?? [],
     deferredTools,
+    skills: { skills: skills.enabled, disabled: skills.disabled },
     onWarning,
     logger,
   });

@@ -32,6 +32,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
     "dangling-tool-call",
     "tool-call-repair",
     "model-retry",
+    "skill-activation",
     "durable-context",
     "summarization",
     "todo-list",
@@ -48,7 +49,7 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
 
 test("conditional slots drop out when their switch is off", async () => {
   const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "model-retry", "durable-context", "loop-detection", "token-usage", "context-guard", "clarification"]);
+  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "model-retry", "skill-activation", "durable-context", "loop-detection", "token-usage", "context-guard", "clarification"]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {

@@ -21,6 +21,7 @@ import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js"
 import { durableContextMiddleware } from "../middleware/durable-context.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
+import { type SkillActivationOptions, skillActivationMiddleware } from "../middleware/skill-activation.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
@@ -67,6 +68,8 @@ export interface LeadChainInput {
   custom: readonly AgentMiddleware[];
   /** MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
   deferredTools?: readonly StructuredToolInterface[];
+  /** Skills `/name` can activate (enabled) and the disabled ones; absent: no slash activation. */
+  skills?: SkillActivationOptions;
   onWarning: (message: string) => void;
   /** The harness log (`log_level`); middlewares log their key actions to it. */
   logger?: Logger;
@@ -90,6 +93,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     toolCallRepairMiddleware(),
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
     modelRetryMiddleware(retryOptions(config, input.modelEntry)),
+    // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
+    input.skills !== undefined && skillActivationMiddleware(input.skills),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContextMiddleware({
       skillsContainerPath: config.skills.container_path,

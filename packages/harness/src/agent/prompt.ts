@@ -83,6 +83,7 @@ function skillsSection(options: LeadPromptOptions): string {
   return `<skill_system>
 Skills are packaged instructions for particular kinds of work, stored read-only under ${options.skillsContainerPath}.
 When a task matches a skill, call read_file on its location first and follow it; load the files it mentions only when you need them.
+When the user's message starts with /skill-name, that skill is already included in a hidden slash_skill_activation message: follow it without reading its SKILL.md again.
 <available_skills>
 ${items}
 </available_skills>
