@@ -3,7 +3,7 @@
  * summarization compacted away (kept in the archive), with a marker where each compaction happened.
  */
 import { parseArgs } from "node:util";
-import { createLeadAgent, formatHistory, loadConfig } from "@deerflow/harness";
+import { createHarness, formatHistory, loadConfig } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
 
 /** Entry point of `deerflow history`. */
@@ -15,9 +15,9 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
   }
   if (!values.thread) throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
-  const agent = await createLeadAgent(loadConfig({ path: values.config }), { onWarning: () => {} });
+  const harness = await createHarness(loadConfig({ path: values.config }), { onWarning: () => {} });
   try {
-    const entries = await agent.history(values.thread);
+    const entries = await harness.history(values.thread);
     if (entries.length === 0) {
       process.stderr.write(`Thread ${values.thread} has no messages. deerflow threads lists the saved threads.\n`);
       return 1;
@@ -25,6 +25,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${formatHistory(entries, { showSummaries: values.summaries })}\n`);
     return 0;
   } finally {
-    await agent.close();
+    await harness.close();
   }
 }

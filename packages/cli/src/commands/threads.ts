@@ -1,6 +1,6 @@
 /** `deerflow threads`: the saved threads, newest first, with title, message count and last update. */
 import { parseArgs } from "node:util";
-import { createLeadAgent, loadConfig } from "@deerflow/harness";
+import { createHarness, loadConfig } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
 
 /** Entry point of `deerflow threads`. */
@@ -11,21 +11,21 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
   }
-  const agent = await createLeadAgent(loadConfig({ path: configPath }), { onWarning: () => {} });
+  const harness = await createHarness(loadConfig({ path: configPath }), { onWarning: () => {} });
   try {
-    const ids = agent.listThreadIds();
+    const ids = harness.listThreadIds();
     if (ids.length === 0) {
-      process.stdout.write(`No threads yet in ${agent.deerflow.home}. Start one with: deerflow run "task"\n`);
+      process.stdout.write(`No threads yet in ${harness.home}. Start one with: deerflow run "task"\n`);
       return 0;
     }
     for (const id of ids) {
-      const state = await agent.graph.getState({ configurable: { thread_id: id } });
+      const state = await harness.agent().graph.getState({ configurable: { thread_id: id } });
       const values = state.values as { title?: string | null; messages?: unknown[] };
       const updated = state.createdAt ? state.createdAt.replace("T", " ").slice(0, 19) : "?";
       process.stdout.write(`${id}  ${updated}  ${String(values.messages?.length ?? 0).padStart(3)} messages  ${values.title ?? "(untitled)"}\n`);
     }
     return 0;
   } finally {
-    await agent.close();
+    await harness.close();
   }
 }
