@@ -9,6 +9,7 @@ Usage:
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
+  deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -61,6 +62,14 @@ named agent). Facts are extracted in the background after each conversation.
 
 Prints every message of a thread, including those summarization compacted away, with a marker where
 each compaction happened. --summaries also prints the summary written at each marker.
+`,
+  serve: `Usage: deerflow serve [--host 127.0.0.1] [--port 2026] [--config PATH] [--insecure]
+
+Serves the LangGraph Agent Server API (threads, runs, streaming) at / and at /api, for the
+@langchain/langgraph-sdk Client, useStream, agent-chat-ui and DeerFlow's frontend. Prints the URL, the
+model and the sandbox. A host other than loopback needs API keys (server.api_keys in config.yaml or
+DEER_FLOW_API_KEYS=k1,k2; clients send x-api-key or Authorization: Bearer) unless --insecure is given.
+Ctrl-C or SIGTERM drains: running runs get a grace period, the rest resume on the next start.
 `,
   threads: `Usage: deerflow threads [--config PATH]
 

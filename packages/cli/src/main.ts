@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   threads: () => import("./commands/threads.js"),
   memory: () => import("./commands/memory.js"),
   history: () => import("./commands/history.js"),
+  serve: () => import("./commands/serve.js"),
 };
 
 async function main(argv: string[]): Promise<number> {
