@@ -33,6 +33,7 @@ export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";
 export { availableModels, type ModelSelection, selectModel } from "./model/select-model.js";
 export { resolveVirtualPath } from "./sandbox/path-policy.js";
+export { sandboxIdFor } from "./sandbox/provider.js";
 export { threadPaths, validateThreadId } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
 export { clarificationFromMessages } from "./middleware/clarification.js";

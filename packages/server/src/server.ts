@@ -12,11 +12,15 @@ import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
 import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/security.js";
+import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerRunRoutes } from "./routes/runs.js";
+import { registerThreadRoutes } from "./routes/threads.js";
 import { openRunServices } from "./runs/services.js";
+import { adoptCheckpointThreads } from "./runs/threads.js";
 
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
-const ROUTES: RegisterRoutes[] = [registerMetaRoutes];
+const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
 
 /** Options of `createServer`; every field has a default. */
 export interface ServerOptions extends Partial<ResolvedServerOptions> {
@@ -78,6 +82,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     context,
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
+      await adoptCheckpointThreads(context);
       await services.worker.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
         const created = serve({ fetch: app.fetch, hostname: host, port: listen.port ?? 2026 }, (info) => resolve(info));
