@@ -30,6 +30,8 @@ export interface TestServerOptions extends ServerOptions {
   /** Extra YAML appended to the config. */
   yaml?: string;
   apiKey?: string;
+  /** Generate titles (off by default: each title is one more model call). */
+  titles?: boolean;
 }
 
 /** Starts the fake model and the server. */
@@ -46,7 +48,7 @@ async function boot(fake: FakeOpenAIServer, home: TempHome, options: TestServerO
       `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
       "sandbox: {use: local}",
       "memory: {enabled: false}",
-      "title: {enabled: false}",
+      `title: {enabled: ${options.titles ? "true" : "false"}}`,
       options.yaml ?? "",
     ].join("\n"),
     { source: null, env: {} },
@@ -100,4 +102,53 @@ export async function until(predicate: () => Promise<boolean> | boolean, ms = 10
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`Timed out waiting for ${what}`);
+}
+
+/** A promise the test opens when it wants a blocked model call to answer. */
+export function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+/** The last user message text of a chat-completions request. */
+export function lastUserText(body: { messages: Array<{ role: string; content?: unknown }> }): string {
+  const user = [...body.messages].reverse().find((message) => message.role === "user");
+  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
+}
+
+/** Reads an SSE response body as raw text until `predicate(text)` holds or the body ends. */
+export async function readSse(response: Response, predicate: (text: string) => boolean = () => false): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (predicate(text)) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return text;
+}
+
+/** Parses raw SSE text into frames (comments dropped). */
+export function parseSse(text: string): { event?: string; data?: string; id?: string }[] {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "" && !block.startsWith(":"))
+    .map((block) => {
+      const frame: { event?: string; data?: string; id?: string } = {};
+      for (const line of block.split("\n")) {
+        const at = line.indexOf(": ");
+        const key = line.slice(0, at);
+        const value = line.slice(at + 2);
+        if (key === "event" || key === "data" || key === "id") frame[key] = value;
+      }
+      return frame;
+    });
 }
