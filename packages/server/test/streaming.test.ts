@@ -38,7 +38,7 @@ test("a streamed run sends metadata first, every requested mode, ids everywhere 
     assert.equal(metadata.attempt, 1);
     assert.equal(created?.run_id, metadata.run_id, "onRunCreated saw the run id from Content-Location");
 
-    const deltas = parts.filter((part) => part.event === "messages").map((part) => part.data as [{ type: string; id: string; content: string; tool_call_chunks?: unknown[] }, { langgraph_node: string }]);
+    const deltas = parts.filter((part) => part.event === "messages").map((part) => part.data as unknown as [{ type: string; id: string; content: string; tool_call_chunks?: unknown[] }, { langgraph_node: string }]);
     assert.ok(deltas.length > 2, "token deltas arrive as messages events");
     assert.ok(deltas.every(([chunk]) => chunk.id && chunk.type), "every chunk has an id and a type");
     assert.ok(deltas.some(([chunk]) => (chunk.tool_call_chunks ?? []).length > 0), "tool call chunks stream");
@@ -55,8 +55,8 @@ test("a streamed run sends metadata first, every requested mode, ids everywhere 
 
     const stored = await t.client.threads.get(thread.thread_id);
     assert.equal(stored.status, "idle");
-    assert.equal(stored.metadata.graph_id, "lead_agent");
-    assert.ok(stored.metadata.assistant_id);
+    assert.equal(stored.metadata?.graph_id, "lead_agent");
+    assert.ok(stored.metadata?.assistant_id);
     assert.equal((stored.values as { messages: unknown[] }).messages.length, 6);
   } finally {
     await t.close();
