@@ -199,9 +199,9 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       );
       return next;
     },
-    async delete(threadId) {
+    async delete(threadId, options = {}) {
       return db.transaction(() => {
-        db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
+        if (!options.keepRuns) db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
         return db.prepare("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
       })();
     },

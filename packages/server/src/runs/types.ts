@@ -50,7 +50,8 @@ export interface ThreadStore {
   search(query: ThreadQuery): Promise<{ threads: ThreadRecord[]; total: number }>;
   count(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
   patch(threadId: string, patch: ThreadPatch): Promise<ThreadRecord | null>;
-  delete(threadId: string): Promise<boolean>;
+  /** Deletes the thread and its runs (`keepRuns`: only the thread, e.g. a stateless run's temporary thread). */
+  delete(threadId: string, options?: { keepRuns?: boolean }): Promise<boolean>;
 }
 
 /** Run status as the LangGraph API reports it. */

@@ -200,7 +200,7 @@ export function createWorker(deps: WorkerDeps) {
     await events.end(run.run_id);
     if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
       deps.checkpoints.deleteThreadState(run.thread_id);
-      await threads.delete(run.thread_id).catch(() => false);
+      await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
     }
   }
 
