@@ -160,7 +160,7 @@ test("stateless runs: stream, wait and create+join on a temporary thread that is
     const response = await fetch(`${t.url}/runs/${created.run_id}/join`);
     assert.equal(((await response.json()) as Values).messages.at(-1)!.content, "stateless c");
     await until(async () => (await t.client.threads.search({ limit: 100 })).length === 0, 5000, "temporary threads deleted");
-    const kept = await t.client.runs.wait(null, "lead_agent", { input: say("d"), onCompletion: "keep" });
+    const kept = await t.client.runs.wait(null, "lead_agent", { input: say("d"), onCompletion: "keep" } as never);
     assert.ok(kept);
     assert.equal((await t.client.threads.search({ limit: 100 })).length, 1, "on_completion keep keeps the thread");
   } finally {
