@@ -176,6 +176,7 @@ export function createWorker(deps: WorkerDeps) {
     if (outcome === "cancelled" && entry.stop === "shutdown") {
       // Not over: leave it pending with its progress so the next start resumes it. Readers are closed with the server.
       await runs.update(run.run_id, { status: "pending", kwargs: { input_consumed: kwargs.input_consumed } });
+      deps.log(`run ${run.run_id} on thread ${run.thread_id} was stopped by the shutdown; it resumes on the next start.`);
       return;
     }
     if (outcome === "cancelled" && entry.stop === "rollback") {
