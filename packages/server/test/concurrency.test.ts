@@ -174,7 +174,7 @@ test("a server restart between a run and its join: finished runs answer from the
     assert.deepEqual(resumed.messages.map((message) => message.content), ["quick", "echo: quick", "slow", "echo: slow"], "the resumed run did not repeat its input");
     const run = await t.client.runs.get(thread.thread_id, unfinished.run_id);
     assert.equal(run.status, "success");
-    assert.equal((run.kwargs as { attempt?: number }).attempt, 2, "the second attempt finished the run");
+    assert.equal((run as unknown as { kwargs: { attempt?: number } }).kwargs.attempt, 2, "the second attempt finished the run");
   } finally {
     block.open();
     await t.close();
