@@ -164,3 +164,24 @@ test("threads.search lists the thread with its title; getHistory walks its check
     await t.close();
   }
 });
+
+test("a clarification ends the run with a ToolMessage carrying artifact.human_input", async () => {
+  const t = await startTestServer({
+    script: () => ({ tool_calls: [{ name: "ask_clarification", arguments: { question: "Which city?", clarification_type: "missing_info", options: ["Paris", "Lyon"] } }] }),
+  });
+  try {
+    const thread = await t.client.threads.create();
+    const values = (await t.client.runs.wait(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "weather?" }] } })) as {
+      messages: { type: string; name?: string; artifact?: { human_input?: { kind: string; question: string; input_mode: string; options: { id: string; label: string }[] } } }[];
+    };
+    const last = values.messages.at(-1)!;
+    assert.equal(last.type, "tool");
+    assert.equal(last.name, "ask_clarification");
+    assert.equal(last.artifact?.human_input?.kind, "human_input_request");
+    assert.equal(last.artifact?.human_input?.question, "Which city?");
+    assert.equal(last.artifact?.human_input?.input_mode, "choice_with_other");
+    assert.deepEqual(last.artifact?.human_input?.options.map((option) => option.label), ["Paris", "Lyon"]);
+  } finally {
+    await t.close();
+  }
+});
