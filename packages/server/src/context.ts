@@ -23,6 +23,8 @@ export interface ResolvedServerOptions {
   maxEventsPerRun: number;
   /** On shutdown, how long running runs get to finish before they are stopped and left to resume, in ms. */
   drainGraceMs: number;
+  /** Cross-process per-thread lease taken around each run (see WorkerDeps.threadLease). */
+  threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
   /** Receives one-line log messages. */
   log: (line: string) => void;
 }

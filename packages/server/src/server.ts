@@ -58,6 +58,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
     drainGraceMs: options.drainGraceMs ?? 20_000,
     log: options.log ?? ((line) => console.error(line)),
+    threadLease: options.threadLease,
   };
   const services = openRunServices(harness, resolved);
   const context: ServerContext = { ...services, harness, config, options: resolved };

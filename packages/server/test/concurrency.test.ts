@@ -180,3 +180,29 @@ test("a server restart between a run and its join: finished runs answer from the
     await t.close();
   }
 });
+
+test("a run takes the thread's lease first and releases it after (hook for the CLI's cross-process lease)", async () => {
+  const held = gate();
+  const events: string[] = [];
+  const t = await startTestServer({
+    threadLease: async (threadId) => {
+      events.push(`wait ${threadId}`);
+      await held.wait;
+      events.push(`take ${threadId}`);
+      return () => events.push(`release ${threadId}`);
+    },
+  });
+  try {
+    const thread = await t.client.threads.create({ threadId: "leased" });
+    const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("hi") });
+    await until(() => events.length > 0, 5000, "lease requested");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(t.fake.requests.length, 0, "no model call while another process holds the thread");
+    held.open();
+    await t.client.runs.join(thread.thread_id, run.run_id);
+    assert.deepEqual(events, ["wait leased", "take leased", "release leased"]);
+  } finally {
+    held.open();
+    await t.close();
+  }
+});

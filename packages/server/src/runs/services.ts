@@ -9,7 +9,7 @@ import { createLocalRunQueue } from "./local-queue.js";
 import { createMemoryEventLog } from "./memory-event-log.js";
 import { openSqliteRunStores } from "./sqlite-store.js";
 import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
-import { type CheckpointAdmin, createWorker, type RunWorker } from "./worker.js";
+import { type CheckpointAdmin, createWorker, type RunWorker, type WorkerDeps } from "./worker.js";
 
 /** The run machinery as the routes see it. */
 export interface RunServices {
@@ -29,6 +29,7 @@ export interface RunServicesOptions {
   maxEventsPerRun: number;
   eventRetentionMs: number;
   log: (line: string) => void;
+  threadLease?: WorkerDeps["threadLease"];
 }
 
 /** Opens the local run machinery next to the harness's checkpoints. */
@@ -41,7 +42,7 @@ export function openRunServices(harness: Harness, options: RunServicesOptions): 
   const queue = createLocalRunQueue(stores);
   const events = createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
   const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState };
-  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, log: options.log });
+  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, log: options.log, threadLease: options.threadLease });
   const startedAt = new Date().toISOString();
   return {
     threads: stores.threads,

@@ -31,6 +31,12 @@ export interface WorkerDeps {
   checkpoints: CheckpointAdmin;
   maxConcurrentRuns: number;
   log: (line: string) => void;
+  /**
+   * Takes the thread's cross-process lease (the CLI's `storage/thread-lease.ts`) before a run and returns
+   * its release; waits while another process runs the thread. Optional: without it only this server's
+   * own runs are serialized per thread.
+   */
+  threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
 }
 
 interface Active {
@@ -105,7 +111,9 @@ export function createWorker(deps: WorkerDeps) {
     await threads.patch(run.thread_id, { status: "busy" });
     let outcome: "success" | "error" | "cancelled" = "success";
     let agentModel: Parameters<typeof describeRunError>[1] | undefined;
+    let release: (() => void) | undefined;
     try {
+      release = await deps.threadLease?.(run.thread_id, controller.signal);
       const agent = harness.agent(kwargs.run_options as never);
       agentModel = agent.deerflow.model.entry;
       const threadConfig = { configurable: { thread_id: run.thread_id } };
@@ -167,6 +175,7 @@ export function createWorker(deps: WorkerDeps) {
       }
     } finally {
       off();
+      release?.();
     }
     await settle(entry, outcome, kwargs);
   }
