@@ -20,7 +20,7 @@ test("a streamed run sends metadata first, every requested mode, ids everywhere 
     const parts = await collect(
       t.client.runs.stream(thread.thread_id, "lead_agent", {
         input: { messages: [{ role: "user", content: "What is in the workspace?" }] },
-        streamMode: ["values", "messages-tuple", "updates", "custom", "tasks", "checkpoints", "debug"],
+        streamMode: ["values", "messages-tuple", "updates", "custom", "tasks", "checkpoints", "debug", "tools"],
         onRunCreated: (meta) => {
           created = meta;
         },
@@ -29,7 +29,7 @@ test("a streamed run sends metadata first, every requested mode, ids everywhere 
     const events = parts.map((part) => part.event);
     assert.equal(events[0], "metadata");
     assert.equal(events.at(-1), "end");
-    for (const mode of ["values", "messages", "updates", "tasks", "checkpoints", "debug"]) assert.ok(events.includes(mode as never), `missing ${mode} in ${events.join(",")}`);
+    for (const mode of ["values", "messages", "updates", "tasks", "checkpoints", "debug", "tools"]) assert.ok(events.includes(mode as never), `missing ${mode} in ${events.join(",")}`);
     assert.ok(parts.every((part) => typeof (part as { id?: string }).id === "string"), "every event has an id");
     const ids = parts.map((part) => Number((part as { id?: string }).id));
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b), "ids increase");
