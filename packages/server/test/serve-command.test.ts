@@ -93,3 +93,43 @@ test("serve refuses a public host without API keys, and requires the key when ke
     home.cleanup();
   }
 });
+
+test("a SIGKILLed server leaves no damage: the next start resumes the run it was executing", async () => {
+  const block = gate();
+  const fake = await startFakeOpenAIServer({
+    script: async (body) => {
+      if (lastUserText(body) === "slow" && !body.messages.some((message) => message.role === "assistant")) await block.wait;
+      return { content: `echo: ${lastUserText(body)}` };
+    },
+  });
+  const home = createTempHome();
+  const config = path.join(home.path, "config.yaml");
+  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  let child: ChildProcess | undefined;
+  try {
+    const first = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = first.child;
+    const client = new Client({ apiUrl: await urlOf(first.out) });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+    await until(() => fake.requests.length > 0, 10_000, "model call");
+    child.kill("SIGKILL");
+    await first.exited;
+    block.open();
+
+    const second = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = second.child;
+    const client2 = new Client({ apiUrl: await urlOf(second.out) });
+    const values = (await client2.runs.join(thread.thread_id, run.run_id)) as { messages: { content: string }[] };
+    assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "resumed once, input not repeated");
+    assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success");
+    assert.match(second.out.stderr, /interrupted by a restart; resuming it/);
+    child.kill("SIGTERM");
+    assert.equal(await second.exited, 0);
+  } finally {
+    block.open();
+    child?.kill("SIGKILL");
+    await fake.close();
+    home.cleanup();
+  }
+});
