@@ -206,3 +206,26 @@ test("a run takes the thread's lease first and releases it after (hook for the C
     await t.close();
   }
 });
+
+test("cancelling queued runs: a pending run is settled at once; cancelMany by thread and status", async () => {
+  const block = gate();
+  const t = await startTestServer({ script: blockingScript(block) });
+  try {
+    const thread = await t.client.threads.create();
+    const running = await startSlowRun(t, thread.thread_id);
+    const queuedA = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("a"), multitaskStrategy: "enqueue" });
+    const queuedB = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("b"), multitaskStrategy: "enqueue" });
+    await t.client.runs.cancel(thread.thread_id, queuedA.run_id);
+    assert.equal((await t.client.runs.get(thread.thread_id, queuedA.run_id)).status, "interrupted");
+    await t.client.runs.cancelMany({ threadId: thread.thread_id, status: "pending" });
+    assert.equal((await t.client.runs.get(thread.thread_id, queuedB.run_id)).status, "interrupted");
+    assert.equal((await t.client.runs.get(thread.thread_id, running.run_id)).status, "running", "status: pending spares the running run");
+    block.open();
+    const values = (await t.client.runs.join(thread.thread_id, running.run_id)) as Values;
+    assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "cancelled queued runs never ran");
+    assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
+  } finally {
+    block.open();
+    await t.close();
+  }
+});

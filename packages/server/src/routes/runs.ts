@@ -27,6 +27,24 @@ const JoinStreamQuery = z.object({
   checkpoint_id: z.string().optional(),
 });
 
+const CancelManySchema = z.strictObject({
+  thread_id: z.string().nullish(),
+  run_ids: z.array(z.string()).max(1000).nullish(),
+  status: z.enum(["pending", "running", "all"]).nullish(),
+});
+
+/** Stops a pending or running run: a pending one is settled here, a running one is signalled to the worker. */
+async function cancelRun(context: ServerContext, run: RunRecord, action: "interrupt" | "rollback"): Promise<void> {
+  if (run.status === "pending") {
+    if (action === "rollback") await context.runs.delete(run.run_id);
+    else await context.runs.update(run.run_id, { status: "interrupted" });
+    const others = await context.runs.active(run.thread_id);
+    if (others.length === 0) await context.threads.patch(run.thread_id, { status: "idle" });
+    await context.events.end(run.run_id);
+  }
+  context.queue.cancel(run.run_id, action);
+}
+
 /** The run as the API returns it (stored request under `kwargs`, minus worker bookkeeping). */
 function runJson(run: RunRecord, fields?: string[]): Record<string, unknown> {
   const { output: _output, input_consumed: _consumed, start_checkpoint_id: _start, ...kwargs } = run.kwargs;
@@ -67,7 +85,7 @@ function modesParam(value: string | undefined, all: string[] | undefined): strin
 
 async function requireRun(context: ServerContext, threadId: string | null, runId: string): Promise<RunRecord> {
   const run = await context.runs.get(runId);
-  if (!run || (threadId !== null && run.thread_id !== threadId) || (threadId === null && !run.kwargs.temporary && false)) {
+  if (!run || (threadId !== null && run.thread_id !== threadId)) {
     throw notFound(`Run ${runId}${threadId ? ` on thread ${threadId}` : ""}`);
   }
   return run;
@@ -135,14 +153,7 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     const run = await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
     if (TERMINAL.has(run.status)) throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
-    if (run.status === "pending") {
-      if (query.action === "rollback") await context.runs.delete(run.run_id);
-      else await context.runs.update(run.run_id, { status: "interrupted" });
-      const others = await context.runs.active(run.thread_id);
-      if (others.length === 0) await context.threads.patch(run.thread_id, { status: "idle" });
-      await context.events.end(run.run_id);
-    }
-    context.queue.cancel(run.run_id, query.action);
+    await cancelRun(context, run, query.action);
     if (flag(query.wait)) {
       await waitForRun(context, run.run_id, c.req.raw.signal);
       return c.body(null, 204);
@@ -163,7 +174,22 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     const run = await requireRun(context, null, pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
     if (TERMINAL.has(run.status)) throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
-    context.queue.cancel(run.run_id, query.action);
+    await cancelRun(context, run, query.action);
     return c.body(null, 202);
+  });
+  // cancelMany: the runs named, or a thread's pending/running runs.
+  api.post("/runs/cancel", async (c) => {
+    const query = parseQuery(c, z.object({ action: z.enum(["interrupt", "rollback"]).default("interrupt") }));
+    const body = check(CancelManySchema, await readJson(c), "body");
+    if (!body.run_ids && !body.thread_id) throw new HttpError(422, 'Invalid body: give "run_ids" or "thread_id" (cancelling every run of every thread is not supported).');
+    const candidates = body.run_ids
+      ? (await Promise.all(body.run_ids.map((id) => context.runs.get(id)))).filter((run): run is RunRecord => run !== null && (!body.thread_id || run.thread_id === body.thread_id))
+      : await context.runs.active(body.thread_id!);
+    const status = body.status ?? "all";
+    for (const run of candidates) {
+      if (TERMINAL.has(run.status) || (status !== "all" && run.status !== status)) continue;
+      await cancelRun(context, run, query.action);
+    }
+    return c.body(null, 204);
   });
 };

@@ -75,8 +75,8 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
           write(`event: ${item.event}\ndata: ${item.data}\nid: ${item.id}\n\n`);
           if (item.event === "end") finished = true;
         }
-        if (!finished && !reader.signal.aborted && (await context.events.ended(run.run_id)) === false && !(await context.events.has(run.run_id))) {
-          // The log was dropped (thread deleted): end the stream cleanly.
+        if (!finished && !reader.signal.aborted && !(await context.events.has(run.run_id))) {
+          // The log was dropped (run or thread deleted): end the stream cleanly.
           write(`event: end\ndata: null\nid: 0\n\n`);
           finished = true;
         }
@@ -139,6 +139,6 @@ export function waitingJsonResponse(context: ServerContext, run: RunRecord, resu
   });
   return new Response(body, {
     status: options.status ?? 200,
-    headers: { "content-type": "application/json", "content-location": contentLocation, location: contentLocation.endsWith("/join") ? contentLocation : `${contentLocation}/join` },
+    headers: { "content-type": "application/json", "content-location": contentLocation, location: `${contentLocation}/join` },
   });
 }
