@@ -34,6 +34,8 @@ export interface ServerContext extends RunServices {
   harness: Harness;
   config: AppConfig;
   options: ResolvedServerOptions;
+  /** True once shutdown began: no new runs are accepted (503). */
+  draining: boolean;
 }
 
 /** A route module: registers its handlers on the API app (mounted at `/` and at `/api`). */

@@ -61,7 +61,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     threadLease: options.threadLease,
   };
   const services = openRunServices(harness, resolved);
-  const context: ServerContext = { ...services, harness, config, options: resolved };
+  const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
 
   const api = new Hono();
   for (const register of ROUTES) register(api, context);
@@ -96,6 +96,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     async stop() {
       if (stopped) return;
       stopped = true;
+      context.draining = true;
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       await services.worker.drain(resolved.drainGraceMs);
       server?.closeAllConnections();

@@ -229,3 +229,32 @@ test("cancelling queued runs: a pending run is settled at once; cancelMany by th
     await t.close();
   }
 });
+
+test("while draining, new runs are refused with 503 and the running run still finishes", async () => {
+  const block = gate();
+  const t = await startTestServer({ script: blockingScript(block), drainGraceMs: 10_000 });
+  try {
+    const thread = await t.client.threads.create();
+    const other = await t.client.threads.create();
+    const run = await startSlowRun(t, thread.thread_id);
+    const joining = t.client.runs.join(thread.thread_id, run.run_id);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the join's request is in
+    const stopping = t.server.stop();
+    const refused = await fetch(`${t.url}/threads/${other.thread_id}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "lead_agent", input: say("late") }),
+    }).then(
+      (response) => response.status,
+      () => "connection refused",
+    );
+    assert.ok(refused === 503 || refused === "connection refused", `got ${refused}`);
+    block.open();
+    const values = (await joining) as Values;
+    assert.equal(values.messages.at(-1)!.content, "echo: slow");
+    await stopping;
+  } finally {
+    block.open();
+    await t.close();
+  }
+});

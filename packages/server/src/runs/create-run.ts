@@ -19,6 +19,7 @@ export const TERMINAL = new Set(["success", "error", "timeout", "interrupted"]);
 
 /** Creates and queues a run on `threadId` (null: stateless). */
 export async function createRun(context: ServerContext, threadId: string | null, body: unknown): Promise<{ run: RunRecord; request: RunCreate }> {
+  if (context.draining) throw new HttpError(503, "The server is shutting down and takes no new runs; retry in a moment.");
   const request = check(RunCreateSchema, body, "body");
   if (request.after_seconds) throw new HttpError(422, 'Invalid body field "after_seconds": delayed runs are not supported yet; send the run when it should start.');
   if (request.webhook) throw new HttpError(422, 'Invalid body field "webhook": webhooks are not supported yet; poll runs.get or join the run instead.');
