@@ -194,3 +194,34 @@ test("bad run requests: unknown field, wrong type, unknown assistant, unknown th
     await t.close();
   }
 });
+
+test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer: return=minimal", async () => {
+  const block = gate();
+  const t = await startTestServer({
+    script: async (body) => {
+      if (lastUserText(body) === "slow") await block.wait;
+      return { content: "ok" };
+    },
+  });
+  try {
+    const created = await t.client.runs.create(null, "lead_agent", { input: say("slow"), config: { recursion_limit: 5000 } });
+    const fetched = (await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string; kwargs: { recursion_limit: number } };
+    assert.equal(fetched.kwargs.recursion_limit, 1000);
+    const joining = collect(t.client.runs.joinStream(null, created.run_id, { lastEventId: "-1" }));
+    const cancel = await fetch(`${t.url}/runs/${created.run_id}/cancel`, { method: "POST" });
+    assert.equal(cancel.status, 202);
+    const parts = await joining;
+    assert.equal(parts[0]!.event, "metadata");
+    assert.equal(parts.at(-1)!.event, "end");
+    await until(async () => ((await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string }).status === "interrupted", 5000, "stateless run interrupted");
+    assert.equal((await fetch(`${t.url}/runs/${created.run_id}/cancel`, { method: "POST" })).status, 409);
+
+    const thread = await t.client.threads.create();
+    const minimal = await fetch(`${t.url}/threads/${thread.thread_id}`, { method: "PATCH", headers: { prefer: "return=minimal" }, body: JSON.stringify({ metadata: { a: 1 } }) });
+    assert.equal(minimal.status, 204);
+    assert.equal((await t.client.threads.get(thread.thread_id)).metadata?.a, 1);
+  } finally {
+    block.open();
+    await t.close();
+  }
+});
