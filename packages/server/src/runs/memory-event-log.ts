@@ -92,7 +92,9 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): EventLog &
         return;
       }
       while (!signal.aborted) {
-        const pending = log.events.filter((event) => Number(event.id) > cursor);
+        // Ids are consecutive, so the first unread event sits at (cursor + 1 - first id): no scan.
+        const firstId = log.events.length > 0 ? Number(log.events[0]!.id) : log.next;
+        const pending = log.events.slice(Math.max(0, cursor + 1 - firstId));
         if (pending.length > 0 && Number(pending[0]!.id) > cursor + 1 && cursor > 0) {
           // The reader fell behind the bounded log while following.
           yield {
