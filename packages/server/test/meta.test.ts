@@ -63,3 +63,19 @@ test("bodies over the limit are 413, bad JSON is 422, CORS exposes the run heade
     await t.close();
   }
 });
+
+test("an internal error is a 500 with a plain detail; the stack goes to the log only", async () => {
+  const t = await startTestServer();
+  try {
+    t.server.app.get("/boom", () => {
+      throw new Error("secret internals at /home/me/file.ts:12");
+    });
+    const response = await fetch(`${t.url}/boom`);
+    assert.equal(response.status, 500);
+    const body = (await response.json()) as { detail: string };
+    assert.doesNotMatch(body.detail, /secret|file\.ts/);
+    assert.ok(t.logs.some((line) => line.includes("secret internals")));
+  } finally {
+    await t.close();
+  }
+});
