@@ -185,3 +185,23 @@ test("a clarification ends the run with a ToolMessage carrying artifact.human_in
     await t.close();
   }
 });
+
+test("events mode streams LangChain events next to the other requested modes; the legacy messages mode is a 422", async () => {
+  const t = await startTestServer();
+  try {
+    const thread = await t.client.threads.create();
+    const parts = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: ["events", "values"] }));
+    const names = new Set(parts.map((part) => part.event));
+    assert.ok(names.has("events" as never) && names.has("values"), [...names].join(","));
+    assert.equal(parts[0]!.event, "metadata");
+    assert.equal(parts.at(-1)!.event, "end");
+    const kinds = new Set(parts.filter((part) => part.event === ("events" as never)).map((part) => (part.data as { event: string }).event));
+    assert.ok(kinds.has("on_chat_model_stream"), [...kinds].join(","));
+    const final = parts.filter((part) => part.event === "values").at(-1)!.data as { messages: { content: string }[] };
+    assert.equal(final.messages.at(-1)!.content, "Hello from the fake model.");
+    const legacy = await fetch(`${t.url}/threads/${thread.thread_id}/runs`, { method: "POST", body: JSON.stringify({ assistant_id: "lead_agent", stream_mode: ["messages"] }) });
+    assert.equal(legacy.status, 422);
+  } finally {
+    await t.close();
+  }
+});

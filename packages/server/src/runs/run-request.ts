@@ -12,7 +12,7 @@ import { check } from "../http/validate.js";
 import type { RunKwargs } from "./types.js";
 
 /** The stream modes the server produces. */
-export const STREAM_MODES = ["values", "updates", "messages-tuple", "messages", "custom", "tasks", "checkpoints", "debug", "tools"] as const;
+export const STREAM_MODES = ["values", "updates", "messages-tuple", "custom", "tasks", "checkpoints", "debug", "tools", "events"] as const;
 /** The highest recursion limit a client may ask for (DeerFlow's ceiling). */
 export const MAX_RECURSION_LIMIT = 1000;
 

@@ -10,6 +10,7 @@
  * claiming, gives running runs a grace period, then stops them and leaves them pending, so the next
  * start resumes them from their last checkpoint.
  */
+import { randomUUID } from "node:crypto";
 import { describeRunError, type Harness } from "@deerflow/harness";
 import { Command } from "@langchain/langgraph";
 import type { SqliteRunStores } from "./sqlite-store.js";
@@ -139,7 +140,7 @@ export function createWorker(deps: WorkerDeps) {
         graph_id: GRAPH_ID,
         ...(kwargs.checkpoint_id && !kwargs.input_consumed ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns } : {}),
       };
-      const stream = await agent.graph.stream(input as never, {
+      const streamOptions = {
         configurable,
         recursionLimit: kwargs.recursion_limit,
         tags: kwargs.tags,
@@ -149,9 +150,9 @@ export function createWorker(deps: WorkerDeps) {
         subgraphs: kwargs.stream_subgraphs,
         ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
         ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
-      } as never);
+      };
       let first = true;
-      for await (const chunk of stream as AsyncIterable<unknown[]>) {
+      const publish = async (chunk: unknown[], requested: boolean) => {
         if (first) {
           first = false;
           if (!kwargs.input_consumed && !kwargs.command) {
@@ -159,9 +160,27 @@ export function createWorker(deps: WorkerDeps) {
             await runs.update(run.run_id, { kwargs: { input_consumed: true } });
           }
         }
+        if (!requested) return;
         const [namespace, mode, data] = chunk.length === 3 ? (chunk as [string[], string, unknown]) : ([[], ...chunk] as unknown as [string[], string, unknown]);
         const name = eventName.get(mode) ?? mode;
         await events.append(run.run_id, namespace.length > 0 ? `${name}|${namespace.join("|")}` : name, wireJson(data));
+      };
+      if (kwargs.stream_mode.includes("events")) {
+        // LangChain events (streamEvents v2); the graph's own stream chunks ride on the root run's
+        // on_chain_stream events, so the other requested modes come out of the same pass.
+        const rootRunId = randomUUID();
+        const stream = agent.graph.streamEvents(input as never, { ...streamOptions, version: "v2", runId: rootRunId } as never);
+        for await (const event of stream as unknown as AsyncIterable<{ event: string; run_id: string; tags?: string[]; data?: { chunk?: unknown } }>) {
+          if (event.tags?.includes("langsmith:hidden")) continue;
+          if (event.event === "on_chain_stream" && event.run_id === rootRunId && Array.isArray(event.data?.chunk)) {
+            await publish(event.data.chunk as unknown[], graphModes.length > 0);
+            continue;
+          }
+          await events.append(run.run_id, "events", wireJson(event));
+        }
+      } else {
+        const stream = await agent.graph.stream(input as never, streamOptions as never);
+        for await (const chunk of stream as AsyncIterable<unknown[]>) await publish(chunk, true);
       }
       if (controller.signal.aborted) outcome = "cancelled";
     } catch (error) {
