@@ -33,7 +33,7 @@ export function ensureInstalled(log = console.error) {
 
 /** Builds both packages when their sources changed since the last build. */
 export function ensureBuilt(log = console.error) {
-  const stale = ["harness", "cli"].some((name) => {
+  const stale = ["harness", "server", "cli"].some((name) => {
     const pkg = path.join(root, "packages", name);
     return newestMtime(path.join(pkg, "src")) > newestMtime(path.join(pkg, "dist"));
   });

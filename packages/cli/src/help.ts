@@ -13,6 +13,7 @@ Usage:
   deerflow mcp list [--json]        MCP servers (mcp_servers, extensions_config.json): status and tools
   deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
                                     the skills the agent can use
+  deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -75,6 +76,14 @@ each compaction happened. --summaries also prints the summary written at each ma
 Starts every configured MCP server (config.yaml mcp_servers: and extensions_config.json "mcpServers",
 found by DEER_FLOW_EXTENSIONS_CONFIG_PATH, ./extensions_config.json, then ../extensions_config.json),
 shows whether it started, its tools or the reason it failed, then stops it again.
+`,
+  serve: `Usage: deerflow serve [--host 127.0.0.1] [--port 2026] [--config PATH] [--insecure]
+
+Serves the LangGraph Agent Server API (threads, runs, streaming) at / and at /api, for the
+@langchain/langgraph-sdk Client, useStream, agent-chat-ui and DeerFlow's frontend. Prints the URL, the
+model and the sandbox. A host other than loopback needs API keys (server.api_keys in config.yaml or
+DEER_FLOW_API_KEYS=k1,k2; clients send x-api-key or Authorization: Bearer) unless --insecure is given.
+Ctrl-C or SIGTERM drains: running runs get a grace period, the rest resume on the next start.
 `,
   skills: `Usage: deerflow skills [list | enable NAME | disable NAME | install FILE.skill [--force]] [--config PATH]
 

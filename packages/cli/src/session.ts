@@ -8,10 +8,10 @@ import type { BaseMessage } from "@langchain/core/messages";
 import {
   type AppConfig,
   cancelledTaskResults,
-  createLeadAgent,
+  createHarness,
   describeRunError,
   HarnessError,
-  type LeadAgent,
+  type HarnessAgent,
   loadConfig,
   openThreadLeases,
   checkpointsPath,
@@ -25,7 +25,7 @@ import { UsageError } from "./usage-error.js";
 
 /** An agent bound to one thread. */
 export interface Session {
-  agent: LeadAgent;
+  agent: HarnessAgent & { close(): Promise<void> };
   config: AppConfig;
   threadId: string;
   flags: AgentFlags;
@@ -51,15 +51,22 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
     throw new UsageError(`Thread id "${flags.thread}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
   }
   const config = loadConfig({ path: flags.config });
-  const agent = await createLeadAgent(config, {
-    model_name: flags.model,
-    thinking_enabled: flags.thinking,
-    is_plan_mode: flags.plan,
-    subagent_enabled: flags.subagents || undefined,
-    max_concurrent_subagents: flags.maxSubagents,
-    agent_name: flags.agent,
-    onWarning: (message) => say(`warning: ${message}`),
-  });
+  const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
+  let built: HarnessAgent;
+  try {
+    built = harness.agent({
+      model_name: flags.model,
+      thinking_enabled: flags.thinking,
+      is_plan_mode: flags.plan,
+      subagent_enabled: flags.subagents || undefined,
+      max_concurrent_subagents: flags.maxSubagents,
+      agent_name: flags.agent,
+    });
+  } catch (error) {
+    await harness.close();
+    throw error;
+  }
+  const agent = Object.assign(built, { close: harness.close });
   const { entry, reason } = agent.deerflow.model;
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   const sandbox = agent.deerflow.sandbox;

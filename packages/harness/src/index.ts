@@ -3,7 +3,16 @@
  * internal and may change. Test helpers live in `@deerflow/harness/testing`.
  */
 export { createLeadAgent, type LeadAgent, type LeadAgentInfo, type LeadAgentOptions } from "./agent/create-lead-agent.js";
-export { buildLeadChain, type LeadChainInput, type LeadRuntime } from "./agent/lead-agent-chain.js";
+export { buildLeadChain, buildSubagentChain, type LeadChainInput, type LeadRuntime, type SubagentChainInput } from "./agent/lead-agent-chain.js";
+export {
+  type AgentRunOptions,
+  createHarness,
+  DEFAULT_RECURSION_LIMIT,
+  type Harness,
+  type HarnessAgent,
+  type HarnessOptions,
+  type HarnessSetup,
+} from "./agent/harness.js";
 export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
 export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
 export { type AppConfig, type ContextSize, type ModelEntry, type ModelProvider } from "./config/schema.js";
@@ -32,6 +41,7 @@ export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";
 export { availableModels, type ModelSelection, selectModel } from "./model/select-model.js";
 export { resolveVirtualPath } from "./sandbox/path-policy.js";
+export { sandboxIdFor } from "./sandbox/provider.js";
 export { threadPaths, validateThreadId } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
 export { findExtensionsFile, type ExtensionsLocation } from "./config/extensions-file.js";

@@ -172,3 +172,62 @@ export function retryOptions(config: AppConfig, entry: ModelEntry, onWarning?: (
 export function knownTriggers(triggers: AppConfig["summarization"]["trigger"], maxInputTokens: number | undefined) {
   return maxInputTokens ? triggers : triggers.filter((trigger) => trigger.type !== "fraction");
 }
+
+/** What a subagent's chain is built from: the same setup values as the lead's, for the subagent's model. */
+export interface SubagentChainInput {
+  config: AppConfig;
+  home: string;
+  /** The subagent's model entry (input window). */
+  modelEntry: ModelEntry;
+  sandbox: SandboxProvider;
+  /** Summarizer candidates in order: `summarization.model_name` when set, then the subagent's model. */
+  summaryModels: BaseChatModel[];
+  tokenCounter: TokenCounter;
+  onWarning: (message: string) => void;
+}
+
+/**
+ * Builds the ordered middleware list of a subagent (a `task` call in an isolated context). It keeps the
+ * sandbox and context machinery of the lead chain and nothing that talks to the user or persists across
+ * threads (uploads, title, memory, clarification). Built here, beside the lead chain, so each config
+ * section is mapped to middleware options in one file.
+ */
+export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[] {
+  const { config } = input;
+  const chain: (AgentMiddleware | false)[] = [
+    // 1. Thread directories: the subagent shares the parent's thread files.
+    threadDataMiddleware({ home: input.home }),
+    // 2. The parent's sandbox, acquired lazily.
+    sandboxMiddleware({ provider: input.sandbox }),
+    // 2b. Outermost tool wrapper: a tool that throws becomes an error result, not a dead subagent.
+    toolErrorsMiddleware(),
+    // 3. Outermost model wrapper: no provider sees a dangling tool call.
+    danglingToolCallMiddleware(),
+    // 4. Invalid tool-call JSON becomes an error result.
+    toolCallRepairMiddleware(),
+    // 4b. Retries 429s, 5xx, timeouts and dropped connections, as for the lead.
+    modelRetryMiddleware(retryOptions(config, input.modelEntry)),
+    // 5. Captures delegations and skills before summarization can drop them.
+    durableContextMiddleware({
+      skillsContainerPath: config.skills.container_path,
+      skillReadToolNames: config.summarization.skill_file_read_tool_names,
+      onWarning: input.onWarning,
+    }),
+    // 6. Compaction, with the same summarizer choice as the lead (summarization.model_name first).
+    config.summarization.enabled &&
+      summarizationMiddleware({
+        models: input.summaryModels,
+        trigger: knownTriggers(config.summarization.trigger, input.modelEntry.max_input_tokens),
+        keep: config.summarization.keep,
+        trimTokensToSummarize: config.summarization.trim_tokens_to_summarize,
+        summaryPrompt: config.summarization.summary_prompt ?? undefined,
+        maxInputTokens: input.modelEntry.max_input_tokens,
+        tokenCounter: input.tokenCounter,
+        onWarning: input.onWarning,
+      }),
+    // 7. Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
+    config.loop_detection.enabled &&
+      loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
+  ];
+  return chain.filter((entry): entry is AgentMiddleware => entry !== false);
+}

@@ -212,6 +212,7 @@ export const LlmCallConfig = z.strictObject({
   tool_result_max_chars: z.number().int().min(1000).default(20000),
   tool_results_max_chars: z.number().int().min(1000).default(100000),
 });
+
 /** `web:`: the web research tools (`web_search`, `web_fetch`, `image_search`) and their network policy. */
 export const WebConfig = z.strictObject({
   search: z
@@ -240,6 +241,16 @@ export const WebConfig = z.strictObject({
 });
 export type WebConfig = z.infer<typeof WebConfig>;
 
+/** `deerflow serve`: who may call it and from which browser origins. */
+export const ServerConfig = z.strictObject({
+  /** When non-empty, every route except /ok and /info needs one of these (x-api-key or Authorization: Bearer). Also DEER_FLOW_API_KEYS (comma-separated). */
+  api_keys: z.array(z.string().min(16, "API keys must be at least 16 characters")).default([]),
+  /** Browser origins allowed by CORS; ["*"] allows any. */
+  cors_origins: z.array(z.string().min(1)).default(["*"]),
+  /** Largest JSON request body in bytes (default 1 MiB); larger bodies get 413. */
+  max_body_bytes: z.number().int().positive().default(1048576),
+});
+
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
 export const AppConfigSchema = z.strictObject({
   config_version: z.number().int().optional(),
@@ -260,6 +271,7 @@ export const AppConfigSchema = z.strictObject({
   database: DatabaseConfig.prefault({}),
   llm_call: LlmCallConfig.prefault({}),
   web: WebConfig.prefault({}),
+  server: ServerConfig.prefault({}),
 });
 
 /** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */

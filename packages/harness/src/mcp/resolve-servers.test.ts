@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { parseConfigText } from "../config/load-config.js";
 import { ConfigError } from "../errors.js";
 import { createTempHome } from "../testing/index.js";
-import { findExtensionsConfig } from "./extensions-config.js";
+import { findExtensionsFile } from "../config/extensions-file.js";
 import { resolveMcpServers } from "./resolve-servers.js";
 
 const noServers = parseConfigText("", { source: null, env: {} });
@@ -14,14 +14,18 @@ test("extensions_config.json is found through DEER_FLOW_EXTENSIONS_CONFIG_PATH, 
   const home = createTempHome({ files: { "extensions_config.json": "{}", "app/x": "", "other/extensions_config.json": "{}" } });
   try {
     const app = path.join(home.path, "app");
-    assert.equal(findExtensionsConfig({ env: {}, cwd: app }), path.join(home.path, "extensions_config.json"));
+    assert.deepEqual(findExtensionsFile({ env: {}, cwd: app }), { path: path.join(home.path, "extensions_config.json"), exists: true });
     writeFileSync(path.join(app, "extensions_config.json"), "{}");
-    assert.equal(findExtensionsConfig({ env: {}, cwd: app }), path.join(app, "extensions_config.json"));
-    assert.equal(findExtensionsConfig({ env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: "../other/extensions_config.json" }, cwd: app }), path.join(home.path, "other/extensions_config.json"));
-    assert.throws(() => findExtensionsConfig({ env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: "missing.json" }, cwd: app }), /does not exist/);
+    assert.deepEqual(findExtensionsFile({ env: {}, cwd: app }), { path: path.join(app, "extensions_config.json"), exists: true });
+    assert.deepEqual(findExtensionsFile({ env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: "../other/extensions_config.json" }, cwd: app }), {
+      path: path.join(home.path, "other/extensions_config.json"),
+      exists: true,
+    });
+    // A path named in the environment that does not exist yet means "no MCP servers" (skills create it on first write).
+    assert.equal(findExtensionsFile({ env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: "missing.json" }, cwd: app }).exists, false);
     const lonely = path.join(home.path, "a/b");
     mkdirSync(lonely, { recursive: true });
-    assert.equal(findExtensionsConfig({ env: {}, cwd: lonely }), null);
+    assert.equal(findExtensionsFile({ env: {}, cwd: lonely }).exists, false);
   } finally {
     home.cleanup();
   }
@@ -88,10 +92,14 @@ test("config.yaml mcp_servers join the extensions file; the same name in both us
   }
 });
 
-test("an extensions file that is not JSON fails with the file and the reason", () => {
+test("an extensions file that is not JSON is a warning with the file and the reason; config.yaml servers still load", () => {
   const home = createTempHome({ files: { "extensions_config.json": "{ mcpServers: " } });
   try {
-    assert.throws(() => resolveMcpServers(noServers, { env: {}, cwd: home.path }), (error: unknown) => error instanceof ConfigError && /extensions_config\.json is not valid JSON/.test(error.message));
+    const warnings: string[] = [];
+    const config = parseConfigText("mcp_servers:\n  fs: {command: fs-server}\n", { source: null, env: {} });
+    const { servers } = resolveMcpServers(config, { env: {}, cwd: home.path, onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(servers.map((server) => server.name), ["fs"]);
+    assert.match(warnings.join("\n"), /extensions_config\.json is not valid JSON.*MCP servers are skipped/);
   } finally {
     home.cleanup();
   }

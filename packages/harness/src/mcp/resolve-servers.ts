@@ -6,7 +6,8 @@
  * not take away the others (the same rule as a server that fails to start).
  */
 import type { AppConfig } from "../config/schema.js";
-import { findExtensionsConfig, readExtensionsMcpServers } from "./extensions-config.js";
+import { findExtensionsFile } from "../config/extensions-file.js";
+import { readExtensionsMcpServers } from "./extensions-config.js";
 import { McpServerInput, type McpServerSpec, McpSpecError, toServerSpec } from "./server-spec.js";
 
 /** Where to find the extensions file and what to substitute `$VAR` from. */
@@ -35,10 +36,16 @@ export interface ResolvedServers {
 export function resolveMcpServers(config: Pick<AppConfig, "mcp_servers" | "source">, options: ResolveServersOptions = {}): ResolvedServers {
   const env = options.env ?? process.env;
   const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
-  const extensionsFile = findExtensionsConfig({ env, cwd: options.cwd ?? process.cwd() });
+  const extensions = findExtensionsFile({ env, cwd: options.cwd ?? process.cwd() });
+  const extensionsFile = extensions.exists ? extensions.path : null;
   const declared = new Map<string, { raw: unknown; source: string }>();
-  if (extensionsFile) {
-    for (const [name, raw] of Object.entries(readExtensionsMcpServers(extensionsFile))) declared.set(name, { raw, source: extensionsFile });
+  if (extensions.exists) {
+    try {
+      for (const [name, raw] of Object.entries(readExtensionsMcpServers(extensions.path))) declared.set(name, { raw, source: extensions.path });
+    } catch (error) {
+      // Like a server that fails to start: say so, and go on with the servers of config.yaml.
+      onWarning(`${(error as Error).message} Its MCP servers are skipped until then.`);
+    }
   }
   const yamlSource = config.source ?? "config.yaml";
   for (const [name, raw] of Object.entries(config.mcp_servers)) {

@@ -67,6 +67,26 @@ export function clarificationFromMessages(messages: readonly BaseMessage[]): Pen
 }
 
 /**
+ * The question in the shape DeerFlow's UI renders (`artifact.human_input`, version 1): free text, or a
+ * choice among options with an "other" answer.
+ */
+export function humanInputRequest(args: AskClarificationArgs, toolCallId: string) {
+  const options = args.options ?? [];
+  return {
+    version: 1,
+    kind: "human_input_request",
+    source: "ask_clarification",
+    request_id: toolCallId,
+    tool_call_id: toolCallId,
+    clarification_type: args.clarification_type,
+    question: args.question,
+    input_mode: options.length > 0 ? "choice_with_other" : "free_text",
+    ...(args.context ? { context: args.context } : {}),
+    ...(options.length > 0 ? { options: options.map((label, index) => ({ id: `option-${index + 1}`, label, value: label })) } : {}),
+  };
+}
+
+/**
  * Intercepts `ask_clarification` (`wrapToolCall`) and keeps its result last (`afterModel`). Goes last
  * in the chain; the agent must also have `askClarificationTool` among its tools.
  *
@@ -101,6 +121,7 @@ export function clarificationMiddleware() {
         tool_call_id: toolCallId,
         content: formatClarification(parsed.data),
         additional_kwargs: { clarification: parsed.data },
+        artifact: { human_input: humanInputRequest(parsed.data, toolCallId) },
       });
     },
   });

@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { storageError } from "../storage/checkpointer.js";
 import type { SkillRecord } from "./skill-catalog.js";
 
 /** Views not used for this long are removed when a new one is built. */
@@ -51,10 +52,18 @@ export function buildSkillsView(home: string, skills: readonly SkillRecord[]): s
   const view = path.join(root, hash.digest("hex").slice(0, 16));
   if (fs.existsSync(view)) {
     const now = new Date();
-    fs.utimesSync(view, now, now);
+    try {
+      fs.utimesSync(view, now, now);
+    } catch {
+      // A read-only home: the view is still usable; only its last-used time (for pruning) is not updated.
+    }
     return view;
   }
-  fs.mkdirSync(root, { recursive: true });
+  try {
+    fs.mkdirSync(root, { recursive: true });
+  } catch (error) {
+    throw storageError(root, error);
+  }
   pruneStaleViews(root);
   const temp = path.join(root, `.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
@@ -70,7 +79,7 @@ export function buildSkillsView(home: string, skills: readonly SkillRecord[]): s
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
     // Another process built the same view first: use theirs.
-    if (!fs.existsSync(view)) throw error;
+    if (!fs.existsSync(view)) throw storageError(root, error);
   }
   return view;
 }

@@ -21,8 +21,10 @@ test("summarizeStep keeps AI text and tool calls short and serializable", () => 
 test("summarizeStep describes tool results and ignores other messages", () => {
   assert.deepEqual(summarizeStep(new ToolMessage({ id: "t1", tool_call_id: "c1", name: "ls", content: "a.md" })), {
     role: "tool",
+    type: "tool",
     id: "t1",
     text: "a.md",
+    content: "a.md",
     name: "ls",
     status: "success",
   });

@@ -18,6 +18,10 @@ export const STEP_ARGS_MAX_CHARS = 200;
 /** A short, serializable view of one subagent step (an AI turn or a tool result). */
 export interface SubagentStepSummary {
   role: "ai" | "tool";
+  /** The same as `role`, under the key DeerFlow's UI reads (`message.type`). */
+  type: "ai" | "tool";
+  /** The same as `text`, under the key DeerFlow's UI reads (`message.content`). */
+  content: string;
   id?: string;
   /** The step's text, cut to 500 characters. */
   text: string;
@@ -51,18 +55,24 @@ export function summarizeStep(message: BaseMessage): SubagentStepSummary | undef
       name: call.name,
       args: cut(JSON.stringify(call.args ?? {}), STEP_ARGS_MAX_CHARS),
     }));
+    const text = cut(message.text, STEP_TEXT_MAX_CHARS);
     return {
       role: "ai",
+      type: "ai",
       ...(message.id ? { id: message.id } : {}),
-      text: cut(message.text, STEP_TEXT_MAX_CHARS),
+      text,
+      content: text,
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     };
   }
   if (ToolMessage.isInstance(message)) {
+    const text = cut(message.text, STEP_TEXT_MAX_CHARS);
     return {
       role: "tool",
+      type: "tool",
       ...(message.id ? { id: message.id } : {}),
-      text: cut(message.text, STEP_TEXT_MAX_CHARS),
+      text,
+      content: text,
       ...(message.name ? { name: message.name } : {}),
       status: message.status === "error" ? "error" : "success",
     };

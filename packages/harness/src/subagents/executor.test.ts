@@ -242,7 +242,7 @@ test("ToolMessage steps are summarized with their tool name and status", async (
     type: "task_running",
     task_id: "call_1",
     message_index: 1,
-    message: { role: "tool", id: "t1", text: "Error: nope", name: "bash", status: "error" },
+    message: { role: "tool", type: "tool", id: "t1", text: "Error: nope", content: "Error: nope", name: "bash", status: "error" },
   });
 });
 

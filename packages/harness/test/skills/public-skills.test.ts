@@ -28,7 +28,7 @@ async function runSkill(options: { prompt: string; script: ScriptStep[]; sandbox
   homes.push(home);
   options.before?.(home.path);
   const model = new ScriptedChatModel(options.script);
-  const config = parseConfigText(`sandbox: {use: ${options.sandbox ?? "local"}}\nmemory: {enabled: false}\ntitle: {enabled: false}\nskills: {path: '${path.join(home.path, "skills")}'}\n`, { source: null, env: {} });
+  const config = parseConfigText(`sandbox: {use: ${options.sandbox ?? "local"}}\nmemory: {enabled: false}\ntitle: {enabled: false}\nweb: {fetch: {enabled: false}}\nskills: {path: '${path.join(home.path, "skills")}'}\n`, { source: null, env: {} });
   const env = { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(home.path, "extensions_config.json") };
   const agent = await createLeadAgent(config, { home: home.path, env, chatModel: model, tools: options.tools, checkpointer: false, onWarning: () => {} });
   try {

@@ -1,0 +1,461 @@
+/**
+ * The harness: config resolved once into one setup value plus the services that live as long as the
+ * process (checkpointer, history archive, sandbox provider, memory services, config tools, model cache),
+ * and `agent(runOptions)`, which builds the lead graph for one option set over those shared services.
+ *
+ * Why the split: a server receives `model_name`, `is_plan_mode`, `subagent_enabled`, ... per request, so
+ * the graph is per option set while the expensive, stateful parts (one SQLite connection, one sandbox
+ * per thread, one memory queue per agent) must be shared by every run. `createLeadAgent` is the one-agent
+ * wrapper over this; the CLI and the server use the harness directly.
+ */
+import path from "node:path";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { type AgentMiddleware, createAgent } from "langchain";
+import type { AppConfig, ModelEntry } from "../config/schema.js";
+import { HarnessError } from "../errors.js";
+import { createLogger, type Logger } from "../logger.js";
+import { mergeHistory } from "../history/format-history.js";
+import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
+import type { McpService } from "../mcp/mcp-service.js";
+import { openMcpService } from "../mcp/open-mcp-service.js";
+import { TOOL_SEARCH_TOOL_NAME } from "../mcp/tool-search.js";
+import type { MemoryService } from "../memory/memory-service.js";
+import { createChatModel } from "../model/create-chat-model.js";
+import { type ModelSelection, selectModel } from "../model/select-model.js";
+import { countTokens, createTokenCounter } from "../model/tokens.js";
+import { createSandboxProvider } from "../sandbox/provider.js";
+import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
+import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js";
+import { ThreadStateSchema } from "../state/thread-state.js";
+import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
+import { databaseFile, resolveHome } from "../storage/home.js";
+import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
+import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
+import { createSubagentRegistry } from "../subagents/registry.js";
+import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
+import { askClarificationTool } from "../tools/ask-clarification.js";
+import { loadConfigTools } from "../tools/load-config-tools.js";
+import { createSandboxTools } from "../tools/sandbox-tools.js";
+import { createTaskTool } from "../tools/task.js";
+import { createWebTools } from "../tools/web/create-web-tools.js";
+import { renderWebPromptSection } from "../tools/web/prompt-section.js";
+import { buildLeadChain, buildSubagentChain, type LeadRuntime } from "./lead-agent-chain.js";
+import { createLeadMemory } from "./lead-memory.js";
+import { promptDate, renderLeadPrompt } from "./prompt.js";
+
+/** Graph steps allowed per run unless the invoke config says otherwise. */
+export const DEFAULT_RECURSION_LIMIT = 1000;
+
+/** Per-run options, named as in DeerFlow's `configurable` / `context`. */
+export interface AgentRunOptions {
+  model_name?: string;
+  thinking_enabled?: boolean;
+  is_plan_mode?: boolean;
+  subagent_enabled?: boolean;
+  max_concurrent_subagents?: number;
+  /** Cap on `task` calls per run; default `subagents.max_total_per_run`, clamped to [1, 50]. */
+  max_total_subagents?: number;
+  agent_name?: string;
+}
+
+/** Process-wide options: what only code can pass, and where the harness keeps its files. */
+export interface HarnessOptions {
+  /**
+   * A chat model instance to use instead of building one from the selected entry (tests, benchmarks,
+   * providers we have no `use:` for). The entry still supplies its settings (vision, input window).
+   */
+  chatModel?: BaseChatModel;
+  /** Extra langchain tools, added after the built-in and config (`tools:`) ones. Names must not collide. */
+  tools?: readonly StructuredToolInterface[];
+  /** Extra middlewares, inserted before `clarification`. */
+  middleware?: readonly AgentMiddleware[];
+  /** The home directory (default: `DEER_FLOW_HOME` or `./.deer-flow`). */
+  home?: string;
+  /** A checkpointer to use instead of `{home}/checkpoints.sqlite`; `false` for none. */
+  checkpointer?: BaseCheckpointSaver | false;
+  env?: Record<string, string | undefined>;
+  /** Receives warnings (thinking downgraded, skipped skills, ...). Defaults to the logger's `warn`. */
+  onWarning?: (message: string) => void;
+  /**
+   * A long-lived MCP service shared across harnesses (the caller closes it). Absent: the harness opens
+   * one from `mcp_servers` / `extensions_config.json` and closes it in `close()`. `false`: no MCP tools.
+   */
+  mcp?: McpService | false;
+  /** The harness log. Default: stderr at the config's `log_level`. */
+  logger?: Logger;
+  /** How many compiled graphs (one per option set) are kept (default 16). */
+  agentCacheSize?: number;
+}
+
+/** What was decided while building an agent, for the CLI and the server to report. */
+export interface LeadAgentInfo {
+  home: string;
+  /** The SQLite file of checkpoints, history archive and thread leases (null with a checkpointer from code). */
+  databaseFile: string | null;
+  model: ModelSelection;
+  sandbox: { kind: SandboxKind; reason: string; bashAvailable: boolean };
+  toolNames: string[];
+  middlewareNames: string[];
+  runtime: LeadRuntime;
+  systemPrompt: string;
+}
+
+/**
+ * The config resolved once: every value the lead and subagent chains are built from, and the services
+ * shared by every agent the harness builds.
+ */
+export interface HarnessSetup {
+  config: AppConfig;
+  home: string;
+  env: Record<string, string | undefined>;
+  onWarning: (message: string) => void;
+  logger: Logger;
+  /** The enabled skills (the sandbox shows their read-only view at the container path) and the disabled names. */
+  skills: PreparedSkills;
+  sandbox: SandboxProvider;
+  /** The built-in SQLite store, or null when a checkpointer was given in code (or none). */
+  store: CheckpointStore | null;
+  checkpointer?: BaseCheckpointSaver;
+  archive?: HistoryArchive;
+  /** Tools from the config's `tools:` section, loaded once. */
+  configTools: StructuredToolInterface[];
+  /** Tools of the connected MCP servers, listed once (renamed on a clash with any other tool name). */
+  mcpTools: StructuredToolInterface[];
+  /** The MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
+  deferredTools: StructuredToolInterface[];
+  /** The model chosen when a run names none. */
+  defaultModel: ModelSelection;
+  options: HarnessOptions;
+}
+
+/** Builds the compiled lead agent for one option set. */
+function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCache, memoryFor: (agentName?: string) => MemoryService | null) {
+  const { config, env, onWarning, sandbox, options } = setup;
+  const selection = selectModel(config, { modelName: run.model_name, thinkingEnabled: run.thinking_enabled }, env);
+  selection.warnings.forEach(onWarning);
+  const model = options.chatModel ?? models.get(selection.entry, selection.thinkingEnabled, callTimeout(config, selection.entry));
+
+  const runtime: LeadRuntime = {
+    isPlanMode: run.is_plan_mode ?? false,
+    subagentEnabled: run.subagent_enabled ?? config.subagents.enabled,
+    maxConcurrentSubagents: clampMaxConcurrent(run.max_concurrent_subagents ?? config.subagents.max_concurrent),
+    maxTotalSubagents: clampMaxTotal(run.max_total_subagents ?? config.subagents.max_total_per_run),
+    agentName: run.agent_name,
+  };
+  const memory = memoryFor(runtime.agentName);
+
+  const tools: StructuredToolInterface[] = [...builtinTools(setup, selection.entry.supports_vision)];
+  const registry = createSubagentRegistry({
+    bashAllowed: sandbox.bashAvailable,
+    maxTurns: config.subagents.max_turns ?? undefined,
+    timeoutSeconds: config.subagents.timeout_seconds,
+    overrides: config.subagents.agents,
+    customAgents: config.subagents.custom_agents,
+  });
+  if (runtime.subagentEnabled) {
+    const createSubagent = subagentFactory(setup, selection.entry, models);
+    tools.push(createTaskTool({ registry, createSubagent, parentTools: () => tools, defaultTimeoutSeconds: config.subagents.timeout_seconds }));
+  }
+  tools.push(...setup.configTools);
+  tools.push(...(options.tools ?? []));
+  // MCP tools come last and were renamed on a clash, so they never break the built-in names.
+  tools.push(...setup.mcpTools);
+  assertUniqueToolNames(tools);
+  const deferredTools = setup.deferredTools;
+
+  const systemPrompt = renderLeadPrompt({
+    agentName: runtime.agentName,
+    skills: setup.skills.enabled,
+    skillsContainerPath: config.skills.container_path,
+    subagentSection: runtime.subagentEnabled
+      ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() })
+      : undefined,
+    bashAvailable: tools.some((tool) => tool.name === "bash"),
+    webSection: renderWebPromptSection(tools.map((tool) => tool.name)),
+    memoryBlock: memory?.promptBlock(),
+    date: promptDate(),
+  });
+
+  const modelId = selection.entry.model;
+  const middleware = buildLeadChain({
+    config,
+    runtime,
+    home: setup.home,
+    modelEntry: selection.entry,
+    sandbox,
+    summaryModels: summaryModels(setup, model, selection.entry, models),
+    titleModel: titleModel(setup, selection.entry, models),
+    tokenCounter: createTokenCounter(modelId),
+    overheadTokens: countTokens([], { model: modelId, systemPrompt, tools: tools.filter((tool) => !deferredTools.includes(tool)) }),
+    archive: setup.archive,
+    memory,
+    custom: options.middleware ?? [],
+    deferredTools,
+    skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
+    onWarning,
+    logger: setup.logger,
+  });
+
+  // Every middleware hook is a graph step (about nine per model-and-tools round), so langchain's default
+  // limit of 25 would stop a run after two rounds; DeerFlow's ceiling of 1000 allows about a hundred.
+  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware, checkpointer: setup.checkpointer }).withConfig({
+    recursionLimit: DEFAULT_RECURSION_LIMIT,
+  });
+  const info: LeadAgentInfo = {
+    home: setup.home,
+    databaseFile: setup.store?.file ?? null,
+    model: selection,
+    sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
+    toolNames: [...tools.map((tool) => tool.name), ...(deferredTools.length > 0 ? [TOOL_SEARCH_TOOL_NAME] : [])],
+    middlewareNames: middleware.map((entry) => entry.name),
+    runtime,
+    systemPrompt,
+  };
+  return Object.assign(agent, { deerflow: info });
+}
+
+/** The compiled lead graph `harness.agent()` returns. */
+export type HarnessAgent = ReturnType<typeof buildAgent>;
+
+/** Long-lived services plus a cached agent per option set. */
+export interface Harness {
+  readonly setup: HarnessSetup;
+  /** The home directory. */
+  readonly home: string;
+  /** Sandbox kind and why it was chosen. */
+  readonly sandbox: LeadAgentInfo["sandbox"];
+  /** The model a run without `model_name` uses. */
+  readonly defaultModel: ModelSelection;
+  /**
+   * The lead graph for these options, built on first use and cached (LRU). Options that cannot be
+   * honoured (unknown model, bad agent name) throw a HarnessError before any model call.
+   */
+  agent(run?: AgentRunOptions): HarnessAgent;
+  /** The memory service of an agent (undefined name = the default agent), or null when memory is off. */
+  memory(agentName?: string): MemoryService | null;
+  /** Drops every cached graph (after skills or memory changed on disk). */
+  invalidate(): void;
+  /** Saved thread ids, most recently updated first (empty without the built-in SQLite store). */
+  listThreadIds(): string[];
+  /** A thread's whole conversation: the archived (compacted) messages with markers, then the live ones. */
+  history(threadId: string): Promise<HistoryEntry[]>;
+  /** Flushes memory, releases sandboxes, closes the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Resolves the config once and opens the shared services.
+ *
+ * @example
+ * const harness = await createHarness(loadConfig());
+ * const agent = harness.agent({ is_plan_mode: true });
+ * await agent.invoke({ messages: [{ role: "user", content: "Plan a trip" }] }, { configurable: { thread_id: "t1" } });
+ * await harness.close();
+ */
+export async function createHarness(config: AppConfig, options: HarnessOptions = {}): Promise<Harness> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger({ level: config.log_level });
+  const onWarning = options.onWarning ?? ((message: string) => logger.warn(message));
+  const home = resolveHome({ home: options.home, env });
+  const defaultModel = selectModel(config, {}, env);
+
+  const configTools = await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning);
+  // The sandbox shows a projection of the enabled skills (bundled + the user's), not skills.path itself.
+  const skills = prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
+  const sandbox = createSandboxProvider({
+    use: config.sandbox.use,
+    home,
+    skillsPath: skills.viewDir,
+    skillsContainerPath: config.skills.container_path,
+    allowHostBash: config.sandbox.allow_host_bash,
+    bashTimeoutSeconds: config.sandbox.bash_command_timeout,
+    bashOutputMaxChars: config.sandbox.bash_output_max_chars,
+  });
+  if (config.database.backend === "postgres") {
+    onWarning(`database.backend "postgres" is not supported by DeerFlow.ts yet; threads are kept in SQLite (${databaseFile(home, config.database)}).`);
+  } else if (config.database.postgres_url) {
+    onWarning("database.postgres_url is ignored: database.backend is sqlite.");
+  }
+  const ownMcp = options.mcp === undefined ? openMcpService(config, { env, onWarning }) : undefined;
+  const mcp = options.mcp || ownMcp;
+  const setup: HarnessSetup = {
+    config, home, env, onWarning, logger, skills, sandbox, store: null, configTools, mcpTools: [], deferredTools: [], defaultModel, options,
+  };
+  try {
+    // Listed once for every agent: a clash with any built-in, config or code tool name renames the MCP tool.
+    const reserved = [...builtinTools(setup, true), ...configTools, ...(options.tools ?? [])].map((tool) => tool.name);
+    setup.mcpTools = mcp ? await mcp.tools({ reservedNames: [...reserved, "task", TOOL_SEARCH_TOOL_NAME] }) : [];
+  } catch (error) {
+    await ownMcp?.close();
+    throw error;
+  }
+  setup.deferredTools = config.tool_search.enabled && setup.mcpTools.length > config.tool_search.threshold ? setup.mcpTools : [];
+  const store = options.checkpointer === undefined ? openCheckpointStore(databaseFile(home, config.database)) : null;
+  setup.store = store;
+  setup.archive = store ? createHistoryArchive(store.file) : undefined;
+  setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? store!.saver);
+  const archive = setup.archive;
+
+  const models = new ModelCache();
+  const memories = new Map<string, MemoryService | null>();
+  const memoryFor = (agentName?: string): MemoryService | null => {
+    if (agentName !== undefined && !/^[A-Za-z0-9-]+$/.test(agentName)) {
+      throw new HarnessError("config_invalid", `Agent name "${agentName}" is not valid: use letters, digits and "-" only.`);
+    }
+    const key = agentName ?? "";
+    if (!memories.has(key)) memories.set(key, createLeadMemory(config, { home, agentName, runModel: defaultModel, chatModel: options.chatModel, env, onWarning, logger }));
+    return memories.get(key)!;
+  };
+
+  const cacheSize = Math.max(1, options.agentCacheSize ?? 16);
+  const agents = new Map<string, HarnessAgent>();
+  const agent = (run: AgentRunOptions = {}): HarnessAgent => {
+    memoryFor(run.agent_name);
+    // The memory block is part of the system prompt, so a changed memory file means a new graph.
+    const key = JSON.stringify([optionKey(run), memoryFor(run.agent_name)?.promptBlock() ?? ""]);
+    const cached = agents.get(key);
+    if (cached) {
+      agents.delete(key);
+      agents.set(key, cached);
+      return cached;
+    }
+    const built = buildAgent(setup, run, models, memoryFor);
+    agents.set(key, built);
+    while (agents.size > cacheSize) agents.delete(agents.keys().next().value!);
+    return built;
+  };
+
+  let closed = false;
+  let reader: HarnessAgent | undefined;
+  return {
+    setup,
+    home,
+    sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
+    defaultModel,
+    agent,
+    memory: memoryFor,
+    invalidate: () => agents.clear(),
+    listThreadIds: () => store?.listThreadIds() ?? [],
+    async history(threadId) {
+      reader ??= agents.values().next().value ?? agent({});
+      const state = await reader.graph.getState({ configurable: { thread_id: threadId } });
+      const live = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+      return mergeHistory(archive?.read(threadId) ?? [], live);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      agents.clear();
+      try {
+        for (const memory of memories.values()) await memory?.close();
+        await sandbox.shutdown();
+        await ownMcp?.close();
+      } finally {
+        archive?.close();
+        store?.close();
+      }
+    },
+  };
+}
+
+/** Chat models built from config entries, one per (entry, thinking) pair. */
+class ModelCache {
+  private readonly models = new Map<string, BaseChatModel>();
+  get(entry: ModelEntry, thinkingEnabled: boolean, timeoutSeconds: number): BaseChatModel {
+    const key = `${entry.name}\u0000${thinkingEnabled}\u0000${timeoutSeconds}`;
+    let model = this.models.get(key);
+    if (!model) {
+      model = createChatModel(entry, { thinkingEnabled, timeoutSeconds });
+      this.models.set(key, model);
+    }
+    return model;
+  }
+}
+
+/** Returns the `createSubagent` function the `task` tool calls; the chain comes from lead-agent-chain.ts. */
+function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: ModelCache): CreateSubagent {
+  return (spec) => {
+    const entry = spec.model ? selectModel(setup.config, { modelName: spec.model }, setup.env).entry : parentEntry;
+    const model = !spec.model && setup.options.chatModel ? setup.options.chatModel : models.get(entry, false, callTimeout(setup.config, entry));
+    const middleware = buildSubagentChain({
+      config: setup.config,
+      home: setup.home,
+      modelEntry: entry,
+      sandbox: setup.sandbox,
+      summaryModels: summaryModels(setup, model, entry, models),
+      tokenCounter: createTokenCounter(entry.model),
+      onWarning: setup.onWarning,
+    });
+    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware, checkpointer: false });
+    return agent as unknown as SubagentGraph;
+  };
+}
+
+/** Summarizer candidates: the configured summary model (thinking off), then the run's model. */
+function summaryModels(setup: HarnessSetup, runModel: BaseChatModel, runEntry: ModelEntry, models: ModelCache): BaseChatModel[] {
+  const name = setup.config.summarization.model_name;
+  if (!name || name === runEntry.name) return [runModel];
+  const entry = selectModel(setup.config, { modelName: name }, setup.env).entry;
+  return [models.get(entry, false, callTimeout(setup.config, entry)), runModel];
+}
+
+/** The title model: `title.model_name`, else the run's model; none (fallback title) for the demo model. */
+function titleModel(setup: HarnessSetup, runEntry: ModelEntry, models: ModelCache): BaseChatModel | undefined {
+  const { config, env } = setup;
+  const entry = config.title.model_name ? selectModel(config, { modelName: config.title.model_name }, env).entry : runEntry;
+  // Tightly bounded: the title is written after the answer, and the run ends only when it is.
+  const timeoutSeconds = Math.min(callTimeout(config, entry), config.llm_call.title_timeout_seconds);
+  return entry.use === "demo" ? undefined : models.get(entry, false, timeoutSeconds);
+}
+
+/** Deadline of one call to `entry`: its `timeout:`, else `llm_call.timeout_seconds`. */
+export function callTimeout(config: AppConfig, entry: ModelEntry): number {
+  return entry.timeout ?? config.llm_call.timeout_seconds;
+}
+
+/** The sandbox tools, `ask_clarification` and the web tools the config enables. */
+function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInterface[] {
+  const { config, sandbox, env } = setup;
+  return [
+    ...createSandboxTools({
+      provider: sandbox,
+      vision,
+      limits: {
+        readFileMaxChars: config.sandbox.read_file_output_max_chars,
+        lsMaxChars: config.sandbox.ls_output_max_chars,
+        bashOutputMaxChars: config.sandbox.bash_output_max_chars,
+        writeFileMaxBytes: config.sandbox.write_file_max_bytes,
+        globMaxResults: config.sandbox.glob_max_results,
+        grepMaxResults: config.sandbox.grep_max_results,
+      },
+    }),
+    askClarificationTool,
+    ...createWebTools(config.web, { env }),
+  ];
+}
+
+function optionKey(run: AgentRunOptions): string {
+  return JSON.stringify([
+    run.model_name ?? null,
+    run.thinking_enabled ?? null,
+    run.is_plan_mode ?? null,
+    run.subagent_enabled ?? null,
+    run.max_concurrent_subagents ?? null,
+    run.max_total_subagents ?? null,
+    run.agent_name ?? null,
+  ]);
+}
+
+function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) {
+      throw new HarnessError("tool_conflict", `Two tools are named "${tool.name}". Rename one of them: the model could not tell them apart.`);
+    }
+    seen.add(tool.name);
+  }
+}
+

@@ -1,0 +1,42 @@
+/**
+ * What every route module receives: the harness (models, memory, sandbox, checkpointer), the config,
+ * the run machinery (stores, queue, event log, worker) and the server's resolved options. Route files
+ * under `routes/` take this and register their handlers; they never reach for globals.
+ */
+import type { AppConfig, Harness } from "@deerflow/harness";
+import type { Hono } from "hono";
+import type { RunServices } from "./runs/services.js";
+
+/** Server options after defaults. */
+export interface ResolvedServerOptions {
+  /** API keys; empty = no authentication. */
+  apiKeys: string[];
+  corsOrigins: string[];
+  maxBodyBytes: number;
+  /** Interval of `: heartbeat` comments on SSE streams and of keep-alive newlines on `/wait`, in ms. */
+  heartbeatMs: number;
+  /** Runs executed at the same time (on different threads). */
+  maxConcurrentRuns: number;
+  /** How long a finished run's events stay replayable, in ms. */
+  eventRetentionMs: number;
+  /** Most events kept per run; older ones are dropped (the terminal event never is). */
+  maxEventsPerRun: number;
+  /** On shutdown, how long running runs get to finish before they are stopped and left to resume, in ms. */
+  drainGraceMs: number;
+  /** Cross-process per-thread lease taken around each run (see WorkerDeps.threadLease). */
+  threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
+  /** Receives one-line log messages. */
+  log: (line: string) => void;
+}
+
+/** Shared by every route module. */
+export interface ServerContext extends RunServices {
+  harness: Harness;
+  config: AppConfig;
+  options: ResolvedServerOptions;
+  /** True once shutdown began: no new runs are accepted (503). */
+  draining: boolean;
+}
+
+/** A route module: registers its handlers on the API app (mounted at `/` and at `/api`). */
+export type RegisterRoutes = (api: Hono, context: ServerContext) => void;

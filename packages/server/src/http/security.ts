@@ -1,0 +1,67 @@
+/**
+ * What guards every route: API keys, CORS and the body size limit.
+ *
+ * Keys come from `server.api_keys` or `DEER_FLOW_API_KEYS`; with none configured the server is open
+ * (it binds 127.0.0.1 by default, and `deerflow serve` refuses other hosts without keys). Health and
+ * info stay open so load balancers and agent-chat-ui's connection check work without a key.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+
+const OPEN_PATHS = new Set(["/ok", "/info", "/api/ok", "/api/info"]);
+
+/** Headers clients send that CORS must allow. */
+export const ALLOWED_HEADERS = ["content-type", "x-api-key", "authorization", "x-auth-scheme", "last-event-id", "x-csrf-token", "prefer"];
+/** Headers clients must be able to read across origins (run ids, reconnect target, pagination). */
+export const EXPOSED_HEADERS = ["content-location", "location", "x-pagination-next", "x-pagination-total"];
+
+/** API keys from config plus `DEER_FLOW_API_KEYS` (comma-separated), deduplicated. */
+export function resolveApiKeys(configKeys: readonly string[], env: Record<string, string | undefined>): string[] {
+  const fromEnv = (env.DEER_FLOW_API_KEYS ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter(Boolean);
+  return [...new Set([...configKeys, ...fromEnv])];
+}
+
+/** Requires one of `keys` in `x-api-key` or `Authorization: Bearer` (no-op when `keys` is empty). */
+export function apiKeyAuth(keys: readonly string[]): MiddlewareHandler {
+  const expected = keys.map((key) => Buffer.from(key));
+  return async (c, next) => {
+    if (expected.length === 0 || c.req.method === "OPTIONS" || OPEN_PATHS.has(c.req.path)) return next();
+    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    const given = c.req.header("x-api-key") ?? bearer;
+    if (given === undefined) {
+      return c.json({ detail: "Missing API key. Send it as x-api-key or Authorization: Bearer <key>." }, 401);
+    }
+    const candidate = Buffer.from(given);
+    const ok = expected.some((key) => key.length === candidate.length && timingSafeEqual(key, candidate));
+    if (!ok) return c.json({ detail: "Invalid API key." }, 401);
+    return next();
+  };
+}
+
+/** CORS for browser clients (agent-chat-ui, DeerFlow's frontend, useStream). */
+export function corsPolicy(origins: readonly string[]): MiddlewareHandler {
+  return cors({
+    origin: origins.includes("*") ? "*" : [...origins],
+    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: ALLOWED_HEADERS,
+    exposeHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
+
+/** 413 for JSON bodies over `maxBytes`; multipart uploads are limited by their own routes. */
+export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => c.json({ detail: `Request body is larger than ${maxBytes} bytes.` }, 413),
+  });
+  return async (c, next) => {
+    if ((c.req.header("content-type") ?? "").startsWith("multipart/")) return next();
+    return limit(c, next);
+  };
+}

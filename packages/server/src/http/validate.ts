@@ -1,0 +1,53 @@
+/**
+ * Request bodies and query strings through zod at the trust boundary. A body that is not JSON, a wrong
+ * type or an unknown field is a 422 whose detail names the field, so a client author can fix the call
+ * from the message alone. `text/plain` bodies are read as JSON, as the LangGraph servers do.
+ */
+import type { Context } from "hono";
+import { z } from "zod";
+import { HttpError } from "./errors.js";
+
+/** Parses the JSON body (an empty body counts as `{}`) with `schema`. */
+export async function parseBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  const text = await c.req.text();
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(422, `Request body is not valid JSON (${(error as Error).message}). Send a JSON object.`);
+    }
+  }
+  return check(schema, value, "body");
+}
+
+/** Parses the query string (single values as strings) with `schema`. */
+export function parseQuery<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+  return check(schema, c.req.query(), "query");
+}
+
+/** Validates `value`; a failure becomes a 422 naming the first offending field. */
+export function check<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "query" | "path"): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join(".") : undefined;
+  const unknownKeys = issue.code === "unrecognized_keys" ? (issue as { keys: string[] }).keys : undefined;
+  const detail = unknownKeys
+    ? `Unknown field${unknownKeys.length > 1 ? "s" : ""} in ${where}: ${unknownKeys.map((key) => (field ? `${field}.${key}` : key)).join(", ")}.`
+    : `Invalid ${where} field "${field ?? "(root)"}": ${issue.message}.`;
+  throw new HttpError(422, detail);
+}
+
+/** Thread and run ids: UUIDs from clients, or the CLI's ids (letters, digits, "-", "_", "."). */
+export const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "must be 1-128 letters, digits, '-', '_' or '.'");
+
+/** Validates a path parameter as an id; 404-style ids that cannot exist are 422. */
+export function pathId(c: Context, name: string): string {
+  return check(Id, c.req.param(name), "path");
+}
+
+/** A query flag: "1"/"true" are true, "0"/"false"/absent are false (the JS server's coerce got "0" wrong). */
+export function flag(value: string | undefined): boolean {
+  return value === "1" || value === "true" || value === "True";
+}

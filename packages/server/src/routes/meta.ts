@@ -1,0 +1,21 @@
+/** `GET /ok` (health) and `GET /info` (what agent-chat-ui checks to say "connected"). Both need no key. */
+import { readFileSync } from "node:fs";
+import type { RegisterRoutes } from "../context.js";
+
+const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/** Registers the meta routes. */
+export const registerMetaRoutes: RegisterRoutes = (api, context) => {
+  api.get("/ok", (c) => c.json({ ok: true }));
+  api.get("/info", (c) =>
+    c.json({
+      version,
+      langgraph_js_version: version,
+      context: "js",
+      server: "deerflow-ts",
+      flags: { assistants: true, crons: false, langsmith: false, thread_ttl: false, stream_namespaces: false, strict_resume: false },
+      model: context.harness.defaultModel.entry.name,
+      sandbox: context.harness.sandbox.kind,
+    }),
+  );
+};

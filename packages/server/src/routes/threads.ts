@@ -1,0 +1,178 @@
+/**
+ * Threads: create (with `if_exists`), search (metadata containment, status, sort, select, pagination
+ * headers), count, get, patch, delete (checkpoints, runs, archive and files), state get/update/at a
+ * checkpoint, and history with `checkpoint`/`parent_checkpoint` objects.
+ */
+import { z } from "zod";
+import type { RegisterRoutes } from "../context.js";
+import { HttpError, notFound } from "../http/errors.js";
+import { Id, parseBody, pathId } from "../http/validate.js";
+import { uuid7 } from "../runs/ids.js";
+import { toWire } from "../runs/serialize.js";
+import { emptyThreadState, interruptsOf, threadState } from "../runs/state.js";
+import { deleteThread, requireThread } from "../runs/threads.js";
+import type { ThreadRecord } from "../runs/types.js";
+
+const Metadata = z.record(z.string(), z.unknown());
+const Status = z.enum(["idle", "busy", "interrupted", "error"]);
+
+const CreateSchema = z.strictObject({
+  thread_id: Id.nullish(),
+  metadata: Metadata.nullish(),
+  if_exists: z.enum(["raise", "do_nothing"]).nullish(),
+  ttl: z.unknown().optional(),
+  supersteps: z.array(z.unknown()).max(0, "supersteps are not supported yet; create the thread, then POST /threads/{id}/state").nullish(),
+  graph_id: z.string().nullish(),
+});
+
+const SearchSchema = z.strictObject({
+  ids: z.array(Id).nullish(),
+  metadata: Metadata.nullish(),
+  values: Metadata.nullish(),
+  status: Status.nullish(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).default("created_at"),
+  sort_order: z.enum(["asc", "desc"]).default("desc"),
+  select: z.array(z.string()).nullish(),
+  extract: z.unknown().optional(),
+});
+
+const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: z.unknown().optional() });
+
+const CheckpointRef = z.looseObject({ checkpoint_id: z.string().nullish(), checkpoint_ns: z.string().nullish(), thread_id: z.string().nullish() });
+const UpdateStateSchema = z.strictObject({
+  values: z.unknown(),
+  checkpoint: CheckpointRef.nullish(),
+  checkpoint_id: z.string().nullish(),
+  as_node: z.string().nullish(),
+});
+const HistorySchema = z.strictObject({
+  limit: z.number().int().min(1).max(1000).default(10),
+  before: z.union([z.string(), z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().optional() }).optional() })]).nullish(),
+  metadata: Metadata.nullish(),
+  checkpoint: CheckpointRef.nullish(),
+});
+const StateAtSchema = z.strictObject({ checkpoint: CheckpointRef, subgraphs: z.boolean().nullish() });
+
+function thread(record: ThreadRecord, fields?: string[] | null): Record<string, unknown> {
+  const full: Record<string, unknown> = { ...record, config: {} };
+  if (!fields?.length) return full;
+  return Object.fromEntries(fields.filter((field) => field in full).map((field) => [field, full[field]]));
+}
+
+/** Registers the thread routes. */
+export const registerThreadRoutes: RegisterRoutes = (api, context) => {
+  const graph = () => context.harness.agent().graph;
+
+  api.post("/threads", async (c) => {
+    const body = await parseBody(c, CreateSchema);
+    const threadId = body.thread_id ?? uuid7();
+    const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
+    const { thread: record, created } = await context.threads.create(threadId, metadata, body.if_exists ?? "raise");
+    if (!created && (body.if_exists ?? "raise") === "raise") throw new HttpError(409, `Thread ${threadId} already exists.`);
+    return c.json(thread(record));
+  });
+
+  api.post("/threads/search", async (c) => {
+    const body = await parseBody(c, SearchSchema);
+    const { threads, total } = await context.threads.search({
+      ids: body.ids ?? undefined,
+      metadata: body.metadata ?? undefined,
+      values: body.values ?? undefined,
+      status: body.status ?? undefined,
+      limit: body.limit,
+      offset: body.offset,
+      sort_by: body.sort_by,
+      sort_order: body.sort_order,
+    });
+    c.header("x-pagination-total", String(total));
+    if (body.offset + threads.length < total) c.header("x-pagination-next", String(body.offset + threads.length));
+    return c.json(threads.map((record) => thread(record, body.select)));
+  });
+
+  api.post("/threads/count", async (c) => {
+    const body = await parseBody(c, z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: Status.nullish() }));
+    return c.json(await context.threads.count({ metadata: body.metadata ?? undefined, values: body.values ?? undefined, status: body.status ?? undefined }));
+  });
+
+  api.get("/threads/:thread_id", async (c) => c.json(thread(await requireThread(context, pathId(c, "thread_id")))));
+
+  api.patch("/threads/:thread_id", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const body = await parseBody(c, PatchSchema);
+    await requireThread(context, threadId);
+    const record = await context.threads.patch(threadId, { metadata: body.metadata ?? {} });
+    if ((c.req.header("prefer") ?? "").includes("return=minimal")) return c.body(null, 204);
+    return c.json(thread(record!));
+  });
+
+  api.delete("/threads/:thread_id", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    if (!(await deleteThread(context, threadId))) throw notFound(`Thread ${threadId}`);
+    return c.body(null, 204);
+  });
+
+  api.get("/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    await requireThread(context, threadId);
+    const snapshot = await graph().getState({ configurable: { thread_id: threadId } }, { subgraphs: c.req.query("subgraphs") === "true" });
+    return c.json(snapshot.config?.configurable?.checkpoint_id ? threadState(snapshot, threadId) : emptyThreadState());
+  });
+
+  const stateAt = async (threadId: string, checkpoint: z.infer<typeof CheckpointRef>, subgraphs: boolean) => {
+    await requireThread(context, threadId);
+    const snapshot = await graph().getState(
+      { configurable: { thread_id: threadId, checkpoint_id: checkpoint.checkpoint_id ?? undefined, checkpoint_ns: checkpoint.checkpoint_ns ?? "" } },
+      { subgraphs },
+    );
+    if (!snapshot.config?.configurable?.checkpoint_id) throw notFound(`Checkpoint ${checkpoint.checkpoint_id ?? ""} of thread ${threadId}`);
+    return threadState(snapshot, threadId);
+  };
+  api.post("/threads/:thread_id/state/checkpoint", async (c) => {
+    const body = await parseBody(c, StateAtSchema);
+    return c.json(await stateAt(pathId(c, "thread_id"), body.checkpoint, body.subgraphs ?? false));
+  });
+  api.get("/threads/:thread_id/state/:checkpoint_id", async (c) => c.json(await stateAt(pathId(c, "thread_id"), { checkpoint_id: c.req.param("checkpoint_id") }, c.req.query("subgraphs") === "true")));
+
+  api.post("/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const body = await parseBody(c, UpdateStateSchema);
+    await requireThread(context, threadId);
+    if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
+    const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined;
+    let config;
+    try {
+      config = await graph().updateState({ configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } }, body.values as never, body.as_node ?? undefined);
+    } catch (error) {
+      throw new HttpError(400, `The state could not be updated: ${(error as Error).message.split("\n")[0]}`);
+    }
+    const snapshot = await graph().getState({ configurable: { thread_id: threadId } });
+    await context.threads.patch(threadId, { values: toWire(snapshot.values ?? {}) as Record<string, unknown>, interrupts: interruptsOf(snapshot) });
+    const checkpoint = {
+      thread_id: threadId,
+      checkpoint_ns: (config.configurable?.checkpoint_ns as string) ?? "",
+      checkpoint_id: config.configurable?.checkpoint_id as string,
+      checkpoint_map: null,
+    };
+    return c.json({ checkpoint, configurable: checkpoint });
+  });
+
+  api.post("/threads/:thread_id/history", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const body = await parseBody(c, HistorySchema);
+    await requireThread(context, threadId);
+    const before = typeof body.before === "string" ? body.before : body.before?.configurable?.checkpoint_id;
+    const out: Record<string, unknown>[] = [];
+    const config = { configurable: { thread_id: threadId, checkpoint_ns: body.checkpoint?.checkpoint_ns ?? "", ...(body.checkpoint?.checkpoint_id ? { checkpoint_id: body.checkpoint.checkpoint_id } : {}) } };
+    for await (const snapshot of graph().getStateHistory(config, {
+      limit: body.limit,
+      ...(before ? { before: { configurable: { thread_id: threadId, checkpoint_id: before } } } : {}),
+      ...(body.metadata ? { filter: body.metadata } : {}),
+    })) {
+      out.push(threadState(snapshot, threadId));
+      if (out.length >= body.limit) break;
+    }
+    return c.json(out);
+  });
+};

@@ -1,0 +1,104 @@
+/**
+ * Creating a run, shared by stream / create / wait on threads and stateless: validate the request,
+ * resolve the assistant and the run options (an unknown model fails here, before a run exists), find
+ * or create the thread, apply the multitask strategy atomically, publish `metadata`, queue. The request
+ * handler then only reads the run's event log.
+ */
+import type { ServerContext } from "../context.js";
+import { HttpError, notFound } from "../http/errors.js";
+import { check } from "../http/validate.js";
+import { findAssistant, GRAPH_ID } from "./assistants.js";
+import { uuid7 } from "./ids.js";
+import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
+import { findThread } from "./threads.js";
+import { ThreadBusyError, type RunRecord } from "./types.js";
+import { ensureMetadata } from "./worker.js";
+
+/** Statuses after which a run is over. */
+export const TERMINAL = new Set(["success", "error", "timeout", "interrupted"]);
+
+/** Creates and queues a run on `threadId` (null: stateless). */
+export async function createRun(context: ServerContext, threadId: string | null, body: unknown): Promise<{ run: RunRecord; request: RunCreate }> {
+  if (context.draining) throw new HttpError(503, "The server is shutting down and takes no new runs; retry in a moment.");
+  const request = check(RunCreateSchema, body, "body");
+  if (request.after_seconds) throw new HttpError(422, 'Invalid body field "after_seconds": delayed runs are not supported yet; send the run when it should start.');
+  if (request.webhook) throw new HttpError(422, 'Invalid body field "webhook": webhooks are not supported yet; poll runs.get or join the run instead.');
+  const assistant = findAssistant(context.assistants(), request.assistant_id);
+  if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
+  const runOptions = runOptionsOf(request, assistant.context);
+  // Builds (and caches) the graph now, so an unknown model or agent name is a 422 and no run is recorded.
+  context.harness.agent(runOptions as never);
+
+  // DeerFlow's IM channels send stateless runs with configurable.thread_id to continue a thread.
+  const named = typeof request.config?.configurable?.thread_id === "string" ? (request.config.configurable.thread_id as string) : undefined;
+  const temporary = threadId === null && named === undefined;
+  const id = threadId ?? named ?? uuid7();
+  let thread = await findThread(context, id);
+  if (!thread) {
+    if (threadId !== null && request.if_not_exists !== "create") {
+      throw notFound(`Thread ${id}`);
+    }
+    thread = (await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing")).thread;
+  }
+  await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
+
+  const at = new Date().toISOString();
+  const run: RunRecord = {
+    run_id: uuid7(),
+    thread_id: id,
+    assistant_id: assistant.assistant_id,
+    created_at: at,
+    updated_at: at,
+    status: "pending",
+    metadata: request.metadata ?? {},
+    multitask_strategy: request.multitask_strategy ?? "reject",
+    kwargs: runKwargs(request, { runOptions, temporary }),
+  };
+  await ensureMetadata(context.events, run, 1);
+  let superseded: RunRecord[];
+  try {
+    ({ superseded } = await context.runs.insert(run));
+  } catch (error) {
+    await context.events.drop(run.run_id);
+    if (error instanceof ThreadBusyError) throw new HttpError(409, error.message);
+    throw error;
+  }
+  for (const old of superseded) context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
+  await context.threads.patch(id, { status: "busy" });
+  context.queue.notify();
+  return { run, request };
+}
+
+/** Mount-relative paths of a run (the SDK prepends its apiUrl to Location). */
+export function runPaths(run: RunRecord): { contentLocation: string; location: string } {
+  const base = run.kwargs.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
+  return { contentLocation: base, location: `${base}/stream` };
+}
+
+/**
+ * Resolves when the run is over (or gone); returns the run as last seen. Reads the event log when there
+ * is one; otherwise (after a restart, before the worker picks the run up) polls the run record.
+ */
+export async function waitForRun(context: ServerContext, runId: string, signal: AbortSignal): Promise<RunRecord | null> {
+  while (!signal.aborted) {
+    const run = await context.runs.get(runId);
+    if (!run || TERMINAL.has(run.status)) return run;
+    if (await context.events.has(runId)) {
+      for await (const event of context.events.follow(runId, "-1", signal)) void event;
+      if (signal.aborted) break;
+      const settled = await context.runs.get(runId);
+      if (!settled || TERMINAL.has(settled.status)) return settled;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return context.runs.get(runId);
+}
+
+/** What `/wait` and `/join` return: the thread's values, the stateless run's output, or `{__error__}`. */
+export async function runResult(context: ServerContext, run: RunRecord | null): Promise<unknown> {
+  if (!run) return null;
+  if (run.status === "error" && run.kwargs.error) return { __error__: run.kwargs.error };
+  if (run.kwargs.temporary) return run.kwargs.output ?? null;
+  const thread = await context.threads.get(run.thread_id);
+  return thread?.values ?? null;
+}

@@ -1,0 +1,13 @@
+/** UUIDv7 ids for runs and threads: time-ordered, so ids sort by creation like the rows they name. */
+import { randomBytes } from "node:crypto";
+
+/** A new UUIDv7. */
+export function uuid7(): string {
+  const bytes = randomBytes(16);
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

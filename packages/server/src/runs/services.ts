@@ -1,0 +1,57 @@
+/**
+ * Opens the run machinery the routes share: the local stores in the harness's checkpoint file, the
+ * in-process queue, the in-memory event log and the worker. A cluster build swaps these four for
+ * Postgres/Redis implementations and keeps everything above them.
+ */
+import type { Harness } from "@deerflow/harness";
+import { type Assistant, listAssistants } from "./assistants.js";
+import { createLocalRunQueue } from "./local-queue.js";
+import { createMemoryEventLog } from "./memory-event-log.js";
+import { openSqliteRunStores } from "./sqlite-store.js";
+import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
+import { type CheckpointAdmin, createWorker, type RunWorker, type WorkerDeps } from "./worker.js";
+
+/** The run machinery as the routes see it. */
+export interface RunServices {
+  threads: ThreadStore;
+  runs: RunStore;
+  queue: RunQueue;
+  events: EventLog;
+  checkpoints: CheckpointAdmin;
+  worker: RunWorker;
+  /** The assistants (lead_agent and custom agents), re-read on each call. */
+  assistants(): Assistant[];
+}
+
+/** Options of the run machinery. */
+export interface RunServicesOptions {
+  maxConcurrentRuns: number;
+  maxEventsPerRun: number;
+  eventRetentionMs: number;
+  log: (line: string) => void;
+  threadLease?: WorkerDeps["threadLease"];
+}
+
+/** Opens the local run machinery next to the harness's checkpoints. */
+export function openRunServices(harness: Harness, options: RunServicesOptions): RunServices & { close(): void } {
+  const file = harness.setup.store?.file;
+  if (!file) {
+    throw new Error("The server needs the built-in SQLite checkpointer (createHarness without a checkpointer option): its runs and threads live in the same file.");
+  }
+  const stores = openSqliteRunStores(file);
+  const queue = createLocalRunQueue(stores);
+  const events = createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
+  const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState };
+  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, log: options.log, threadLease: options.threadLease });
+  const startedAt = new Date().toISOString();
+  return {
+    threads: stores.threads,
+    runs: stores.runs,
+    queue,
+    events,
+    checkpoints,
+    worker,
+    assistants: () => listAssistants(harness.home, startedAt),
+    close: () => stores.close(),
+  };
+}

@@ -1,0 +1,311 @@
+/**
+ * The local ThreadStore and RunStore: two tables in the checkpoint SQLite file, so one file holds a
+ * thread's checkpoints, its history archive, its record and its runs, and a backup is one copy. WAL mode
+ * lets the checkpointer's connection and this one write side by side. Strategy checks and claims run in
+ * transactions, which is what makes "one running run per thread" hold.
+ */
+import Database from "better-sqlite3";
+import {
+  type MultitaskStrategy,
+  type RunKwargs,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  ThreadBusyError,
+  type ThreadPatch,
+  type ThreadQuery,
+  type ThreadRecord,
+  type ThreadStore,
+} from "./types.js";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS server_threads (
+  thread_id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  state_updated_at TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  status TEXT NOT NULL,
+  "values" TEXT,
+  interrupts TEXT NOT NULL,
+  error TEXT
+);
+CREATE TABLE IF NOT EXISTS server_runs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL,
+  assistant_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  multitask_strategy TEXT NOT NULL,
+  kwargs TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS server_runs_thread ON server_runs (thread_id, seq);
+CREATE INDEX IF NOT EXISTS server_runs_status ON server_runs (status, seq);
+`;
+
+interface ThreadRow {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: string;
+  status: string;
+  values: string | null;
+  interrupts: string;
+  error: string | null;
+}
+
+interface RunRow {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: string;
+  metadata: string;
+  multitask_strategy: string;
+  kwargs: string;
+}
+
+const now = () => new Date().toISOString();
+
+function toThread(row: ThreadRow): ThreadRecord {
+  return {
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    state_updated_at: row.state_updated_at,
+    metadata: JSON.parse(row.metadata),
+    status: row.status as ThreadRecord["status"],
+    values: row.values === null ? null : JSON.parse(row.values),
+    interrupts: JSON.parse(row.interrupts),
+    error: row.error,
+  };
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status as RunStatus,
+    metadata: JSON.parse(row.metadata),
+    multitask_strategy: row.multitask_strategy as MultitaskStrategy,
+    kwargs: JSON.parse(row.kwargs) as RunKwargs,
+  };
+}
+
+/** True when `actual` contains `expected` (JSONB `@>` semantics: objects by key, everything else equal). */
+export function contains(actual: unknown, expected: unknown): boolean {
+  if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return false;
+    return Object.entries(expected).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value));
+  }
+  if (Array.isArray(expected)) {
+    return Array.isArray(actual) && expected.every((item) => actual.some((candidate) => contains(candidate, item)));
+  }
+  return actual === expected;
+}
+
+/** The local stores over one SQLite file. */
+export interface SqliteRunStores {
+  threads: ThreadStore;
+  runs: RunStore;
+  /** Claims the oldest pending run whose thread runs nothing (for the local queue). */
+  claim(): RunRecord | null;
+  /** Running runs back to pending (after a crash or a drain). */
+  requeueRunning(): RunRecord[];
+  /**
+   * Removes the thread's checkpoints written after `checkpointId` (all of them when null), so the
+   * thread's head is what it was before a rolled-back run.
+   */
+  rollbackCheckpoints(threadId: string, checkpointId: string | null): void;
+  /** Deletes the thread's checkpoints, pending writes and history archive. */
+  deleteThreadState(threadId: string): void;
+  close(): void;
+}
+
+/** Opens the stores in `file` (the checkpoint file), creating the tables if needed. */
+export function openSqliteRunStores(file: string): SqliteRunStores {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(SCHEMA);
+
+  const tableExists = (name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
+  const getThread = db.prepare<[string], ThreadRow>('SELECT * FROM server_threads WHERE thread_id = ?');
+  const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
+  const activeRuns = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
+  const insertRun = db.prepare(
+    "INSERT INTO server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs) VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @multitask_strategy, @kwargs)",
+  );
+  const setRunStatus = db.prepare("UPDATE server_runs SET status = ?, updated_at = ? WHERE run_id = ?");
+  const deleteRun = db.prepare("DELETE FROM server_runs WHERE run_id = ?");
+
+  const threads: ThreadStore = {
+    async create(threadId, metadata, ifExists) {
+      const existing = getThread.get(threadId);
+      if (existing) return { thread: toThread(existing), created: false };
+      const at = now();
+      db.prepare(
+        'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL)',
+      ).run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}");
+      void ifExists;
+      return { thread: toThread(getThread.get(threadId)!), created: true };
+    },
+    async get(threadId) {
+      const row = getThread.get(threadId);
+      return row ? toThread(row) : null;
+    },
+    async search(query) {
+      const all = filterThreads(query);
+      const key = query.sort_by;
+      const direction = query.sort_order === "asc" ? 1 : -1;
+      all.sort((a, b) => (a[key] < b[key] ? -direction : a[key] > b[key] ? direction : 0));
+      return { threads: all.slice(query.offset, query.offset + query.limit), total: all.length };
+    },
+    async count(query) {
+      return filterThreads(query).length;
+    },
+    async patch(threadId, patch) {
+      const row = getThread.get(threadId);
+      if (!row) return null;
+      const current = toThread(row);
+      const at = now();
+      const next: ThreadRecord = {
+        ...current,
+        metadata: patch.metadata ? { ...current.metadata, ...patch.metadata } : current.metadata,
+        status: patch.status ?? current.status,
+        values: patch.values !== undefined ? patch.values : current.values,
+        interrupts: patch.interrupts ?? current.interrupts,
+        error: patch.error !== undefined ? patch.error : current.error,
+        updated_at: at,
+        state_updated_at: patch.values !== undefined ? at : current.state_updated_at,
+      };
+      db.prepare('UPDATE server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ? WHERE thread_id = ?').run(
+        next.updated_at,
+        next.state_updated_at,
+        JSON.stringify(next.metadata),
+        next.status,
+        next.values === null ? null : JSON.stringify(next.values),
+        JSON.stringify(next.interrupts),
+        next.error,
+        threadId,
+      );
+      return next;
+    },
+    async delete(threadId, options = {}) {
+      return db.transaction(() => {
+        if (!options.keepRuns) db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
+        return db.prepare("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
+      })();
+    },
+  };
+
+  function filterThreads(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
+    const rows = (query.status ? db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE status = ?").all(query.status) : db.prepare<[], ThreadRow>("SELECT * FROM server_threads").all()).map(toThread);
+    return rows.filter(
+      (thread) =>
+        (!query.ids || query.ids.includes(thread.thread_id)) &&
+        (!query.metadata || contains(thread.metadata, query.metadata)) &&
+        (!query.values || contains(thread.values ?? {}, query.values)),
+    );
+  }
+
+  const insertWithStrategy = db.transaction((run: RunRecord): RunRecord[] => {
+    const active = activeRuns.all(run.thread_id).map(toRun);
+    const superseded: RunRecord[] = [];
+    if (active.length > 0) {
+      if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
+      if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
+        for (const old of active) {
+          if (old.status === "running") superseded.push(old);
+          else if (run.multitask_strategy === "rollback") deleteRun.run(old.run_id);
+          else setRunStatus.run("interrupted", now(), old.run_id);
+        }
+      }
+    }
+    insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
+    return superseded;
+  });
+
+  const runs: RunStore = {
+    async insert(run) {
+      return { superseded: insertWithStrategy(run) };
+    },
+    async get(runId) {
+      const row = getRun.get(runId);
+      return row ? toRun(row) : null;
+    },
+    async list(threadId, options) {
+      const rows = options.status
+        ? db.prepare<[string, string, number, number], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? AND status = ? ORDER BY seq DESC LIMIT ? OFFSET ?").all(threadId, options.status, options.limit, options.offset)
+        : db.prepare<[string, number, number], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?").all(threadId, options.limit, options.offset);
+      return rows.map(toRun);
+    },
+    async active(threadId) {
+      return activeRuns.all(threadId).map(toRun);
+    },
+    async update(runId, patch) {
+      const row = getRun.get(runId);
+      if (!row) return null;
+      const run = toRun(row);
+      const next = { ...run, status: patch.status ?? run.status, kwargs: patch.kwargs ? { ...run.kwargs, ...patch.kwargs } : run.kwargs, updated_at: now() };
+      db.prepare("UPDATE server_runs SET status = ?, kwargs = ?, updated_at = ? WHERE run_id = ?").run(next.status, JSON.stringify(next.kwargs), next.updated_at, runId);
+      return next;
+    },
+    async delete(runId) {
+      return deleteRun.run(runId).changes > 0;
+    },
+    async deleteForThread(threadId) {
+      db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
+    },
+  };
+
+  const claimTx = db.transaction((): RunRecord | null => {
+    const row = db
+      .prepare<[], RunRow>(
+        "SELECT * FROM server_runs WHERE status = 'pending' AND thread_id NOT IN (SELECT thread_id FROM server_runs WHERE status = 'running') ORDER BY seq LIMIT 1",
+      )
+      .get();
+    if (!row) return null;
+    setRunStatus.run("running", now(), row.run_id);
+    return toRun({ ...row, status: "running" });
+  });
+
+  return {
+    threads,
+    runs,
+    claim: () => claimTx(),
+    requeueRunning() {
+      const rows = db.prepare<[], RunRow>("SELECT * FROM server_runs WHERE status = 'running' ORDER BY seq").all();
+      db.prepare("UPDATE server_runs SET status = 'pending' WHERE status = 'running'").run();
+      return rows.map((row) => toRun({ ...row, status: "pending" }));
+    },
+    rollbackCheckpoints(threadId, checkpointId) {
+      db.transaction(() => {
+        for (const table of ["checkpoints", "writes"]) {
+          if (!tableExists(table)) continue;
+          if (checkpointId === null) db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(threadId);
+          // Checkpoint ids are time-ordered (UUIDv6), so "after" is a string comparison.
+          else db.prepare(`DELETE FROM ${table} WHERE thread_id = ? AND checkpoint_id > ?`).run(threadId, checkpointId);
+        }
+      })();
+    },
+    deleteThreadState(threadId) {
+      db.transaction(() => {
+        for (const table of ["checkpoints", "writes", "history_archive"]) {
+          if (tableExists(table)) db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(threadId);
+        }
+      })();
+    },
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}

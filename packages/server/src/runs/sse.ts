@@ -1,0 +1,144 @@
+/**
+ * SSE responses read from a run's event log (§A.7): `event`, one-line `data`, `id` on every event,
+ * `: heartbeat` comments, `Content-Location` and a mount-relative `Location`. The response is a reader:
+ * closing it never stops the run unless the run asked for `on_disconnect: cancel` (or the joiner for
+ * `cancel_on_disconnect`). A cursor older than the log gets a `gap` event, then the stream closes.
+ */
+import type { ServerContext } from "../context.js";
+import { runPaths, TERMINAL } from "./create-run.js";
+import type { RunRecord } from "./types.js";
+
+/** How a stream response reads the log. */
+export interface SseOptions {
+  /** null: only new events; "-1": from the start; an id: after it. */
+  after: string | null;
+  /** Cancel (interrupt) the run when this client goes away before the end. */
+  cancelOnDisconnect: boolean;
+  /** Only these modes (event names before any `|`); metadata, error, end always pass. */
+  modes?: string[];
+  /** The request's abort signal (client gone). */
+  signal: AbortSignal;
+}
+
+const ALWAYS = new Set(["metadata", "error", "end"]);
+const encoder = new TextEncoder();
+
+/** Streams the run's events as an SSE response. */
+export function sseResponse(context: ServerContext, run: RunRecord, options: SseOptions): Response {
+  const reader = new AbortController();
+  const { contentLocation, location } = runPaths(run);
+  const modeNames = options.modes?.map((mode) => (mode === "messages-tuple" ? "messages" : mode));
+  let finished = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  const disconnected = () => {
+    reader.abort();
+    if (heartbeat) clearInterval(heartbeat);
+    if (!finished && options.cancelOnDisconnect) {
+      void context.runs.get(run.run_id).then((current) => {
+        if (current && !TERMINAL.has(current.status)) {
+          context.options.log(`run ${run.run_id}: client disconnected, cancelling (on_disconnect: cancel).`);
+          context.queue.cancel(run.run_id, "interrupt");
+        }
+      });
+    }
+  };
+  options.signal.addEventListener("abort", disconnected, { once: true });
+
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const write = (text: string) => {
+        if (!reader.signal.aborted) controller.enqueue(encoder.encode(text));
+      };
+      heartbeat = setInterval(() => write(": heartbeat\n\n"), context.options.heartbeatMs);
+      try {
+        let after = options.after;
+        // Without a log yet (a restart, a pending run), wait for the worker or the end of the run.
+        while (!reader.signal.aborted && !(await context.events.has(run.run_id))) {
+          const current = await context.runs.get(run.run_id);
+          if (!current || TERMINAL.has(current.status)) {
+            write(`event: end\ndata: null\nid: 0\n\n`);
+            finished = true;
+            return;
+          }
+          after = "-1";
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        for await (const item of context.events.follow(run.run_id, after, reader.signal)) {
+          if ("gap" in item) {
+            write(`event: gap\ndata: ${JSON.stringify(item.gap)}\n\n`);
+            finished = true;
+            return;
+          }
+          const base = item.event.split("|")[0]!;
+          if (modeNames && !ALWAYS.has(base) && !modeNames.includes(base)) continue;
+          write(`event: ${item.event}\ndata: ${item.data}\nid: ${item.id}\n\n`);
+          if (item.event === "end") finished = true;
+        }
+        if (!finished && !reader.signal.aborted && !(await context.events.has(run.run_id))) {
+          // The log was dropped (run or thread deleted): end the stream cleanly.
+          write(`event: end\ndata: null\nid: 0\n\n`);
+          finished = true;
+        }
+      } catch (error) {
+        context.options.log(`stream of run ${run.run_id} failed: ${(error as Error).message}`);
+      } finally {
+        if (heartbeat) clearInterval(heartbeat);
+        options.signal.removeEventListener("abort", disconnected);
+        if (!reader.signal.aborted) controller.close();
+      }
+    },
+    cancel() {
+      disconnected();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+      "content-location": contentLocation,
+      location,
+    },
+  });
+}
+
+/**
+ * A JSON response that is written when the run ends, with a newline every heartbeat before it (leading
+ * whitespace is valid JSON) so proxies keep the connection open; `/wait` and `/join` use it.
+ */
+export function waitingJsonResponse(context: ServerContext, run: RunRecord, result: (signal: AbortSignal) => Promise<unknown>, options: { signal: AbortSignal; cancelOnDisconnect: boolean; status?: number }): Response {
+  const reader = new AbortController();
+  const { contentLocation, location } = runPaths(run);
+  let done = false;
+  const disconnected = () => {
+    reader.abort();
+    if (!done && options.cancelOnDisconnect) context.queue.cancel(run.run_id, "interrupt");
+  };
+  options.signal.addEventListener("abort", disconnected, { once: true });
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const beat = setInterval(() => controller.enqueue(encoder.encode("\n")), context.options.heartbeatMs);
+      try {
+        const value = await result(reader.signal);
+        done = true;
+        if (!reader.signal.aborted) controller.enqueue(encoder.encode(JSON.stringify(value ?? null)));
+      } catch (error) {
+        context.options.log(`waiting for run ${run.run_id} failed: ${(error as Error).message}`);
+        if (!reader.signal.aborted) controller.enqueue(encoder.encode(JSON.stringify({ __error__: { error: "Error", message: "The server could not wait for the run." } })));
+      } finally {
+        clearInterval(beat);
+        options.signal.removeEventListener("abort", disconnected);
+        if (!reader.signal.aborted) controller.close();
+      }
+    },
+    cancel() {
+      disconnected();
+    },
+  });
+  return new Response(body, {
+    status: options.status ?? 200,
+    headers: { "content-type": "application/json", "content-location": contentLocation, location: `${contentLocation}/join` },
+  });
+}

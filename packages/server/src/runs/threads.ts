@@ -1,0 +1,61 @@
+/**
+ * Thread lookups shared by the routes: a thread the CLI created (checkpoints, no server record) is
+ * adopted on first sight, and thread deletion removes everything the thread owns in one call.
+ */
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { sandboxIdFor, validateThreadId } from "@deerflow/harness";
+import type { ServerContext } from "../context.js";
+import { notFound } from "../http/errors.js";
+import { toWire } from "./serialize.js";
+import { interruptsOf } from "./state.js";
+import type { ThreadRecord } from "./types.js";
+
+/** The thread's record, adopting a checkpoint-only thread; null when neither exists. */
+export async function findThread(context: ServerContext, threadId: string): Promise<ThreadRecord | null> {
+  const existing = await context.threads.get(threadId);
+  if (existing) return existing;
+  const snapshot = await context.harness.agent().graph.getState({ configurable: { thread_id: threadId } });
+  if (!snapshot.config?.configurable?.checkpoint_id) return null;
+  await context.threads.create(threadId, {}, "do_nothing");
+  return context.threads.patch(threadId, {
+    values: toWire(snapshot.values ?? {}) as Record<string, unknown>,
+    interrupts: interruptsOf(snapshot),
+    status: snapshot.next.length > 0 ? "interrupted" : "idle",
+  });
+}
+
+/** Like findThread, but a missing thread is a 404. */
+export async function requireThread(context: ServerContext, threadId: string): Promise<ThreadRecord> {
+  const thread = await findThread(context, threadId);
+  if (!thread) throw notFound(`Thread ${threadId}`);
+  return thread;
+}
+
+/** Adopts every thread that has checkpoints but no record (threads created by the CLI), at start-up. */
+export async function adoptCheckpointThreads(context: ServerContext): Promise<void> {
+  for (const threadId of context.harness.listThreadIds()) {
+    if (!(await context.threads.get(threadId))) await findThread(context, threadId);
+  }
+}
+
+/**
+ * Deletes a thread: stops its runs, then removes its record, runs, checkpoints, history archive,
+ * events, sandbox and files. Returns false when there was nothing to delete.
+ */
+export async function deleteThread(context: ServerContext, threadId: string): Promise<boolean> {
+  const thread = await findThread(context, threadId);
+  const dir = path.join(context.harness.home, "threads", validateThreadId(threadId));
+  const active = await context.runs.active(threadId);
+  for (const run of active) context.queue.cancel(run.run_id, "interrupt");
+  const deadline = Date.now() + 10_000;
+  while (context.worker.activeRunIds().some((id) => active.some((run) => run.run_id === id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  for (const run of active) await context.events.drop(run.run_id);
+  context.checkpoints.deleteThreadState(threadId);
+  await context.threads.delete(threadId);
+  context.harness.setup.sandbox.release(sandboxIdFor(threadId));
+  await rm(dir, { recursive: true, force: true });
+  return thread !== null;
+}

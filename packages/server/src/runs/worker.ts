@@ -1,0 +1,273 @@
+/**
+ * The run worker: claims queued runs, executes each through the harness and publishes what the graph
+ * streams into the run's event log, then settles the run and the thread. Requests never execute a
+ * graph; they record a run and read its log. That is what makes join, reconnect, `on_disconnect:
+ * continue`, cancel from another request and a restart in the middle of a run work.
+ *
+ * Event order per run: `metadata`, the graph's events, `error` on failure, `end` always last.
+ * Cancel: `interrupt` stops the graph (its checkpoints stay, status `interrupted`); `rollback` also
+ * restores the thread to its head before the run and deletes the run. On shutdown the worker stops
+ * claiming, gives running runs a grace period, then stops them and leaves them pending, so the next
+ * start resumes them from their last checkpoint.
+ */
+import { randomUUID } from "node:crypto";
+import { describeRunError, type Harness } from "@deerflow/harness";
+import { Command } from "@langchain/langgraph";
+import type { SqliteRunStores } from "./sqlite-store.js";
+import { GRAPH_ID } from "./assistants.js";
+import { interruptsOf } from "./state.js";
+import { toWire, wireJson } from "./serialize.js";
+import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
+
+/** Checkpoint operations the worker needs beyond the checkpointer's own API. */
+export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState">;
+
+/** What the worker runs on. */
+export interface WorkerDeps {
+  harness: Harness;
+  threads: ThreadStore;
+  runs: RunStore;
+  queue: RunQueue;
+  events: EventLog;
+  checkpoints: CheckpointAdmin;
+  maxConcurrentRuns: number;
+  log: (line: string) => void;
+  /**
+   * Takes the thread's cross-process lease (the CLI's `storage/thread-lease.ts`) before a run and returns
+   * its release; waits while another process runs the thread. Optional: without it only this server's
+   * own runs are serialized per thread.
+   */
+  threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
+}
+
+interface Active {
+  run: RunRecord;
+  controller: AbortController;
+  /** Why the run is being stopped. */
+  stop?: CancelAction | "shutdown";
+  done: Promise<void>;
+}
+
+/** Requested stream mode → LangGraph stream mode and the SSE event name. */
+const MODE_MAP: Record<string, { graph: string; event: string }> = {
+  values: { graph: "values", event: "values" },
+  updates: { graph: "updates", event: "updates" },
+  "messages-tuple": { graph: "messages", event: "messages" },
+  custom: { graph: "custom", event: "custom" },
+  tasks: { graph: "tasks", event: "tasks" },
+  checkpoints: { graph: "checkpoints", event: "checkpoints" },
+  debug: { graph: "debug", event: "debug" },
+  tools: { graph: "tools", event: "tools" },
+};
+
+/** Appends the `metadata` event if the run's log is new (first event of every stream). */
+export async function ensureMetadata(events: EventLog, run: RunRecord, attempt: number): Promise<void> {
+  if (await events.has(run.run_id)) return;
+  await events.append(run.run_id, "metadata", JSON.stringify({ run_id: run.run_id, thread_id: run.thread_id, attempt }));
+}
+
+/** Creates the worker; call `start()` to begin claiming. */
+export function createWorker(deps: WorkerDeps) {
+  const { harness, threads, runs, queue, events } = deps;
+  const active = new Map<string, Active>();
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+
+  async function pump(): Promise<void> {
+    while (!stopping) {
+      if (active.size >= deps.maxConcurrentRuns) {
+        await queue.wait(1000);
+        continue;
+      }
+      let run: RunRecord | null = null;
+      try {
+        run = await queue.claim();
+      } catch (error) {
+        deps.log(`worker: claim failed: ${(error as Error).message}`);
+      }
+      if (!run) {
+        await queue.wait(1000);
+        continue;
+      }
+      const entry: Active = { run, controller: new AbortController(), done: Promise.resolve() };
+      active.set(run.run_id, entry);
+      entry.done = execute(entry)
+        .catch((error) => deps.log(`worker: run ${run!.run_id} could not be settled: ${(error as Error).stack ?? error}`))
+        .finally(() => {
+          active.delete(run!.run_id);
+          queue.notify();
+        });
+    }
+  }
+
+  async function execute(entry: Active): Promise<void> {
+    const { run, controller } = entry;
+    const off = queue.onCancel(run.run_id, (action) => {
+      entry.stop ??= action;
+      controller.abort(new Error(`Run ${run.run_id} was cancelled (${action}).`));
+    });
+    const attempt = (run.kwargs.attempt ?? 0) + 1;
+    const kwargs: RunKwargs = { ...run.kwargs, attempt };
+    await ensureMetadata(events, run, attempt);
+    await threads.patch(run.thread_id, { status: "busy" });
+    let outcome: "success" | "error" | "cancelled" = "success";
+    let agentModel: Parameters<typeof describeRunError>[1] | undefined;
+    let release: (() => void) | undefined;
+    try {
+      release = await deps.threadLease?.(run.thread_id, controller.signal);
+      const agent = harness.agent(kwargs.run_options as never);
+      agentModel = agent.deerflow.model.entry;
+      const threadConfig = { configurable: { thread_id: run.thread_id } };
+      if (kwargs.start_checkpoint_id === undefined) {
+        const head = await agent.graph.getState(threadConfig);
+        kwargs.start_checkpoint_id = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
+      }
+      await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
+
+      const input = kwargs.command
+        ? new Command(kwargs.command as never)
+        : kwargs.input_consumed
+          ? null
+          : kwargs.input;
+      const modes = kwargs.stream_mode.filter((mode) => MODE_MAP[mode]);
+      const graphModes = [...new Set(modes.map((mode) => MODE_MAP[mode]!.graph))];
+      const eventName = new Map(modes.map((mode) => [MODE_MAP[mode]!.graph, MODE_MAP[mode]!.event]));
+      const configurable: Record<string, unknown> = {
+        ...kwargs.configurable,
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+        assistant_id: run.assistant_id,
+        graph_id: GRAPH_ID,
+        ...(kwargs.checkpoint_id && !kwargs.input_consumed ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns } : {}),
+      };
+      const streamOptions = {
+        configurable,
+        recursionLimit: kwargs.recursion_limit,
+        tags: kwargs.tags,
+        metadata: { run_id: run.run_id, thread_id: run.thread_id, assistant_id: run.assistant_id, graph_id: GRAPH_ID, ...run.metadata },
+        signal: controller.signal,
+        streamMode: graphModes.length > 0 ? graphModes : ["values"],
+        subgraphs: kwargs.stream_subgraphs,
+        ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
+        ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
+      };
+      let first = true;
+      const publish = async (chunk: unknown[], requested: boolean) => {
+        if (first) {
+          first = false;
+          if (!kwargs.input_consumed && !kwargs.command) {
+            kwargs.input_consumed = true;
+            await runs.update(run.run_id, { kwargs: { input_consumed: true } });
+          }
+        }
+        if (!requested) return;
+        const [namespace, mode, data] = chunk.length === 3 ? (chunk as [string[], string, unknown]) : ([[], ...chunk] as unknown as [string[], string, unknown]);
+        const name = eventName.get(mode) ?? mode;
+        await events.append(run.run_id, namespace.length > 0 ? `${name}|${namespace.join("|")}` : name, wireJson(data));
+      };
+      if (kwargs.stream_mode.includes("events")) {
+        // LangChain events (streamEvents v2); the graph's own stream chunks ride on the root run's
+        // on_chain_stream events, so the other requested modes come out of the same pass.
+        const rootRunId = randomUUID();
+        const stream = agent.graph.streamEvents(input as never, { ...streamOptions, version: "v2", runId: rootRunId } as never);
+        for await (const event of stream as unknown as AsyncIterable<{ event: string; run_id: string; tags?: string[]; data?: { chunk?: unknown } }>) {
+          if (event.tags?.includes("langsmith:hidden")) continue;
+          if (event.event === "on_chain_stream" && event.run_id === rootRunId && Array.isArray(event.data?.chunk)) {
+            await publish(event.data.chunk as unknown[], graphModes.length > 0);
+            continue;
+          }
+          await events.append(run.run_id, "events", wireJson(event));
+        }
+      } else {
+        const stream = await agent.graph.stream(input as never, streamOptions as never);
+        for await (const chunk of stream as AsyncIterable<unknown[]>) await publish(chunk, true);
+      }
+      if (controller.signal.aborted) outcome = "cancelled";
+    } catch (error) {
+      if (controller.signal.aborted) outcome = "cancelled";
+      else {
+        outcome = "error";
+        const message = errorMessage(error, agentModel, run.thread_id);
+        kwargs.error = { error: (error as Error)?.name ?? "Error", message };
+        deps.log(`run ${run.run_id} on thread ${run.thread_id} failed: ${message}`);
+        await events.append(run.run_id, "error", JSON.stringify(kwargs.error));
+      }
+    } finally {
+      off();
+      release?.();
+    }
+    await settle(entry, outcome, kwargs);
+  }
+
+  async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
+    const { run } = entry;
+    if (outcome === "cancelled" && entry.stop === "shutdown") {
+      // Not over: leave it pending with its progress so the next start resumes it. Readers are closed with the server.
+      await runs.update(run.run_id, { status: "pending", kwargs: { input_consumed: kwargs.input_consumed } });
+      deps.log(`run ${run.run_id} on thread ${run.thread_id} was stopped by the shutdown; it resumes on the next start.`);
+      return;
+    }
+    if (outcome === "cancelled" && entry.stop === "rollback") {
+      deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
+      await runs.delete(run.run_id);
+    }
+    const state = await harness.agent().graph.getState({ configurable: { thread_id: run.thread_id } }).catch(() => null);
+    const values = state ? (toWire(state.values ?? {}) as Record<string, unknown>) : null;
+    const interrupted = Boolean(state && state.next.length > 0);
+    if (entry.stop !== "rollback") {
+      const status = outcome === "success" ? "success" : outcome === "error" ? "error" : "interrupted";
+      await runs.update(run.run_id, { status, kwargs: { error: kwargs.error, ...(run.kwargs.temporary ? { output: values } : {}) } });
+    }
+    const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id);
+    const threadStatus = outcome === "error" ? "error" : interrupted && outcome === "success" ? "interrupted" : others.length > 0 ? "busy" : "idle";
+    await threads.patch(run.thread_id, {
+      status: threadStatus,
+      values,
+      interrupts: state ? interruptsOf(state) : {},
+      error: outcome === "error" ? (kwargs.error?.message ?? null) : null,
+    });
+    await events.end(run.run_id);
+    if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
+      deps.checkpoints.deleteThreadState(run.thread_id);
+      await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
+    }
+  }
+
+  return {
+    /** Requeues what a previous process left running, then starts claiming. */
+    async start(): Promise<void> {
+      const recovered = await queue.recover();
+      for (const run of recovered) deps.log(`run ${run.run_id} on thread ${run.thread_id} was interrupted by a restart; resuming it.`);
+      loop = pump();
+    },
+    /** Runs being executed now. */
+    activeRunIds: () => [...active.keys()],
+    /**
+     * Stops claiming, waits up to `graceMs` for running runs, then stops the rest and leaves them pending.
+     */
+    async drain(graceMs: number): Promise<void> {
+      stopping = true;
+      queue.notify();
+      const all = () => Promise.all([...active.values()].map((entry) => entry.done));
+      const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), graceMs).unref());
+      if ((await Promise.race([all().then(() => "done" as const), timer])) === "timeout") {
+        for (const entry of active.values()) {
+          entry.stop ??= "shutdown";
+          entry.controller.abort(new Error("The server is shutting down."));
+        }
+        await all();
+      }
+      await loop;
+    },
+  };
+}
+
+/** The worker `createWorker` returns. */
+export type RunWorker = ReturnType<typeof createWorker>;
+
+/** One line naming the model and saying the thread can be retried. */
+function errorMessage(error: unknown, entry: Parameters<typeof describeRunError>[1] | undefined, threadId: string): string {
+  const message = entry ? describeRunError(error, entry, threadId).message : error instanceof Error ? error.message : String(error);
+  const line = message.replace(/\s*The thread's messages are kept; retry with: deerflow run --thread \S+/, "").split("\n")[0]!;
+  return `${line}${/[.!?]$/.test(line) ? "" : "."} The thread keeps your message; send it again to retry.`;
+}

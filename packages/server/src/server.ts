@@ -1,0 +1,107 @@
+/**
+ * `createServer(harness, options)`: the hono app with every route mounted at `/` (the SDK's default,
+ * agent-chat-ui) and at `/api` (DeerFlow's frontend rewrites `/api/langgraph/*` to `/api/*`), plus
+ * `start()`/`stop()`. Security is applied once on the outer app: CORS, API keys, body size, `{detail}`
+ * errors. Route modules live in `routes/` and only receive the ServerContext.
+ */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
+import type { Harness } from "@deerflow/harness";
+import { Hono } from "hono";
+import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
+import { errorResponse } from "./http/errors.js";
+import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/security.js";
+import { registerAssistantRoutes } from "./routes/assistants.js";
+import { registerMetaRoutes } from "./routes/meta.js";
+import { registerRunRoutes } from "./routes/runs.js";
+import { registerThreadRoutes } from "./routes/threads.js";
+import { openRunServices } from "./runs/services.js";
+import { adoptCheckpointThreads } from "./runs/threads.js";
+
+/** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
+const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
+
+/** Options of `createServer`; every field has a default. */
+export interface ServerOptions extends Partial<ResolvedServerOptions> {
+  env?: Record<string, string | undefined>;
+}
+
+/** A created (not yet listening) server. */
+export interface DeerFlowServer {
+  app: Hono;
+  context: ServerContext;
+  /** Starts the worker and listens; resolves with the URL once the port is bound (port 0 = OS-chosen). */
+  start(listen?: { host?: string; port?: number }): Promise<{ url: string; host: string; port: number }>;
+  /** Stops taking requests and runs, drains running runs (grace period), closes connections and stores. The harness stays open. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates the server over a harness.
+ *
+ * @example
+ * const harness = await createHarness(loadConfig());
+ * const server = createServer(harness);
+ * const { url } = await server.start({ host: "127.0.0.1", port: 2026 });
+ */
+export function createServer(harness: Harness, options: ServerOptions = {}): DeerFlowServer {
+  const config = harness.setup.config;
+  const env = options.env ?? process.env;
+  const resolved: ResolvedServerOptions = {
+    apiKeys: options.apiKeys ?? resolveApiKeys(config.server.api_keys, env),
+    corsOrigins: options.corsOrigins ?? config.server.cors_origins,
+    maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
+    heartbeatMs: options.heartbeatMs ?? 5000,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? 32,
+    eventRetentionMs: options.eventRetentionMs ?? 10 * 60_000,
+    maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
+    drainGraceMs: options.drainGraceMs ?? 20_000,
+    log: options.log ?? ((line) => console.error(line)),
+    threadLease: options.threadLease,
+  };
+  const services = openRunServices(harness, resolved);
+  const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
+
+  const api = new Hono();
+  for (const register of ROUTES) register(api, context);
+  api.onError((error, c) => errorResponse(error, c, resolved.log));
+
+  const app = new Hono();
+  app.use("*", corsPolicy(resolved.corsOrigins));
+  app.use("*", apiKeyAuth(resolved.apiKeys));
+  app.use("*", jsonBodyLimit(resolved.maxBodyBytes));
+  app.route("/api", api);
+  app.route("/", api);
+  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => errorResponse(error, c, resolved.log));
+
+  let server: Server | undefined;
+  let stopped = false;
+  return {
+    app,
+    context,
+    async start(listen = {}) {
+      const host = listen.host ?? "127.0.0.1";
+      await adoptCheckpointThreads(context);
+      await services.worker.start();
+      const bound = await new Promise<AddressInfo>((resolve, reject) => {
+        const created = serve({ fetch: app.fetch, hostname: host, port: listen.port ?? 2026 }, (info) => resolve(info));
+        server = created as Server;
+        server.once("error", reject);
+      });
+      const shownHost = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+      return { url: `http://${shownHost}:${bound.port}`, host: bound.address, port: bound.port };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      context.draining = true;
+      const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+      await services.worker.drain(resolved.drainGraceMs);
+      server?.closeAllConnections();
+      await closing;
+      services.close();
+    },
+  };
+}

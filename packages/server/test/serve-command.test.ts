@@ -1,0 +1,135 @@
+/**
+ * `deerflow serve` as a user runs it: prints the URL, model and sandbox; refuses a public host without
+ * keys; SIGTERM drains (a running run finishes within the grace period) and the process exits 0.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { Client } from "@langchain/langgraph-sdk";
+import { gate, lastUserText, until } from "./helpers.js";
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+
+function serve(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [cli, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk) => (out.stdout += chunk));
+  child.stderr!.on("data", (chunk) => (out.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, out, exited };
+}
+
+async function urlOf(out: { stdout: string }): Promise<string> {
+  await until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 20_000, "the server's URL");
+  return /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
+}
+
+test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, then exits 0", async () => {
+  const block = gate();
+  const fake = await startFakeOpenAIServer({
+    script: async (body) => {
+      if (lastUserText(body) === "slow") await block.wait;
+      return { content: "finished" };
+    },
+  });
+  const home = createTempHome();
+  const config = path.join(home.path, "config.yaml");
+  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  let child: ChildProcess | undefined;
+  try {
+    const started = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = started.child;
+    const url = await urlOf(started.out);
+    assert.match(started.out.stdout, /127\.0\.0\.1/);
+    await until(() => /sandbox: local/.test(started.out.stderr), 5000, "sandbox line");
+    assert.match(started.out.stderr, /model: fake \(openai\)/);
+    const client = new Client({ apiUrl: url });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+    await until(() => fake.requests.length > 0, 10_000, "model call");
+    child.kill("SIGTERM");
+    await until(() => /draining/.test(started.out.stderr), 5000, "drain message");
+    block.open();
+    assert.equal(await started.exited, 0, started.out.stderr);
+    assert.match(started.out.stderr, /stopped/);
+
+    const again = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path });
+    child = again.child;
+    const client2 = new Client({ apiUrl: await urlOf(again.out) });
+    assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success", "the run finished during the drain");
+    child.kill("SIGINT");
+    assert.equal(await again.exited, 0);
+  } finally {
+    block.open();
+    child?.kill("SIGKILL");
+    await fake.close();
+    home.cleanup();
+  }
+});
+
+test("serve refuses a public host without API keys, and requires the key when keys are set", async () => {
+  const home = createTempHome();
+  let child: ChildProcess | undefined;
+  try {
+    const refused = serve(["--host", "0.0.0.0", "--port", "0"], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    assert.equal(await refused.exited, 2);
+    assert.match(refused.out.stderr, /Refusing to listen on 0\.0\.0\.0 without API keys/);
+
+    const key = "a-long-enough-secret-key-123456";
+    const keyed = serve(["--host", "0.0.0.0", "--port", "0"], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: key });
+    child = keyed.child;
+    const url = (await urlOf(keyed.out)).replace("0.0.0.0", "127.0.0.1");
+    assert.match(keyed.out.stderr, /API key required/);
+    assert.equal((await fetch(`${url}/threads/search`, { method: "POST", body: "{}" })).status, 401);
+    assert.equal((await new Client({ apiUrl: url, apiKey: key }).threads.search()).length, 0);
+    child.kill("SIGTERM");
+    assert.equal(await keyed.exited, 0);
+  } finally {
+    child?.kill("SIGKILL");
+    home.cleanup();
+  }
+});
+
+test("a SIGKILLed server leaves no damage: the next start resumes the run it was executing", async () => {
+  const block = gate();
+  const fake = await startFakeOpenAIServer({
+    script: async (body) => {
+      if (lastUserText(body) === "slow" && !body.messages.some((message) => message.role === "assistant")) await block.wait;
+      return { content: `echo: ${lastUserText(body)}` };
+    },
+  });
+  const home = createTempHome();
+  const config = path.join(home.path, "config.yaml");
+  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  let child: ChildProcess | undefined;
+  try {
+    const first = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = first.child;
+    const client = new Client({ apiUrl: await urlOf(first.out) });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+    await until(() => fake.requests.length > 0, 10_000, "model call");
+    child.kill("SIGKILL");
+    await first.exited;
+    block.open();
+
+    const second = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = second.child;
+    const client2 = new Client({ apiUrl: await urlOf(second.out) });
+    const values = (await client2.runs.join(thread.thread_id, run.run_id)) as { messages: { content: string }[] };
+    assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "resumed once, input not repeated");
+    assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success");
+    assert.match(second.out.stderr, /interrupted by a restart; resuming it/);
+    child.kill("SIGTERM");
+    assert.equal(await second.exited, 0);
+  } finally {
+    block.open();
+    child?.kill("SIGKILL");
+    await fake.close();
+    home.cleanup();
+  }
+});
