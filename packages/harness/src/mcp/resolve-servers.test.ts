@@ -3,7 +3,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { parseConfigText } from "../config/load-config.js";
-import { ConfigError } from "../errors.js";
 import { createTempHome } from "../testing/index.js";
 import { findExtensionsFile } from "../config/extensions-file.js";
 import { resolveMcpServers } from "./resolve-servers.js";
