@@ -20,7 +20,7 @@ import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
 /** Checkpoint operations the worker needs beyond the checkpointer's own API. */
-export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState">;
+export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState" | "copyThreadState">;
 
 /** What the worker runs on. */
 export interface WorkerDeps {
