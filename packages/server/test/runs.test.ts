@@ -29,6 +29,8 @@ test("wait returns the final values; create then join returns them too; list and
     assert.equal(runs[0]!.run_id, run.run_id, "newest first");
     assert.ok(runs.every((entry) => entry.status === "success"));
     assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+    const selected = await t.client.runs.list(thread.thread_id, { select: ["run_id", "status"] });
+    assert.deepEqual(Object.keys(selected[0]!).sort(), ["run_id", "status"]);
     await assert.rejects(t.client.runs.get(thread.thread_id, "00000000-0000-0000-0000-000000000000"), /HTTP 404/);
     await t.client.runs.delete(thread.thread_id, run.run_id);
     assert.equal((await t.client.runs.list(thread.thread_id)).length, 1);
