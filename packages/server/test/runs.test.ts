@@ -227,3 +227,15 @@ test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer:
     await t.close();
   }
 });
+
+test("a finished stateless run's record goes once its events expire", async () => {
+  const t = await startTestServer({ eventRetentionMs: 300 });
+  try {
+    const run = await t.client.runs.create(null, "lead_agent", { input: say("hi") });
+    await fetch(`${t.url}/runs/${run.run_id}/join`).then((response) => response.json());
+    assert.equal((await fetch(`${t.url}/runs/${run.run_id}`)).status, 200, "get answers right after the run");
+    await until(async () => (await fetch(`${t.url}/runs/${run.run_id}`)).status === 404, 5000, "record removed");
+  } finally {
+    await t.close();
+  }
+});
