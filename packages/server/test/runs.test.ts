@@ -29,6 +29,8 @@ test("wait returns the final values; create then join returns them too; list and
     assert.equal(runs[0]!.run_id, run.run_id, "newest first");
     assert.ok(runs.every((entry) => entry.status === "success"));
     assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+    const selected = await t.client.runs.list(thread.thread_id, { select: ["run_id", "status"] });
+    assert.deepEqual(Object.keys(selected[0]!).sort(), ["run_id", "status"]);
     await assert.rejects(t.client.runs.get(thread.thread_id, "00000000-0000-0000-0000-000000000000"), /HTTP 404/);
     await t.client.runs.delete(thread.thread_id, run.run_id);
     assert.equal((await t.client.runs.list(thread.thread_id)).length, 1);
@@ -222,6 +224,18 @@ test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer:
     assert.equal((await t.client.threads.get(thread.thread_id)).metadata?.a, 1);
   } finally {
     block.open();
+    await t.close();
+  }
+});
+
+test("a finished stateless run's record goes once its events expire", async () => {
+  const t = await startTestServer({ eventRetentionMs: 300 });
+  try {
+    const run = await t.client.runs.create(null, "lead_agent", { input: say("hi") });
+    await fetch(`${t.url}/runs/${run.run_id}/join`).then((response) => response.json());
+    assert.equal((await fetch(`${t.url}/runs/${run.run_id}`)).status, 200, "get answers right after the run");
+    await until(async () => (await fetch(`${t.url}/runs/${run.run_id}`)).status === 404, 5000, "record removed");
+  } finally {
     await t.close();
   }
 });

@@ -65,6 +65,13 @@ test("state: empty thread, after a run, update (rename), at a checkpoint; histor
     const history = await t.client.threads.getHistory(thread.thread_id, { limit: 3 });
     assert.equal(history.length, 3);
     assert.equal(history[1]!.checkpoint.checkpoint_id, state.checkpoint.checkpoint_id);
+
+    const copy = await t.client.threads.copy(thread.thread_id);
+    assert.notEqual(copy.thread_id, thread.thread_id);
+    assert.equal(((await t.client.threads.getState(copy.thread_id)).values as Values).title, "Renamed");
+    await t.client.runs.wait(copy.thread_id, "lead_agent", { input: say("only in the copy") });
+    assert.equal(((await t.client.threads.getState(copy.thread_id)).values as Values).messages.length, 4);
+    assert.equal(((await t.client.threads.getState(thread.thread_id)).values as Values).messages.length, 2, "the original is untouched");
   } finally {
     await t.close();
   }

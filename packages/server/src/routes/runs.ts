@@ -53,6 +53,14 @@ function runJson(run: RunRecord, fields?: string[]): Record<string, unknown> {
   return Object.fromEntries(fields.filter((field) => field in full).map((field) => [field, full[field]]));
 }
 
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(422, `Invalid query field "select": ${text} is not JSON.`);
+  }
+}
+
 async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === "") return {};
@@ -138,7 +146,8 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     const query = parseQuery(c, ListQuery);
     await requireThread(context, threadId);
     const runs = await context.runs.list(threadId, { limit: query.limit, offset: query.offset, status: query.status });
-    const fields = query.select ? (query.select.startsWith("[") ? (check(z.array(z.string()), JSON.parse(query.select), "query") as string[]) : query.select.split(",")) : undefined;
+    // The SDK repeats array params (select=a&select=b); older clients send JSON or a comma list.
+    const fields = query.select ? (c.req.queries("select") ?? []).flatMap((value) => (value.startsWith("[") ? (check(z.array(z.string()), safeJson(value), "query") as string[]) : value.split(","))) : undefined;
     return c.json(runs.map((run) => runJson(run, fields)));
   });
   api.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(runJson(await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id")))));

@@ -113,6 +113,17 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     return c.body(null, 204);
   });
 
+  api.post("/threads/:thread_id/copy", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const source = await requireThread(context, threadId);
+    if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; copy it after the run ends.`);
+    const copyId = uuid7();
+    context.checkpoints.copyThreadState(threadId, copyId);
+    await context.threads.create(copyId, source.metadata, "raise");
+    const copy = await context.threads.patch(copyId, { values: source.values, interrupts: source.interrupts, status: source.status === "busy" ? "idle" : source.status });
+    return c.json(thread(copy!));
+  });
+
   api.get("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
     await requireThread(context, threadId);

@@ -41,8 +41,8 @@ export function openRunServices(harness: Harness, options: RunServicesOptions): 
   const stores = openSqliteRunStores(file);
   const queue = createLocalRunQueue(stores);
   const events = createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
-  const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState };
-  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, log: options.log, threadLease: options.threadLease });
+  const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState, copyThreadState: stores.copyThreadState };
+  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, runRetentionMs: options.eventRetentionMs, log: options.log, threadLease: options.threadLease });
   const startedAt = new Date().toISOString();
   return {
     threads: stores.threads,

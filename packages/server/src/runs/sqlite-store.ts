@@ -127,6 +127,8 @@ export interface SqliteRunStores {
   rollbackCheckpoints(threadId: string, checkpointId: string | null): void;
   /** Deletes the thread's checkpoints, pending writes and history archive. */
   deleteThreadState(threadId: string): void;
+  /** Copies the thread's checkpoints, pending writes and history archive to a new thread id. */
+  copyThreadState(fromThreadId: string, toThreadId: string): void;
   close(): void;
 }
 
@@ -301,6 +303,19 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       db.transaction(() => {
         for (const table of ["checkpoints", "writes", "history_archive"]) {
           if (tableExists(table)) db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(threadId);
+        }
+      })();
+    },
+    copyThreadState(fromThreadId, toThreadId) {
+      const columns: Record<string, string> = {
+        checkpoints: "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata",
+        writes: "checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value",
+        history_archive: "seq, kind, message_id, payload",
+      };
+      db.transaction(() => {
+        for (const [table, list] of Object.entries(columns)) {
+          if (!tableExists(table)) continue;
+          db.prepare(`INSERT INTO ${table} (thread_id, ${list}) SELECT ?, ${list} FROM ${table} WHERE thread_id = ?`).run(toThreadId, fromThreadId);
         }
       })();
     },

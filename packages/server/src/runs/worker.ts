@@ -20,7 +20,7 @@ import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
 /** Checkpoint operations the worker needs beyond the checkpointer's own API. */
-export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState">;
+export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState" | "copyThreadState">;
 
 /** What the worker runs on. */
 export interface WorkerDeps {
@@ -31,6 +31,8 @@ export interface WorkerDeps {
   events: EventLog;
   checkpoints: CheckpointAdmin;
   maxConcurrentRuns: number;
+  /** How long a finished stateless run's record is kept after its temporary thread is deleted, in ms. */
+  runRetentionMs: number;
   log: (line: string) => void;
   /**
    * Takes the thread's cross-process lease (the CLI's `storage/thread-lease.ts`) before a run and returns
@@ -230,6 +232,8 @@ export function createWorker(deps: WorkerDeps) {
     if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
       deps.checkpoints.deleteThreadState(run.thread_id);
       await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
+      // The run record (and its output) stays as long as its events, so get/join still answer, then goes.
+      setTimeout(() => void runs.delete(run.run_id).catch(() => false), deps.runRetentionMs).unref();
     }
   }
 
