@@ -133,3 +133,38 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
     home.cleanup();
   }
 });
+
+test("serve honours the CLI's thread lease: a run on a thread another process holds waits for it", async () => {
+  const fake = await startFakeOpenAIServer({ script: async () => ({ content: "done" }) });
+  const home = createTempHome();
+  const config = path.join(home.path, "config.yaml");
+  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  const { openThreadLeases } = await import("@deerflow/harness");
+  let child: ChildProcess | undefined;
+  try {
+    const started = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = started.child;
+    const client = new Client({ apiUrl: await urlOf(started.out) });
+    const thread = await client.threads.create();
+    // Another process (as `deerflow run --thread T` would) holds the thread.
+    const leases = openThreadLeases(path.join(home.path, "checkpoints.sqlite"));
+    const lease = await leases.acquire(thread.thread_id);
+    try {
+      const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(fake.requests.length, 0, "no model call while another process holds the thread");
+      assert.notEqual((await client.runs.get(thread.thread_id, run.run_id)).status, "success");
+      lease.release();
+      await client.runs.join(thread.thread_id, run.run_id);
+      assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "success");
+      assert.equal(fake.requests.length, 1);
+    } finally {
+      lease.release();
+      leases.close();
+    }
+  } finally {
+    child?.kill("SIGKILL");
+    await fake.close();
+    home.cleanup();
+  }
+});

@@ -5,9 +5,12 @@
  * the rest resume on the next start; a second signal exits at once.
  */
 import { parseArgs } from "node:util";
-import { createHarness, loadConfig } from "@deerflow/harness";
+import { createHarness, loadConfig, openThreadLeases } from "@deerflow/harness";
 import { createServer, isLoopbackHost, resolveApiKeys } from "@deerflow/server";
 import { UsageError } from "../usage-error.js";
+
+/** How long a run waits for a thread another process is running before it fails as busy. */
+const LEASE_WAIT_MS = 120_000;
 
 /** Entry point of `deerflow serve`. */
 export async function main(argv: string[]): Promise<number> {
@@ -33,12 +36,23 @@ export async function main(argv: string[]): Promise<number> {
   }
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
-  const server = createServer(harness, { log: say });
+  // The CLI's rule, honoured here too: one run per thread across processes (a `deerflow run --thread T`
+  // in progress makes the server's run on T wait, then fail with "thread T is busy").
+  const leaseFile = harness.setup.store?.file;
+  const leases = leaseFile ? openThreadLeases(leaseFile) : undefined;
+  const threadLease = leases
+    ? async (threadId: string, signal: AbortSignal) => {
+        const lease = await leases.acquire(threadId, { waitMs: LEASE_WAIT_MS, signal });
+        return () => lease.release();
+      }
+    : undefined;
+  const server = createServer(harness, { log: say, threadLease });
   let address;
   try {
     address = await server.start({ host, port });
   } catch (error) {
     await server.stop();
+    leases?.close();
     await harness.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new UsageError(`Port ${port} on ${host} is in use. Pick another with --port.`);
@@ -62,6 +76,7 @@ export async function main(argv: string[]): Promise<number> {
       say(`${signal}: draining (running runs get a grace period; press Ctrl-C again to exit now)...`);
       server
         .stop()
+        .then(() => leases?.close())
         .then(() => harness.close())
         .then(resolve, (error) => {
           say(`shutdown failed: ${(error as Error).message}`);
