@@ -23,6 +23,8 @@ test("30 concurrent streamed runs all complete with every event once and in orde
       assert.equal(parts[0]!.event, "metadata");
       assert.equal(parts.at(-1)!.event, "end");
       assert.deepEqual(ids, ids.map((_, position) => position + 1), `run ${index}: ids 1..n, none missing or repeated`);
+      const failure = parts.find((part) => part.event === "error");
+      assert.equal(failure, undefined, `run ${index} failed: ${JSON.stringify(failure?.data)}`);
       const final = parts.filter((part) => part.event === "values").at(-1)!.data as { messages: { content: string }[] };
       assert.equal(final.messages.at(-1)!.content, `answer to q${index}`);
       assert.equal((parts[0]!.data as { thread_id: string }).thread_id, thread.thread_id);
