@@ -96,25 +96,9 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
     input.skills !== undefined && skillActivationMiddleware(input.skills),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
-    durableContextMiddleware({
-      skillsContainerPath: config.skills.container_path,
-      skillReadToolNames: config.summarization.skill_file_read_tool_names,
-      onWarning: input.onWarning,
-    }),
+    durableContext(config, input.onWarning),
     // 6. Compacts history into summary_text after durable context has captured what it needs.
-    config.summarization.enabled &&
-      summarizationMiddleware({
-        models: input.summaryModels,
-        trigger: knownTriggers(config.summarization.trigger, input.modelEntry.max_input_tokens),
-        keep: config.summarization.keep,
-        trimTokensToSummarize: config.summarization.trim_tokens_to_summarize,
-        summaryPrompt: config.summarization.summary_prompt ?? undefined,
-        maxInputTokens: input.modelEntry.max_input_tokens,
-        tokenCounter: input.tokenCounter,
-        overheadTokens: input.overheadTokens,
-        archive: input.archive,
-        onWarning: input.onWarning,
-      }),
+    config.summarization.enabled && summarization(config, input, { overheadTokens: input.overheadTokens, archive: input.archive }),
     // 7. Plan mode: write_todos and its rules.
     runtime.isPlanMode && todoListMiddleware(),
     // 8. Title after the first exchange (afterAgent).
@@ -136,8 +120,7 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
     (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools! }),
     // 11c. Repeated identical tool calls: afterModel runs bottom-up, so it sees the response before subagent-limit drops calls.
-    config.loop_detection.enabled &&
-      loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
+    config.loop_detection.enabled && loopDetection(config, input.onWarning),
     // 11d. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
     tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning }),
     // 11e. Innermost model wrapper: bounds tool results in the final request; on a context-length error compacts harder, retries once.
@@ -208,26 +191,46 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     // 4b. Retries 429s, 5xx, timeouts and dropped connections, as for the lead.
     modelRetryMiddleware(retryOptions(config, input.modelEntry)),
     // 5. Captures delegations and skills before summarization can drop them.
-    durableContextMiddleware({
-      skillsContainerPath: config.skills.container_path,
-      skillReadToolNames: config.summarization.skill_file_read_tool_names,
-      onWarning: input.onWarning,
-    }),
+    durableContext(config, input.onWarning),
     // 6. Compaction, with the same summarizer choice as the lead (summarization.model_name first).
-    config.summarization.enabled &&
-      summarizationMiddleware({
-        models: input.summaryModels,
-        trigger: knownTriggers(config.summarization.trigger, input.modelEntry.max_input_tokens),
-        keep: config.summarization.keep,
-        trimTokensToSummarize: config.summarization.trim_tokens_to_summarize,
-        summaryPrompt: config.summarization.summary_prompt ?? undefined,
-        maxInputTokens: input.modelEntry.max_input_tokens,
-        tokenCounter: input.tokenCounter,
-        onWarning: input.onWarning,
-      }),
+    config.summarization.enabled && summarization(config, input, {}),
     // 7. Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
-    config.loop_detection.enabled &&
-      loopDetectionMiddleware({ warnThreshold: config.loop_detection.warn_threshold, hardLimit: config.loop_detection.hard_limit, onWarning: input.onWarning }),
+    config.loop_detection.enabled && loopDetection(config, input.onWarning),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
+}
+
+/** `summarization:` as middleware options, for the lead (with overhead and archive) and for subagents. */
+function summarization(
+  config: AppConfig,
+  input: { summaryModels: BaseChatModel[]; modelEntry: ModelEntry; tokenCounter: TokenCounter; onWarning: (message: string) => void },
+  extra: { overheadTokens?: number; archive?: HistoryArchive },
+): AgentMiddleware {
+  const settings = config.summarization;
+  return summarizationMiddleware({
+    models: input.summaryModels,
+    trigger: knownTriggers(settings.trigger, input.modelEntry.max_input_tokens),
+    keep: settings.keep,
+    trimTokensToSummarize: settings.trim_tokens_to_summarize,
+    summaryPrompt: settings.summary_prompt ?? undefined,
+    maxInputTokens: input.modelEntry.max_input_tokens,
+    tokenCounter: input.tokenCounter,
+    onWarning: input.onWarning,
+    ...extra,
+  });
+}
+
+/** `skills.container_path` and `summarization.skill_file_read_tool_names` as durable-context options. */
+function durableContext(config: AppConfig, onWarning: (message: string) => void): AgentMiddleware {
+  return durableContextMiddleware({
+    skillsContainerPath: config.skills.container_path,
+    skillReadToolNames: config.summarization.skill_file_read_tool_names,
+    onWarning,
+  });
+}
+
+/** `loop_detection:` as middleware options. */
+function loopDetection(config: AppConfig, onWarning: (message: string) => void): AgentMiddleware {
+  const { warn_threshold, hard_limit } = config.loop_detection;
+  return loopDetectionMiddleware({ warnThreshold: warn_threshold, hardLimit: hard_limit, onWarning });
 }
