@@ -7,5 +7,5 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 900 },
   server: { proxy: { "/api": "http://127.0.0.1:2026" } },
-  test: { environment: "jsdom", include: ["test/**/*.test.tsx", "test/**/*.test.ts"] },
+  test: { environment: "jsdom", include: ["test/**/*.spec.tsx", "test/**/*.spec.ts"] },
 });

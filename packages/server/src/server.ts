@@ -35,6 +35,8 @@ export interface ServerOptions extends Partial<ResolvedServerOptions> {
 export interface DeerFlowServer {
   app: Hono;
   context: ServerContext;
+  /** True when the web app's build was found and is served at `/`. */
+  webApp: boolean;
   /** Starts the worker and listens; resolves with the URL once the port is bound (port 0 = OS-chosen). */
   start(listen?: { host?: string; port?: number }): Promise<{ url: string; host: string; port: number }>;
   /** Stops taking requests and runs, drains running runs (grace period), closes connections and stores. The harness stays open. */
@@ -72,7 +74,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   api.onError((error, c) => errorResponse(error, c, resolved.log));
 
   const app = new Hono();
-  registerWebApp(app, options.webDir === undefined ? DEFAULT_WEB_DIR : options.webDir);
+  const webApp = registerWebApp(app, options.webDir === undefined ? DEFAULT_WEB_DIR : options.webDir);
   app.use("*", corsPolicy(resolved.corsOrigins));
   app.use("*", apiKeyAuth(resolved.apiKeys));
   app.use("*", jsonBodyLimit(resolved.maxBodyBytes));
@@ -86,6 +88,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   return {
     app,
     context,
+    webApp,
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
       await adoptCheckpointThreads(context);
