@@ -49,6 +49,7 @@ function errorText(error: unknown): string {
 export function Chat({ client, threadId, settings, onThreadCreated, onRunFinished, onUnauthorized, onState, onOpenArtifact }: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const created = useRef<string | null>(null);
+  const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
   const stream = useStream<AgentState>({
     client,
     assistantId: "lead_agent",
@@ -57,6 +58,9 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
     onThreadId: (id) => {
       created.current = id;
       onThreadCreated(id);
+    },
+    onCreated: (run) => {
+      currentRun.current = run;
     },
     onCustomEvent: (data) => setCards((current) => applyTaskEvent(current, data)),
     onError: (error) => {
@@ -91,6 +95,23 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
         optimisticValues: (prev) => ({ ...prev, messages: [...(prev.messages ?? []), message as Message] }),
       },
     );
+  };
+  // Stop ends the stream here and cancels the run on the server (the run id comes from the run this
+  // tab started, or from the SDK's reconnect record after a reload; else the thread's active runs).
+  const stop = () => {
+    const tid = currentRun.current?.thread_id ?? threadId;
+    const rid = currentRun.current?.run_id ?? (tid ? sessionStorage.getItem(`lg:stream:${tid}`) : null);
+    void stream.stop();
+    if (!tid) return;
+    if (rid) {
+      client.runs.cancel(tid, rid).catch(() => undefined);
+      return;
+    }
+    // Stopped before the run's id arrived: cancel whatever this thread still has running or queued.
+    void client.runs
+      .list(tid, { limit: 10 })
+      .then((runs) => Promise.all(runs.filter((run) => run.status === "pending" || run.status === "running").map((run) => client.runs.cancel(tid, run.run_id))))
+      .catch(() => undefined);
   };
   const retry = () => void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
 
@@ -148,7 +169,7 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
         )}
         <div ref={bottom} />
       </div>
-      <Composer draftKey={threadId ?? "new"} running={running} onSend={send} onStop={() => void stream.stop()} />
+      <Composer draftKey={threadId ?? "new"} running={running} onSend={send} onStop={stop} />
     </div>
   );
 }
