@@ -35,13 +35,13 @@ test("a task streams in: plan, tool cards, answer, artifact preview and download
     const plan = page.getByTestId("plan");
     await plan.getByText("3/3").waitFor();
     assert.equal(await plan.locator("li[data-status=completed]").count(), 3);
-    // A tool card expands to its arguments and result.
-    await page.locator("[data-testid=tool-card][data-tool=read_file] button").first().click();
-    await page.locator("[data-testid=tool-card][data-tool=read_file]").getByText("Result").waitFor();
     // The artifact panel opens with the note rendered as Markdown.
     const preview = page.getByTestId("artifact-preview");
     await preview.locator("h1", { hasText: "Note: Write a short note about deer" }).waitFor();
     if (process.env.DEERFLOW_UPDATE_SCREENSHOT === "1") await page.screenshot({ path: path.join(repoRoot, "docs", "screenshot.png") });
+    // A tool card expands to its arguments and result.
+    await page.locator("[data-testid=tool-card][data-tool=read_file] button").first().click();
+    await page.locator("[data-testid=tool-card][data-tool=read_file]").getByText("Result").waitFor();
     // Download gives the file itself.
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /^Download note-write-a-short-note-about-deer\.md$/ }).click()]);
     assert.equal(download.suggestedFilename(), "note-write-a-short-note-about-deer.md");

@@ -51,7 +51,8 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       <textarea
         ref={area}
         aria-label="Message"
-        placeholder="Ask DeerFlow to do something… (Enter sends, Shift+Enter for a new line)"
+        placeholder="Ask DeerFlow to do something…"
+        title="Enter sends, Shift+Enter starts a new line"
         value={text}
         rows={Math.min(8, Math.max(1, text.split("\n").length))}
         onChange={(event) => setText(event.target.value)}
