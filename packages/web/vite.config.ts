@@ -5,7 +5,19 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 900 },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    sourcemap: false,
+    chunkSizeWarningLimit: 900,
+    rollupOptions: {
+      // zod's sources carry comments next to @__PURE__ markers that Rollup cannot place; harmless noise.
+      onwarn(warning, warn) {
+        if (warning.code === "INVALID_ANNOTATION") return;
+        warn(warning);
+      },
+    },
+  },
   server: { proxy: { "/api": "http://127.0.0.1:2026" } },
   test: { environment: "jsdom", include: ["test/**/*.spec.tsx", "test/**/*.spec.ts"] },
 });
