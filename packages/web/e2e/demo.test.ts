@@ -69,6 +69,15 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
     await page.waitForURL(firstUrl);
     await page.getByText("Task: Plan a picnic").waitFor();
     assert.equal(await page.getByText("Task: Count the stars").count(), 0);
+    // Rename keeps the new title across a reload.
+    const picnicItem = items.filter({ hasText: /picnic/i });
+    await picnicItem.getByRole("button", { name: /^Rename/ }).click();
+    await page.getByLabel("New title").fill("Picnic plans (renamed)");
+    await page.getByLabel("New title").press("Enter");
+    await items.filter({ hasText: "Picnic plans (renamed)" }).waitFor();
+    await page.reload();
+    await items.filter({ hasText: "Picnic plans (renamed)" }).waitFor();
+    await page.getByTestId("thread-title").getByText("Picnic plans (renamed)").waitFor();
     // Search narrows the list.
     await page.getByLabel("Search chats").fill("stars");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=thread-item]").length === 1);

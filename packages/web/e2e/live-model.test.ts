@@ -38,6 +38,22 @@ before(async () => {
       if (body.messages.some((m) => m.role === "system" && String(m.content).includes("subagent")) && last.includes("Research deer quickly")) {
         return { content: "Deer are ruminants with four-chambered stomachs." };
       }
+      if (last.includes("Make files")) {
+        const toolNames = body.messages.filter((m) => m.role === "tool").map((m) => String((m as { name?: string }).name ?? ""));
+        const answered = body.messages.filter((m) => m.role === "tool").length;
+        if (answered === 0) {
+          return {
+            tool_calls: [
+              { name: "write_file", arguments: { description: "page", path: "/mnt/user-data/outputs/page.html", content: '<h1>Hello page</h1><p id="s">static</p><script>document.getElementById("s").textContent = "ran"</script>' } },
+              { name: "write_file", arguments: { description: "table", path: "/mnt/user-data/outputs/data.csv", content: 'name,note\n"Doe, J",first\nRoe,second\n' } },
+            ],
+          };
+        }
+        if (answered === 2 && !toolNames.includes("present_files")) {
+          return { tool_calls: [{ name: "present_files", arguments: { filepaths: ["/mnt/user-data/outputs/page.html", "/mnt/user-data/outputs/data.csv"] } }] };
+        }
+        return { content: "Files ready." };
+      }
       if (lastMessage.role === "tool") {
         if (last.includes("Delegate")) return { content: "The subagent reported back." };
         return { content: "Tool finished." };
@@ -175,5 +191,28 @@ test("a delegated subagent shows as a card with its result", { skip }, async () 
     await page.getByText("The subagent reported back.").waitFor();
     await card.locator("summary").click();
     await card.locator(".subagent-result", { hasText: "Deer are ruminants with four-chambered stomachs." }).waitFor();
+    // Opened again later (no live events), the card comes from the thread's saved delegations.
+    await page.reload();
+    const saved = page.locator("[data-testid=subagent-card][data-status=completed]");
+    await saved.getByText("Research deer").waitFor();
+  });
+});
+
+test("HTML artifacts preview in a sandboxed frame without running scripts; CSV shows as a table", { skip }, async () => {
+  await withPage("live-artifacts", async (page) => {
+    await page.goto(`${server.url}/`);
+    await sendTask(page, "Make files");
+    await page.getByText("Files ready.").waitFor();
+    const panel = page.getByTestId("artifacts");
+    await panel.getByRole("button", { name: "page.html", exact: true }).click();
+    const frame = page.frameLocator("iframe.html-preview");
+    await frame.locator("h1", { hasText: "Hello page" }).waitFor();
+    assert.equal(await frame.locator("#s").textContent(), "static", "the page's script did not run");
+    assert.equal(await page.locator("iframe.html-preview").getAttribute("sandbox"), "");
+    await panel.getByRole("button", { name: "data.csv", exact: true }).click();
+    const table = page.getByTestId("artifact-preview").locator("table");
+    await table.locator("th", { hasText: "name" }).waitFor();
+    await table.locator("td", { hasText: "Doe, J" }).waitFor();
+    assert.equal(await table.locator("tbody tr").count(), 2);
   });
 });

@@ -15,7 +15,7 @@ import { Clarification } from "../src/harness/Clarification";
 import { parseCsv } from "../src/harness/csv";
 import { Plan } from "../src/harness/Plan";
 import { Subagents } from "../src/harness/Subagents";
-import { applyTaskEvent, type SubagentCard } from "../src/harness/subagents";
+import { applyTaskEvent, cardsFromState, type SubagentCard } from "../src/harness/subagents";
 import { Sidebar } from "../src/threads/Sidebar";
 
 afterEach(() => {
@@ -101,6 +101,13 @@ describe("what the harness does", () => {
     expect(card.textContent).toContain("Research deer");
     expect(card.textContent).toContain("4s");
     expect(card.textContent).toContain("Deer are ruminants.");
+  });
+
+  it("saved delegations become cards when a thread is opened after its run", () => {
+    const cards = cardsFromState([{ id: "call_1", description: "Summarise", subagent_type: "bash", status: "timed_out", result_brief: "partial" }]);
+    expect(cards.call_1).toMatchObject({ status: "timed_out", description: "Summarise", result: "partial" });
+    render(<Subagents cards={Object.values(cards)} />);
+    expect(screen.getByTestId("subagent-card").textContent).not.toMatch(/\d+s/);
   });
 
   it("a clarification offers its options as buttons", () => {

@@ -13,7 +13,7 @@ import { isUnauthorized } from "../api";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
-import { applyTaskEvent, type SubagentCard } from "../harness/subagents";
+import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
 import { Composer } from "./Composer";
 import { isShown, latestTokenUsage, pendingClarification, toolCallsOf } from "./messages";
@@ -26,6 +26,7 @@ export interface AgentState extends Record<string, unknown> {
   todos?: Todo[] | null;
   artifacts?: string[];
   summary_text?: string | null;
+  delegations?: SavedDelegation[];
 }
 
 /** Props of {@link Chat}. */
@@ -117,7 +118,12 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
 
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   const clarification = running ? undefined : pendingClarification(messages);
-  const cardList = Object.values(cards);
+  // Live cards from this session's events win over the ones saved in state (a thread opened later).
+  const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
+  const taskCallIds = new Set(messages.flatMap((m) => ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).filter((c) => c.name === "task").map((c) => c.id)));
+  const cardsOf = (message: Message) =>
+    ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) => (call.name === "task" && call.id && allCards[call.id] ? [allCards[call.id]!] : []));
+  const cardList = Object.values(allCards).filter((card) => !taskCallIds.has(card.id));
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
@@ -140,7 +146,7 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
           </div>
         )}
         {shown.map((message, index) => (
-          <MessageView key={message.id ?? index} message={message} tools={toolCallsOf(message, messages)} running={running && index === lastAiIndex} />
+          <MessageView key={message.id ?? index} message={message} tools={toolCallsOf(message, messages)} running={running && index === lastAiIndex} subagents={cardsOf(message)} />
         ))}
         <Plan todos={values?.todos} />
         <Subagents cards={cardList} />

@@ -6,6 +6,8 @@
 import type { Message } from "@langchain/langgraph-sdk";
 import { Brain } from "lucide-react";
 import { memo } from "react";
+import { Subagents } from "../harness/Subagents";
+import type { SubagentCard } from "../harness/subagents";
 import { Markdown } from "./Markdown";
 import { reasoningOf, textOf, type ToolCallView } from "./messages";
 import { ToolCard } from "./ToolCard";
@@ -15,6 +17,12 @@ export interface MessageViewProps {
   message: Message;
   tools: ToolCallView[];
   running: boolean;
+  /** Subagent cards of this message's `task` calls (the card's id is the tool call's id). */
+  subagents?: SubagentCard[];
+}
+
+function sameCards(a: SubagentCard[] = [], b: SubagentCard[] = []): boolean {
+  return a.length === b.length && a.every((card, index) => card === b[index]);
 }
 
 function sameTools(a: ToolCallView[], b: ToolCallView[]): boolean {
@@ -23,7 +31,7 @@ function sameTools(a: ToolCallView[], b: ToolCallView[]): boolean {
 
 /** Renders a human or AI message. */
 export const MessageView = memo(
-  function MessageView({ message, tools, running }: MessageViewProps) {
+  function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
     const text = textOf(message.content);
     if (message.type === "human") {
       return (
@@ -47,8 +55,9 @@ export const MessageView = memo(
         {tools.map((view, index) => (
           <ToolCard key={view.call.id ?? index} view={view} running={running} />
         ))}
+        <Subagents cards={subagents} />
       </div>
     );
   },
-  (before, after) => before.message === after.message && before.running === after.running && sameTools(before.tools, after.tools),
+  (before, after) => before.message === after.message && before.running === after.running && sameTools(before.tools, after.tools) && sameCards(before.subagents, after.subagents),
 );

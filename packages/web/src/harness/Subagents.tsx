@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { SubagentCard } from "./subagents";
 
 function seconds(card: SubagentCard, now: number): string {
+  if (card.startedAt === undefined) return "";
   return `${Math.max(0, Math.round(((card.endedAt ?? now) - card.startedAt) / 1000))}s`;
 }
 

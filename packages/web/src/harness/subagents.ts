@@ -14,8 +14,29 @@ export interface SubagentCard {
   steps: number;
   result?: string;
   error?: string;
-  startedAt: number;
+  /** When the card's events began (ms); absent for cards rebuilt from saved state. */
+  startedAt?: number;
   endedAt?: number;
+}
+
+/** A delegation as saved in `values.delegations` (kept by the harness after the run). */
+export interface SavedDelegation {
+  id: string;
+  description: string;
+  subagent_type: string;
+  status: string;
+  result_brief?: string;
+}
+
+/** Cards for delegations saved in state, for threads opened after their run (no live events). */
+export function cardsFromState(delegations: readonly SavedDelegation[] | null | undefined): Record<string, SubagentCard> {
+  const cards: Record<string, SubagentCard> = {};
+  for (const d of delegations ?? []) {
+    const status: SubagentCard["status"] =
+      d.status === "in_progress" ? "running" : d.status === "completed" ? "completed" : d.status === "failed" ? "failed" : d.status === "cancelled" ? "cancelled" : "timed_out";
+    cards[d.id] = { id: d.id, description: d.description, subagentType: d.subagent_type, status, steps: 0, ...(d.result_brief ? { result: d.result_brief } : {}) };
+  }
+  return cards;
 }
 
 interface StepMessage {
