@@ -54,6 +54,16 @@ test("phone width: the chat fills the screen and the thread list opens from the 
       await page.getByRole("button", { name: "New chat" }).waitFor({ state: "visible" });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
       assert.equal(overflow, false, "no horizontal scrolling");
+      // Escape closes the thread list; the dark theme applies to the page and is remembered.
+      await page.keyboard.press("Escape");
+      await page.getByRole("button", { name: "New chat" }).waitFor({ state: "hidden" });
+      await page.getByRole("button", { name: "Settings" }).click();
+      await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
+      const dark = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(await dark(), "rgb(22, 24, 23)");
+      await page.reload();
+      await page.getByLabel("Message").waitFor();
+      assert.equal(await dark(), "rgb(22, 24, 23)");
     },
     { width: 390, height: 800 },
   );

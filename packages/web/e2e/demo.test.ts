@@ -96,3 +96,20 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
     await page.getByText("What should DeerFlow do?").waitFor();
   });
 });
+
+test("server unreachable: a banner retries, the draft is kept, and the app recovers when the server is back", { skip }, async () => {
+  await withPage("demo-offline", async (page) => {
+    await page.goto(`${server.url}/`);
+    await page.getByText("What should DeerFlow do?").waitFor();
+    await page.getByLabel("Message").fill("typed while the server is away");
+    const port = Number(new URL(server.url).port);
+    const home = server.home;
+    await server.stop(true);
+    await page.getByText("The server is not reachable").waitFor();
+    server = await serve({ port, home });
+    await page.getByText("The server is not reachable").waitFor({ state: "detached" });
+    assert.equal(await page.getByLabel("Message").inputValue(), "typed while the server is away");
+    await page.getByLabel("Message").press("Enter");
+    await page.getByText("Task: typed while the server is away").waitFor();
+  });
+});

@@ -29,13 +29,14 @@ export interface Served {
   url: string;
   home: string;
   stderr: () => string;
-  stop(): Promise<void>;
+  /** Stops the server and deletes its home (`keepHome` keeps it for a restart). */
+  stop(keepHome?: boolean): Promise<void>;
 }
 
 /** Starts `deerflow serve --port 0` with a fresh home; `configYaml` is written to its config file. */
-export async function serve(options: { configYaml?: string; apiKeys?: string } = {}): Promise<Served> {
-  const home = mkdtempSync(path.join(tmpdir(), "deerflow-e2e-"));
-  const args = [cli, "serve", "--port", "0"];
+export async function serve(options: { configYaml?: string; apiKeys?: string; port?: number; home?: string } = {}): Promise<Served> {
+  const home = options.home ?? mkdtempSync(path.join(tmpdir(), "deerflow-e2e-"));
+  const args = [cli, "serve", "--port", String(options.port ?? 0)];
   if (options.configYaml !== undefined) {
     writeFileSync(path.join(home, "config.yaml"), options.configYaml);
     args.push("--config", path.join(home, "config.yaml"));
@@ -56,14 +57,14 @@ export async function serve(options: { configYaml?: string; apiKeys?: string } =
     url: /listening on (http:\/\/\S+)/.exec(stdout)![1]!,
     home,
     stderr: () => stderr,
-    async stop() {
+    async stop(keepHome = false) {
       if (child.exitCode === null) {
         child.kill("SIGTERM");
         const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
         await exited;
         clearTimeout(timer);
       }
-      rmSync(home, { recursive: true, force: true });
+      if (!keepHome) rmSync(home, { recursive: true, force: true });
     },
   };
 }

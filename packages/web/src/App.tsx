@@ -5,7 +5,7 @@
  */
 import { FolderOpen, Menu, Settings as SettingsIcon, WifiOff } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { apiFetch, isNotFound, isUnauthorized, makeClient, saveApiKey, savedApiKey } from "./api";
+import { apiFetch, apiUrl, isNotFound, isUnauthorized, makeClient, saveApiKey, savedApiKey } from "./api";
 import { Chat } from "./chat/Chat";
 import { Artifacts } from "./harness/Artifacts";
 import { navigate, useRoute } from "./router";
@@ -52,6 +52,17 @@ export function App() {
     const timer = setInterval(() => void refresh(), 3000);
     return () => clearInterval(timer);
   }, [connection, refresh]);
+  // Notice a server that went away while the page sat idle (GET /api/ok needs no key).
+  useEffect(() => {
+    if (connection !== "ok") return;
+    const timer = setInterval(() => {
+      fetch(`${apiUrl()}/ok`).then(
+        (response) => !response.ok && setConnection("offline"),
+        () => setConnection("offline"),
+      );
+    }, 5000);
+    return () => clearInterval(timer);
+  }, [connection]);
   useEffect(() => {
     if (connection !== "ok") return;
     apiFetch("/models", apiKey)
@@ -74,8 +85,9 @@ export function App() {
     (id: string) => {
       aliases.current.set(id, newChatKey);
       navigate(`/threads/${encodeURIComponent(id)}`, true);
+      void refresh();
     },
-    [newChatKey],
+    [newChatKey, refresh],
   );
   const onState = useCallback((state: { title?: string | null; artifacts: string[]; tokens?: number }) => {
     setThreadState((previous) => {
@@ -100,7 +112,16 @@ export function App() {
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
   const title = threadState.title ?? threads.find((thread) => thread.id === threadId)?.title ?? (threadId ? "Chat" : "New chat");
   return (
-    <div className={`app ${showSidebar ? "sidebar-open" : ""} ${panel.open && threadId ? "panel-open" : ""}`}>
+    <div
+      className={`app ${showSidebar ? "sidebar-open" : ""} ${panel.open && threadId ? "panel-open" : ""}`}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") {
+          setShowSidebar(false);
+          setShowSettings(false);
+        }
+      }}
+    >
+      {showSidebar && <div className="backdrop" aria-hidden onClick={() => setShowSidebar(false)} />}
       <Sidebar
         threads={threads}
         currentId={threadId}

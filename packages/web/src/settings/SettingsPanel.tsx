@@ -16,7 +16,7 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey }: Setti
       {models && models.length > 0 && (
         <label className="row">
           Model
-          <select value={settings.model} onChange={(event) => onChange({ model: event.target.value })}>
+          <select aria-label="Model" value={settings.model} onChange={(event) => onChange({ model: event.target.value })}>
             <option value="">Server default</option>
             {models.map((model) => (
               <option key={model.name} value={model.name}>
@@ -37,7 +37,7 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey }: Setti
       </label>
       <label className="row">
         Theme
-        <select value={settings.theme} onChange={(event) => onChange({ theme: event.target.value as Settings["theme"] })}>
+        <select aria-label="Theme" value={settings.theme} onChange={(event) => onChange({ theme: event.target.value as Settings["theme"] })}>
           <option value="system">System</option>
           <option value="light">Light</option>
           <option value="dark">Dark</option>
