@@ -49,6 +49,7 @@ test("the app loads at / and /threads/{id} without a key; assets are immutable; 
       assert.match(response.text, /deerflow app/);
       assert.equal(response.headers["cache-control"], "no-cache");
       assert.match(String(response.headers["content-type"]), /text\/html/);
+      assert.match(String(response.headers["content-security-policy"]), /script-src 'self'.*frame-ancestors 'none'/);
       // A client without fetch metadata that asks for HTML gets the page too.
       assert.equal((await get(`${t.url}${page}`, { accept: "text/html" })).status, 200);
     }

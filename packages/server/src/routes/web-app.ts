@@ -21,6 +21,13 @@ export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../../web/dist/", impor
 
 const APP_PAGES = [/^\/$/, /^\/index\.html$/, /^\/threads\/[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, /^\/settings$/];
 const IMMUTABLE = "public, max-age=31536000, immutable";
+/**
+ * The page's Content-Security-Policy: scripts, styles and connections only from this server; images
+ * also from blob: (artifact previews); no plugins, no framing of the app. An HTML artifact is shown in
+ * an `<iframe sandbox srcdoc>`, which inherits this policy, so its scripts and remote loads stay off.
+ */
+export const APP_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; connect-src 'self'; frame-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** True when the request is a page load by a browser (not a fetch by a client or the app). */
 export function isNavigation(c: Context): boolean {
@@ -29,12 +36,13 @@ export function isNavigation(c: Context): boolean {
   return (c.req.header("accept") ?? "").includes("text/html");
 }
 
-function fileResponse(c: Context, file: string, cacheControl: string): Response {
+function fileResponse(c: Context, file: string, cacheControl: string, extra: Record<string, string> = {}): Response {
   const body = readFileSync(file);
   return c.body(body, 200, {
     "content-type": contentTypeOf(file),
     "cache-control": cacheControl,
     "x-content-type-options": "nosniff",
+    ...extra,
   });
 }
 
@@ -54,7 +62,7 @@ export function registerWebApp(app: Hono, webDir: string | null = DEFAULT_WEB_DI
         { "cache-control": "no-cache" },
       );
     }
-    return fileResponse(c, index, "no-cache");
+    return fileResponse(c, index, "no-cache", { "content-security-policy": APP_CSP, "referrer-policy": "no-referrer" });
   });
   if (!built || !webDir) return false;
   const assets = path.join(webDir, "assets");
