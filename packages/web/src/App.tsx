@@ -91,7 +91,9 @@ export function App() {
   );
   const onState = useCallback((state: { title?: string | null; artifacts: string[]; tokens?: number }) => {
     setThreadState((previous) => {
-      if (state.artifacts.length > previous.artifacts.length) setPanel((p) => (p.open ? p : { open: true, selected: state.artifacts[state.artifacts.length - 1] }));
+      // New artifacts open the panel beside the chat; on a phone it would cover the chat, so the chips suffice.
+      const wide = window.matchMedia?.("(min-width: 761px)").matches ?? true;
+      if (wide && state.artifacts.length > previous.artifacts.length) setPanel((p) => (p.open ? p : { open: true, selected: state.artifacts[state.artifacts.length - 1] }));
       return state;
     });
   }, []);
