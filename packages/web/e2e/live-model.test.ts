@@ -165,6 +165,9 @@ test("a failed run shows its error inline and Retry runs it again", { skip }, as
     await error.getByRole("button", { name: "Retry" }).click();
     await page.getByText("Recovered after retry.").waitFor();
     await error.waitFor({ state: "detached" });
+    assert.equal(await page.getByTestId("msg-human").filter({ hasText: "Fail once" }).count(), 1, "Retry did not send the message again");
+    // The model reported token usage: the context meter shows it.
+    await page.getByTestId("context-meter").getByText(/\d tokens/).waitFor();
   });
 });
 
