@@ -113,3 +113,24 @@ test("server unreachable: a banner retries, the draft is kept, and the app recov
     await page.getByText("Task: typed while the server is away").waitFor();
   });
 });
+
+test("attached files: sent with the message when the server takes uploads, else the chip says why and the draft stays", { skip }, async () => {
+  await withPage("demo-upload", async (page) => {
+    await page.goto(`${server.url}/`);
+    await page.getByText("What should DeerFlow do?").waitFor();
+    await page.locator("input[type=file]").setInputFiles({ name: "facts.txt", mimeType: "text/plain", buffer: Buffer.from("Deer shed antlers every year.\n") });
+    await page.getByTestId("file-chip").getByText("facts.txt").waitFor();
+    await sendTask(page, "Summarise the attached facts");
+    const uploads = await fetch(`${server.url}/api/threads/probe-thread/uploads/limits`);
+    if (uploads.status === 404) {
+      // This server has no upload route: nothing is sent, the chip carries the reason, the text stays.
+      await page.getByTestId("file-chip").getByText("does not accept uploads").waitFor();
+      assert.equal(await page.getByLabel("Message").inputValue(), "Summarise the attached facts");
+      assert.equal(await page.getByTestId("msg-human").count(), 0);
+    } else {
+      await page.getByTestId("msg-human").getByText("facts.txt").waitFor();
+      await page.getByText("I wrote a note about your task").waitFor();
+      assert.equal(await page.getByTestId("file-chip").count(), 0);
+    }
+  });
+});

@@ -205,6 +205,7 @@ export function App() {
           <Chat
             key={chatKey}
             client={client}
+            apiKey={apiKey}
             threadId={threadId}
             settings={settings}
             onThreadCreated={onThreadCreated}

@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 describe("Composer", () => {
-  it("sends on Enter, keeps a new line on Shift+Enter, and clears after sending", () => {
+  it("sends on Enter, keeps a new line on Shift+Enter, and clears after sending", async () => {
     const onSend = vi.fn();
     render(<Composer draftKey="t1" running={false} onSend={onSend} onStop={() => {}} />);
     const box = screen.getByLabelText("Message") as HTMLTextAreaElement;
@@ -32,8 +32,8 @@ describe("Composer", () => {
     fireEvent.keyDown(box, { key: "Enter", shiftKey: true });
     expect(onSend).not.toHaveBeenCalled();
     fireEvent.keyDown(box, { key: "Enter" });
-    expect(onSend).toHaveBeenCalledWith("first line");
-    expect(box.value).toBe("");
+    expect(onSend).toHaveBeenCalledWith("first line", []);
+    await vi.waitFor(() => expect(box.value).toBe(""));
   });
 
   it("shows Stop while a run is going and keeps the draft across a remount", () => {
@@ -45,6 +45,26 @@ describe("Composer", () => {
     unmount();
     render(<Composer draftKey="t2" running={false} onSend={() => {}} onStop={() => {}} />);
     expect((screen.getByLabelText("Message") as HTMLTextAreaElement).value).toBe("half typed");
+  });
+});
+
+describe("Composer files", () => {
+  it("a refused file keeps its chip with the reason, and the draft stays", async () => {
+    const onSend = vi.fn(async () => ({ refused: { "big.bin": "File is over the 50 MB limit." } }));
+    render(<Composer draftKey="t3" running={false} onSend={onSend} onStop={() => {}} />);
+    const input = screen.getAllByLabelText("Attach files").find((el) => el.tagName === "INPUT") as HTMLInputElement;
+    fireEvent.change(input, { target: { files: [new File(["x"], "big.bin")] } });
+    fireEvent.change(screen.getByLabelText("Message"), { target: { value: "use it" } });
+    fireEvent.keyDown(screen.getByLabelText("Message"), { key: "Enter" });
+    await screen.findByText("File is over the 50 MB limit.");
+    expect(onSend).toHaveBeenCalledWith("use it", [expect.objectContaining({ name: "big.bin" })]);
+    expect((screen.getByLabelText("Message") as HTMLTextAreaElement).value).toBe("use it");
+  });
+
+  it("a user message shows its uploaded files as chips", () => {
+    const message = { type: "human", id: "h1", content: "see file", additional_kwargs: { files: [{ filename: "data.csv", size: 3, path: "/mnt/user-data/uploads/data.csv" }] } } as unknown as Message;
+    render(<MessageView message={message} tools={[]} running={false} />);
+    expect(screen.getByTestId("msg-human").textContent).toContain("data.csv");
   });
 });
 

@@ -15,7 +15,8 @@ import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
 import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
-import { Composer } from "./Composer";
+import { Composer, type SendResult } from "./Composer";
+import { uploadFiles } from "./uploads";
 import { isShown, latestTokenUsage, pendingClarification, toolCallsOf } from "./messages";
 import { MessageView } from "./MessageView";
 
@@ -32,6 +33,7 @@ export interface AgentState extends Record<string, unknown> {
 /** Props of {@link Chat}. */
 export interface ChatProps {
   client: Client;
+  apiKey: string | undefined;
   threadId: string | null;
   settings: Settings;
   onThreadCreated: (threadId: string) => void;
@@ -47,7 +49,7 @@ function errorText(error: unknown): string {
 }
 
 /** Renders the chat. */
-export function Chat({ client, threadId, settings, onThreadCreated, onRunFinished, onUnauthorized, onState, onOpenArtifact }: ChatProps) {
+export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRunFinished, onUnauthorized, onState, onOpenArtifact }: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const created = useRef<string | null>(null);
   const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
@@ -85,11 +87,21 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [values?.title, artifacts.join("\n"), tokens]);
 
-  const send = (text: string) => {
-    const message = { type: "human" as const, content: text };
+  const send = async (text: string, files: File[] = []): Promise<SendResult> => {
+    // Files go up first (to a new thread's id when there is no thread yet); a refusal keeps the draft.
+    let target = threadId;
+    let attached: { filename: string; size: number; path?: string }[] = [];
+    if (files.length > 0) {
+      target ??= crypto.randomUUID();
+      const outcome = await uploadFiles(target, files, apiKey);
+      if (Object.keys(outcome.refused).length > 0) return { refused: outcome.refused };
+      attached = outcome.stored.map((file) => ({ filename: file.filename, size: file.size, path: file.virtual_path ?? file.path }));
+    }
+    const message = { type: "human" as const, content: text, ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}) };
     void stream.submit(
       { messages: [message] },
       {
+        ...(target && !threadId ? { threadId: target } : {}),
         context: runContext(settings),
         streamResumable: true,
         onDisconnect: "continue",
@@ -159,7 +171,7 @@ export function Chat({ client, threadId, settings, onThreadCreated, onRunFinishe
             ))}
           </div>
         )}
-        {clarification && <Clarification request={clarification} onAnswer={send} />}
+        {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
         {running && (
           <div className="working muted" data-testid="working">
             <span className="dot" /> Working…

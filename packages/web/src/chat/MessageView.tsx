@@ -4,7 +4,7 @@
  * the last one streams (the SDK keeps unchanged messages' identity).
  */
 import type { Message } from "@langchain/langgraph-sdk";
-import { Brain } from "lucide-react";
+import { Brain, Paperclip } from "lucide-react";
 import { memo } from "react";
 import { Subagents } from "../harness/Subagents";
 import type { SubagentCard } from "../harness/subagents";
@@ -34,8 +34,18 @@ export const MessageView = memo(
   function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
     const text = textOf(message.content);
     if (message.type === "human") {
+      const files = ((message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs?.files ?? []).filter((f) => f?.filename);
       return (
         <div className="msg msg-human" data-testid="msg-human">
+          {files.length > 0 && (
+            <div className="file-chips">
+              {files.map((file) => (
+                <span key={file.filename} className="chip" title={file.path}>
+                  <Paperclip size={12} aria-hidden /> {file.filename}
+                </span>
+              ))}
+            </div>
+          )}
           <div className="bubble">{text}</div>
         </div>
       );
