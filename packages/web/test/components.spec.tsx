@@ -138,6 +138,9 @@ describe("what the harness does", () => {
     render(<Clarification request={request} onAnswer={onAnswer} />);
     fireEvent.click(screen.getByRole("button", { name: "HTML" }));
     expect(onAnswer).toHaveBeenCalledWith("HTML");
+    fireEvent.change(screen.getByLabelText("Your answer"), { target: { value: "Plain text, please" } });
+    fireEvent.click(screen.getByRole("button", { name: "Answer" }));
+    expect(onAnswer).toHaveBeenLastCalledWith("Plain text, please");
   });
 
   it("artifacts are previewed by kind; CSV keeps quoted commas", () => {

@@ -1,9 +1,11 @@
 /** The question the agent asked (ask_clarification), its options as buttons, and a free-text answer. */
 import { HelpCircle } from "lucide-react";
+import { useState } from "react";
 import type { Clarification as ClarificationData } from "../chat/messages";
 
-/** Renders the question; choosing an option sends it as the user's answer. */
+/** Renders the question; choosing an option or typing an answer sends it as the user's reply. */
 export function Clarification({ request, onAnswer }: { request: ClarificationData; onAnswer: (text: string) => void }) {
+  const [answer, setAnswer] = useState("");
   return (
     <section className="clarification" data-testid="clarification">
       <div className="clarification-q">
@@ -18,7 +20,18 @@ export function Clarification({ request, onAnswer }: { request: ClarificationDat
           ))}
         </div>
       )}
-      <div className="muted small">Or type your own answer below.</div>
+      <form
+        className="clarification-answer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (answer.trim()) onAnswer(answer.trim());
+        }}
+      >
+        <input aria-label="Your answer" placeholder={request.options.length > 0 ? "Or type another answer" : "Your answer"} value={answer} onChange={(event) => setAnswer(event.target.value)} />
+        <button type="submit" disabled={!answer.trim()}>
+          Answer
+        </button>
+      </form>
     </section>
   );
 }
