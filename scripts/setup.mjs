@@ -31,13 +31,25 @@ export function ensureInstalled(log = console.error) {
   run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
 }
 
-/** Builds both packages when their sources changed since the last build. */
+/** Builds the packages (and the web app) when their sources changed since the last build. */
 export function ensureBuilt(log = console.error) {
   const stale = ["harness", "server", "cli"].some((name) => {
     const pkg = path.join(root, "packages", name);
     return newestMtime(path.join(pkg, "src")) > newestMtime(path.join(pkg, "dist"));
   });
-  if (!stale) return;
-  log("setup: building packages...");
-  run("npm", ["run", "build", "--silent"]);
+  if (stale) {
+    log("setup: building packages...");
+    run("npm", ["run", "build", "--silent"]);
+  }
+  ensureWebBuilt(log);
+}
+
+/** Builds the web app (packages/web/dist, served by `deerflow serve` at /) when its sources changed. */
+export function ensureWebBuilt(log = console.error) {
+  const web = path.join(root, "packages", "web");
+  if (!existsSync(path.join(web, "package.json"))) return;
+  const sources = Math.max(newestMtime(path.join(web, "src")), newestMtime(path.join(web, "public")), statSync(path.join(web, "index.html")).mtimeMs);
+  if (existsSync(path.join(web, "dist", "index.html")) && sources <= newestMtime(path.join(web, "dist"))) return;
+  log("setup: building the web app...");
+  run("npm", ["run", "build", "--silent", "-w", "@deerflow/web"]);
 }

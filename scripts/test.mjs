@@ -1,6 +1,7 @@
 // The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
-// for the sandbox tests, build), then runs every *.test.ts under packages/ with node:test through tsx.
-// Extra arguments are test file paths or substrings to select files.
+// for the sandbox tests, chromium for the web e2e tests, build), then runs every *.test.ts under packages/
+// with node:test through tsx, then the web app's component tests with Vitest.
+// Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -12,6 +13,13 @@ if (existsSync(path.join(root, "scripts", "setup-bwrap.sh"))) {
     execFileSync("bash", [path.join(root, "scripts", "setup-bwrap.sh")], { stdio: "inherit" });
   } catch {
     console.error("setup: bubblewrap is not available; sandbox tests that need it will skip and say why.");
+  }
+}
+if (existsSync(path.join(root, "scripts", "setup-chromium.sh"))) {
+  try {
+    execFileSync("bash", [path.join(root, "scripts", "setup-chromium.sh")], { stdio: "inherit" });
+  } catch {
+    console.error("setup: chromium is not available; the web app's end-to-end tests will skip and say why.");
   }
 }
 ensureBuilt();
@@ -40,4 +48,13 @@ const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test
   stdio: "inherit",
   env: { ...process.env, DEERFLOW_TEST: "1" },
 });
-process.exit(result.status ?? 1);
+
+// The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
+let webStatus = 0;
+const web = path.join(root, "packages", "web");
+if (existsSync(path.join(web, "package.json")) && (filters.length === 0 || filters.some((filter) => "packages/web/test".includes(filter) || filter.includes("packages/web/test") || filter === "web" || filter === "spec"))) {
+  console.error("running the web app's component tests (vitest)");
+  const vitest = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"], { cwd: web, stdio: "inherit", env: { ...process.env, DEERFLOW_TEST: "1" } });
+  webStatus = vitest.status ?? 1;
+}
+process.exit((result.status ?? 1) || webStatus);

@@ -12,25 +12,31 @@ import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
 import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/security.js";
+import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerThreadRoutes } from "./routes/threads.js";
+import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
 import { openRunServices } from "./runs/services.js";
 import { adoptCheckpointThreads } from "./runs/threads.js";
 
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
-const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
+const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes, registerArtifactRoutes];
 
 /** Options of `createServer`; every field has a default. */
 export interface ServerOptions extends Partial<ResolvedServerOptions> {
   env?: Record<string, string | undefined>;
+  /** Directory of the built web app served at `/` (default `packages/web/dist`); `null` serves none. */
+  webDir?: string | null;
 }
 
 /** A created (not yet listening) server. */
 export interface DeerFlowServer {
   app: Hono;
   context: ServerContext;
+  /** True when the web app's build was found and is served at `/`. */
+  webApp: boolean;
   /** Starts the worker and listens; resolves with the URL once the port is bound (port 0 = OS-chosen). */
   start(listen?: { host?: string; port?: number }): Promise<{ url: string; host: string; port: number }>;
   /** Stops taking requests and runs, drains running runs (grace period), closes connections and stores. The harness stays open. */
@@ -68,6 +74,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   api.onError((error, c) => errorResponse(error, c, resolved.log));
 
   const app = new Hono();
+  const webApp = registerWebApp(app, options.webDir === undefined ? DEFAULT_WEB_DIR : options.webDir);
   app.use("*", corsPolicy(resolved.corsOrigins));
   app.use("*", apiKeyAuth(resolved.apiKeys));
   app.use("*", jsonBodyLimit(resolved.maxBodyBytes));
@@ -81,6 +88,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   return {
     app,
     context,
+    webApp,
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
       await adoptCheckpointThreads(context);

@@ -47,6 +47,7 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
     assert.match(started.out.stdout, /127\.0\.0\.1/);
     await until(() => /sandbox: local/.test(started.out.stderr), 5000, "sandbox line");
     assert.match(started.out.stderr, /model: fake \(openai\)/);
+    assert.match(started.out.stderr, /web app: (open http:\/\/127\.0\.0\.1:\d+\/ in a browser|not built)/);
     const client = new Client({ apiUrl: url });
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
@@ -83,7 +84,7 @@ test("serve refuses a public host without API keys, and requires the key when ke
     const keyed = serve(["--host", "0.0.0.0", "--port", "0"], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: key });
     child = keyed.child;
     const url = (await urlOf(keyed.out)).replace("0.0.0.0", "127.0.0.1");
-    assert.match(keyed.out.stderr, /API key required/);
+    await until(() => /API key required/.test(keyed.out.stderr), 5000, "auth line");
     assert.equal((await fetch(`${url}/threads/search`, { method: "POST", body: "{}" })).status, 401);
     assert.equal((await new Client({ apiUrl: url, apiKey: key }).threads.search()).length, 0);
     child.kill("SIGTERM");

@@ -60,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { entry, reason } = harness.defaultModel;
   process.stdout.write(`DeerFlow server listening on ${address.url} (LangGraph API at ${address.url} and ${address.url}/api)\n`);
+  say(server.webApp ? `web app: open ${address.url}/ in a browser` : "web app: not built (run npm run build to serve it at /)");
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   say(`sandbox: ${harness.sandbox.kind} (${harness.sandbox.reason})`);
   say(`auth: ${keys.length > 0 ? `API key required (${keys.length} configured)` : "none (no API keys configured)"}`);

@@ -1,0 +1,193 @@
+/**
+ * The chat of one thread, driven by the SDK's `useStream`: it loads the thread's state, streams a run
+ * token by token, rejoins a running run after a reload (`reconnectOnMount`), and stops it (Stop also
+ * cancels the run on the server). Around the messages it shows what the harness does: the plan,
+ * subagent cards (from `custom` events), the clarification question, the summary notice, and a run
+ * error with Retry. Artifacts open in the side panel owned by the parent.
+ */
+import type { Client, Message } from "@langchain/langgraph-sdk";
+import { useStream } from "@langchain/langgraph-sdk/react";
+import { AlertCircle, FileText, RotateCcw } from "lucide-react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { isUnauthorized } from "../api";
+import { Clarification } from "../harness/Clarification";
+import { Plan, type Todo } from "../harness/Plan";
+import { Subagents } from "../harness/Subagents";
+import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
+import { runContext, type Settings } from "../settings/settings";
+import { Composer, type SendResult } from "./Composer";
+import { uploadFiles } from "./uploads";
+import { isShown, latestTokenUsage, pendingClarification, toolCallsOf } from "./messages";
+import { MessageView } from "./MessageView";
+
+/** The thread state the app reads (the harness's ThreadState, as JSON). */
+export interface AgentState extends Record<string, unknown> {
+  messages: Message[];
+  title?: string | null;
+  todos?: Todo[] | null;
+  artifacts?: string[];
+  summary_text?: string | null;
+  delegations?: SavedDelegation[];
+}
+
+/** Props of {@link Chat}. */
+export interface ChatProps {
+  client: Client;
+  apiKey: string | undefined;
+  threadId: string | null;
+  settings: Settings;
+  onThreadCreated: (threadId: string) => void;
+  onRunFinished: () => void;
+  onUnauthorized: () => void;
+  onState: (state: { title?: string | null; artifacts: string[]; tokens?: number }) => void;
+  onOpenArtifact: (path: string) => void;
+}
+
+function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
+  return message.replace(/^HTTP \d+: /, "").replace(/^\{"detail":"(.*)"\}$/, "$1");
+}
+
+/** Renders the chat. */
+export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRunFinished, onUnauthorized, onState, onOpenArtifact }: ChatProps) {
+  const [cards, setCards] = useState<Record<string, SubagentCard>>({});
+  const created = useRef<string | null>(null);
+  const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
+  const stream = useStream<AgentState>({
+    client,
+    assistantId: "lead_agent",
+    threadId,
+    reconnectOnMount: true,
+    onThreadId: (id) => {
+      created.current = id;
+      onThreadCreated(id);
+    },
+    onCreated: (run) => {
+      currentRun.current = run;
+    },
+    onCustomEvent: (data) => setCards((current) => applyTaskEvent(current, data)),
+    onError: (error) => {
+      if (isUnauthorized(error)) onUnauthorized();
+    },
+    onFinish: () => onRunFinished(),
+  });
+
+  // A different thread (not the one this chat just created) starts with no subagent cards.
+  useEffect(() => {
+    if (threadId !== created.current) setCards({});
+  }, [threadId]);
+
+  const messages = stream.messages;
+  const values = stream.values;
+  const running = stream.isLoading;
+  const artifacts = values?.artifacts ?? [];
+  const tokens = latestTokenUsage(messages);
+  useEffect(() => {
+    onState({ title: values?.title, artifacts, tokens });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [values?.title, artifacts.join("\n"), tokens]);
+
+  const send = async (text: string, files: File[] = []): Promise<SendResult> => {
+    // Files go up first (to a new thread's id when there is no thread yet); a refusal keeps the draft.
+    let target = threadId;
+    let attached: { filename: string; size: number; path?: string }[] = [];
+    if (files.length > 0) {
+      target ??= crypto.randomUUID();
+      const outcome = await uploadFiles(target, files, apiKey);
+      if (Object.keys(outcome.refused).length > 0) return { refused: outcome.refused };
+      attached = outcome.stored.map((file) => ({ filename: file.filename, size: file.size, path: file.virtual_path ?? file.path }));
+    }
+    const message = { type: "human" as const, content: text, ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}) };
+    void stream.submit(
+      { messages: [message] },
+      {
+        ...(target && !threadId ? { threadId: target } : {}),
+        context: runContext(settings),
+        streamResumable: true,
+        onDisconnect: "continue",
+        optimisticValues: (prev) => ({ ...prev, messages: [...(prev.messages ?? []), message as Message] }),
+      },
+    );
+  };
+  // Stop ends the stream here and cancels the run on the server (the run id comes from the run this
+  // tab started, or from the SDK's reconnect record after a reload; else the thread's active runs).
+  const stop = () => {
+    const tid = currentRun.current?.thread_id ?? threadId;
+    const rid = currentRun.current?.run_id ?? (tid ? sessionStorage.getItem(`lg:stream:${tid}`) : null);
+    void stream.stop();
+    if (!tid) return;
+    if (rid) {
+      client.runs.cancel(tid, rid).catch(() => undefined);
+      return;
+    }
+    // Stopped before the run's id arrived: cancel whatever this thread still has running or queued.
+    void client.runs
+      .list(tid, { limit: 10 })
+      .then((runs) => Promise.all(runs.filter((run) => run.status === "pending" || run.status === "running").map((run) => client.runs.cancel(tid, run.run_id))))
+      .catch(() => undefined);
+  };
+  const retry = () => void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
+
+  const shown = useMemo(() => messages.filter(isShown), [messages]);
+  const clarification = running ? undefined : pendingClarification(messages);
+  // Live cards from this session's events win over the ones saved in state (a thread opened later).
+  const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
+  const taskCallIds = new Set(messages.flatMap((m) => ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).filter((c) => c.name === "task").map((c) => c.id)));
+  const cardsOf = (message: Message) =>
+    ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) => (call.name === "task" && call.id && allCards[call.id] ? [allCards[call.id]!] : []));
+  const cardList = Object.values(allCards).filter((card) => !taskCallIds.has(card.id));
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: "end" });
+  }, [messages.length, running]);
+
+  const lastAiIndex = shown.map((m) => m.type).lastIndexOf("ai");
+  const error = stream.error;
+  return (
+    <div className="chat">
+      <div className="messages" aria-live="polite">
+        {shown.length === 0 && !running && (
+          <div className="empty">
+            <h1>What should DeerFlow do?</h1>
+            <p className="muted">The agent plans, runs tools in a sandbox, delegates to subagents and writes files you can preview here.</p>
+          </div>
+        )}
+        {values?.summary_text && (
+          <div className="notice" data-testid="summary-notice">
+            Earlier messages of this conversation were summarised to fit the model's context.
+          </div>
+        )}
+        {shown.map((message, index) => (
+          <MessageView key={message.id ?? index} message={message} tools={toolCallsOf(message, messages)} running={running && index === lastAiIndex} subagents={cardsOf(message)} />
+        ))}
+        <Plan todos={values?.todos} />
+        <Subagents cards={cardList} />
+        {!running && artifacts.length > 0 && (
+          <div className="artifact-chips">
+            {artifacts.map((path) => (
+              <button key={path} type="button" className="chip" onClick={() => onOpenArtifact(path)}>
+                <FileText size={14} aria-hidden /> {path.split("/").pop()}
+              </button>
+            ))}
+          </div>
+        )}
+        {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
+        {running && (
+          <div className="working muted" data-testid="working">
+            <span className="dot" /> Working…
+          </div>
+        )}
+        {error != null && !running && !isUnauthorized(error) && (
+          <div className="run-error" role="alert" data-testid="run-error">
+            <AlertCircle size={16} aria-hidden /> <span>{errorText(error)}</span>
+            <button type="button" onClick={retry}>
+              <RotateCcw size={14} aria-hidden /> Retry
+            </button>
+          </div>
+        )}
+        <div ref={bottom} />
+      </div>
+      <Composer draftKey={threadId ?? "new"} running={running} onSend={send} onStop={stop} />
+    </div>
+  );
+}

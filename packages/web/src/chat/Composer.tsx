@@ -1,0 +1,125 @@
+/**
+ * The message box: Enter sends, Shift+Enter starts a new line, and while a run is going the send
+ * button becomes Stop. Files can be attached, pasted or dropped; they show as chips, and a file the
+ * server refused keeps its chip with the reason. The draft text is kept in sessionStorage per thread,
+ * so a reload or a server outage loses nothing typed.
+ */
+import { ArrowUp, Paperclip, Square, X } from "lucide-react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+
+/** What sending reports back: nothing (sent), or the reasons files were refused (then nothing is sent). */
+export type SendResult = void | { refused: Record<string, string> };
+
+/** Props of {@link Composer}. */
+export interface ComposerProps {
+  draftKey: string;
+  running: boolean;
+  disabled?: boolean;
+  onSend: (text: string, files: File[]) => SendResult | Promise<SendResult>;
+  onStop: () => void;
+}
+
+/** Renders the composer. */
+export function Composer({ draftKey, running, disabled, onSend, onStop }: ComposerProps) {
+  const storageKey = `deerflow.draft.${draftKey}`;
+  const [text, setText] = useState(() => sessionStorage.getItem(storageKey) ?? "");
+  const area = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const [files, setFiles] = useState<File[]>([]);
+  const [refused, setRefused] = useState<Record<string, string>>({});
+  const [sending, setSending] = useState(false);
+  const addFiles = (list: FileList | null | undefined) => {
+    const added = [...(list ?? [])];
+    if (added.length === 0) return;
+    setFiles((current) => [...current.filter((f) => !added.some((a) => a.name === f.name)), ...added]);
+    setRefused((current) => Object.fromEntries(Object.entries(current).filter(([name]) => !added.some((a) => a.name === name))));
+  };
+  useEffect(() => {
+    setText(sessionStorage.getItem(storageKey) ?? "");
+  }, [storageKey]);
+  useEffect(() => {
+    if (text) sessionStorage.setItem(storageKey, text);
+    else sessionStorage.removeItem(storageKey);
+  }, [storageKey, text]);
+
+  const send = async () => {
+    const trimmed = text.trim();
+    if (!trimmed || running || disabled || sending) return;
+    setSending(true);
+    try {
+      const result = await onSend(trimmed, files);
+      if (result && Object.keys(result.refused).length > 0) {
+        setRefused(result.refused);
+        return;
+      }
+      setText("");
+      setFiles([]);
+      setRefused({});
+    } finally {
+      setSending(false);
+    }
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  };
+  return (
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void send();
+      }}
+      onDragOver={(event) => event.preventDefault()}
+      onDrop={(event) => {
+        event.preventDefault();
+        addFiles(event.dataTransfer?.files);
+      }}
+    >
+      {files.length > 0 && (
+        <div className="file-chips">
+          {files.map((file) => (
+            <span key={file.name} className={`chip file-chip ${refused[file.name] ? "refused" : ""}`} data-testid="file-chip" title={refused[file.name] ?? `${file.size} bytes`}>
+              {file.name}
+              {refused[file.name] && <span className="chip-reason">{refused[file.name]}</span>}
+              <button type="button" className="icon-btn" aria-label={`Remove ${file.name}`} onClick={() => setFiles(files.filter((f) => f !== file))}>
+                <X size={12} />
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
+      <input ref={picker} type="file" multiple hidden aria-label="Attach files" onChange={(event) => (addFiles(event.target.files), (event.target.value = ""))} />
+      <button type="button" className="icon-btn attach" aria-label="Attach files" title="Attach files (or paste or drop them)" onClick={() => picker.current?.click()}>
+        <Paperclip size={16} />
+      </button>
+      <textarea
+        ref={area}
+        aria-label="Message"
+        placeholder="Ask DeerFlow to do something…"
+        title="Enter sends, Shift+Enter starts a new line"
+        value={text}
+        rows={Math.min(8, Math.max(1, text.split("\n").length))}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+        onPaste={(event) => {
+          if (event.clipboardData.files.length > 0) {
+            event.preventDefault();
+            addFiles(event.clipboardData.files);
+          }
+        }}
+      />
+      {running ? (
+        <button type="button" className="icon-btn stop" aria-label="Stop" title="Stop the run" onClick={onStop}>
+          <Square size={16} />
+        </button>
+      ) : (
+        <button type="submit" className="icon-btn send" aria-label="Send" title="Send (Enter)" disabled={!text.trim() || disabled || sending}>
+          <ArrowUp size={16} />
+        </button>
+      )}
+    </form>
+  );
+}

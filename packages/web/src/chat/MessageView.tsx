@@ -1,0 +1,73 @@
+/**
+ * One chat message: the user's text, or the agent's answer (Markdown), its reasoning collapsed, and
+ * its tool calls as cards. Memoized on the message object, so earlier messages do not re-render while
+ * the last one streams (the SDK keeps unchanged messages' identity).
+ */
+import type { Message } from "@langchain/langgraph-sdk";
+import { Brain, Paperclip } from "lucide-react";
+import { memo } from "react";
+import { Subagents } from "../harness/Subagents";
+import type { SubagentCard } from "../harness/subagents";
+import { Markdown } from "./Markdown";
+import { reasoningOf, textOf, type ToolCallView } from "./messages";
+import { ToolCard } from "./ToolCard";
+
+/** Props of {@link MessageView}. */
+export interface MessageViewProps {
+  message: Message;
+  tools: ToolCallView[];
+  running: boolean;
+  /** Subagent cards of this message's `task` calls (the card's id is the tool call's id). */
+  subagents?: SubagentCard[];
+}
+
+function sameCards(a: SubagentCard[] = [], b: SubagentCard[] = []): boolean {
+  return a.length === b.length && a.every((card, index) => card === b[index]);
+}
+
+function sameTools(a: ToolCallView[], b: ToolCallView[]): boolean {
+  return a.length === b.length && a.every((view, index) => view.call.id === b[index]!.call.id && view.result?.text === b[index]!.result?.text && view.call.args === b[index]!.call.args);
+}
+
+/** Renders a human or AI message. */
+export const MessageView = memo(
+  function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
+    const text = textOf(message.content);
+    if (message.type === "human") {
+      const files = ((message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs?.files ?? []).filter((f) => f?.filename);
+      return (
+        <div className="msg msg-human" data-testid="msg-human">
+          {files.length > 0 && (
+            <div className="file-chips">
+              {files.map((file) => (
+                <span key={file.filename} className="chip" title={file.path}>
+                  <Paperclip size={12} aria-hidden /> {file.filename}
+                </span>
+              ))}
+            </div>
+          )}
+          <div className="bubble">{text}</div>
+        </div>
+      );
+    }
+    const reasoning = reasoningOf(message);
+    return (
+      <div className="msg msg-ai" data-testid="msg-ai">
+        {reasoning && (
+          <details className="reasoning">
+            <summary>
+              <Brain size={14} aria-hidden /> Reasoning
+            </summary>
+            <div className="reasoning-text">{reasoning}</div>
+          </details>
+        )}
+        {text && <Markdown text={text} />}
+        {tools.map((view, index) => (
+          <ToolCard key={view.call.id ?? index} view={view} running={running} />
+        ))}
+        <Subagents cards={subagents} />
+      </div>
+    );
+  },
+  (before, after) => before.message === after.message && before.running === after.running && sameTools(before.tools, after.tools) && sameCards(before.subagents, after.subagents),
+);

@@ -1,0 +1,37 @@
+/** The question the agent asked (ask_clarification), its options as buttons, and a free-text answer. */
+import { HelpCircle } from "lucide-react";
+import { useState } from "react";
+import type { Clarification as ClarificationData } from "../chat/messages";
+
+/** Renders the question; choosing an option or typing an answer sends it as the user's reply. */
+export function Clarification({ request, onAnswer }: { request: ClarificationData; onAnswer: (text: string) => void }) {
+  const [answer, setAnswer] = useState("");
+  return (
+    <section className="clarification" data-testid="clarification">
+      <div className="clarification-q">
+        <HelpCircle size={16} aria-hidden /> {request.question}
+      </div>
+      {request.options.length > 0 && (
+        <div className="options">
+          {request.options.map((option) => (
+            <button key={option} type="button" className="option" onClick={() => onAnswer(option)}>
+              {option}
+            </button>
+          ))}
+        </div>
+      )}
+      <form
+        className="clarification-answer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (answer.trim()) onAnswer(answer.trim());
+        }}
+      >
+        <input aria-label="Your answer" placeholder={request.options.length > 0 ? "Or type another answer" : "Your answer"} value={answer} onChange={(event) => setAnswer(event.target.value)} />
+        <button type="submit" disabled={!answer.trim()}>
+          Answer
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * The thread list: most recently updated first, filtered by a search box, with rename and delete
+ * (after a confirmation) on each entry and a New chat button. Titles come from the thread's state
+ * (`values.title`, set by the harness after the first exchange) or a rename stored in its metadata.
+ */
+import type { Client, Thread } from "@langchain/langgraph-sdk";
+import { Check, MessageSquarePlus, Pencil, Search, Trash2, X } from "lucide-react";
+import { useState } from "react";
+
+/** A thread as the sidebar lists it. */
+export interface ThreadItem {
+  id: string;
+  title: string;
+  updatedAt: string;
+  status: string;
+}
+
+/** The title to show for a thread. */
+export function threadTitle(thread: Thread): string {
+  const renamed = (thread.metadata as { title?: unknown } | null)?.title;
+  if (typeof renamed === "string" && renamed) return renamed;
+  const title = (thread.values as { title?: unknown } | null)?.title;
+  if (typeof title === "string" && title) return title;
+  const first = ((thread.values as { messages?: { type?: string; content?: unknown }[] } | null)?.messages ?? []).find((m) => m.type === "human");
+  if (first && typeof first.content === "string" && first.content) return first.content.slice(0, 60);
+  return "New chat";
+}
+
+/** Loads the list (newest first). */
+export async function loadThreads(client: Client): Promise<ThreadItem[]> {
+  const threads = await client.threads.search({ limit: 100, sortBy: "updated_at", sortOrder: "desc" });
+  return threads.map((thread) => ({ id: thread.thread_id, title: threadTitle(thread), updatedAt: thread.updated_at, status: thread.status }));
+}
+
+/** Props of {@link Sidebar}. */
+export interface SidebarProps {
+  threads: ThreadItem[];
+  currentId: string | null;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+  onRename: (id: string, title: string) => void;
+  onDelete: (id: string) => void;
+}
+
+/** Renders the sidebar. */
+export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete }: SidebarProps) {
+  const [query, setQuery] = useState("");
+  const [editing, setEditing] = useState<{ id: string; title: string }>();
+  const [confirming, setConfirming] = useState<string>();
+  const shown = threads.filter((thread) => thread.title.toLowerCase().includes(query.trim().toLowerCase()));
+  return (
+    <nav className="sidebar" aria-label="Threads">
+      <button type="button" className="new-chat" onClick={onNew}>
+        <MessageSquarePlus size={16} aria-hidden /> New chat
+      </button>
+      <label className="search">
+        <Search size={14} aria-hidden />
+        <input type="search" placeholder="Search chats" aria-label="Search chats" value={query} onChange={(event) => setQuery(event.target.value)} />
+      </label>
+      <ul className="thread-list">
+        {shown.map((thread) => (
+          <li key={thread.id} className={thread.id === currentId ? "active" : ""} data-testid="thread-item" data-thread-id={thread.id}>
+            {editing?.id === thread.id ? (
+              <form
+                className="rename"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  if (editing.title.trim()) onRename(thread.id, editing.title.trim());
+                  setEditing(undefined);
+                }}
+              >
+                <input autoFocus aria-label="New title" value={editing.title} onChange={(event) => setEditing({ id: thread.id, title: event.target.value })} />
+                <button type="submit" className="icon-btn" aria-label="Save title">
+                  <Check size={14} />
+                </button>
+              </form>
+            ) : confirming === thread.id ? (
+              <div className="confirm">
+                <span>Delete this chat?</span>
+                <button type="button" className="danger" onClick={() => (setConfirming(undefined), onDelete(thread.id))}>
+                  Delete
+                </button>
+                <button type="button" className="icon-btn" aria-label="Cancel" onClick={() => setConfirming(undefined)}>
+                  <X size={14} />
+                </button>
+              </div>
+            ) : (
+              <>
+                <a
+                  href={`/threads/${encodeURIComponent(thread.id)}`}
+                  className="thread-link"
+                  onClick={(event) => {
+                    event.preventDefault();
+                    onOpen(thread.id);
+                  }}
+                >
+                  {thread.status === "busy" && <span className="dot" aria-label="running" />}
+                  {thread.title}
+                </a>
+                <button type="button" className="icon-btn" aria-label={`Rename ${thread.title}`} onClick={() => setEditing({ id: thread.id, title: thread.title })}>
+                  <Pencil size={14} />
+                </button>
+                <button type="button" className="icon-btn" aria-label={`Delete ${thread.title}`} onClick={() => setConfirming(thread.id)}>
+                  <Trash2 size={14} />
+                </button>
+              </>
+            )}
+          </li>
+        ))}
+        {shown.length === 0 && <li className="muted small">{query ? "No chat matches." : "No chats yet."}</li>}
+      </ul>
+    </nav>
+  );
+}
