@@ -49,14 +49,14 @@ test("phone width: the chat fills the screen and the thread list opens from the 
       await composer.waitFor();
       const box = (await composer.boundingBox())!;
       assert.ok(box.x >= 0 && box.x + box.width <= 390, "the composer fits the screen");
-      assert.equal(await page.getByRole("button", { name: "New chat" }).isVisible(), false);
+      assert.equal(await page.getByRole("button", { name: "New chat", exact: true }).isVisible(), false);
       await page.getByRole("button", { name: "Chats" }).click();
-      await page.getByRole("button", { name: "New chat" }).waitFor({ state: "visible" });
+      await page.getByRole("button", { name: "New chat", exact: true }).waitFor({ state: "visible" });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
       assert.equal(overflow, false, "no horizontal scrolling");
       // Escape closes the thread list; the dark theme applies to the page and is remembered.
       await page.keyboard.press("Escape");
-      await page.getByRole("button", { name: "New chat" }).waitFor({ state: "hidden" });
+      await page.getByRole("button", { name: "New chat", exact: true }).waitFor({ state: "hidden" });
       await page.getByRole("button", { name: "Settings" }).click();
       await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
       const dark = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);

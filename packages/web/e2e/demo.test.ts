@@ -56,7 +56,7 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
     await sendTask(page, "Plan a picnic");
     await page.getByText("I wrote a note about your task").waitFor();
     const firstUrl = page.url();
-    await page.getByRole("button", { name: "New chat" }).click();
+    await page.getByRole("button", { name: "New chat", exact: true }).click();
     await page.waitForURL(`${server.url}/`);
     await sendTask(page, "Count the stars");
     await page.getByText("Task: Count the stars").waitFor();
