@@ -14,6 +14,7 @@ Usage:
   deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
                                     the skills the agent can use
   deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
+  deerflow db migrate               migrate the Postgres database (database.backend postgres) to this version
   deerflow <command> --help         options of a command
   deerflow --version
 

@@ -197,6 +197,8 @@ export const ToolSearchConfig = z.strictObject({
 export const DatabaseConfig = z.strictObject({
   backend: z.enum(["sqlite", "postgres"]).default("sqlite"),
   sqlite_path: z.string().nullable().default(null),
+  /** Postgres URL (backend postgres); DATABASE_URL when null. `postgres_url` is its older name. */
+  url: z.string().nullable().default(null),
   postgres_url: z.string().nullable().default(null),
 });
 
