@@ -53,7 +53,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     corsOrigins: options.corsOrigins ?? config.server.cors_origins,
     maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
     heartbeatMs: options.heartbeatMs ?? 5000,
-    maxConcurrentRuns: options.maxConcurrentRuns ?? 32,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? config.server.max_concurrent_runs,
     eventRetentionMs: options.eventRetentionMs ?? 10 * 60_000,
     maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
     drainGraceMs: options.drainGraceMs ?? 20_000,
@@ -101,7 +101,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       await services.worker.drain(resolved.drainGraceMs);
       server?.closeAllConnections();
       await closing;
-      services.close();
+      await services.close();
     },
   };
 }

@@ -19,8 +19,11 @@ import { interruptsOf } from "./state.js";
 import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
-/** Checkpoint operations the worker needs beyond the checkpointer's own API. */
-export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState">;
+/** Checkpoint operations the worker needs beyond the checkpointer's own API (sync on SQLite, async on Postgres). */
+export interface CheckpointAdmin {
+  rollbackCheckpoints(...args: Parameters<SqliteRunStores["rollbackCheckpoints"]>): void | Promise<void>;
+  deleteThreadState(...args: Parameters<SqliteRunStores["deleteThreadState"]>): void | Promise<void>;
+}
 
 /** What the worker runs on. */
 export interface WorkerDeps {
@@ -208,7 +211,7 @@ export function createWorker(deps: WorkerDeps) {
       return;
     }
     if (outcome === "cancelled" && entry.stop === "rollback") {
-      deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
+      await deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
       await runs.delete(run.run_id);
     }
     const state = await harness.agent().graph.getState({ configurable: { thread_id: run.thread_id } }).catch(() => null);
@@ -228,7 +231,7 @@ export function createWorker(deps: WorkerDeps) {
     });
     await events.end(run.run_id);
     if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
-      deps.checkpoints.deleteThreadState(run.thread_id);
+      await deps.checkpoints.deleteThreadState(run.thread_id);
       await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
     }
   }
