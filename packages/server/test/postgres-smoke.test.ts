@@ -23,7 +23,7 @@ test("smoke: a run on postgres, streamed and joined from a second server on the 
     await b.client.runs.join(thread.thread_id, run.run_id);
     const replay = await collect(a.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" } as never));
     assert.ok(replay.some((p) => p.event === "values"), JSON.stringify(replay.map((p) => p.event)));
-    const ok = await fetch(`${b.url}/ok`).then((r) => r.json());
+    const ok = (await fetch(`${b.url}/ok`).then((r) => r.json())) as { database: { ok: boolean } };
     assert.equal(ok.database.ok, true);
   } finally {
     console.log(a.logs.join("\n"), b.logs.join("\n"));

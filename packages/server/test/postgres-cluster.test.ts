@@ -1,0 +1,188 @@
+/**
+ * Many `deerflow serve` processes on one Postgres behave as one service: real processes, a real database
+ * (a fresh one per test), the official SDK Client, the fake OpenAI server as the model. Skips with the
+ * reason when no Postgres is reachable.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createTempHome, type FakeOpenAIServer, startFakeOpenAIServer, type TempHome, testDatabase } from "@deerflow/harness/testing";
+import { Client } from "@langchain/langgraph-sdk";
+import { collect, gate, lastUserText, until } from "./helpers.js";
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+
+interface Proc {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+  client: Client;
+  url: string;
+}
+
+interface Cluster {
+  fake: FakeOpenAIServer;
+  home: TempHome;
+  config: string;
+  procs: Proc[];
+  start(args?: string[]): Promise<Proc>;
+}
+
+/** A fresh database, a shared home and config, and a way to start `deerflow serve` processes on them. */
+async function cluster(t: import("node:test").TestContext, script: Parameters<typeof startFakeOpenAIServer>[0]["script"]): Promise<Cluster | null> {
+  const db = await testDatabase();
+  if ("skip" in db) {
+    t.skip(db.skip);
+    return null;
+  }
+  const fake = await startFakeOpenAIServer({ script });
+  const home = createTempHome();
+  const config = path.join(home.path, "config.yaml");
+  writeFileSync(
+    config,
+    [
+      "models:",
+      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
+      "sandbox: {use: local}",
+      "memory: {enabled: false}",
+      "title: {enabled: false}",
+      `database: {backend: postgres, url: '${db.url}'}`,
+      "",
+    ].join("\n"),
+  );
+  const procs: Proc[] = [];
+  t.after(async () => {
+    for (const proc of procs) proc.child.kill("SIGKILL");
+    await Promise.all(procs.map((proc) => proc.exited));
+    await fake.close();
+    home.cleanup();
+    await db.drop();
+  });
+  return {
+    fake,
+    home,
+    config,
+    procs,
+    async start(args = []) {
+      const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
+        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "600" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const out = { stdout: "", stderr: "" };
+      child.stdout!.on("data", (chunk) => (out.stdout += chunk));
+      child.stderr!.on("data", (chunk) => (out.stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const proc = { child, out, exited } as Proc;
+      procs.push(proc);
+      await Promise.race([
+        until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 30_000, "the server's URL"),
+        exited.then((code) => {
+          throw new Error(`serve exited ${code}: ${out.stderr}`);
+        }),
+      ]);
+      proc.url = /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
+      proc.client = new Client({ apiUrl: proc.url });
+      return proc;
+    },
+  };
+}
+
+const human = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
+type Messages = { messages: { type: string; content: unknown }[] };
+
+test("a run created on A is streamed, joined and cancelled from B (two processes, one database)", async (t) => {
+  const block = gate();
+  t.after(() => block.open());
+  const c = await cluster(t, async (body) => {
+    if (lastUserText(body) === "slow") await block.wait;
+    return { content: `echo ${lastUserText(body)}` };
+  });
+  if (!c) return;
+  // Both start at once on the empty database: one migrates, the other waits for it.
+  const [a, b] = await Promise.all([c.start(), c.start(["--api-only"])]);
+  const ok = (await (await fetch(`${b.url}/ok`)).json()) as { ok: boolean; database: { backend: string; ok: boolean } };
+  assert.deepEqual([ok.ok, ok.database.backend, ok.database.ok], [true, "postgres", true]);
+
+  const thread = await a.client.threads.create();
+  const fast = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("hello"), streamMode: ["values", "messages-tuple"] });
+  const streamed = await collect(b.client.runs.joinStream(thread.thread_id, fast.run_id, { lastEventId: "-1", streamMode: ["values", "messages-tuple"] }));
+  const names = streamed.map((part) => part.event);
+  assert.equal(names[0], "metadata");
+  assert.ok(names.includes("values") && names.includes("messages"), names.join(","));
+  const joined = (await b.client.runs.join(thread.thread_id, fast.run_id)) as Messages;
+  assert.equal(joined.messages.at(-1)!.content, "echo hello");
+
+  const slow = await a.client.runs.create(thread.thread_id, "lead_agent", human("slow"));
+  await until(() => c.fake.requests.some((request) => lastUserText(request) === "slow"), 15_000, "the slow model call");
+  const watching = collect(b.client.runs.joinStream(thread.thread_id, slow.run_id, { lastEventId: "-1" }));
+  await b.client.runs.cancel(thread.thread_id, slow.run_id, true, "interrupt");
+  const seen = await watching;
+  assert.equal(seen.at(-1)?.event, "end");
+  assert.equal((await a.client.runs.get(thread.thread_id, slow.run_id)).status, "interrupted");
+  assert.equal((await a.client.threads.get(thread.thread_id)).status, "idle");
+});
+
+test("kill -9 of the process running a run: the other finishes it and a joined client sees every event and end", async (t) => {
+  const never = gate();
+  t.after(() => never.open());
+  let slowCalls = 0;
+  const c = await cluster(t, async (body) => {
+    if (lastUserText(body) === "slow" && ++slowCalls === 1) await never.wait;
+    return { content: `echo ${lastUserText(body)}` };
+  });
+  if (!c) return;
+  const a = await c.start();
+  const thread = await a.client.threads.create();
+  const run = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("slow"), streamMode: ["values"] });
+  await until(() => slowCalls === 1, 15_000, "the first model call");
+  const b = await c.start();
+  const joined = collect(b.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["values"] }));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  a.child.kill("SIGKILL");
+  await a.exited;
+
+  const parts = await joined;
+  const names = parts.map((part) => part.event);
+  assert.equal(names[0], "metadata");
+  assert.equal(names.at(-1), "end", names.join(","));
+  assert.ok(!names.includes("error"), names.join(","));
+  const last = parts.filter((part) => part.event === "values").at(-1)!.data as Messages;
+  assert.equal(last.messages.at(-1)!.content, "echo slow");
+  assert.equal(last.messages.filter((message) => message.type === "human").length, 1, "the user's message is not repeated");
+  const settled = await b.client.runs.get(thread.thread_id, run.run_id);
+  assert.equal(settled.status, "success");
+  assert.equal((settled.kwargs as { attempt?: number }).attempt, 2);
+  assert.match(b.out.stderr, /stopped renewing its lease; queued again/);
+});
+
+test("50 runs over two processes on 10 threads with enqueue: each thread's runs serial, none lost", async (t) => {
+  const c = await cluster(t, async (body) => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return { content: `echo ${lastUserText(body)}` };
+  });
+  if (!c) return;
+  const [a, b] = await Promise.all([c.start(), c.start()]);
+  const threads = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? a : b).client.threads.create()));
+  const created: { thread: string; run: string; via: Client }[] = [];
+  for (let round = 0; round < 5; round += 1) {
+    await Promise.all(
+      threads.map(async (thread, index) => {
+        const via = (index + round) % 2 ? a.client : b.client;
+        const run = await via.runs.create(thread.thread_id, "lead_agent", { ...human(`t${index} m${round}`), multitaskStrategy: "enqueue" });
+        created.push({ thread: thread.thread_id, run: run.run_id, via });
+      }),
+    );
+  }
+  assert.equal(created.length, 50);
+  for (const item of created) await item.via.runs.join(item.thread, item.run);
+  for (const item of created) assert.equal((await a.client.runs.get(item.thread, item.run)).status, "success");
+  for (const [index, thread] of threads.entries()) {
+    const state = (await b.client.threads.getState(thread.thread_id)).values as Messages;
+    const texts = state.messages.map((message) => message.content);
+    const expected = [0, 1, 2, 3, 4].flatMap((round) => [`t${index} m${round}`, `echo t${index} m${round}`]);
+    assert.deepEqual(texts, expected, `thread ${index} ran its runs one after another, in order`);
+  }
+});
