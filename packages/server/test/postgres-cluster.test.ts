@@ -5,12 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createTempHome, type FakeOpenAIServer, startFakeOpenAIServer, type TempHome, testDatabase } from "@deerflow/harness/testing";
 import { Client } from "@langchain/langgraph-sdk";
+import pg from "pg";
 import { collect, gate, lastUserText, until } from "./helpers.js";
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -68,7 +70,7 @@ async function cluster(t: import("node:test").TestContext, script: Parameters<ty
     procs,
     async start(args = []) {
       const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
-        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "600" },
+        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "1500" },
         stdio: ["ignore", "pipe", "pipe"],
       });
       const out = { stdout: "", stderr: "" };
@@ -93,7 +95,7 @@ async function cluster(t: import("node:test").TestContext, script: Parameters<ty
 const human = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
 type Messages = { messages: { type: string; content: unknown }[] };
 
-test("a run created on A is streamed, joined and cancelled from B (two processes, one database)", async (t) => {
+test("a run created on A is streamed, joined, interrupted and rolled back from B (two processes, one database)", async (t) => {
   const block = gate();
   t.after(() => block.open());
   const c = await cluster(t, async (body) => {
@@ -123,6 +125,15 @@ test("a run created on A is streamed, joined and cancelled from B (two processes
   assert.equal(seen.at(-1)?.event, "end");
   assert.equal((await a.client.runs.get(thread.thread_id, slow.run_id)).status, "interrupted");
   assert.equal((await a.client.threads.get(thread.thread_id)).status, "idle");
+
+  // Rollback from B: the run's checkpoints go, the thread is back to its state before the run.
+  const before = ((await b.client.threads.getState(thread.thread_id)).values as Messages).messages.map((message) => message.content);
+  const rolled = await a.client.runs.create(thread.thread_id, "lead_agent", human("slow"));
+  await until(() => c.fake.requests.filter((request) => lastUserText(request) === "slow").length === 2, 15_000, "the second slow call");
+  await b.client.runs.cancel(thread.thread_id, rolled.run_id, true, "rollback");
+  await assert.rejects(a.client.runs.get(thread.thread_id, rolled.run_id), /404/);
+  const after = (await a.client.threads.getState(thread.thread_id)).values as Messages;
+  assert.deepEqual(after.messages.map((message) => message.content), before, "the rolled-back run's message is gone");
 });
 
 test("kill -9 of the process running a run: the other finishes it and a joined client sees every event and end", async (t) => {
@@ -154,7 +165,7 @@ test("kill -9 of the process running a run: the other finishes it and a joined c
   assert.equal(last.messages.filter((message) => message.type === "human").length, 1, "the user's message is not repeated");
   const settled = await b.client.runs.get(thread.thread_id, run.run_id);
   assert.equal(settled.status, "success");
-  assert.equal((settled.kwargs as { attempt?: number }).attempt, 2);
+  assert.equal((settled as unknown as { kwargs: { attempt?: number } }).kwargs.attempt, 2);
   assert.match(b.out.stderr, /stopped renewing its lease; queued again/);
 });
 
@@ -185,4 +196,36 @@ test("50 runs over two processes on 10 threads with enqueue: each thread's runs 
     const expected = [0, 1, 2, 3, 4].flatMap((round) => [`t${index} m${round}`, `echo t${index} m${round}`]);
     assert.deepEqual(texts, expected, `thread ${index} ran its runs one after another, in order`);
   }
+});
+
+test("a run whose worker died three times ends with an error and end, and the thread is retryable", async (t) => {
+  const c = await cluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
+  if (!c) return;
+  const a = await c.start();
+  const thread = await a.client.threads.create();
+  const done = await a.client.runs.create(thread.thread_id, "lead_agent", human("first"));
+  await a.client.runs.join(thread.thread_id, done.run_id);
+  // What three dead workers leave behind: a run still `running`, its third attempt, a lease long expired.
+  const dbUrl = /url: '([^']+)'/.exec(readFileSync(c.config, "utf8"))![1]!;
+  const dead = randomUUID();
+  const sql = new pg.Client({ connectionString: dbUrl });
+  await sql.connect();
+  try {
+    await sql.query(
+      `INSERT INTO server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, worker_id, lease_expires)
+       SELECT $2, thread_id, assistant_id, created_at, updated_at, 'running', metadata, multitask_strategy, kwargs || '{"attempt": 3, "input_consumed": true}'::jsonb, 'gone:1:x', now() - interval '1 minute'
+       FROM server_runs WHERE run_id = $1`,
+      [done.run_id, dead],
+    );
+    await sql.query(`INSERT INTO run_events (run_id, events) VALUES ($1, '[["metadata", "{}"]]')`, [dead]);
+  } finally {
+    await sql.end();
+  }
+  const parts = await collect(a.client.runs.joinStream(thread.thread_id, dead, { lastEventId: "-1" }));
+  assert.deepEqual(parts.map((part) => part.event), ["metadata", "error", "end"]);
+  assert.match(JSON.stringify(parts[1]!.data), /stopped 3 times.*send it again to retry/);
+  assert.equal((await a.client.runs.get(thread.thread_id, dead)).status, "error");
+  const retry = await a.client.runs.create(thread.thread_id, "lead_agent", human("again"));
+  const values = (await a.client.runs.join(thread.thread_id, retry.run_id)) as Messages;
+  assert.equal(values.messages.at(-1)!.content, "echo again");
 });

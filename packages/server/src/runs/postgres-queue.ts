@@ -53,6 +53,7 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
   const deliverCancel = (runId: string, action: CancelAction) => {
     for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener(action);
   };
+  const lostListeners = new Map<string, () => void>();
   const offRuns = notifier.on(CHANNELS.runs, wakeAll);
   const offCancel = notifier.on(CHANNELS.cancel, (payload) => {
     const [runId, action] = payload.split(":");
@@ -66,8 +67,15 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
         "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $2) WHERE worker_id = $1 AND status = 'running' RETURNING run_id, cancel_action",
         [workerId, leaseMs / 1000],
       )
-      .then((result) => {
+      .then(async (result) => {
         for (const row of result.rows) if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
+        // Runs executed here that the renewal did not find: still ours only if still running under our id.
+        const renewed = new Set(result.rows.map((row) => row.run_id));
+        const missing = [...lostListeners.keys()].filter((runId) => !renewed.has(runId));
+        if (missing.length === 0) return;
+        const owned = await pool.query<{ run_id: string }>("SELECT run_id FROM server_runs WHERE run_id = ANY($1) AND worker_id = $2", [missing, workerId]);
+        const still = new Set(owned.rows.map((row) => row.run_id));
+        for (const runId of missing) if (!still.has(runId)) lostListeners.get(runId)?.();
       })
       .catch((error) => options.log(`queue: lease renewal failed (${(error as Error).message}); retrying.`));
   }, Math.max(50, Math.floor(leaseMs / 3)));
@@ -133,6 +141,12 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
       return () => {
         set!.delete(listener);
         if (set!.size === 0) cancelListeners.delete(runId);
+      };
+    },
+    onLost(runId, listener) {
+      lostListeners.set(runId, listener);
+      return () => {
+        if (lostListeners.get(runId) === listener) lostListeners.delete(runId);
       };
     },
     async recover() {

@@ -19,6 +19,8 @@ import {
 } from "./types.js";
 
 const now = () => new Date().toISOString();
+/** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
+const ROLLBACK_SETTLE_MS = 300;
 
 /** A `server_runs` row as pg returns it (JSONB already parsed). */
 export interface RunRow {
@@ -224,13 +226,19 @@ function stripUndefined(value: Record<string, unknown>): Record<string, unknown>
 export function createPostgresCheckpointAdmin(pool: pg.Pool, archive?: { delete(threadId: string): void }): CheckpointAdmin {
   return {
     async rollbackCheckpoints(threadId, checkpointId) {
-      await transaction(pool, async (client) => {
-        for (const table of ["checkpoint_writes", "checkpoints"]) {
-          // Checkpoint ids are time-ordered (UUIDv6), so "after" is a string comparison.
-          if (checkpointId === null) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
-          else await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [threadId, checkpointId]);
-        }
-      });
+      const remove = () =>
+        transaction(pool, async (client) => {
+          for (const table of ["checkpoint_writes", "checkpoints"]) {
+            // Checkpoint ids are time-ordered (UUIDv6), so "after" is a string comparison.
+            if (checkpointId === null) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+            else await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [threadId, checkpointId]);
+          }
+        });
+      await remove();
+      // An aborted graph's last checkpoint writes are asynchronous here (unlike SQLite's) and can land
+      // just after the first pass; a second pass removes them too.
+      await new Promise((resolve) => setTimeout(resolve, ROLLBACK_SETTLE_MS));
+      await remove();
     },
     async deleteThreadState(threadId) {
       await transaction(pool, async (client) => {

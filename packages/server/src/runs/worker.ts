@@ -47,7 +47,7 @@ interface Active {
   run: RunRecord;
   controller: AbortController;
   /** Why the run is being stopped. */
-  stop?: CancelAction | "shutdown";
+  stop?: CancelAction | "shutdown" | "lost";
   done: Promise<void>;
 }
 
@@ -109,6 +109,11 @@ export function createWorker(deps: WorkerDeps) {
       entry.stop ??= action;
       controller.abort(new Error(`Run ${run.run_id} was cancelled (${action}).`));
     });
+    // A shared queue took the run away (this process missed its lease): stop and leave it to the new owner.
+    const offLost = queue.onLost?.(run.run_id, () => {
+      entry.stop = "lost";
+      controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
+    });
     const attempt = (run.kwargs.attempt ?? 0) + 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
     await ensureMetadata(events, run, attempt);
@@ -124,6 +129,11 @@ export function createWorker(deps: WorkerDeps) {
       if (kwargs.start_checkpoint_id === undefined) {
         const head = await agent.graph.getState(threadConfig);
         kwargs.start_checkpoint_id = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
+      } else if (!kwargs.input_consumed && !kwargs.command) {
+        // A resumed attempt: when the thread moved past the run's start, the input was already checkpointed
+        // (the previous attempt died before it could record that), so it must not be sent again.
+        const head = await agent.graph.getState(threadConfig);
+        if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id) kwargs.input_consumed = true;
       }
       await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
 
@@ -197,6 +207,7 @@ export function createWorker(deps: WorkerDeps) {
       }
     } finally {
       off();
+      offLost?.();
       release?.();
     }
     await settle(entry, outcome, kwargs);
@@ -204,6 +215,10 @@ export function createWorker(deps: WorkerDeps) {
 
   async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
     const { run } = entry;
+    if (entry.stop === "lost") {
+      deps.log(`run ${run.run_id} on thread ${run.thread_id}: another process took it over (this one missed its lease); stopped here.`);
+      return;
+    }
     if (outcome === "cancelled" && entry.stop === "shutdown") {
       // Not over: leave it pending with its progress so the next start resumes it. Readers are closed with the server.
       await runs.update(run.run_id, { status: "pending", kwargs: { input_consumed: kwargs.input_consumed } });
