@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,7 @@ interface Cluster {
   fake: FakeOpenAIServer;
   home: TempHome;
   config: string;
+  dbUrl: string;
   procs: Proc[];
   start(args?: string[]): Promise<Proc>;
 }
@@ -67,6 +68,7 @@ async function cluster(t: import("node:test").TestContext, script: Parameters<ty
     fake,
     home,
     config,
+    dbUrl: db.url,
     procs,
     async start(args = []) {
       const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
@@ -206,9 +208,8 @@ test("a run whose worker died three times ends with an error and end, and the th
   const done = await a.client.runs.create(thread.thread_id, "lead_agent", human("first"));
   await a.client.runs.join(thread.thread_id, done.run_id);
   // What three dead workers leave behind: a run still `running`, its third attempt, a lease long expired.
-  const dbUrl = /url: '([^']+)'/.exec(readFileSync(c.config, "utf8"))![1]!;
   const dead = randomUUID();
-  const sql = new pg.Client({ connectionString: dbUrl });
+  const sql = new pg.Client({ connectionString: c.dbUrl });
   await sql.connect();
   try {
     await sql.query(
