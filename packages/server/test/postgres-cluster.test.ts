@@ -230,3 +230,16 @@ test("a run whose worker died three times ends with an error and end, and the th
   const values = (await a.client.runs.join(thread.thread_id, retry.run_id)) as Messages;
   assert.equal(values.messages.at(-1)!.content, "echo again");
 });
+
+test("serve --workers 2: the API process executes nothing itself, its worker children run the runs", async (t) => {
+  const c = await cluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
+  if (!c) return;
+  const api = await c.start(["--workers", "2"]);
+  await until(() => (api.out.stderr.match(/DeerFlow worker \d+ executing runs/g) ?? []).length === 2, 30_000, "two workers");
+  const thread = await api.client.threads.create();
+  const values = (await api.client.runs.wait(thread.thread_id, "lead_agent", human("hi"))) as Messages;
+  assert.equal(values.messages.at(-1)!.content, "echo hi");
+  api.child.kill("SIGTERM");
+  assert.equal(await api.exited, 0, api.out.stderr);
+  assert.equal((api.out.stderr.match(/worker \d+ stopped/g) ?? []).length, 2, api.out.stderr);
+});
