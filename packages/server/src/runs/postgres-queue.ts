@@ -60,12 +60,15 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
     if (runId && (action === "interrupt" || action === "rollback")) deliverCancel(runId, action);
   });
 
-  // Renews this process's leases and picks up cancel flags whose notification was missed.
+  // Renews the leases of the runs this process is executing now (not of every run it claimed: one whose
+  // execution broke off without settling, e.g. while the database was away, must expire and be resumed)
+  // and picks up cancel flags whose notification was missed.
   const heartbeat = setInterval(() => {
+    if (lostListeners.size === 0) return;
     void pool
       .query<{ run_id: string; cancel_action: string | null }>(
-        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $2) WHERE worker_id = $1 AND status = 'running' RETURNING run_id, cancel_action",
-        [workerId, leaseMs / 1000],
+        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $2) WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3) RETURNING run_id, cancel_action",
+        [workerId, leaseMs / 1000, [...lostListeners.keys()]],
       )
       .then(async (result) => {
         for (const row of result.rows) if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
