@@ -153,6 +153,9 @@ export async function openPostgresDatabase(url: string, options: PostgresDatabas
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 10_000 });
   // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  // A connection the server terminates while it is checked out between two queries emits an error no
+  // one listens to, which would crash the process; its current or next query fails instead.
+  pool.on("connect", (client) => client.on("error", () => {}));
   try {
     await pool.query("SELECT 1");
   } catch (error) {

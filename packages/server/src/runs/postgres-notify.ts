@@ -37,6 +37,8 @@ export function createNotifier(url: string, pool: pg.Pool, log: (line: string) =
       up = false;
       client = undefined;
       next.removeAllListeners();
+      // A dying connection can emit more than one error; with no listener the process would crash.
+      next.on("error", () => {});
       next.end().catch(() => {});
       log(`notifications: connection lost (${error?.message ?? "closed"}); polling until it is back.`);
       retry = setTimeout(() => void connect(Math.min(delayMs * 2, 10_000)), delayMs);
