@@ -72,7 +72,7 @@ async function cluster(t: import("node:test").TestContext, script: Parameters<ty
     procs,
     async start(args = []) {
       const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
-        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "1500" },
+        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "3000" },
         stdio: ["ignore", "pipe", "pipe"],
       });
       const out = { stdout: "", stderr: "" };
@@ -191,7 +191,10 @@ test("50 runs over two processes on 10 threads with enqueue: each thread's runs 
   }
   assert.equal(created.length, 50);
   for (const item of created) await item.via.runs.join(item.thread, item.run);
-  for (const item of created) assert.equal((await a.client.runs.get(item.thread, item.run)).status, "success");
+  for (const item of created) {
+    const run = await a.client.runs.get(item.thread, item.run);
+    assert.equal(run.status, "success", `${JSON.stringify(run)}\nA: ${a.out.stderr}\nB: ${b.out.stderr}`);
+  }
   for (const [index, thread] of threads.entries()) {
     const state = (await b.client.threads.getState(thread.thread_id)).values as Messages;
     const texts = state.messages.map((message) => message.content);

@@ -20,7 +20,9 @@ import {
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
-const ROLLBACK_SETTLE_MS = 300;
+const ROLLBACK_SETTLE_MS = 250;
+/** Most passes a rollback makes while late checkpoint writes keep arriving. */
+const ROLLBACK_MAX_PASSES = 20;
 
 /** A `server_runs` row as pg returns it (JSONB already parsed). */
 export interface RunRow {
@@ -234,10 +236,18 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool, archive?: { delete(
             else await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [threadId, checkpointId]);
           }
         });
-      await remove();
-      // An aborted graph's last checkpoint writes are asynchronous here (unlike SQLite's) and can land
-      // just after the first pass; a second pass removes them too.
-      await new Promise((resolve) => setTimeout(resolve, ROLLBACK_SETTLE_MS));
+      // An aborted graph can still finish a step or two in the background after its stream stopped, and
+      // its checkpoint writes land after a first pass: repeat until the thread stays quiet (bounded).
+      let quiet = 0;
+      for (let pass = 0; pass < ROLLBACK_MAX_PASSES && quiet < 2; pass += 1) {
+        await remove();
+        await new Promise((resolve) => setTimeout(resolve, ROLLBACK_SETTLE_MS));
+        const later = await pool.query(
+          checkpointId === null ? "SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1" : "SELECT 1 FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2 LIMIT 1",
+          checkpointId === null ? [threadId] : [threadId, checkpointId],
+        );
+        quiet = (later.rowCount ?? 0) === 0 ? quiet + 1 : 0;
+      }
       await remove();
     },
     async deleteThreadState(threadId) {
