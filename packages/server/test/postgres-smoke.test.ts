@@ -1,3 +1,7 @@
+/**
+ * In-process check of the Postgres run machinery: two servers in one process on one fresh database, a run
+ * streamed on one and listed, joined and replayed on the other, and `/ok` reporting the database.
+ */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { testDatabase } from "@deerflow/harness/testing";
