@@ -14,6 +14,7 @@ Usage:
   deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
                                     the skills the agent can use
   deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
+  deerflow db migrate               migrate the Postgres database (database.backend postgres) to this version
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -84,6 +85,11 @@ Serves the LangGraph Agent Server API (threads, runs, streaming) at / and at /ap
 model and the sandbox. A host other than loopback needs API keys (server.api_keys in config.yaml or
 DEER_FLOW_API_KEYS=k1,k2; clients send x-api-key or Authorization: Bearer) unless --insecure is given.
 Ctrl-C or SIGTERM drains: running runs get a grace period, the rest resume on the next start.
+
+With database.backend postgres, many processes share one database (docs/deploy.md):
+  --api-only       answer requests, execute no runs (worker processes do)
+  --worker-only    execute runs, answer no requests
+  --workers N      this process answers requests; N worker-only child processes execute runs
 `,
   skills: `Usage: deerflow skills [list | enable NAME | disable NAME | install FILE.skill [--force]] [--config PATH]
 

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   mcp: () => import("./commands/mcp.js"),
   skills: () => import("./commands/skills.js"),
   serve: () => import("./commands/serve.js"),
+  db: () => import("./commands/db.js"),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -4,7 +4,19 @@
  * work on a read-only home and while a run is going on.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { type AppConfig, type CheckpointStore, createHistoryArchive, databaseFile, type HistoryArchive, loadConfig, openCheckpointStore, resolveHome } from "@deerflow/harness";
+import {
+  type AppConfig,
+  type CheckpointStore,
+  createHistoryArchive,
+  databaseFile,
+  type HistoryArchive,
+  loadConfig,
+  openCheckpointStore,
+  openPostgresDatabase,
+  redact,
+  resolveDatabaseUrl,
+  resolveHome,
+} from "@deerflow/harness";
 
 /** A thread's saved values as the last checkpoint holds them. */
 export interface SavedThread {
@@ -18,31 +30,66 @@ export interface SavedThread {
 export interface ThreadReader {
   home: string;
   config: AppConfig;
+  /** The SQLite file beside the home (history archive and leases; the checkpoints too unless on Postgres). */
   store: CheckpointStore;
   archive: HistoryArchive;
+  /** Where the checkpoints are, for messages: the file, or the redacted Postgres URL. */
+  where: string;
+  /** Thread ids with checkpoints, most recently updated first. */
+  listThreadIds(limit?: number): Promise<string[]>;
+  /** Deletes every checkpoint of a thread; false when it had none. */
+  deleteThread(threadId: string): Promise<boolean>;
   read(threadId: string): Promise<SavedThread | null>;
-  close(): void;
+  close(): Promise<void>;
 }
 
-/** Opens the thread database the config selects, read-only unless `writable`. */
-export function openThreadReader(configPath: string | undefined, options: { writable?: boolean } = {}): ThreadReader {
+/** Opens the thread database the config selects (the SQLite file, or Postgres), read-only unless `writable`. */
+export async function openThreadReader(configPath: string | undefined, options: { writable?: boolean } = {}): Promise<ThreadReader> {
   const config = loadConfig({ path: configPath });
   const home = resolveHome();
-  const store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable });
+  const postgres = config.database.backend === "postgres" ? await openPostgresDatabase(resolveDatabaseUrl(config.database), { migrate: false }) : null;
+  let store: CheckpointStore;
+  try {
+    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable });
+  } catch (error) {
+    await postgres?.close();
+    throw error;
+  }
   const archive = createHistoryArchive(store.db);
+  const saver = postgres?.saver ?? store.saver;
   return {
     home,
     config,
     store,
     archive,
+    where: postgres ? redact(postgres.url) : store.file,
+    async listThreadIds(limit) {
+      if (!postgres) return store.listThreadIds(limit);
+      const exists = await postgres.pool.query("SELECT to_regclass('checkpoints') AS name");
+      if (!exists.rows[0]?.name) return [];
+      // Checkpoint ids are time-ordered (UUIDv6), so the largest id is the latest update.
+      const rows = await postgres.pool.query<{ thread_id: string }>(
+        `SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC${limit ? " LIMIT $1" : ""}`,
+        limit ? [limit] : [],
+      );
+      return rows.rows.map((row) => row.thread_id);
+    },
+    async deleteThread(threadId) {
+      if (!postgres) return store.deleteThread(threadId);
+      const found = await postgres.pool.query("SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1", [threadId]);
+      if ((found.rowCount ?? 0) === 0) return false;
+      await postgres.saver.deleteThread(threadId);
+      return true;
+    },
     async read(threadId) {
-      const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+      const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
       if (!tuple) return null;
       return { threadId, updatedAt: tuple.checkpoint.ts ?? null, values: tuple.checkpoint.channel_values as SavedThread["values"] };
     },
-    close() {
+    async close() {
       archive.close();
       store.close();
+      await postgres?.close();
     },
   };
 }

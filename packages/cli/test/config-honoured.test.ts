@@ -27,7 +27,7 @@ test("log_level: debug shows the harness's key actions; the default does not", a
   assert.doesNotMatch(quiet.stderr, /\[deerflow\] debug/);
 });
 
-test("database.sqlite_path moves the thread store; backend postgres is warned about", async () => {
+test("database.sqlite_path moves the thread store; an unreachable postgres backend is exit 2 naming the URL", async () => {
   const cwd = withConfig("database: {sqlite_path: data/threads.sqlite}\nsandbox: {use: local}\n");
   const run = await deerflow(cwd, ["run", "Say hello"]);
   assert.equal(run.code, 0, run.stderr);
@@ -36,7 +36,10 @@ test("database.sqlite_path moves the thread store; backend postgres is warned ab
   const threads = await deerflow(cwd, ["threads"]);
   assert.match(threads.stdout, /\d+ messages  Say hello/);
 
-  const postgres = await deerflow(withConfig("database: {backend: postgres, postgres_url: 'postgres://x'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
-  assert.equal(postgres.code, 0, postgres.stderr);
-  assert.match(postgres.stderr, /warning: database\.backend "postgres" is not supported.*kept in SQLite/);
+  const postgres = await deerflow(withConfig("database: {backend: postgres, postgres_url: 'postgres://x@127.0.0.1:1/db'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  assert.equal(postgres.code, 2, postgres.stderr);
+  assert.match(postgres.stderr, /Cannot reach Postgres at postgres:\/\/x@127\.0\.0\.1:1\/db/);
+  const malformed = await deerflow(withConfig("database: {backend: postgres, url: 'localhost:5432'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  assert.equal(malformed.code, 2, malformed.stderr);
+  assert.match(malformed.stderr, /database\.url must start with postgres:\/\//);
 });

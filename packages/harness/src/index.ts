@@ -73,6 +73,17 @@ export {
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 export { openCheckpointStore, type CheckpointStore, type CheckpointStoreOptions, storageError } from "./storage/checkpointer.js";
 export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
+export {
+  connectionError,
+  migrate,
+  MIGRATIONS,
+  openPostgresDatabase,
+  type PostgresDatabase,
+  type PostgresDatabaseOptions,
+  redact,
+  resolveDatabaseUrl,
+  SCHEMA_VERSION,
+} from "./storage/postgres-database.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
 export { type LeaseHolder, openThreadLeases, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";
 export { createWebTools, SEARCH_PROVIDERS, type WebToolsOptions } from "./tools/web/create-web-tools.js";

@@ -25,6 +25,8 @@ export interface ResolvedServerOptions {
   drainGraceMs: number;
   /** Cross-process per-thread lease taken around each run (see WorkerDeps.threadLease). */
   threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
+  /** Execute runs in this process (false: API only; another process on the same Postgres runs them). */
+  runWorker: boolean;
   /** Receives one-line log messages. */
   log: (line: string) => void;
 }

@@ -39,6 +39,8 @@ export interface DeerFlowServer {
   webApp: boolean;
   /** Starts the worker and listens; resolves with the URL once the port is bound (port 0 = OS-chosen). */
   start(listen?: { host?: string; port?: number }): Promise<{ url: string; host: string; port: number }>;
+  /** Executes runs without listening (`deerflow serve --worker-only`, Postgres); `stop()` drains them. */
+  startWorkerOnly(): Promise<void>;
   /** Stops taking requests and runs, drains running runs (grace period), closes connections and stores. The harness stays open. */
   stop(): Promise<void>;
 }
@@ -59,12 +61,13 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     corsOrigins: options.corsOrigins ?? config.server.cors_origins,
     maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
     heartbeatMs: options.heartbeatMs ?? 5000,
-    maxConcurrentRuns: options.maxConcurrentRuns ?? 32,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? config.server.max_concurrent_runs,
     eventRetentionMs: options.eventRetentionMs ?? 10 * 60_000,
     maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
     drainGraceMs: options.drainGraceMs ?? 20_000,
     log: options.log ?? ((line) => console.error(line)),
     threadLease: options.threadLease,
+    runWorker: options.runWorker ?? true,
   };
   const services = openRunServices(harness, resolved);
   const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
@@ -92,7 +95,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
       await adoptCheckpointThreads(context);
-      await services.worker.start();
+      if (resolved.runWorker) await services.worker.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
         const created = serve({ fetch: app.fetch, hostname: host, port: listen.port ?? 2026 }, (info) => resolve(info));
         server = created as Server;
@@ -100,6 +103,10 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       });
       const shownHost = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
       return { url: `http://${shownHost}:${bound.port}`, host: bound.address, port: bound.port };
+    },
+    async startWorkerOnly() {
+      if (!harness.setup.postgres) throw new Error("A worker-only process needs database.backend postgres: the SQLite queue lives in one process.");
+      await services.worker.start();
     },
     async stop() {
       if (stopped) return;
@@ -109,7 +116,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       await services.worker.drain(resolved.drainGraceMs);
       server?.closeAllConnections();
       await closing;
-      services.close();
+      await services.close();
     },
   };
 }

@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
   }
   if (!values.thread) throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
-  const reader = openThreadReader(values.config);
+  const reader = await openThreadReader(values.config);
   try {
     const saved = await reader.read(values.thread);
     const entries = mergeHistory(reader.archive.read(values.thread), saved?.values.messages ?? []);
@@ -30,6 +30,6 @@ export async function main(argv: string[]): Promise<number> {
     writeOut(`${terminalSafe(formatHistory(entries, { showSummaries: values.summaries }))}\n`);
     return 0;
   } finally {
-    reader.close();
+    await reader.close();
   }
 }

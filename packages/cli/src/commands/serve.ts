@@ -4,6 +4,7 @@
  * API keys unless `--insecure`. SIGTERM/SIGINT drain: no new runs, running ones get a grace period,
  * the rest resume on the next start; a second signal exits at once.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { createHarness, loadConfig, openThreadLeases } from "@deerflow/harness";
 import { createServer, isLoopbackHost, resolveApiKeys } from "@deerflow/server";
@@ -18,7 +19,15 @@ export async function main(argv: string[]): Promise<number> {
   try {
     values = parseArgs({
       args: argv,
-      options: { host: { type: "string", default: "127.0.0.1" }, port: { type: "string", default: "2026" }, config: { type: "string" }, insecure: { type: "boolean", default: false } },
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "2026" },
+        config: { type: "string" },
+        insecure: { type: "boolean", default: false },
+        "api-only": { type: "boolean", default: false },
+        "worker-only": { type: "boolean", default: false },
+        workers: { type: "string" },
+      },
       strict: true,
     }).values;
   } catch (error) {
@@ -28,6 +37,14 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port "${values.port}" is not a port number (0-65535).`);
   const host = values.host!;
   const config = loadConfig({ path: values.config });
+  const workers = values.workers === undefined ? 0 : Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`--workers "${values.workers}" is not a number of processes (1-64).`);
+  const split = values["api-only"] || values["worker-only"] || workers > 0;
+  if (values["api-only"] && values["worker-only"]) throw new UsageError("--api-only and --worker-only exclude each other: run two processes, one with each.");
+  if (split && config.database.backend !== "postgres") {
+    throw new UsageError("--api-only, --worker-only and --workers need database.backend postgres (the SQLite run queue lives in one process). See docs/deploy.md.");
+  }
+  if (values["worker-only"]) return workerOnly(config);
   const keys = resolveApiKeys(config.server.api_keys, process.env);
   if (!isLoopbackHost(host) && keys.length === 0 && !values.insecure) {
     throw new UsageError(
@@ -46,7 +63,8 @@ export async function main(argv: string[]): Promise<number> {
         return () => lease.release();
       }
     : undefined;
-  const server = createServer(harness, { log: say, threadLease });
+  const server = createServer(harness, { log: say, threadLease, runWorker: !values["api-only"] && workers === 0 });
+  const children = workers > 0 ? spawnWorkers(workers, argv, say) : undefined;
   let address;
   try {
     address = await server.start({ host, port });
@@ -75,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       stopping = true;
       say(`${signal}: draining (running runs get a grace period; press Ctrl-C again to exit now)...`);
+      children?.stop(signal);
       server
         .stop()
         .then(() => leases?.close())
@@ -87,6 +106,74 @@ export async function main(argv: string[]): Promise<number> {
     process.on("SIGINT", () => onSignal("SIGINT"));
     process.on("SIGTERM", () => onSignal("SIGTERM"));
   });
+  await children?.exited;
   say("stopped.");
   return 0;
+}
+
+/** `--worker-only`: executes runs from the shared database until a signal, then drains. */
+async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
+  const server = createServer(harness, { log: say });
+  await server.startWorkerOnly();
+  say(`DeerFlow worker ${process.pid} executing runs from the shared database (up to ${config.server.max_concurrent_runs} at once)`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      say(`${signal}: worker ${process.pid} draining...`);
+      server
+        .stop()
+        .then(() => harness.close())
+        .then(resolve, () => resolve());
+    };
+    process.on("SIGINT", () => onSignal("SIGINT"));
+    process.on("SIGTERM", () => onSignal("SIGTERM"));
+  });
+  say(`worker ${process.pid} stopped.`);
+  return 0;
+}
+
+/** `--workers N`: N `serve --worker-only` children with this process's arguments; one that dies is restarted. */
+function spawnWorkers(count: number, argv: string[], say: (line: string) => void): { stop(signal: string): void; exited: Promise<void> } {
+  const args = [process.argv[1]!, "serve", "--worker-only", ...passThrough(argv)];
+  let stopping = false;
+  const running = new Set<ChildProcess>();
+  let allExited!: () => void;
+  const exited = new Promise<void>((resolve) => (allExited = resolve));
+  const start = () => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], env: process.env });
+    running.add(child);
+    child.on("exit", (code, signal) => {
+      running.delete(child);
+      if (stopping) {
+        if (running.size === 0) allExited();
+        return;
+      }
+      say(`worker ${child.pid} exited (${signal ?? code}); starting another. Its runs resume once their lease expires.`);
+      setTimeout(start, 1000).unref();
+    });
+  };
+  for (let index = 0; index < count; index += 1) start();
+  return {
+    stop(signal) {
+      stopping = true;
+      if (running.size === 0) allExited();
+      for (const child of running) child.kill(signal as NodeJS.Signals);
+    },
+    exited,
+  };
+}
+
+/** The arguments a worker child inherits (--config), without the ones that only concern the API process. */
+function passThrough(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === "--config") out.push(arg, argv[++index] ?? "");
+    else if (arg.startsWith("--config=")) out.push(arg);
+  }
+  return out;
 }

@@ -32,9 +32,9 @@ export async function main(argv: string[]): Promise<number> {
   const limit = limitRaw === undefined ? undefined : Number(limitRaw);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit takes a whole number of at least 1, got "${limitRaw}".`);
 
-  const reader = openThreadReader(parsed.values.config);
+  const reader = await openThreadReader(parsed.values.config);
   try {
-    const ids = reader.store.listThreadIds(limit);
+    const ids = await reader.listThreadIds(limit);
     if (ids.length === 0) {
       writeOut(`No threads yet in ${reader.home}. Start one with: deerflow run "task"\n`);
       return 0;
@@ -47,24 +47,24 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    reader.close();
+    await reader.close();
   }
 }
 
 async function deleteThread(configPath: string | undefined, threadId: string): Promise<number> {
   if (!THREAD_ID.test(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
-  const reader = openThreadReader(configPath, { writable: true });
+  const reader = await openThreadReader(configPath, { writable: true });
   const leases = openThreadLeases(reader.store.file);
   try {
     // Held while deleting, so no run starts on the thread meanwhile; a running one makes this fail.
     const lease = await leases.acquire(threadId);
     try {
-      const hadCheckpoints = await reader.store.deleteThread(threadId);
+      const hadCheckpoints = await reader.deleteThread(threadId);
       reader.archive.delete(threadId);
       const dir = path.join(reader.home, "threads", threadId);
       rmSync(dir, { recursive: true, force: true });
       if (!hadCheckpoints) {
-        process.stderr.write(`No thread ${threadId} in ${reader.store.file}. deerflow threads lists the saved threads.\n`);
+        process.stderr.write(`No thread ${threadId} in ${reader.where}. deerflow threads lists the saved threads.\n`);
         return 1;
       }
       process.stderr.write(`Deleted thread ${threadId} (checkpoints, history and ${dir})\n`);
@@ -74,6 +74,6 @@ async function deleteThread(configPath: string | undefined, threadId: string): P
     }
   } finally {
     leases.close();
-    reader.close();
+    await reader.close();
   }
 }

@@ -32,6 +32,7 @@ import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js"
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
+import { openPostgresDatabase, type PostgresDatabase, resolveDatabaseUrl } from "../storage/postgres-database.js";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
@@ -119,6 +120,8 @@ export interface HarnessSetup {
   /** The built-in SQLite store, or null when a checkpointer was given in code (or none). */
   store: CheckpointStore | null;
   checkpointer?: BaseCheckpointSaver;
+  /** The Postgres database (database.backend postgres): checkpoints, and the server's runs and events. */
+  postgres?: PostgresDatabase;
   archive?: HistoryArchive;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
@@ -274,10 +277,9 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
   });
-  if (config.database.backend === "postgres") {
-    onWarning(`database.backend "postgres" is not supported by DeerFlow.ts yet; threads are kept in SQLite (${databaseFile(home, config.database)}).`);
-  } else if (config.database.postgres_url) {
-    onWarning("database.postgres_url is ignored: database.backend is sqlite.");
+  const postgresUrl = config.database.backend === "postgres" && options.checkpointer === undefined ? resolveDatabaseUrl(config.database, env) : null;
+  if (config.database.backend !== "postgres" && (config.database.postgres_url || config.database.url)) {
+    onWarning("database.url is ignored: database.backend is sqlite.");
   }
   const ownMcp = options.mcp === undefined ? openMcpService(config, { env, onWarning }) : undefined;
   const mcp = options.mcp || ownMcp;
@@ -293,10 +295,21 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     throw error;
   }
   setup.deferredTools = config.tool_search.enabled && setup.mcpTools.length > config.tool_search.threshold ? setup.mcpTools : [];
-  const store = options.checkpointer === undefined ? openCheckpointStore(databaseFile(home, config.database)) : null;
+  let postgres: PostgresDatabase | null = null;
+  if (postgresUrl) {
+    try {
+      postgres = await openPostgresDatabase(postgresUrl);
+    } catch (error) {
+      await ownMcp?.close();
+      throw error;
+    }
+  }
+  setup.postgres = postgres ?? undefined;
+  const store = options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
   setup.store = store;
-  setup.archive = store ? createHistoryArchive(store.file) : undefined;
-  setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? store!.saver);
+  // On Postgres the history archive stays in the SQLite file under the (shared) home: its interface is synchronous.
+  setup.archive = store ? createHistoryArchive(store.file) : postgres ? createHistoryArchive(databaseFile(home, config.database)) : undefined;
+  setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
   const archive = setup.archive;
 
   const models = new ModelCache();
@@ -356,6 +369,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       } finally {
         archive?.close();
         store?.close();
+        await postgres?.close();
       }
     },
   };

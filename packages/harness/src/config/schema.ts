@@ -197,6 +197,8 @@ export const ToolSearchConfig = z.strictObject({
 export const DatabaseConfig = z.strictObject({
   backend: z.enum(["sqlite", "postgres"]).default("sqlite"),
   sqlite_path: z.string().nullable().default(null),
+  /** Postgres URL (backend postgres); DATABASE_URL when null. `postgres_url` is its older name. */
+  url: z.string().nullable().default(null),
   postgres_url: z.string().nullable().default(null),
 });
 
@@ -249,6 +251,8 @@ export const ServerConfig = z.strictObject({
   cors_origins: z.array(z.string().min(1)).default(["*"]),
   /** Largest JSON request body in bytes (default 1 MiB); larger bodies get 413. */
   max_body_bytes: z.number().int().positive().default(1048576),
+  /** Runs one process executes at the same time (on different threads). */
+  max_concurrent_runs: z.number().int().min(1).max(1000).default(10),
 });
 
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */

@@ -25,3 +25,4 @@ export {
 export type { FakeErrorReply, FakeHangReply, FakeRawReply, FakeReply, FakeToolCall, FakeUsage } from "./openai-replies.js";
 export { findToolPairingError, type ToolPairingError, type WireMessage } from "./openai-tool-pairing.js";
 export { createTempHome, withTempHome, type TempHome, type TempHomeOptions } from "./temp-home.js";
+export { adminDatabaseUrl, type TestDatabase, testDatabase } from "./postgres.js";

@@ -6,7 +6,12 @@ const version = (JSON.parse(readFileSync(new URL("../../package.json", import.me
 
 /** Registers the meta routes. */
 export const registerMetaRoutes: RegisterRoutes = (api, context) => {
-  api.get("/ok", (c) => c.json({ ok: true }));
+  api.get("/ok", async (c) => {
+    if (!context.health) return c.json({ ok: true });
+    // With a shared database the process is only useful while it can reach it: 503 tells a load balancer.
+    const health = await context.health();
+    return c.json(health, health.ok ? 200 : 503);
+  });
   api.get("/info", (c) =>
     c.json({
       version,

@@ -7,6 +7,7 @@ import type { Harness } from "@deerflow/harness";
 import { type Assistant, listAssistants } from "./assistants.js";
 import { createLocalRunQueue } from "./local-queue.js";
 import { createMemoryEventLog } from "./memory-event-log.js";
+import { openPostgresRunServices } from "./postgres-services.js";
 import { openSqliteRunStores } from "./sqlite-store.js";
 import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
 import { type CheckpointAdmin, createWorker, type RunWorker, type WorkerDeps } from "./worker.js";
@@ -21,6 +22,8 @@ export interface RunServices {
   worker: RunWorker;
   /** The assistants (lead_agent and custom agents), re-read on each call. */
   assistants(): Assistant[];
+  /** Database health for `GET /ok` (Postgres only: the local file needs no probe). */
+  health?(): Promise<{ ok: boolean; database: Record<string, unknown> }>;
 }
 
 /** Options of the run machinery. */
@@ -33,7 +36,8 @@ export interface RunServicesOptions {
 }
 
 /** Opens the local run machinery next to the harness's checkpoints. */
-export function openRunServices(harness: Harness, options: RunServicesOptions): RunServices & { close(): void } {
+export function openRunServices(harness: Harness, options: RunServicesOptions): RunServices & { close(): void | Promise<void> } {
+  if (harness.setup.postgres) return openPostgresRunServices(harness, harness.setup.postgres, options);
   const file = harness.setup.store?.file;
   if (!file) {
     throw new Error("The server needs the built-in SQLite checkpointer (createHarness without a checkpointer option): its runs and threads live in the same file.");

@@ -53,7 +53,7 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   for (const run of active) await context.events.drop(run.run_id);
-  context.checkpoints.deleteThreadState(threadId);
+  await context.checkpoints.deleteThreadState(threadId);
   await context.threads.delete(threadId);
   context.harness.setup.sandbox.release(sandboxIdFor(threadId));
   await rm(dir, { recursive: true, force: true });

@@ -143,6 +143,11 @@ export interface RunQueue {
   cancel(runId: string, action: CancelAction): void;
   /** Calls `listener` when a cancel for `runId` arrives; returns the unsubscribe function. */
   onCancel(runId: string, listener: (action: CancelAction) => void): () => void;
+  /**
+   * Shared queues only: calls `listener` when `runId` is no longer this process's (its lease lapsed and
+   * another process took it over), so the executor stops without touching the run.
+   */
+  onLost?(runId: string, listener: () => void): () => void;
   /** Runs left `running` by a process that died: back to pending so they resume. Returns them. */
   recover(): Promise<RunRecord[]>;
 }

@@ -19,8 +19,12 @@ import { interruptsOf } from "./state.js";
 import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
-/** Checkpoint operations the worker needs beyond the checkpointer's own API. */
-export type CheckpointAdmin = Pick<SqliteRunStores, "rollbackCheckpoints" | "deleteThreadState" | "copyThreadState">;
+/** Checkpoint operations the worker needs beyond the checkpointer's own API (sync on SQLite, async on Postgres). */
+export interface CheckpointAdmin {
+  rollbackCheckpoints(...args: Parameters<SqliteRunStores["rollbackCheckpoints"]>): void | Promise<void>;
+  deleteThreadState(...args: Parameters<SqliteRunStores["deleteThreadState"]>): void | Promise<void>;
+  copyThreadState(...args: Parameters<SqliteRunStores["copyThreadState"]>): void | Promise<void>;
+}
 
 /** What the worker runs on. */
 export interface WorkerDeps {
@@ -46,7 +50,7 @@ interface Active {
   run: RunRecord;
   controller: AbortController;
   /** Why the run is being stopped. */
-  stop?: CancelAction | "shutdown";
+  stop?: CancelAction | "shutdown" | "lost";
   done: Promise<void>;
 }
 
@@ -108,6 +112,11 @@ export function createWorker(deps: WorkerDeps) {
       entry.stop ??= action;
       controller.abort(new Error(`Run ${run.run_id} was cancelled (${action}).`));
     });
+    // A shared queue took the run away (this process missed its lease): stop and leave it to the new owner.
+    const offLost = queue.onLost?.(run.run_id, () => {
+      entry.stop = "lost";
+      controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
+    });
     const attempt = (run.kwargs.attempt ?? 0) + 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
     await ensureMetadata(events, run, attempt);
@@ -123,6 +132,11 @@ export function createWorker(deps: WorkerDeps) {
       if (kwargs.start_checkpoint_id === undefined) {
         const head = await agent.graph.getState(threadConfig);
         kwargs.start_checkpoint_id = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
+      } else if (!kwargs.input_consumed && !kwargs.command) {
+        // A resumed attempt: when the thread moved past the run's start, the input was already checkpointed
+        // (the previous attempt died before it could record that), so it must not be sent again.
+        const head = await agent.graph.getState(threadConfig);
+        if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id) kwargs.input_consumed = true;
       }
       await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
 
@@ -196,6 +210,7 @@ export function createWorker(deps: WorkerDeps) {
       }
     } finally {
       off();
+      offLost?.();
       release?.();
     }
     await settle(entry, outcome, kwargs);
@@ -203,6 +218,10 @@ export function createWorker(deps: WorkerDeps) {
 
   async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
     const { run } = entry;
+    if (entry.stop === "lost") {
+      deps.log(`run ${run.run_id} on thread ${run.thread_id}: another process took it over (this one missed its lease); stopped here.`);
+      return;
+    }
     if (outcome === "cancelled" && entry.stop === "shutdown") {
       // Not over: leave it pending with its progress so the next start resumes it. Readers are closed with the server.
       await runs.update(run.run_id, { status: "pending", kwargs: { input_consumed: kwargs.input_consumed } });
@@ -210,7 +229,7 @@ export function createWorker(deps: WorkerDeps) {
       return;
     }
     if (outcome === "cancelled" && entry.stop === "rollback") {
-      deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
+      await deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
       await runs.delete(run.run_id);
     }
     const state = await harness.agent().graph.getState({ configurable: { thread_id: run.thread_id } }).catch(() => null);
@@ -230,7 +249,7 @@ export function createWorker(deps: WorkerDeps) {
     });
     await events.end(run.run_id);
     if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
-      deps.checkpoints.deleteThreadState(run.thread_id);
+      await deps.checkpoints.deleteThreadState(run.thread_id);
       await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
       // The run record (and its output) stays as long as its events, so get/join still answer, then goes.
       setTimeout(() => void runs.delete(run.run_id).catch(() => false), deps.runRetentionMs).unref();

@@ -1,0 +1,35 @@
+/**
+ * `deerflow db migrate`: brings the Postgres database (database.backend postgres) to this build's schema
+ * and says which versions it applied. The server migrates on start too; this is for a deploy step that
+ * migrates once before starting many processes. Safe to run beside running servers (advisory lock).
+ */
+import { parseArgs } from "node:util";
+import { loadConfig, migrate, openPostgresDatabase, redact, resolveDatabaseUrl, SCHEMA_VERSION } from "@deerflow/harness";
+import { UsageError } from "../usage-error.js";
+
+/** Entry point of `deerflow db`. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { config: { type: "string" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}. See deerflow db --help.`);
+  }
+  const [action] = parsed.positionals;
+  if (action !== "migrate") throw new UsageError(`Unknown db action "${action ?? ""}". Use: deerflow db migrate.`);
+  const config = loadConfig({ path: parsed.values.config });
+  if (config.database.backend !== "postgres") {
+    throw new UsageError('database.backend is "sqlite": its tables are created when used, nothing to migrate. Set database.backend: postgres and database.url to use Postgres.');
+  }
+  const url = resolveDatabaseUrl(config.database);
+  const db = await openPostgresDatabase(url, { migrate: false });
+  try {
+    const applied = await migrate(db.pool, db.saver);
+    process.stdout.write(
+      applied.length > 0 ? `Migrated ${redact(url)} to schema version ${SCHEMA_VERSION} (applied ${applied.join(", ")}).\n` : `${redact(url)} is at schema version ${SCHEMA_VERSION}; nothing to do.\n`,
+    );
+  } finally {
+    await db.close();
+  }
+  return 0;
+}

@@ -1,0 +1,268 @@
+/**
+ * The Postgres database of a DeerFlow.ts service: its URL (config `database.url`, alias `postgres_url`,
+ * or DATABASE_URL), a connection check that says what is wrong (malformed URL, nobody listening, wrong
+ * credentials, missing database), and versioned migrations the processes run themselves.
+ *
+ * Every process of a service may start at the same time on an empty database, so migrations run under a
+ * session advisory lock: the first process migrates, the others wait and then find nothing to do. A
+ * database migrated by a newer DeerFlow.ts (a version this build does not know) is refused rather than
+ * written with an older idea of its tables. One list holds the tables of every layer (history archive,
+ * thread leases, the server's threads, runs and run events) so one number says where a database is.
+ */
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import pg from "pg";
+import { ConfigError, HarnessError } from "../errors.js";
+
+/** Any number the advisory lock of DeerFlow.ts migrations can be told apart by ("DFTS" in ASCII). */
+const MIGRATION_LOCK = 0x44465453;
+
+/** One migration: applied once, in order, in its own transaction. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The schema, oldest first. Never edit an applied migration; add a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "history archive, thread leases, server threads, runs and run events",
+    sql: `
+CREATE TABLE IF NOT EXISTS history_archive (
+  thread_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('message', 'compaction')),
+  message_id TEXT,
+  payload TEXT NOT NULL,
+  PRIMARY KEY (thread_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS history_archive_message_id ON history_archive (thread_id, message_id) WHERE message_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS thread_leases (
+  thread_id TEXT PRIMARY KEY,
+  owner_pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  token TEXT NOT NULL,
+  since BIGINT NOT NULL,
+  expires BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server_threads (
+  thread_id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  state_updated_at TEXT NOT NULL,
+  metadata JSONB NOT NULL,
+  status TEXT NOT NULL,
+  "values" JSONB,
+  interrupts JSONB NOT NULL,
+  error TEXT
+);
+CREATE TABLE IF NOT EXISTS server_runs (
+  seq BIGSERIAL PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL,
+  assistant_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL,
+  metadata JSONB NOT NULL,
+  multitask_strategy TEXT NOT NULL,
+  kwargs JSONB NOT NULL,
+  worker_id TEXT,
+  lease_expires TIMESTAMPTZ,
+  cancel_action TEXT
+);
+CREATE INDEX IF NOT EXISTS server_runs_thread ON server_runs (thread_id, seq);
+CREATE INDEX IF NOT EXISTS server_runs_pending ON server_runs (seq) WHERE status = 'pending';
+CREATE UNIQUE INDEX IF NOT EXISTS server_runs_one_running ON server_runs (thread_id) WHERE status = 'running';
+CREATE SEQUENCE IF NOT EXISTS run_event_ids;
+CREATE TABLE IF NOT EXISTS run_events (
+  id BIGINT PRIMARY KEY DEFAULT nextval('run_event_ids'),
+  run_id TEXT NOT NULL,
+  events JSONB NOT NULL,
+  is_end BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS run_events_run ON run_events (run_id, id);
+CREATE INDEX IF NOT EXISTS run_events_end ON run_events (created_at) WHERE is_end;
+`,
+  },
+];
+
+/** The newest schema version this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/**
+ * The Postgres URL to use: `database.url`, then its older name `database.postgres_url`, then DATABASE_URL.
+ * Throws a ConfigError naming the key when it is missing or not a postgres:// URL.
+ */
+export function resolveDatabaseUrl(database: { url?: string | null; postgres_url?: string | null }, env: Record<string, string | undefined> = process.env): string {
+  const [key, value] = database.url
+    ? ["database.url", database.url]
+    : database.postgres_url
+      ? ["database.postgres_url", database.postgres_url]
+      : env.DATABASE_URL
+        ? ["DATABASE_URL", env.DATABASE_URL]
+        : [null, null];
+  if (!key || !value) {
+    throw new ConfigError('database.backend is "postgres" but no database.url is set. Set database.url (postgres://user:password@host:5432/db) in config.yaml or DATABASE_URL.');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${key} is not a URL ("${redact(value)}"). Use postgres://user:password@host:5432/database.`);
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
+    throw new ConfigError(`${key} must start with postgres:// or postgresql:// (got "${parsed.protocol}"). Use postgres://user:password@host:5432/database.`);
+  }
+  if (!parsed.hostname && !parsed.searchParams.get("host")) throw new ConfigError(`${key} names no host ("${redact(value)}"). Use postgres://user:password@host:5432/database.`);
+  return value;
+}
+
+/** The URL with its password hidden, for messages. */
+export function redact(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");
+}
+
+/** An open Postgres database: a pool, the checkpointer on it, and a health probe. */
+export interface PostgresDatabase {
+  url: string;
+  pool: pg.Pool;
+  saver: PostgresSaver;
+  /** True when a trivial query answers within a few seconds. */
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openPostgresDatabase}. */
+export interface PostgresDatabaseOptions {
+  /** Run the migrations (default true). `deerflow db migrate` and the server do; a reader could not. */
+  migrate?: boolean;
+  /** Connections in the pool (default 10). */
+  maxConnections?: number;
+}
+
+/**
+ * Connects, checks the connection, migrates, and sets up the checkpointer's tables.
+ *
+ * @example
+ * const db = await openPostgresDatabase(resolveDatabaseUrl(config.database));
+ */
+export async function openPostgresDatabase(url: string, options: PostgresDatabaseOptions = {}): Promise<PostgresDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 10_000 });
+  // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  // A connection the server terminates while it is checked out between two queries emits an error no
+  // one listens to, which would crash the process; its current or next query fails instead.
+  pool.on("connect", (client) => client.on("error", () => {}));
+  try {
+    await pool.query("SELECT 1");
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw connectionError(url, error);
+  }
+  const saver = new PostgresSaver(pool);
+  try {
+    if (options.migrate ?? true) await migrate(pool, saver);
+    else await checkVersion(pool);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  let closed = false;
+  return {
+    url,
+    pool,
+    saver,
+    async healthy() {
+      try {
+        await Promise.race([pool.query("SELECT 1"), new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 3000).unref())]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Applies the pending migrations under an advisory lock (concurrent starts wait for each other) and
+ * returns the versions applied. Refuses a database whose version is newer than this build's.
+ */
+export async function migrate(pool: pg.Pool, saver?: PostgresSaver): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await client.query("CREATE TABLE IF NOT EXISTS deerflow_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+      const current = await currentVersion(client);
+      refuseNewer(current);
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query("BEGIN");
+        try {
+          await client.query(migration.sql);
+          await client.query("INSERT INTO deerflow_schema (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw new HarnessError("storage_unusable", `Database migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}. Nothing of it was applied; fix the cause and start again.`, { cause: error });
+        }
+        applied.push(migration.version);
+      }
+      // The checkpointer's own tables (it versions them itself); under our lock so two starts do not race.
+      if (saver) await saver.setup();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+  return applied;
+}
+
+async function checkVersion(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    refuseNewer(await currentVersion(client));
+  } finally {
+    client.release();
+  }
+}
+
+async function currentVersion(client: pg.PoolClient): Promise<number> {
+  const exists = await client.query("SELECT to_regclass('deerflow_schema') AS name");
+  if (!exists.rows[0]?.name) return 0;
+  const result = await client.query("SELECT COALESCE(MAX(version), 0) AS version FROM deerflow_schema");
+  return Number(result.rows[0].version);
+}
+
+function refuseNewer(version: number): void {
+  if (version > SCHEMA_VERSION) {
+    throw new HarnessError(
+      "storage_unusable",
+      `The database schema is version ${version}, newer than this DeerFlow.ts knows (${SCHEMA_VERSION}): a newer release migrated it. Upgrade DeerFlow.ts on this machine; starting would risk writing tables it does not understand.`,
+    );
+  }
+}
+
+/** Turns pg's connection failures into what is wrong and what to do. */
+export function connectionError(url: string, error: unknown): HarnessError {
+  const code = String((error as { code?: unknown }).code ?? "");
+  const reason = (error as Error)?.message?.split("\n")[0] ?? String(error);
+  const shown = redact(url);
+  let message: string;
+  if (code === "28P01" || code === "28000") message = `Postgres at ${shown} refused the credentials (${reason}). Check the user and password in database.url (or DATABASE_URL).`;
+  else if (code === "3D000") message = `The database in ${shown} does not exist (${reason}). Create it (createdb) or fix database.url.`;
+  else if (["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH"].includes(code) || /timeout/i.test(reason)) {
+    message = `Cannot reach Postgres at ${shown} (${reason}). Start the database or fix database.url (or DATABASE_URL).`;
+  } else message = `Cannot use Postgres at ${shown} (${reason}). Check database.url (or DATABASE_URL).`;
+  return new HarnessError("storage_unusable", message, { cause: error });
+}

@@ -1,0 +1,182 @@
+/**
+ * The Postgres RunQueue: the `server_runs` table is the queue, shared by every process.
+ *
+ * - Claim: the oldest pending run whose thread has neither a running run nor an older pending one,
+ *   taken with `FOR UPDATE SKIP LOCKED` so processes never wait on each other's claims; the partial
+ *   unique index on running runs rejects a second running run of a thread if two claims still race.
+ * - A claimed run carries this process's id and a lease; a heartbeat renews the leases of the runs it
+ *   executes. A process that dies stops renewing; the sweeper (any process) puts its runs back to
+ *   pending, and the next claim resumes them from the thread's last checkpoint (the worker does not send
+ *   the input again once it was checkpointed). After `maxAttempts` the run ends with an error instead.
+ * - Wake-ups and cancels travel over LISTEN/NOTIFY; a cancel is also a durable column, read by the
+ *   heartbeat, so it reaches the owner even when a notification is lost.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type pg from "pg";
+import { CHANNELS, type Notifier } from "./postgres-notify.js";
+import { type RunRow, toRun } from "./postgres-store.js";
+import type { CancelAction, RunQueue, RunRecord } from "./types.js";
+
+const RUN_COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
+
+/** Options of the Postgres queue. */
+export interface PostgresQueueOptions {
+  /** How long a claimed run stays owned without a heartbeat (default 30 s). */
+  leaseMs?: number;
+  /** Attempts before a run whose workers keep dying ends with an error (default 3). */
+  maxAttempts?: number;
+  log: (line: string) => void;
+}
+
+/** The queue plus what the services need beside the interface. */
+export interface PostgresRunQueue extends RunQueue {
+  /** This process's id in `server_runs.worker_id`. */
+  readonly workerId: string;
+  /** Runs whose owner's lease expired: those with attempts left go back to pending; the rest are returned to be failed. */
+  sweep(): Promise<{ requeued: RunRecord[]; exhausted: RunRecord[] }>;
+  close(): void;
+}
+
+/** Creates the queue; starts the heartbeat. */
+export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, options: PostgresQueueOptions): PostgresRunQueue {
+  const leaseMs = options.leaseMs ?? 30_000;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const cancelListeners = new Map<string, Set<(action: CancelAction) => void>>();
+  let waiters: (() => void)[] = [];
+  const wakeAll = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const wake of woken) wake();
+  };
+  const deliverCancel = (runId: string, action: CancelAction) => {
+    for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener(action);
+  };
+  const lostListeners = new Map<string, () => void>();
+  const offRuns = notifier.on(CHANNELS.runs, wakeAll);
+  const offCancel = notifier.on(CHANNELS.cancel, (payload) => {
+    const [runId, action] = payload.split(":");
+    if (runId && (action === "interrupt" || action === "rollback")) deliverCancel(runId, action);
+  });
+
+  // Renews the leases of the runs this process is executing now (not of every run it claimed: one whose
+  // execution broke off without settling, e.g. while the database was away, must expire and be resumed)
+  // and picks up cancel flags whose notification was missed.
+  const heartbeat = setInterval(() => {
+    if (lostListeners.size === 0) return;
+    void pool
+      .query<{ run_id: string; cancel_action: string | null }>(
+        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $2) WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3) RETURNING run_id, cancel_action",
+        [workerId, leaseMs / 1000, [...lostListeners.keys()]],
+      )
+      .then(async (result) => {
+        for (const row of result.rows) if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
+        // Runs executed here that the renewal did not find: still ours only if still running under our id.
+        const renewed = new Set(result.rows.map((row) => row.run_id));
+        const missing = [...lostListeners.keys()].filter((runId) => !renewed.has(runId));
+        if (missing.length === 0) return;
+        const owned = await pool.query<{ run_id: string }>("SELECT run_id FROM server_runs WHERE run_id = ANY($1) AND worker_id = $2", [missing, workerId]);
+        const still = new Set(owned.rows.map((row) => row.run_id));
+        for (const runId of missing) if (!still.has(runId)) lostListeners.get(runId)?.();
+      })
+      .catch((error) => options.log(`queue: lease renewal failed (${(error as Error).message}); retrying.`));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+
+  return {
+    workerId,
+    async claim() {
+      try {
+        const result = await pool.query<RunRow>(
+          `UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3
+           WHERE seq = (
+             SELECT r.seq FROM server_runs r
+             WHERE r.status = 'pending' AND r.cancel_action IS NULL
+               AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+               AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+             ORDER BY r.seq FOR UPDATE SKIP LOCKED LIMIT 1
+           ) AND status = 'pending'
+           RETURNING ${RUN_COLUMNS}`,
+          [workerId, leaseMs / 1000, new Date().toISOString()],
+        );
+        return result.rows[0] ? toRun(result.rows[0]) : null;
+      } catch (error) {
+        // Another process claimed a run of the same thread first (partial unique index): try again later.
+        if ((error as { code?: string }).code === "23505") return null;
+        throw error;
+      }
+    },
+    notify() {
+      wakeAll();
+      void notifier.notify(CHANNELS.runs, "").catch(() => {});
+    },
+    wait(ms) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          waiters = waiters.filter((waiter) => waiter !== done);
+          resolve();
+        }
+        waiters.push(done);
+      });
+    },
+    cancel(runId, action) {
+      deliverCancel(runId, action);
+      void pool
+        .query("UPDATE server_runs SET cancel_action = $2 WHERE run_id = $1 AND status IN ('pending', 'running')", [runId, action])
+        .then(() => notifier.notify(CHANNELS.cancel, `${runId}:${action}`))
+        .catch((error) => options.log(`queue: cancel of ${runId} could not be recorded (${(error as Error).message}).`));
+    },
+    onCancel(runId, listener) {
+      let set = cancelListeners.get(runId);
+      if (!set) cancelListeners.set(runId, (set = new Set()));
+      set.add(listener);
+      // A cancel recorded before this subscription (between the claim and now) is delivered too.
+      void pool
+        .query<{ cancel_action: string | null }>("SELECT cancel_action FROM server_runs WHERE run_id = $1", [runId])
+        .then((result) => {
+          const action = result.rows[0]?.cancel_action;
+          if (action && set!.has(listener)) listener(action as CancelAction);
+        })
+        .catch(() => {});
+      return () => {
+        set!.delete(listener);
+        if (set!.size === 0) cancelListeners.delete(runId);
+      };
+    },
+    onLost(runId, listener) {
+      lostListeners.set(runId, listener);
+      return () => {
+        if (lostListeners.get(runId) === listener) lostListeners.delete(runId);
+      };
+    },
+    async recover() {
+      return (await this.sweep()).requeued;
+    },
+    async sweep() {
+      const requeued = await pool.query<RunRow>(
+        `UPDATE server_runs SET status = 'pending', worker_id = NULL, lease_expires = NULL, updated_at = $2
+         WHERE status = 'running' AND lease_expires < now() AND cancel_action IS NULL AND COALESCE((kwargs->>'attempt')::int, 0) < $1
+         RETURNING ${RUN_COLUMNS}`,
+        [maxAttempts, new Date().toISOString()],
+      );
+      // Out of attempts, or cancelled while its worker died: the caller ends these.
+      const exhausted = await pool.query<RunRow>(
+        `UPDATE server_runs SET worker_id = $1, lease_expires = now() + make_interval(secs => $2)
+         WHERE status = 'running' AND lease_expires < now()
+         RETURNING ${RUN_COLUMNS}`,
+        [workerId, leaseMs / 1000],
+      );
+      if (requeued.rows.length > 0) this.notify();
+      return { requeued: requeued.rows.map(toRun), exhausted: exhausted.rows.map(toRun) };
+    },
+    close() {
+      clearInterval(heartbeat);
+      offRuns();
+      offCancel();
+      wakeAll();
+    },
+  };
+}

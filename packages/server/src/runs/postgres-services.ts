@@ -1,0 +1,101 @@
+/**
+ * The run machinery on Postgres (database.backend postgres): the four interfaces' Postgres versions on
+ * the harness's pool, one LISTEN connection, and the sweeper that finds runs whose worker died. Every
+ * process on the database runs this; which of them execute runs is the worker's business (`--api-only`).
+ */
+import type { Harness, PostgresDatabase } from "@deerflow/harness";
+import { listAssistants } from "./assistants.js";
+import { createPostgresEventLog } from "./postgres-event-log.js";
+import { createNotifier } from "./postgres-notify.js";
+import { createPostgresRunQueue } from "./postgres-queue.js";
+import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresThreadStore } from "./postgres-store.js";
+import type { RunServices, RunServicesOptions } from "./services.js";
+import type { RunRecord } from "./types.js";
+import { createWorker } from "./worker.js";
+
+/** How long a claimed run stays owned without a heartbeat: DEER_FLOW_RUN_LEASE_MS, default 30 s. */
+export function runLeaseMs(env: Record<string, string | undefined> = process.env): number {
+  const value = Number(env.DEER_FLOW_RUN_LEASE_MS);
+  return Number.isFinite(value) && value >= 100 ? value : 30_000;
+}
+
+/** Opens the Postgres run machinery over the harness's database. */
+export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, options: RunServicesOptions): RunServices & { close(): Promise<void> } {
+  const leaseMs = runLeaseMs();
+  const notifier = createNotifier(db.url, db.pool, options.log);
+  const threads = createPostgresThreadStore(db.pool);
+  const runs = createPostgresRunStore(db.pool);
+  const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
+  const events = createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs });
+  const checkpoints = createPostgresCheckpointAdmin(db.pool, harness.setup.archive);
+  const worker = createWorker({
+    harness,
+    threads,
+    runs,
+    queue,
+    events,
+    checkpoints,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+    runRetentionMs: options.eventRetentionMs,
+    log: options.log,
+    threadLease: options.threadLease,
+  });
+
+  /** Ends a run whose workers kept dying (or that was cancelled while its worker died). */
+  const fail = async (run: RunRecord) => {
+    const cancelled = await db.pool.query<{ cancel_action: string | null }>("SELECT cancel_action FROM server_runs WHERE run_id = $1", [run.run_id]);
+    const action = cancelled.rows[0]?.cancel_action;
+    if (action === "rollback") {
+      await checkpoints.rollbackCheckpoints(run.thread_id, run.kwargs.start_checkpoint_id ?? null);
+      await runs.delete(run.run_id);
+    } else if (action === "interrupt") {
+      await runs.update(run.run_id, { status: "interrupted" });
+    } else {
+      const error = {
+        error: "WorkerLost",
+        message: `The process running this run stopped ${run.kwargs.attempt ?? 0} times; it was not retried again. The thread keeps your message; send it again to retry.`,
+      };
+      await events.append(run.run_id, "error", JSON.stringify(error));
+      await runs.update(run.run_id, { status: "error", kwargs: { error } });
+    }
+    const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id);
+    await threads.patch(run.thread_id, { status: action ? (others.length > 0 ? "busy" : "idle") : "error", ...(action ? {} : { error: "The run's worker stopped." }) });
+    await events.end(run.run_id);
+    options.log(`run ${run.run_id} on thread ${run.thread_id}: its worker died ${action ? "after a cancel" : "too many times"}; ended it.`);
+  };
+  let sweeping = false;
+  const sweeper = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void queue
+      .sweep()
+      .then(async ({ requeued, exhausted }) => {
+        for (const run of requeued) options.log(`run ${run.run_id} on thread ${run.thread_id}: its worker stopped renewing its lease; queued again to resume from the last checkpoint.`);
+        for (const run of exhausted) await fail(run);
+      })
+      .catch((error) => options.log(`sweeper: ${(error as Error).message}`))
+      .finally(() => (sweeping = false));
+  }, Math.max(100, Math.floor(leaseMs / 2)));
+  sweeper.unref();
+
+  const startedAt = new Date().toISOString();
+  return {
+    threads,
+    runs,
+    queue,
+    events,
+    checkpoints,
+    worker,
+    assistants: () => listAssistants(harness.home, startedAt),
+    async health() {
+      const ok = await db.healthy();
+      return { ok, database: { backend: "postgres", ok, notifications: notifier.connected() } };
+    },
+    async close() {
+      clearInterval(sweeper);
+      queue.close();
+      await events.close();
+      await notifier.close();
+    },
+  };
+}

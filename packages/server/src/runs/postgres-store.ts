@@ -1,0 +1,278 @@
+/**
+ * The Postgres ThreadStore and RunStore (tables `server_threads`, `server_runs`, created by the harness's
+ * migrations), shared by every server process on the database. A run's strategy check and insert hold a
+ * per-thread transaction lock, so two processes taking runs for one thread see each other; the partial
+ * unique index on running runs is what finally makes "one running run per thread" hold.
+ */
+import type pg from "pg";
+import type { CheckpointAdmin } from "./worker.js";
+import {
+  type MultitaskStrategy,
+  type RunKwargs,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  ThreadBusyError,
+  type ThreadQuery,
+  type ThreadRecord,
+  type ThreadStore,
+} from "./types.js";
+
+const now = () => new Date().toISOString();
+/** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
+const ROLLBACK_SETTLE_MS = 250;
+/** Most passes a rollback makes while late checkpoint writes keep arriving. */
+const ROLLBACK_MAX_PASSES = 20;
+
+/** A `server_runs` row as pg returns it (JSONB already parsed). */
+export interface RunRow {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: string;
+  metadata: Record<string, unknown>;
+  multitask_strategy: string;
+  kwargs: RunKwargs;
+}
+
+/** The record of a run row. */
+export function toRun(row: RunRow): RunRecord {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status as RunStatus,
+    metadata: row.metadata,
+    multitask_strategy: row.multitask_strategy as MultitaskStrategy,
+    kwargs: row.kwargs,
+  };
+}
+
+function toThread(row: Record<string, unknown>): ThreadRecord {
+  return {
+    thread_id: row.thread_id as string,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+    state_updated_at: row.state_updated_at as string,
+    metadata: row.metadata as Record<string, unknown>,
+    status: row.status as ThreadRecord["status"],
+    values: (row.values as Record<string, unknown> | null) ?? null,
+    interrupts: row.interrupts as Record<string, unknown[]>,
+    error: (row.error as string | null) ?? null,
+  };
+}
+
+const RUN_COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
+const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
+
+/** Runs `work` in a transaction on one pooled connection. */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The thread store on Postgres. */
+export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
+  const filter = (query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">, params: unknown[]): string => {
+    const where: string[] = [];
+    if (query.ids) where.push(`thread_id = ANY($${params.push(query.ids)})`);
+    if (query.status) where.push(`status = $${params.push(query.status)}`);
+    if (query.metadata) where.push(`metadata @> $${params.push(JSON.stringify(query.metadata))}::jsonb`);
+    if (query.values) where.push(`COALESCE("values", '{}'::jsonb) @> $${params.push(JSON.stringify(query.values))}::jsonb`);
+    return where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  };
+  return {
+    async create(threadId, metadata, ifExists) {
+      void ifExists;
+      const at = now();
+      const inserted = await pool.query(
+        `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error)
+         VALUES ($1, $2, $2, $2, $3, 'idle', NULL, '{}', NULL) ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
+        [threadId, at, JSON.stringify(metadata)],
+      );
+      if (inserted.rows[0]) return { thread: toThread(inserted.rows[0]), created: true };
+      const existing = await pool.query("SELECT * FROM server_threads WHERE thread_id = $1", [threadId]);
+      return { thread: toThread(existing.rows[0]), created: false };
+    },
+    async get(threadId) {
+      const result = await pool.query("SELECT * FROM server_threads WHERE thread_id = $1", [threadId]);
+      return result.rows[0] ? toThread(result.rows[0]) : null;
+    },
+    async search(query) {
+      const params: unknown[] = [];
+      const where = filter(query, params);
+      const column = SORTABLE.has(query.sort_by) ? query.sort_by : "created_at";
+      const order = query.sort_order === "asc" ? "ASC" : "DESC";
+      const rows = await pool.query(`SELECT *, count(*) OVER () AS total FROM server_threads ${where} ORDER BY ${column} ${order}, thread_id LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`, params);
+      const total = rows.rows[0] ? Number(rows.rows[0].total) : await this.count(query);
+      return { threads: rows.rows.map(toThread), total };
+    },
+    async count(query) {
+      const params: unknown[] = [];
+      const result = await pool.query(`SELECT count(*) AS n FROM server_threads ${filter(query, params)}`, params);
+      return Number(result.rows[0].n);
+    },
+    async patch(threadId, patch) {
+      const at = now();
+      const sets = ["updated_at = $2"];
+      const params: unknown[] = [threadId, at];
+      if (patch.metadata) sets.push(`metadata = metadata || $${params.push(JSON.stringify(patch.metadata))}::jsonb`);
+      if (patch.status) sets.push(`status = $${params.push(patch.status)}`);
+      if (patch.values !== undefined) sets.push(`"values" = $${params.push(patch.values === null ? null : JSON.stringify(patch.values))}::jsonb`, "state_updated_at = $2");
+      if (patch.interrupts) sets.push(`interrupts = $${params.push(JSON.stringify(patch.interrupts))}::jsonb`);
+      if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
+      const result = await pool.query(`UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING *`, params);
+      return result.rows[0] ? toThread(result.rows[0]) : null;
+    },
+    async delete(threadId, options = {}) {
+      return transaction(pool, async (client) => {
+        if (!options.keepRuns) await client.query("DELETE FROM server_runs WHERE thread_id = $1", [threadId]);
+        return ((await client.query("DELETE FROM server_threads WHERE thread_id = $1", [threadId])).rowCount ?? 0) > 0;
+      });
+    },
+  };
+}
+
+/** The run store on Postgres. */
+export function createPostgresRunStore(pool: pg.Pool): RunStore {
+  return {
+    async insert(run) {
+      const superseded = await transaction(pool, async (client) => {
+        // Serializes strategy decisions per thread across every process.
+        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [run.thread_id]);
+        const active = (await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [run.thread_id])).rows.map(toRun);
+        const stopped: RunRecord[] = [];
+        if (active.length > 0) {
+          if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
+          if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
+            for (const old of active) {
+              if (old.status === "running") stopped.push(old);
+              else if (run.multitask_strategy === "rollback") await client.query("DELETE FROM server_runs WHERE run_id = $1", [old.run_id]);
+              else await client.query("UPDATE server_runs SET status = 'interrupted', updated_at = $2 WHERE run_id = $1", [old.run_id, now()]);
+            }
+          }
+        }
+        await client.query(`INSERT INTO server_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+          run.run_id,
+          run.thread_id,
+          run.assistant_id,
+          run.created_at,
+          run.updated_at,
+          run.status,
+          JSON.stringify(run.metadata),
+          run.multitask_strategy,
+          JSON.stringify(run.kwargs),
+        ]);
+        return stopped;
+      });
+      return { superseded };
+    },
+    async get(runId) {
+      const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE run_id = $1`, [runId]);
+      return result.rows[0] ? toRun(result.rows[0]) : null;
+    },
+    async list(threadId, options) {
+      const params: unknown[] = [threadId];
+      const status = options.status ? `AND status = $${params.push(options.status)}` : "";
+      const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 ${status} ORDER BY seq DESC LIMIT $${params.push(options.limit)} OFFSET $${params.push(options.offset)}`, params);
+      return result.rows.map(toRun);
+    },
+    async active(threadId) {
+      const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [threadId]);
+      return result.rows.map(toRun);
+    },
+    async update(runId, patch) {
+      const params: unknown[] = [runId, now()];
+      const sets = ["updated_at = $2"];
+      if (patch.status) {
+        sets.push(`status = $${params.push(patch.status)}`);
+        // A run that leaves `running` no longer has an owner.
+        if (patch.status !== "running") sets.push("worker_id = NULL", "lease_expires = NULL");
+      }
+      if (patch.kwargs) sets.push(`kwargs = kwargs || $${params.push(JSON.stringify(stripUndefined(patch.kwargs)))}::jsonb`);
+      const result = await pool.query<RunRow>(`UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`, params);
+      return result.rows[0] ? toRun(result.rows[0]) : null;
+    },
+    async delete(runId) {
+      return ((await pool.query("DELETE FROM server_runs WHERE run_id = $1", [runId])).rowCount ?? 0) > 0;
+    },
+    async deleteForThread(threadId) {
+      await pool.query("DELETE FROM server_runs WHERE thread_id = $1", [threadId]);
+    },
+  };
+}
+
+/** `undefined` values dropped (JSON would drop them too, but `||` must not see them as keys). */
+function stripUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined));
+}
+
+/**
+ * Checkpoint operations on the Postgres checkpointer's tables: rollback removes the checkpoints (and their
+ * pending writes) written after the run's start; deleting a thread removes all of them and its archive.
+ */
+export function createPostgresCheckpointAdmin(pool: pg.Pool, archive?: { delete(threadId: string): void }): CheckpointAdmin {
+  return {
+    async rollbackCheckpoints(threadId, checkpointId) {
+      const remove = () =>
+        transaction(pool, async (client) => {
+          for (const table of ["checkpoint_writes", "checkpoints"]) {
+            // Checkpoint ids are time-ordered (UUIDv6), so "after" is a string comparison.
+            if (checkpointId === null) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+            else await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [threadId, checkpointId]);
+          }
+        });
+      // An aborted graph can still finish a step or two in the background after its stream stopped, and
+      // its checkpoint writes land after a first pass: repeat until the thread stays quiet (bounded).
+      let quiet = 0;
+      for (let pass = 0; pass < ROLLBACK_MAX_PASSES && quiet < 2; pass += 1) {
+        await remove();
+        await new Promise((resolve) => setTimeout(resolve, ROLLBACK_SETTLE_MS));
+        const later = await pool.query(
+          checkpointId === null ? "SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1" : "SELECT 1 FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2 LIMIT 1",
+          checkpointId === null ? [threadId] : [threadId, checkpointId],
+        );
+        quiet = (later.rowCount ?? 0) === 0 ? quiet + 1 : 0;
+      }
+      await remove();
+    },
+    async deleteThreadState(threadId) {
+      await transaction(pool, async (client) => {
+        for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints"]) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+      });
+      archive?.delete(threadId);
+    },
+    async copyThreadState(fromThreadId, toThreadId) {
+      await transaction(pool, async (client) => {
+        for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
+          const columns = await tableColumns(client, table);
+          const list = columns.filter((column) => column !== "thread_id").join(", ");
+          await client.query(`INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`, [toThreadId, fromThreadId]);
+        }
+      });
+    },
+  };
+}
+
+/** The columns of one of the checkpointer's tables (its schema belongs to the checkpointer package). */
+async function tableColumns(client: pg.PoolClient, table: string): Promise<string[]> {
+  const result = await client.query<{ column_name: string }>(
+    "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position",
+    [table],
+  );
+  return result.rows.map((row) => row.column_name);
+}
