@@ -32,6 +32,8 @@ export interface TestServerOptions extends ServerOptions {
   apiKey?: string;
   /** Generate titles (off by default: each title is one more model call). */
   titles?: boolean;
+  /** The harness's environment (default empty), e.g. DEER_FLOW_EXTENSIONS_CONFIG_PATH. */
+  harnessEnv?: Record<string, string>;
 }
 
 /** Starts the fake model and the server. */
@@ -53,7 +55,7 @@ async function boot(fake: FakeOpenAIServer, home: TempHome, options: TestServerO
     ].join("\n"),
     { source: null, env: {} },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, onWarning: () => {} });
+  const harness = await createHarness(config, { home: home.path, env: options.harnessEnv ?? {}, onWarning: () => {} });
   const logs: string[] = [];
   const server = createServer(harness, { env: {}, heartbeatMs: 1000, drainGraceMs: 2000, log: (line) => logs.push(line), ...options });
   const { url } = await server.start({ host: "127.0.0.1", port: 0 });
