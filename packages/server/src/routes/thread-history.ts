@@ -66,18 +66,21 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     const values = (state.values ?? {}) as { token_usage?: unknown; messages?: BaseMessage[] };
     const total = usageOf(values.token_usage);
 
-    // The newest checkpoint of each run holds that run's final run_token_usage.
+    // One thread runs one run at a time, so a checkpoint written between a run's creation and its
+    // last update belongs to that run; the newest such checkpoint holds the run's final run_token_usage.
+    const runs = await context.runs.list(threadId, { limit: 1000, offset: 0 });
+    const windows = runs.map((run) => ({ runId: run.run_id, from: Date.parse(run.created_at), to: Date.parse(run.updated_at) }));
     const byRun = new Map<string, Usage>();
     let walked = 0;
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } })) {
-      const runId = (snapshot.metadata as { run_id?: unknown } | undefined)?.run_id;
-      if (typeof runId === "string" && !byRun.has(runId)) {
+      const at = snapshot.createdAt ? Date.parse(snapshot.createdAt) : NaN;
+      const owner = windows.find((window) => at >= window.from && at <= window.to);
+      if (owner && !byRun.has(owner.runId)) {
         const usage = (snapshot.values as { run_token_usage?: unknown } | undefined)?.run_token_usage;
-        if (usage) byRun.set(runId, usageOf(usage));
+        if (usage) byRun.set(owner.runId, usageOf(usage));
       }
-      if ((walked += 1) >= MAX_CHECKPOINTS_WALKED) break;
+      if ((walked += 1) >= MAX_CHECKPOINTS_WALKED || byRun.size === windows.length) break;
     }
-    const runs = await context.runs.list(threadId, { limit: 1000, offset: 0 });
     const byModel: Record<string, Usage & { runs: number }> = {};
     for (const run of runs) {
       const usage = byRun.get(run.run_id);
