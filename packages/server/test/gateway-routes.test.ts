@@ -112,7 +112,9 @@ test("skills: list, disable and enable; the next run's prompt follows", async ()
     assert.equal(((await off.json()) as { enabled: boolean }).enabled, false);
     assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")).skills, { "haiku-writer": { enabled: false } });
     assert.doesNotMatch(t.harness.agent().deerflow.systemPrompt, /haiku-writer/, "a disabled skill leaves the prompt");
-    assert.ok(!fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "haiku-writer")), "and the sandbox's view");
+    assert.ok(!fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "haiku-writer")), "and the skills view");
+    const sandbox = t.harness.setup.sandbox.get(t.harness.setup.sandbox.acquire("t-after-disable"))!;
+    assert.equal(sandbox.policy.resolve("/mnt/skills/custom/haiku-writer/SKILL.md", "read").ok && fs.existsSync(sandbox.policy.skillsDir + "/custom/haiku-writer/SKILL.md"), false, "a new sandbox cannot read the disabled skill");
 
     await fetch(`${t.url}/api/skills/haiku-writer`, json({ enabled: true }, "PUT"));
     assert.match(t.harness.agent().deerflow.systemPrompt, /haiku-writer/);
