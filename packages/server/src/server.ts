@@ -15,6 +15,7 @@ import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/se
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
+import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
 import { registerMemoryRoutes } from "./routes/memory.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunRoutes } from "./routes/runs.js";
@@ -28,7 +29,7 @@ import { adoptCheckpointThreads } from "./runs/threads.js";
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
 const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
 /** DeerFlow gateway routes (contract §B.4). */
-ROUTES.push(registerGatewayMetaRoutes, registerUploadRoutes, registerArtifactRoutes, registerThreadHistoryRoutes, registerMemoryRoutes, registerSkillRoutes);
+ROUTES.push(registerGatewayMetaRoutes, registerUploadRoutes, registerArtifactRoutes, registerThreadHistoryRoutes, registerMemoryRoutes, registerSkillRoutes, registerMcpConfigRoutes);
 
 /** Options of `createServer`; every field has a default. */
 export interface ServerOptions extends Partial<ResolvedServerOptions> {

@@ -160,3 +160,28 @@ test("messages page pages the thread's history backwards; token usage per thread
     await t.close();
   }
 });
+
+test("mcp/config lists the servers read-only with secrets masked; writing is not offered", async () => {
+  const t = await startTestServer({
+    yaml: [
+      "mcp_servers:",
+      "  local: {command: node, args: ['-e', 'process.exit(0)'], env: {TOKEN: stdio-secret}, session_init_timeout: 2}",
+      "  remote: {transport: http, url: 'http://user:pw-secret@127.0.0.1:1/mcp?key=url-secret', headers: {Authorization: 'Bearer header-secret'}, session_init_timeout: 2}",
+      "  off: {enabled: false, command: node}",
+    ].join("\n"),
+  });
+  try {
+    const response = await fetch(`${t.url}/api/mcp/config`);
+    const text = await response.text();
+    for (const secret of ["stdio-secret", "pw-secret", "url-secret", "header-secret"]) assert.ok(!text.includes(secret), `${secret} is masked`);
+    const body = JSON.parse(text) as { mcp_servers: Record<string, Record<string, unknown>>; writable: boolean };
+    assert.deepEqual(body.mcp_servers.local!.env, { TOKEN: "***" });
+    assert.equal(body.mcp_servers.local!.command, "node");
+    assert.deepEqual(body.mcp_servers.remote!.headers, { Authorization: "***" });
+    assert.equal(body.mcp_servers.off!.enabled, false);
+    assert.equal(body.writable, false);
+    assert.equal((await fetch(`${t.url}/api/mcp/config`, json({ mcp_servers: {} }, "PUT"))).status, 404, "no PUT: a stdio command over HTTP would run code");
+  } finally {
+    await t.close();
+  }
+});
