@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick]`: measures what the harness costs against the baselines a TypeScript
+ * `npm run bench [-- --quick]` (`-- server` for the agent server, bench/server.ts): measures what the harness costs against the baselines a TypeScript
  * user would pick instead, in one run, and writes docs/benchmarks.md. Measurement, not tests: nothing
  * here asserts on time; targets are marked met or missed in the table.
  *
@@ -165,7 +165,9 @@ async function main() {
 }
 
 try {
-  await main();
+  // `npm run bench -- server`: the agent server's figures (bench/server.ts) instead of the harness's.
+  if (process.argv.includes("server")) await (await import("./server.js")).main(quick);
+  else await main();
 } finally {
   if (!process.argv.includes("--keep")) rmSync(scratch, { recursive: true, force: true });
 }

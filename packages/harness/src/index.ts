@@ -22,7 +22,7 @@ export { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "./
 export { formatMemoryForDisplay } from "./memory/display.js";
 export { renderMemoryBlock } from "./memory/inject.js";
 export { memoryPath } from "./memory/memory-path.js";
-export { type Memory, type MemoryFact } from "./memory/memory-schema.js";
+export { type Memory, type MemoryFact, parseMemoryText } from "./memory/memory-schema.js";
 export { createMemoryService, type MemoryService, type MemorySettings } from "./memory/memory-service.js";
 export { createMemoryStore, type MemoryStore, serializeMemory } from "./memory/memory-store.js";
 export { openMemoryStore } from "./memory/open-memory-store.js";
@@ -40,9 +40,10 @@ export { createChatModel, type CreateChatModelOptions } from "./model/create-cha
 export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";
 export { availableModels, type ModelSelection, selectModel } from "./model/select-model.js";
-export { resolveVirtualPath } from "./sandbox/path-policy.js";
+export { PathPolicy, resolveVirtualPath, type AllowedPath } from "./sandbox/path-policy.js";
+export { FileAccessError, openReadChecked, readFileChecked, withDirChecked, withPathLock } from "./sandbox/safe-fs.js";
 export { sandboxIdFor } from "./sandbox/provider.js";
-export { threadPaths, validateThreadId } from "./sandbox/virtual-paths.js";
+export { threadPaths, threadUserDataDir, validateThreadId, VIRTUAL_OUTPUTS, VIRTUAL_UPLOADS } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
 export { findExtensionsFile, type ExtensionsLocation } from "./config/extensions-file.js";
 export {
@@ -61,7 +62,8 @@ export { parseSlashSkill, RESERVED_SLASH_NAMES } from "./skills/slash.js";
 export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { clarificationFromMessages } from "./middleware/clarification.js";
 export { cancelledTaskResults } from "./tools/task.js";
-export { saveUploads, type UploadLimits } from "./uploads/save-uploads.js";
+export { DEFAULT_UPLOAD_LIMITS, saveUploads, type UploadLimits } from "./uploads/save-uploads.js";
+export { cleanUploadName, STAGING_PREFIX } from "./uploads/upload-name.js";
 export {
   type DelegationEntry,
   type SkillEntry,

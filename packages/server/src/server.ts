@@ -14,15 +14,23 @@ import { errorResponse } from "./http/errors.js";
 import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/security.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
+import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
+import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
+import { registerMemoryRoutes } from "./routes/memory.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunRoutes } from "./routes/runs.js";
+import { registerSkillRoutes } from "./routes/skills.js";
+import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
+import { registerUploadRoutes } from "./routes/uploads.js";
 import { openRunServices } from "./runs/services.js";
 import { adoptCheckpointThreads } from "./runs/threads.js";
 
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
-const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes, registerArtifactRoutes];
+const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
+/** DeerFlow gateway routes (contract §B.4). */
+ROUTES.push(registerGatewayMetaRoutes, registerUploadRoutes, registerArtifactRoutes, registerThreadHistoryRoutes, registerMemoryRoutes, registerSkillRoutes, registerMcpConfigRoutes);
 
 /** Options of `createServer`; every field has a default. */
 export interface ServerOptions extends Partial<ResolvedServerOptions> {

@@ -32,6 +32,10 @@ export interface TestServerOptions extends ServerOptions {
   apiKey?: string;
   /** Generate titles (off by default: each title is one more model call). */
   titles?: boolean;
+  /** More `models:` entries (YAML flow mappings) after the fake model. */
+  extraModels?: string[];
+  /** The harness's environment (default empty), e.g. DEER_FLOW_EXTENSIONS_CONFIG_PATH. */
+  harnessEnv?: Record<string, string>;
 }
 
 /** Starts the fake model and the server. */
@@ -46,14 +50,15 @@ async function boot(fake: FakeOpenAIServer, home: TempHome, options: TestServerO
     [
       "models:",
       `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
+      ...(options.extraModels ?? []).map((entry) => `  - ${entry}`),
       "sandbox: {use: local}",
-      "memory: {enabled: false}",
+      /^memory:/m.test(options.yaml ?? "") ? "" : "memory: {enabled: false}",
       `title: {enabled: ${options.titles ? "true" : "false"}}`,
       options.yaml ?? "",
     ].join("\n"),
     { source: null, env: {} },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, onWarning: () => {} });
+  const harness = await createHarness(config, { home: home.path, env: options.harnessEnv ?? {}, onWarning: () => {} });
   const logs: string[] = [];
   const server = createServer(harness, { env: {}, heartbeatMs: 1000, drainGraceMs: 2000, log: (line) => logs.push(line), ...options });
   const { url } = await server.start({ host: "127.0.0.1", port: 0 });

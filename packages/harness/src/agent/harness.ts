@@ -241,6 +241,12 @@ export interface Harness {
   memory(agentName?: string): MemoryService | null;
   /** Drops every cached graph (after skills or memory changed on disk). */
   invalidate(): void;
+  /**
+   * Re-reads the installed skills and their enabled state (after `extensions_config.json` changed),
+   * rebuilds the read-only skills view and drops cached graphs, so the next run's prompt and new
+   * sandboxes show the new set. Returns the prepared skills.
+   */
+  reloadSkills(): PreparedSkills;
   /** Saved thread ids, most recently updated first (empty without the built-in SQLite store). */
   listThreadIds(): string[];
   /** A thread's whole conversation: the archived (compacted) messages with markers, then the live ones. */
@@ -267,7 +273,8 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
 
   const configTools = await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning);
   // The sandbox shows a projection of the enabled skills (bundled + the user's), not skills.path itself.
-  const skills = prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
+  const readSkills = () => prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
+  const skills = readSkills();
   const sandbox = createSandboxProvider({
     use: config.sandbox.use,
     home,
@@ -351,6 +358,12 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     agent,
     memory: memoryFor,
     invalidate: () => agents.clear(),
+    reloadSkills() {
+      setup.skills = readSkills();
+      sandbox.setSkillsPath?.(setup.skills.viewDir);
+      agents.clear();
+      return setup.skills;
+    },
     listThreadIds: () => store?.listThreadIds() ?? [],
     async history(threadId) {
       reader ??= agents.values().next().value ?? agent({});

@@ -73,11 +73,12 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   const choice = chooseKind(options, etcDir, hostEnv.PATH);
   const sandboxes = new Map<string, Sandbox>();
   const shell = findExecutable("bash", hostEnv.PATH) ?? "/bin/bash";
+  let skillsPath = options.skillsPath ?? null;
 
   const create = (threadId: string): Sandbox => {
     const id = sandboxIdFor(threadId);
     const paths = ensureThreadDirs(home, threadId);
-    const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: options.skillsPath ?? null, skillsVirtualPath });
+    const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: skillsPath, skillsVirtualPath });
     const common = {
       id,
       threadId,
@@ -116,6 +117,9 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     async shutdown() {
       for (const sandbox of sandboxes.values()) sandbox.close();
       sandboxes.clear();
+    },
+    setSkillsPath(dir) {
+      skillsPath = dir;
     },
   };
 }

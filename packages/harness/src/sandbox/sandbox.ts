@@ -69,4 +69,9 @@ export interface SandboxProvider {
   release(id: string): void;
   /** Releases every sandbox. */
   shutdown(): Promise<void>;
+  /**
+   * Shows `dir` at the skills path in sandboxes created from now on (after skills were enabled or
+   * disabled); sandboxes already open keep the view they started with until released.
+   */
+  setSkillsPath?(dir: string | null): void;
 }
