@@ -125,7 +125,11 @@ export async function buildVariant(name: VariantName, dir: string): Promise<Vari
   if (name === "deerflow" || name === "deerflow-nosum") {
     const yaml = `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
     const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: dir, env: {}, chatModel: model, tools, onWarning: () => {} });
-    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => void (await agent.invoke(input(i), config)), close: () => agent.close() };
+    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => {
+      await agent.invoke(input(i), config);
+      // What the CLI and the server do once a run ends: apply checkpoints.retention (counted as harness time).
+      await agent.deerflow.afterRun("bench");
+    }, close: () => agent.close() };
   }
   const file = path.join(dir, "checkpoints.sqlite");
   const checkpointer = SqliteSaver.fromConnString(file);

@@ -72,6 +72,7 @@ export {
 } from "./state/reducers.js";
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 export { openCheckpointStore, type CheckpointStore, type CheckpointStoreOptions, storageError } from "./storage/checkpointer.js";
+export { type CheckpointPruner, createSqlitePruner, keptCheckpointIds, type PruneReport, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "./storage/retention.js";
 export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
 export { type LeaseHolder, openThreadLeases, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";

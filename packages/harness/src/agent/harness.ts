@@ -31,6 +31,7 @@ import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
 import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
+import { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace } from "../storage/retention.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
@@ -88,6 +89,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** How many compiled graphs (one per option set) are kept (default 16). */
   agentCacheSize?: number;
+  /** Applies `checkpoints.retention` after runs; default: the built-in SQLite store's (none with a checkpointer from code). */
+  pruner?: CheckpointPruner;
 }
 
 /** What was decided while building an agent, for the CLI and the server to report. */
@@ -101,6 +104,8 @@ export interface LeadAgentInfo {
   middlewareNames: string[];
   runtime: LeadRuntime;
   systemPrompt: string;
+  /** Call once a run on `threadId` has ended (any outcome): applies `checkpoints.retention`. Never throws. */
+  afterRun(threadId: string): Promise<PruneReport>;
 }
 
 /**
@@ -119,6 +124,8 @@ export interface HarnessSetup {
   /** The built-in SQLite store, or null when a checkpointer was given in code (or none). */
   store: CheckpointStore | null;
   checkpointer?: BaseCheckpointSaver;
+  /** Applies `checkpoints.retention` once a run is over. */
+  pruner?: CheckpointPruner;
   archive?: HistoryArchive;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
@@ -213,8 +220,30 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     middlewareNames: middleware.map((entry) => entry.name),
     runtime,
     systemPrompt,
+    afterRun: (threadId) => afterRun(setup, threadId),
   };
   return Object.assign(agent, { deerflow: info });
+}
+
+const NOTHING_PRUNED: PruneReport = { threads: 0, checkpoints: 0, writes: 0 };
+
+/**
+ * Applies the retention policy to a thread whose run just ended, off the run's own path. A failure
+ * is logged, not thrown: the run's result stands and the next prune catches up.
+ */
+async function afterRun(setup: HarnessSetup, threadId: string): Promise<PruneReport> {
+  const policy = setup.config.checkpoints.retention;
+  if (policy === "all" || !setup.pruner) return NOTHING_PRUNED;
+  try {
+    const report = await setup.pruner.pruneThread(threadId, policy);
+    const db = setup.store?.db;
+    // Freed pages are reused by later checkpoints; hand them back to the file system only when many pile up.
+    if (db?.open && report.checkpoints > 0 && (db.pragma("freelist_count", { simple: true }) as number) * 4 > (db.pragma("page_count", { simple: true }) as number)) reclaimSpace(db, false);
+    return report;
+  } catch (error) {
+    setup.logger.warn(`checkpoint retention on thread ${threadId} failed (nothing was lost; \`deerflow threads prune\` retries): ${(error as Error).message}`);
+    return NOTHING_PRUNED;
+  }
 }
 
 /** The compiled lead graph `harness.agent()` returns. */
@@ -242,6 +271,8 @@ export interface Harness {
   listThreadIds(): string[];
   /** A thread's whole conversation: the archived (compacted) messages with markers, then the live ones. */
   history(threadId: string): Promise<HistoryEntry[]>;
+  /** Call once a run on `threadId` has ended (CLI session, server worker): applies `checkpoints.retention`. */
+  afterRun(threadId: string): Promise<PruneReport>;
   /** Flushes memory, releases sandboxes, closes the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -297,6 +328,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   setup.store = store;
   setup.archive = store ? createHistoryArchive(store.file) : undefined;
   setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? store!.saver);
+  setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : undefined);
   const archive = setup.archive;
 
   const models = new ModelCache();
@@ -339,6 +371,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     memory: memoryFor,
     invalidate: () => agents.clear(),
     listThreadIds: () => store?.listThreadIds() ?? [],
+    afterRun: (threadId) => afterRun(setup, threadId),
     async history(threadId) {
       reader ??= agents.values().next().value ?? agent({});
       const state = await reader.graph.getState({ configurable: { thread_id: threadId } });

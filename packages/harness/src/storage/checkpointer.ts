@@ -76,6 +76,8 @@ function openWritable(file: string): Database.Database {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     db = new Database(file);
+    // Only takes effect on a new file: lets retention hand freed pages back (`deerflow threads prune` converts old files).
+    db.pragma("auto_vacuum = INCREMENTAL");
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 5000");
     db.prepare("SELECT count(*) FROM sqlite_master").get();

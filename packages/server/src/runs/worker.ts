@@ -194,6 +194,7 @@ export function createWorker(deps: WorkerDeps) {
       }
     } finally {
       off();
+      if (entry.stop !== "shutdown") await harness.afterRun(run.thread_id); // checkpoints.retention, under the thread's lease
       release?.();
     }
     await settle(entry, outcome, kwargs);
