@@ -38,6 +38,7 @@ import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
+import { createSearchHistoryTool } from "../tools/search-history.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
@@ -467,6 +468,8 @@ function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInter
     }),
     askClarificationTool,
     ...createWebTools(config.web, { env }),
+    // Only where compaction archives messages: the tool searches that archive.
+    ...(setup.archive && config.summarization.enabled ? [createSearchHistoryTool(setup.archive)] : []),
   ];
 }
 
