@@ -179,7 +179,13 @@ async function main() {
 }
 
 try {
-  await main();
+  if (process.argv.includes("recall")) {
+    // `npm run bench -- recall`: the recall benchmark only (bench/recall.ts); prints its table.
+    const { recallBenchmark } = await import("./recall.js");
+    process.stdout.write(`\n${await recallBenchmark(log)}\n`);
+  } else {
+    await main();
+  }
 } finally {
   if (!process.argv.includes("--keep")) rmSync(scratch, { recursive: true, force: true });
 }
