@@ -8,7 +8,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createSqlitePruner, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
+import { collectLargeValues, createSqlitePruner, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
@@ -111,6 +111,8 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
         lease.release();
       }
     }
+    // Long values only pruned checkpoints referred to go too (a full scan: here, not after every run).
+    if (busy.length === 0) collectLargeValues(reader.store.db);
     const freed = reclaimSpace(reader.store.db, true);
     process.stderr.write(
       `Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${(freed / 2 ** 20).toFixed(1)} MiB.${busy.length > 0 ? ` Skipped busy threads: ${busy.join(", ")}.` : ""}\n`,

@@ -16,7 +16,7 @@ import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
 
 const info = { compactedAt: "2026-01-01T00:00:00.000Z", summary: "s" };
-const call = (tool: ReturnType<typeof createSearchHistoryTool>, args: object, threadId = "t1") =>
+const call = (tool: ReturnType<typeof createSearchHistoryTool>, args: { query: string; limit?: number }, threadId = "t1") =>
   tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
 
 test("search_history finds an archived detail with its turn and role, and answers bad input in one line", async () => {
