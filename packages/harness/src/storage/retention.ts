@@ -7,7 +7,8 @@
  * time travel needs one point per run. The policy is applied after a run ends (never on the hot
  * path), one transaction per thread, and the head checkpoint with its pending writes is always kept.
  *
- * - `runs` (default): every checkpoint of a run while it runs; afterwards only each run's last one.
+ * - `runs` (default): every checkpoint of a run while it runs; afterwards each run's first step (the
+ *   user's message applied, where a UI forks to regenerate) and its last.
  * - `all`: keep everything (what LangGraph does on its own).
  * - `latest`: only the head.
  *
@@ -52,19 +53,22 @@ function startsRun(metadata: CheckpointRow["metadata"]): boolean {
 
 /**
  * The checkpoint ids `policy` keeps, from a thread's root-namespace checkpoints in time order: the
- * head always, and under `runs` each run's last checkpoint: the one before a new run's input
- * checkpoint, or one whose successor does not descend from it (a run end kept by an earlier prune,
- * after which the next run's intermediate steps were removed).
+ * head always, and under `runs` each finished run's first and last step: the checkpoint right after a
+ * run's input checkpoint (the user's message applied: where a UI forks to regenerate the answer), the
+ * one right before the next run's input checkpoint, and any whose parent an earlier prune removed
+ * (those were kept as a run's first or last before).
  */
 export function keptCheckpointIds(rows: readonly CheckpointRow[], policy: RetentionPolicy): Set<string> {
   if (policy === "all") return new Set(rows.map((row) => row.checkpoint_id));
   const keep = new Set<string>();
   if (rows.length > 0) keep.add(rows.at(-1)!.checkpoint_id);
   if (policy === "runs") {
+    const ids = new Set(rows.map((row) => row.checkpoint_id));
+    const inputs = new Set(rows.filter((row) => startsRun(row.metadata)).map((row) => row.checkpoint_id));
     rows.forEach((row, index) => {
-      if (index === 0) return;
-      const previous = rows[index - 1]!.checkpoint_id;
-      if (startsRun(row.metadata) || (row.parent_checkpoint_id !== undefined && row.parent_checkpoint_id !== previous)) keep.add(previous);
+      const parent = row.parent_checkpoint_id ?? null;
+      if (parent !== null && (inputs.has(parent) || !ids.has(parent))) keep.add(row.checkpoint_id);
+      if (index > 0 && inputs.has(row.checkpoint_id)) keep.add(rows[index - 1]!.checkpoint_id);
     });
   }
   return keep;

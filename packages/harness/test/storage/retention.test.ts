@@ -28,13 +28,13 @@ async function playTurns(retention: string, turns: number) {
 test("runs (the default) keeps one checkpoint per finished run; the thread reads, time-travels and continues", async () => {
   const { home, harness, agent, thread, reports, rows } = await playTurns("runs", 3);
   try {
-    assert.equal(rows(), 3);
+    assert.equal(rows(), 6, "first and last step of each run");
     assert.ok(reports.every((report) => report.checkpoints > 0), "each run's intermediate steps were removed");
     const state = await agent.graph.getState(thread);
     assert.equal((state.values as { messages: unknown[] }).messages.length, 6);
     const points = [];
     for await (const snapshot of agent.graph.getStateHistory(thread)) points.push((snapshot.values as { messages: unknown[] }).messages.length);
-    assert.deepEqual(points, [6, 4, 2], "one point per run, newest first");
+    assert.deepEqual(points, [6, 5, 4, 3, 2, 1], "each run: its answer and its question, newest first");
     await agent.invoke({ messages: [{ role: "user", content: "turn 4" }] }, thread);
     assert.equal(((await agent.graph.getState(thread)).values as { messages: unknown[] }).messages.length, 8);
     const history = await harness.history("t1");
