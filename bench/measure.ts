@@ -56,3 +56,15 @@ export function bytesPerTurnSlope(sizes: Record<string, number>, from: number, t
   const den = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
   return num / den;
 }
+
+/** Rows in the `checkpoints` table (0 when the file or table does not exist). */
+export function checkpointRows(file: string): number {
+  if (!existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true });
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get();
+    return table ? (db.prepare("SELECT COUNT(*) AS n FROM checkpoints").get() as { n: number }).n : 0;
+  } finally {
+    db.close();
+  }
+}

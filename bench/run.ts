@@ -4,8 +4,9 @@
  * here asserts on time; targets are marked met or missed in the table.
  *
  * (a) DeerFlow.ts's lead agent with its default chain, (b) langchain's createAgent with no middleware,
- * (c) deepagents' createDeepAgent. Same zero-latency scripted model, same in-process tool, SQLite
- * checkpointer on a fresh file for each.
+ * (c) deepagents' createDeepAgent, (d) createAgent with langchain's own summarizationMiddleware at (a)'s
+ * trigger and keep: the fair peer, and every figure is also given as a ratio to it. Same zero-latency
+ * scripted model, same in-process tool, SQLite checkpointer on a fresh file for each.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +26,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** 1. Per-step overhead, the three variants interleaved in rounds so machine noise hits all alike. */
 async function overhead() {
-  const names: VariantName[] = ["deerflow", "createAgent", "deepagents"];
+  const names: VariantName[] = ["deerflow", "createAgent", "deepagents", "summarizing"];
   const variants = await Promise.all(names.map((name) => buildVariant(name, path.join(scratch, `overhead-${name}`))));
   const turnStarts = new Map<Variant, number[]>(variants.map((v) => [v, []]));
   const turnOverheads = new Map<Variant, number[]>(variants.map((v) => [v, []]));
@@ -58,6 +59,8 @@ async function overhead() {
 interface VariantRun {
   name: string;
   sizes: Record<string, number>;
+  rows: Record<string, number>;
+  newMessageBytesPerTurn: number;
   peakRequestTokens: number;
   totalRequestTokens: number;
   modelCalls: number;
@@ -70,10 +73,10 @@ interface VariantRun {
 function growth(): Record<string, VariantRun> {
   const marks = quick ? [10, 20, 30, 40] : [50, 100, 150, 200];
   const out: Record<string, VariantRun> = {};
-  for (const name of ["deerflow", "deerflow-nosum", "createAgent", "deepagents"]) {
+  for (const name of ["deerflow", "deerflow-nosum", "createAgent", "deepagents", "summarizing"]) {
     log(`  growth: ${name}`);
     // DeerFlow.ts variants sample every turn (their files stay small); the baselines only at the marks.
-    const sampling = name.startsWith("deerflow") ? "every" : marks.join(",");
+    const sampling = name.startsWith("deerflow") || name === "summarizing" ? "every" : marks.join(",");
     const stdout = execFileSync(process.execPath, ["--import", "tsx", path.join(root, "bench/variant.ts"), name, String(TURNS), path.join(scratch, `growth-${name}`), sampling], {
       cwd: root,
       encoding: "utf8",
@@ -125,18 +128,29 @@ async function main() {
   const [m1, m2, m3, m4] = (quick ? [10, 20, 30, 40] : [50, 100, 150, 200]) as [number, number, number, number];
   const perTurn = (run: VariantRun, from: number, to: number) => bytesPerTurnSlope(run.sizes, from, to);
   const a = g.deerflow!;
+  const d = g.summarizing!;
+  const cols = ["deerflow", "createAgent", "deepagents", "summarizing"] as const;
+  // Every figure with its ratio to (d), measured in the same run.
+  const vs = (value: number, peer: number, text: string) => `${text} (${fmt(value / peer)}×)`;
+  const rowsPerTurn = (run: VariantRun, from: number, to: number) => bytesPerTurnSlope(run.rows, from, to);
   const rows = [
-    ["Per-step overhead, median / p95 (ms)", ...(["deerflow", "createAgent", "deepagents"] as const).map((n) => `${fmt(o[n]!.stepMedian)} / ${fmt(o[n]!.stepP95)}`)],
-    ["Per-turn harness time, median (ms)", ...(["deerflow", "createAgent", "deepagents"] as const).map((n) => fmt(o[n]!.turnMedian))],
-    ...[m1, m2, m4].map((t) => [`Checkpoint file after ${t} turns`, kb(a.sizes[t]!), kb(g.createAgent!.sizes[t]!), kb(g.deepagents!.sizes[t]!)]),
-    [`Bytes per turn, last ${m4 - m3} turns`, kb(perTurn(a, m3, m4)), kb(perTurn(g.createAgent!, m3, m4)), kb(perTurn(g.deepagents!, m3, m4))],
-    ["Peak / total request tokens", ...[a, g.createAgent!, g.deepagents!].map((r) => `${r.peakRequestTokens} / ${r.totalRequestTokens}`)],
-    ["Peak RSS (MiB)", ...[a, g.createAgent!, g.deepagents!].map((r) => fmt(r.maxRssMb, 0))],
+    ["Per-step overhead, median / p95 (ms)", ...cols.map((n) => vs(o[n]!.stepMedian, o.summarizing!.stepMedian, `${fmt(o[n]!.stepMedian)} / ${fmt(o[n]!.stepP95)}`))],
+    ["Per-turn harness time, median (ms)", ...cols.map((n) => vs(o[n]!.turnMedian, o.summarizing!.turnMedian, fmt(o[n]!.turnMedian)))],
+    ...[m1, m2, m4].map((t) => [`Checkpoint file after ${t} turns`, ...cols.map((n) => vs(g[n]!.sizes[t]!, d.sizes[t]!, kb(g[n]!.sizes[t]!)))]),
+    [`Bytes per turn, last ${m4 - m3} turns`, ...cols.map((n) => vs(perTurn(g[n]!, m3, m4), perTurn(d, m3, m4), kb(perTurn(g[n]!, m3, m4))))],
+    [`Bytes per turn ÷ the turn's new message bytes`, ...cols.map((n) => `${fmt(perTurn(g[n]!, m3, m4) / g[n]!.newMessageBytesPerTurn, 0)}×`)],
+    [`Checkpoint rows per turn, last ${m4 - m3} turns`, ...cols.map((n) => vs(rowsPerTurn(g[n]!, m3, m4), rowsPerTurn(d, m3, m4), fmt(rowsPerTurn(g[n]!, m3, m4), 1)))],
+    [`Checkpoint rows after ${m4} turns`, ...cols.map((n) => String(g[n]!.rows[m4] ?? "n/a"))],
+    ["Peak / total request tokens", ...cols.map((n) => `${g[n]!.peakRequestTokens} / ${g[n]!.totalRequestTokens}`)],
+    ["Peak RSS (MiB)", ...cols.map((n) => vs(g[n]!.maxRssMb, d.maxRssMb, fmt(g[n]!.maxRssMb, 0)))],
   ];
   const nosum = g["deerflow-nosum"]!;
   // What one turn adds to a request: the unsummarized run's peak spread over its turns (an upper bound).
   const oneTurnTokens = nosum.peakRequestTokens / TURNS;
   const targets = [
+    [`Step overhead (a) ≤ 1.0× (d)`, `${fmt(o.deerflow!.stepMedian / o.summarizing!.stepMedian)}×`, mark(o.deerflow!.stepMedian <= o.summarizing!.stepMedian)],
+    [`Turn harness time (a) ≤ 1.0× (d)`, `${fmt(o.deerflow!.turnMedian / o.summarizing!.turnMedian)}×`, mark(o.deerflow!.turnMedian <= o.summarizing!.turnMedian)],
+    [`Bytes per turn (a) ≤ 0.1× (d), last ${m4 - m3} turns`, `${fmt(perTurn(a, m3, m4) / perTurn(d, m3, m4), 3)}×`, mark(perTurn(a, m3, m4) <= 0.1 * perTurn(d, m3, m4))],
     [`Step overhead (a) ≤ 1.5× (b)`, `${fmt(o.deerflow!.stepMedian / o.createAgent!.stepMedian)}×`, mark(o.deerflow!.stepMedian <= 1.5 * o.createAgent!.stepMedian)],
     [`Step overhead (a) below (c)`, `${fmt(o.deerflow!.stepMedian / o.deepagents!.stepMedian)}×`, mark(o.deerflow!.stepMedian < o.deepagents!.stepMedian)],
     growthTarget(perTurn(a, m1, m2), perTurn(a, m3, m4), [m1, m2, m3, m4]),
@@ -148,7 +162,7 @@ async function main() {
   const table = (header: string[], body: string[][]) => [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
   const machine = `${os.cpus()[0]?.model ?? "cpu"}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const figures = [
-    table(["", "(a) DeerFlow.ts", "(b) createAgent", "(c) deepagents"], rows),
+    table(["", "(a) DeerFlow.ts", "(b) createAgent", "(c) deepagents", "(d) createAgent + summarization"], rows),
     "",
     table(["Target", "Figure", ""], targets),
     "",
@@ -165,9 +179,16 @@ async function main() {
 }
 
 try {
-  // `npm run bench -- server`: the agent server's figures (bench/server.ts) instead of the harness's.
-  if (process.argv.includes("server")) await (await import("./server.js")).main(quick);
-  else await main();
+  if (process.argv.includes("server")) {
+    // `npm run bench -- server`: the agent server's figures (bench/server.ts) instead of the harness's.
+    await (await import("./server.js")).main(quick);
+  } else if (process.argv.includes("recall")) {
+    // `npm run bench -- recall`: the recall benchmark only (bench/recall.ts); prints its table.
+    const { recallBenchmark } = await import("./recall.js");
+    process.stdout.write(`\n${await recallBenchmark(log)}\n`);
+  } else {
+    await main();
+  }
 } finally {
   if (!process.argv.includes("--keep")) rmSync(scratch, { recursive: true, force: true });
 }

@@ -17,12 +17,12 @@ import type { Runnable } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createDeepAgent } from "deepagents";
-import { createAgent } from "langchain";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { z } from "zod";
 import { createLeadAgent, parseConfigText } from "../packages/harness/src/index.js";
 import { countTokens } from "../packages/harness/src/model/tokens.js";
 
-export type VariantName = "deerflow" | "deerflow-nosum" | "createAgent" | "deepagents";
+export type VariantName = "deerflow" | "deerflow-nosum" | "createAgent" | "deepagents" | "summarizing";
 
 /** Timing and size records of one variant's calls. */
 export interface Recorder {
@@ -34,10 +34,12 @@ export interface Recorder {
   toolGaps: number[];
   requestTokens: number[];
   summarizerCalls: number;
+  /** Bytes of the conversation's own new content (user text, model text and tool-call args, tool output). */
+  newMessageBytes: number;
 }
 
 export function newRecorder(): Recorder {
-  return { calls: [], toolMs: 0, toolGaps: [], requestTokens: [], summarizerCalls: 0 };
+  return { calls: [], toolMs: 0, toolGaps: [], requestTokens: [], summarizerCalls: 0, newMessageBytes: 0 };
 }
 
 const TOOL_TEXT = "Observation: ".padEnd(400, "lorem ipsum dolor sit amet ");
@@ -75,7 +77,10 @@ class BenchModel extends BaseChatModel {
           ? new AIMessage({ id, content: "", tool_calls: [{ id: `${id}-c`, name: "note", args: { topic: `step ${toolsThisTurn}` }, type: "tool_call" }] })
           : new AIMessage({ id, content: "Done: both lookups are reported above." });
     }
-    if (this.toolNames.includes("note")) this.recorder.calls.push([start, performance.now()]);
+    if (this.toolNames.includes("note")) {
+      this.recorder.calls.push([start, performance.now()]);
+      this.recorder.newMessageBytes += Buffer.byteLength(String(message.content)) + Buffer.byteLength(JSON.stringify(message.tool_calls ?? []));
+    }
     return { generations: [{ text: String(message.content), message }] };
   }
 }
@@ -85,6 +90,7 @@ function noteTool(recorder: Recorder) {
     async ({ topic }: { topic: string }) => {
       const start = performance.now();
       const text = `${topic}: ${TOOL_TEXT}`;
+      recorder.newMessageBytes += Buffer.byteLength(text);
       recorder.toolMs += performance.now() - start;
       return text;
     },
@@ -112,18 +118,29 @@ export async function buildVariant(name: VariantName, dir: string): Promise<Vari
   const model = new BenchModel(recorder);
   const tools = [noteTool(recorder)];
   const config = { configurable: { thread_id: "bench" }, recursionLimit: 1000 };
-  const input = (index: number) => ({ messages: [{ role: "user", content: TURN_TEXT(index) }] });
+  const input = (index: number) => {
+    recorder.newMessageBytes += Buffer.byteLength(TURN_TEXT(index));
+    return { messages: [{ role: "user", content: TURN_TEXT(index) }] };
+  };
   if (name === "deerflow" || name === "deerflow-nosum") {
     const yaml = `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
     const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: dir, env: {}, chatModel: model, tools, onWarning: () => {} });
-    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => void (await agent.invoke(input(i), config)), close: () => agent.close() };
+    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => {
+      await agent.invoke(input(i), config);
+      // What the CLI and the server do once a run ends: apply checkpoints.retention (counted as harness time).
+      await agent.deerflow.afterRun("bench");
+    }, close: () => agent.close() };
   }
   const file = path.join(dir, "checkpoints.sqlite");
   const checkpointer = SqliteSaver.fromConnString(file);
+  // (d): the peer a TypeScript user would pick, langchain's own summarization at (a)'s trigger and keep.
+  const summarizing = summarizationMiddleware({ model, trigger: { tokens: SUMMARIZATION_TRIGGER_TOKENS }, keep: { messages: 10 } });
   const agent =
     name === "createAgent"
       ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer })
-      : createDeepAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer });
+      : name === "summarizing"
+        ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer, middleware: [summarizing] })
+        : createDeepAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer });
   return {
     name,
     recorder,

@@ -7,7 +7,7 @@
  * `every` samples the file after every turn (for a per-turn slope).
  */
 import { buildVariant, type VariantName } from "./scenario.js";
-import { sqliteBytes } from "./measure.js";
+import { checkpointRows, sqliteBytes } from "./measure.js";
 
 const [name, turnsText, dir, sizeAtText = ""] = process.argv.slice(2);
 const turns = Number(turnsText);
@@ -15,10 +15,14 @@ const every = sizeAtText === "every";
 const sizeAt = new Set(sizeAtText.split(",").filter(Boolean).map(Number));
 const variant = await buildVariant(name as VariantName, dir!);
 const sizes: Record<number, number> = {};
+const rows: Record<number, number> = {};
 const started = performance.now();
 for (let turn = 1; turn <= turns; turn++) {
   await variant.turn(turn);
-  if (every || sizeAt.has(turn)) sizes[turn] = sqliteBytes(variant.file);
+  if (every || sizeAt.has(turn)) {
+    sizes[turn] = sqliteBytes(variant.file);
+    rows[turn] = checkpointRows(variant.file);
+  }
 }
 const elapsedMs = performance.now() - started;
 const tokens = variant.recorder.requestTokens;
@@ -29,6 +33,8 @@ process.stdout.write(
     turns,
     elapsedMs,
     sizes,
+    rows,
+    newMessageBytesPerTurn: variant.recorder.newMessageBytes / turns,
     peakRequestTokens: Math.max(...tokens),
     totalRequestTokens: tokens.reduce((a, b) => a + b, 0),
     modelCalls: tokens.length,

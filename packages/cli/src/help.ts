@@ -7,6 +7,7 @@ Usage:
   deerflow chat [options]           talk with the agent on one thread (/new starts a thread, /exit leaves)
   deerflow threads [--limit N]      list saved threads, newest first
   deerflow threads delete ID        delete a thread (its checkpoints, history and files)
+  deerflow threads prune            drop old checkpoints (checkpoints.retention) and reclaim disk space
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
                                     what the agent remembers about you (--agent NAME for a named agent)
@@ -107,11 +108,14 @@ DEER_FLOW_EXTENSIONS_CONFIG_PATH, then ./, then ../; created in ./ when there is
 `,
   threads: `Usage: deerflow threads [--limit N] [--config PATH]
        deerflow threads delete ID [--config PATH]
+       deerflow threads prune [--retention runs|latest|all] [--config PATH]
 
 Lists saved threads, newest first: id, last update, message count and title (when there is one).
 --limit N shows the N newest. Works on a read-only home.
 delete removes a thread's checkpoints, compacted history and files ({home}/threads/ID); a thread
 that a run holds is refused.
+prune applies a checkpoint retention policy (default: checkpoints.retention from the config) to
+every thread no run holds and vacuums the database; it reports what it freed.
 `,
 };
 

@@ -96,6 +96,7 @@ export async function runTurn(
     await prepare?.();
     return await runHeldTurn(session, input, renderer, signal);
   } finally {
+    await session.agent.deerflow.afterRun(session.threadId);
     lease.release();
   }
 }

@@ -140,7 +140,8 @@ test("custom events carry subagent progress as DeerFlow's UI reads it", async ()
 
 test("threads.search lists the thread with its title; getHistory walks its checkpoints", async () => {
   const t = await startTestServer({
-    yaml: "",
+    // Every step's checkpoint kept: the default (`runs`) leaves one per finished run (docs/checkpoints.md).
+    yaml: "checkpoints: {retention: all}\n",
     titles: true,
     script: (body) => (JSON.stringify(body.messages).includes("Write a title") ? { content: "Greeting the user" } : { content: "Hello!" }),
   });

@@ -1,12 +1,14 @@
 /**
  * `deerflow threads [--limit N]`: the saved threads, newest first, with title, message count and last
  * update. `deerflow threads delete ID`: removes a thread's checkpoints, archived history and files,
- * unless a run holds it. Listing opens the database read-only (it works on a read-only home).
+ * unless a run holds it. `deerflow threads prune [--retention runs|latest|all]`: applies a checkpoint
+ * retention policy (default: the config's) to every idle thread and vacuums the file. Listing opens
+ * the database read-only (it works on a read-only home).
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { openThreadLeases } from "@deerflow/harness";
+import { collectLargeValues, createSqlitePruner, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
@@ -18,7 +20,7 @@ const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, limit: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
   }
@@ -26,6 +28,10 @@ export async function main(argv: string[]): Promise<number> {
   if (action === "delete") {
     if (!id || extra.length > 0) throw new UsageError("Give one thread id: deerflow threads delete ID (deerflow threads lists them).");
     return deleteThread(parsed.values.config, id);
+  }
+  if (action === "prune") {
+    if (id !== undefined) throw new UsageError("prune takes no thread id: deerflow threads prune [--retention runs|latest|all] applies to every thread.");
+    return pruneThreads(parsed.values.config, parsed.values.retention);
   }
   if (action !== undefined) throw new UsageError(`Unknown threads action "${action}". Use deerflow threads [--limit N] or deerflow threads delete ID.`);
   const limitRaw = parsed.values.limit;
@@ -72,6 +78,51 @@ async function deleteThread(configPath: string | undefined, threadId: string): P
     } finally {
       lease.release();
     }
+  } finally {
+    leases.close();
+    await reader.close();
+  }
+}
+
+async function pruneThreads(configPath: string | undefined, retentionRaw: string | undefined): Promise<number> {
+  if (retentionRaw !== undefined && !(RETENTION_POLICIES as readonly string[]).includes(retentionRaw)) {
+    throw new UsageError(`--retention takes one of ${RETENTION_POLICIES.join(", ")}, got "${retentionRaw}".`);
+  }
+  const reader = await openThreadReader(configPath, { writable: true });
+  if (reader.config.database.backend === "postgres") {
+    await reader.close();
+    process.stderr.write(`deerflow threads prune works on SQLite only for now; ${reader.where} keeps every checkpoint.\n`);
+    return 1;
+  }
+  const policy = (retentionRaw ?? reader.config.checkpoints.retention) as RetentionPolicy;
+  const leases = openThreadLeases(reader.store.file);
+  try {
+    const pruner = createSqlitePruner(reader.store.db);
+    let checkpoints = 0;
+    let threads = 0;
+    const busy: string[] = [];
+    for (const threadId of reader.store.listThreadIds()) {
+      // A thread a run holds keeps its steps (crash-resume needs them); a later prune catches up.
+      if (leases.holder(threadId)) {
+        busy.push(threadId);
+        continue;
+      }
+      const lease = await leases.acquire(threadId);
+      try {
+        const report = await pruner.pruneThread(threadId, policy);
+        checkpoints += report.checkpoints;
+        threads += report.threads;
+      } finally {
+        lease.release();
+      }
+    }
+    // Long values only pruned checkpoints referred to go too (a full scan: here, not after every run).
+    if (busy.length === 0) collectLargeValues(reader.store.db);
+    const freed = reclaimSpace(reader.store.db, true);
+    process.stderr.write(
+      `Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${(freed / 2 ** 20).toFixed(1)} MiB.${busy.length > 0 ? ` Skipped busy threads: ${busy.join(", ")}.` : ""}\n`,
+    );
+    return 0;
   } finally {
     leases.close();
     await reader.close();

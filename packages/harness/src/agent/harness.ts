@@ -31,6 +31,7 @@ import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
 import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
+import { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace } from "../storage/retention.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
 import { openPostgresDatabase, type PostgresDatabase, resolveDatabaseUrl } from "../storage/postgres-database.js";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
@@ -38,6 +39,7 @@ import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
+import { createSearchHistoryTool } from "../tools/search-history.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
@@ -89,6 +91,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** How many compiled graphs (one per option set) are kept (default 16). */
   agentCacheSize?: number;
+  /** Applies `checkpoints.retention` after runs; default: the built-in SQLite store's (none with a checkpointer from code). */
+  pruner?: CheckpointPruner;
 }
 
 /** What was decided while building an agent, for the CLI and the server to report. */
@@ -102,6 +106,8 @@ export interface LeadAgentInfo {
   middlewareNames: string[];
   runtime: LeadRuntime;
   systemPrompt: string;
+  /** Call once a run on `threadId` has ended (any outcome): applies `checkpoints.retention`. Never throws. */
+  afterRun(threadId: string): Promise<PruneReport>;
 }
 
 /**
@@ -122,6 +128,8 @@ export interface HarnessSetup {
   checkpointer?: BaseCheckpointSaver;
   /** The Postgres database (database.backend postgres): checkpoints, and the server's runs and events. */
   postgres?: PostgresDatabase;
+  /** Applies `checkpoints.retention` once a run is over. */
+  pruner?: CheckpointPruner;
   archive?: HistoryArchive;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
@@ -216,8 +224,30 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     middlewareNames: middleware.map((entry) => entry.name),
     runtime,
     systemPrompt,
+    afterRun: (threadId) => afterRun(setup, threadId),
   };
   return Object.assign(agent, { deerflow: info });
+}
+
+const NOTHING_PRUNED: PruneReport = { threads: 0, checkpoints: 0, writes: 0 };
+
+/**
+ * Applies the retention policy to a thread whose run just ended, off the run's own path. A failure
+ * is logged, not thrown: the run's result stands and the next prune catches up.
+ */
+async function afterRun(setup: HarnessSetup, threadId: string): Promise<PruneReport> {
+  const policy = setup.config.checkpoints.retention;
+  if (policy === "all" || !setup.pruner) return NOTHING_PRUNED;
+  try {
+    const report = await setup.pruner.pruneThread(threadId, policy);
+    const db = setup.store?.db;
+    // Freed pages are reused by later checkpoints; hand them back to the file system only when many pile up.
+    if (db?.open && report.checkpoints > 0 && (db.pragma("freelist_count", { simple: true }) as number) * 4 > (db.pragma("page_count", { simple: true }) as number)) reclaimSpace(db, false);
+    return report;
+  } catch (error) {
+    setup.logger.warn(`checkpoint retention on thread ${threadId} failed (nothing was lost; \`deerflow threads prune\` retries): ${(error as Error).message}`);
+    return NOTHING_PRUNED;
+  }
 }
 
 /** The compiled lead graph `harness.agent()` returns. */
@@ -251,6 +281,8 @@ export interface Harness {
   listThreadIds(): string[];
   /** A thread's whole conversation: the archived (compacted) messages with markers, then the live ones. */
   history(threadId: string): Promise<HistoryEntry[]>;
+  /** Call once a run on `threadId` has ended (CLI session, server worker): applies `checkpoints.retention`. */
+  afterRun(threadId: string): Promise<PruneReport>;
   /** Flushes memory, releases sandboxes, closes the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -317,6 +349,8 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   // On Postgres the history archive stays in the SQLite file under the (shared) home: its interface is synchronous.
   setup.archive = store ? createHistoryArchive(store.file) : postgres ? createHistoryArchive(databaseFile(home, config.database)) : undefined;
   setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
+  // Postgres plugs in its own pruner later (CheckpointPruner); until then retention applies to SQLite only.
+  setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : undefined);
   const archive = setup.archive;
 
   const models = new ModelCache();
@@ -365,6 +399,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       return setup.skills;
     },
     listThreadIds: () => store?.listThreadIds() ?? [],
+    afterRun: (threadId) => afterRun(setup, threadId),
     async history(threadId) {
       reader ??= agents.values().next().value ?? agent({});
       const state = await reader.graph.getState({ configurable: { thread_id: threadId } });
@@ -461,6 +496,8 @@ function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInter
     }),
     askClarificationTool,
     ...createWebTools(config.web, { env }),
+    // Only where compaction archives messages: the tool searches that archive.
+    ...(setup.archive && config.summarization.enabled ? [createSearchHistoryTool(setup.archive)] : []),
   ];
 }
 

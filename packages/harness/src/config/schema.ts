@@ -202,6 +202,11 @@ export const DatabaseConfig = z.strictObject({
   postgres_url: z.string().nullable().default(null),
 });
 
+/** Which checkpoints a thread keeps once a run is over (storage/retention.ts, docs/checkpoints.md). */
+export const CheckpointsConfig = z.strictObject({
+  retention: z.enum(["runs", "all", "latest"], { error: "checkpoints.retention must be one of runs, all, latest" }).default("runs"),
+});
+
 /** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
 export const LlmCallConfig = z.strictObject({
   timeout_seconds: Seconds.default(600),
@@ -273,6 +278,7 @@ export const AppConfigSchema = z.strictObject({
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
   tool_search: ToolSearchConfig.prefault({}),
   database: DatabaseConfig.prefault({}),
+  checkpoints: CheckpointsConfig.prefault({}),
   llm_call: LlmCallConfig.prefault({}),
   web: WebConfig.prefault({}),
   server: ServerConfig.prefault({}),

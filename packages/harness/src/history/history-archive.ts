@@ -9,6 +9,7 @@
  */
 import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import Database from "better-sqlite3";
+import { ftsQuery, type HistoryHit, openHistorySearch } from "./history-search.js";
 
 /** What summarization records with each batch of archived messages. */
 export interface CompactionInfo {
@@ -33,6 +34,13 @@ export interface HistoryArchive {
   append(threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number;
   /** Every entry of the thread in order, or [] for an unknown thread. */
   read(threadId: string): HistoryEntry[];
+  /**
+   * The best-matching archived passages for free-text `query` (their words, any order), best first.
+   * [] when nothing matches or the query has no word.
+   */
+  search(threadId: string, query: string, limit: number): HistoryHit[];
+  /** Whether the thread has archived messages (has been compacted). */
+  hasArchive(threadId: string): boolean;
   /** Removes a thread's archived messages (`deerflow threads delete`). */
   delete(threadId: string): void;
   close(): void;
@@ -73,9 +81,10 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
   }
   const exists = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get());
   if (db.readonly && !exists()) {
-    return { append: () => 0, read: () => [], delete: () => {}, close: () => {} };
+    return { append: () => 0, read: () => [], search: () => [], hasArchive: () => false, delete: () => {}, close: () => {} };
   }
   if (!db.readonly) db.exec(SCHEMA);
+  const search = openHistorySearch(db);
   const nextSeq = db.prepare<[string], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM history_archive WHERE thread_id = ?");
   const insert = db.prepare("INSERT OR IGNORE INTO history_archive (thread_id, seq, kind, message_id, payload) VALUES (?, ?, ?, ?, ?)");
   const select = db.prepare<[string], Row>("SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq");
@@ -86,6 +95,7 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
     const stored = mapChatMessagesToStoredMessages([...messages]);
     stored.forEach((payload, index) => {
       if (insert.run(threadId, seq, "message", messages[index]!.id ?? null, JSON.stringify(payload)).changes === 0) return;
+      search.add(threadId, seq, messages[index]!);
       seq += 1;
       added += 1;
     });
@@ -102,8 +112,14 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
         return { kind: "message", seq: row.seq, message: mapStoredMessagesToChatMessages([payload])[0]! };
       });
     },
+    search(threadId, query, limit) {
+      const fts = ftsQuery(query);
+      return fts === null ? [] : search.search(threadId, fts, limit);
+    },
+    hasArchive: (threadId) => search.has(threadId),
     delete(threadId) {
       db.prepare("DELETE FROM history_archive WHERE thread_id = ?").run(threadId);
+      search.delete(threadId);
     },
     close: () => {
       if (owned) db.close();

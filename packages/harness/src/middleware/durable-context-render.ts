@@ -69,7 +69,13 @@ export interface DurableContextData {
   summaryText?: string | null;
   delegations?: readonly DelegationEntry[];
   skills?: readonly SkillEntry[];
+  /** The `search_history` tool is bound: once compacted, the block says the exact earlier messages can be searched. */
+  historySearch?: boolean;
 }
+
+/** The line that tells the model compacted messages are searchable. */
+export const HISTORY_SEARCH_HINT =
+  "Earlier messages of this thread were compacted into the summary above; their exact wording is archived. Call search_history with a few distinctive words to recall a detail (name, number, decision) the summary does not show, rather than guessing or asking again.";
 
 /**
  * Renders the `<durable_context_data>` block (summary, ledger newest first, active skills), every value
@@ -81,7 +87,7 @@ export function renderDurableContext(data: DurableContextData): string | null {
   if (summary) {
     // Headings inside the summary are pushed two levels down, so it cannot fake a section of this block.
     const body = escapeData(boundText(summary, DURABLE_CONTEXT_LIMITS.summaryChars)).replace(/^(#+)/gm, "##$1");
-    sections.push(`## Conversation summary so far\n${body}`);
+    sections.push(`## Conversation summary so far\n${body}${data.historySearch ? `\n\n${HISTORY_SEARCH_HINT}` : ""}`);
   }
   if (data.delegations?.length) sections.push(renderLedger(data.delegations));
   if (data.skills?.length) {

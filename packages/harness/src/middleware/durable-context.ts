@@ -79,6 +79,7 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
         summaryText: request.state.summary_text,
         delegations: request.state.delegations,
         skills: request.state.skill_context,
+        historySearch: request.tools?.some((tool) => (tool as { name?: string }).name === "search_history"),
       });
       const projected = projectDurableContext(request.messages, request.systemMessage, block);
       return handler(block === null ? { ...request, messages: projected.messages } : { ...request, ...projected });

@@ -12,6 +12,7 @@ import path from "node:path";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { HarnessError } from "../errors.js";
+import { createLargeValueSerde } from "./large-values.js";
 
 /** An open checkpoint store. Close it when the process is done with it. */
 export interface CheckpointStore {
@@ -43,7 +44,8 @@ export interface CheckpointStoreOptions {
 export function openCheckpointStore(file: string, options: CheckpointStoreOptions = {}): CheckpointStore {
   const readOnly = options.readOnly ?? false;
   const db = readOnly ? openReadOnly(file) : openWritable(file);
-  const saver = new SqliteSaver(db);
+  // Long strings (big tool results and arguments, pasted documents) are stored once, not in every checkpoint.
+  const saver = new SqliteSaver(db, createLargeValueSerde(db));
   const hasCheckpoints = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
   return {
     saver,
@@ -76,6 +78,8 @@ function openWritable(file: string): Database.Database {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     db = new Database(file);
+    // Only takes effect on a new file: lets retention hand freed pages back (`deerflow threads prune` converts old files).
+    db.pragma("auto_vacuum = INCREMENTAL");
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 5000");
     db.prepare("SELECT count(*) FROM sqlite_master").get();

@@ -211,6 +211,8 @@ export function createWorker(deps: WorkerDeps) {
     } finally {
       off();
       offLost?.();
+      // checkpoints.retention, under the thread's lease; not after a shutdown or a lost lease (the run is not over).
+      if (entry.stop !== "shutdown" && entry.stop !== "lost") await harness.afterRun(run.thread_id);
       release?.();
     }
     await settle(entry, outcome, kwargs);

@@ -1,0 +1,113 @@
+/**
+ * Large values stored once: a serializer for the SQLite checkpointer that moves every long string
+ * out of a checkpoint into a content-addressed table and leaves a short reference in its place.
+ *
+ * LangGraph writes the whole state after every step, so a 19 KB tool result, or a 10 MB tool argument
+ * that a tool then refused, was written again in every later checkpoint of the thread until
+ * summarization dropped it. With this serializer each distinct long string is written once
+ * (`large_values`, keyed by its SHA-256) and checkpoints carry a 70-byte reference. Reading a
+ * checkpoint puts the strings back, so the state, the model's requests and `deerflow history` see
+ * exactly what they saw before: nothing above the storage layer changes.
+ *
+ * Works on the serialized JSON text: only checkpoints longer than the threshold are scanned, and the
+ * scan jumps from quote to quote.
+ */
+import { createHash } from "node:crypto";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import type Database from "better-sqlite3";
+
+/** Strings of at least this many (escaped JSON) characters are stored once and referred to. */
+export const LARGE_VALUE_CHARS = 16 * 1024;
+
+/** The reference left in a checkpoint: a JSON string starting with a NUL escape, then the hash. */
+const MARK = "\\u0000dfv:";
+const REFERENCE = /"\\u0000dfv:([0-9a-f]{64})"/g;
+
+type Serde = JsonPlusSerializer;
+
+const SCHEMA = "CREATE TABLE IF NOT EXISTS large_values (hash TEXT PRIMARY KEY, body TEXT NOT NULL)";
+
+/**
+ * Wraps `inner` (default: LangGraph's JSON serializer) so long strings go to `large_values` in `db`.
+ *
+ * @example
+ * const saver = new SqliteSaver(db, createLargeValueSerde(db));
+ */
+export function createLargeValueSerde(db: Database.Database, inner: Serde = new JsonPlusSerializer(), thresholdChars = LARGE_VALUE_CHARS): Serde {
+  const writable = !db.readonly;
+  if (writable) db.exec(SCHEMA);
+  const hasTable = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get());
+  const insert = writable ? db.prepare("INSERT OR IGNORE INTO large_values (hash, body) VALUES (?, ?)") : null;
+  let select: Database.Statement<[string], { body: string }> | null = null;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+
+  const extract = (text: string): string => {
+    const parts: string[] = [];
+    let copied = 0;
+    let at = 0;
+    for (;;) {
+      const open = text.indexOf('"', at);
+      if (open < 0) break;
+      let close = open + 1;
+      for (;;) {
+        close = text.indexOf('"', close);
+        if (close < 0) return text; // not JSON as expected: store as is
+        let slashes = 0;
+        while (text.charCodeAt(close - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+        close++;
+      }
+      if (close - open - 1 >= thresholdChars) {
+        const body = text.slice(open + 1, close);
+        const hash = createHash("sha256").update(body).digest("hex");
+        insert!.run(hash, body);
+        parts.push(text.slice(copied, open), `"${MARK}${hash}"`);
+        copied = close + 1;
+      }
+      at = close + 1;
+    }
+    if (copied === 0) return text;
+    parts.push(text.slice(copied));
+    return parts.join("");
+  };
+
+  const restore = (text: string): string =>
+    text.replace(REFERENCE, (whole, hash: string) => {
+      select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
+      const row = select?.get(hash);
+      if (!row) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from large_values in ${db.name}. The file was edited or truncated; restore it from a backup.`);
+      return `"${row.body}"`;
+    });
+
+  const serde = Object.create(inner) as Serde;
+  serde.dumpsTyped = async (obj: unknown) => {
+    const [type, data] = await inner.dumpsTyped(obj);
+    if (!writable || type !== "json" || data.length < thresholdChars) return [type, data];
+    const text = decoder.decode(data);
+    const lean = extract(text);
+    return [type, lean === text ? data : encoder.encode(lean)];
+  };
+  serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
+    if (type === "json") {
+      const text = typeof data === "string" ? data : decoder.decode(data);
+      if (text.includes(MARK)) return inner.loadsTyped(type, restore(text));
+    }
+    return inner.loadsTyped(type, data);
+  };
+  return serde;
+}
+
+/**
+ * Deletes stored values no checkpoint or pending write refers to any more (after pruning or deleting
+ * threads). A full scan: `deerflow threads prune` runs it, not every run. Returns how many it removed.
+ */
+export function collectLargeValues(db: Database.Database): number {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get()) return 0;
+  return db
+    .prepare(
+      `DELETE FROM large_values WHERE NOT EXISTS (SELECT 1 FROM checkpoints WHERE instr(CAST(checkpoint AS TEXT), large_values.hash) > 0)
+       AND NOT EXISTS (SELECT 1 FROM writes WHERE instr(CAST(value AS TEXT), large_values.hash) > 0)`,
+    )
+    .run().changes;
+}

@@ -1,0 +1,48 @@
+/**
+ * `search_history`: the agent's way back into what compaction removed from its own thread. Summaries
+ * keep the gist and lose the details (a name, a number, a decision); rather than guess or ask the user
+ * again, the agent searches the thread's archive and gets the best-matching passages with their turn
+ * and role. Bounded in and out: a query of at most {@link MAX_QUERY_CHARS} characters, at most
+ * {@link MAX_RESULTS} passages of bounded length.
+ */
+import { tool, type ToolRuntime } from "@langchain/core/tools";
+import { z } from "zod";
+import type { HistoryArchive } from "../history/history-archive.js";
+
+export const SEARCH_HISTORY_TOOL_NAME = "search_history";
+export const MAX_QUERY_CHARS = 500;
+export const MAX_RESULTS = 5;
+
+/**
+ * The tool over `archive`, reading the thread from the run's `configurable.thread_id`.
+ *
+ * @example
+ * tools.push(createSearchHistoryTool(archive));
+ */
+export function createSearchHistoryTool(archive: HistoryArchive) {
+  return tool(
+    async ({ query, limit }: { query: string; limit?: number }, runtime: ToolRuntime) => {
+      const threadId = runtime.configurable?.thread_id ?? runtime.config?.configurable?.thread_id;
+      const text = query.trim();
+      if (!text) return "Error: search_history needs a query: give the words you are looking for (a name, a number, a topic).";
+      if (text.length > MAX_QUERY_CHARS) return `Error: the query is ${text.length} characters; search_history takes at most ${MAX_QUERY_CHARS}. Use a few distinctive words.`;
+      if (typeof threadId !== "string" || !archive.hasArchive(threadId)) {
+        return "No earlier messages are archived for this thread: nothing has been compacted yet, so everything said is still in the conversation.";
+      }
+      const hits = archive.search(threadId, text, Math.min(MAX_RESULTS, Math.max(1, limit ?? MAX_RESULTS)));
+      if (hits.length === 0) return `No archived message matches "${text.slice(0, 80)}". Try other or fewer words.`;
+      return hits.map((hit, index) => `[${index + 1}] turn ${hit.turn}, ${hit.role}:\n${hit.passage}`).join("\n\n");
+    },
+    {
+      name: SEARCH_HISTORY_TOOL_NAME,
+      description:
+        "Search this thread's earlier messages that were compacted into the conversation summary. Use it to recall an exact detail " +
+        "(a name, number, decision, file, error) the summary no longer shows, instead of guessing or asking the user again. " +
+        "Returns the best-matching passages with their turn and role.",
+      schema: z.object({
+        query: z.string().describe("A few distinctive words to look for, e.g. 'database password decision'"),
+        limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`How many passages (default and at most ${MAX_RESULTS})`),
+      }),
+    },
+  );
+}

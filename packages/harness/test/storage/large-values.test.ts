@@ -1,0 +1,82 @@
+/**
+ * Large values once: a big tool result or user message is not written again into every later
+ * checkpoint, a refused 10 MB tool argument does not add hundreds of MB, and every read (state,
+ * history, the model's next request) still sees the full text.
+ */
+import assert from "node:assert/strict";
+import { statSync } from "node:fs";
+import { test } from "node:test";
+import type { BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { createHarness } from "../../src/agent/harness.js";
+import { parseConfigText } from "../../src/config/load-config.js";
+import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
+
+const fileMb = (file: string) => {
+  const db = new Database(file);
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  return statSync(file).size / 2 ** 20;
+};
+
+test("a 200 KB tool result is stored once across many steps and turns, and reads back whole", async () => {
+  const home = createTempHome();
+  const big = `BEGIN ${"observation ".repeat(200 * 1024 / 12)} END`;
+  const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
+  // retention `all`: every step's checkpoint stays, the worst case for repetition.
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
+  const chatModel = new ScriptedChatModel(
+    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0 ? { tool_calls: [{ name: "fetch_doc", args: {} }] } : { content: "read it" })],
+    { loop: true },
+  );
+  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [fetchTool], onWarning: () => {} });
+  try {
+    const agent = harness.agent();
+    const thread = { configurable: { thread_id: "t1" } };
+    for (let turn = 1; turn <= 8; turn++) await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+    const rows = (new Database(harness.setup.store!.file, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM checkpoints").get() as { n: number }).n;
+    assert.ok(rows > 40, `every step kept (${rows} checkpoints)`);
+    // Without the store-once path: ~rows × 200 KB = 8+ MB. With it: the value once, plus small checkpoints.
+    assert.ok(fileMb(harness.setup.store!.file) < 2, `file is ${fileMb(harness.setup.store!.file).toFixed(1)} MB`);
+    const state = await agent.graph.getState(thread);
+    const tools = (state.values as { messages: BaseMessage[] }).messages.filter((m) => m.getType() === "tool");
+    assert.ok(tools[0]!.content === big, "the state reads back the full text");
+    // The model sees what it saw before (context-guard bounds long results in requests, as it always did).
+    const lastRequest = chatModel.calls.at(-1)!.messages.filter((m) => m.getType() === "tool");
+    assert.ok(String(lastRequest[0]!.content).startsWith("BEGIN observation"));
+  } finally {
+    await harness.close();
+    home.cleanup();
+  }
+});
+
+test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
+  const home = createTempHome();
+  const huge = "x".repeat(10 * 1024 * 1024);
+  const save = tool(async ({ text }: { text: string }) => (text.length > 1024 * 1024 ? `Error: ${text.length} characters is too much to save; at most 1 MiB.` : "saved"), {
+    name: "save_text",
+    description: "Saves text.",
+    schema: z.object({ text: z.string() }),
+  });
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
+  const chatModel = new ScriptedChatModel(
+    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool") ? { tool_calls: [{ name: "save_text", args: { text: huge } }] } : { content: "too big, sorry" })],
+    { loop: true },
+  );
+  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [save], onWarning: () => {} });
+  try {
+    const agent = harness.agent();
+    const thread = { configurable: { thread_id: "t1" } };
+    for (let turn = 1; turn <= 3; turn++) await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+    const mb = fileMb(harness.setup.store!.file);
+    assert.ok(mb < 40, `file is ${mb.toFixed(1)} MB after 3 turns of every step kept`);
+    const state = await agent.graph.getState(thread);
+    const call = (state.values as { messages: BaseMessage[] }).messages.find((m) => m.getType() === "ai") as { tool_calls?: { args: { text: string } }[] };
+    assert.equal(call.tool_calls?.[0]?.args.text.length, huge.length);
+  } finally {
+    await harness.close();
+    home.cleanup();
+  }
+});
