@@ -45,8 +45,8 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
     wrapModelCall: async (request, handler) => {
       const threadId = String((request.runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id ?? "");
       const systemChars = request.systemMessage?.text.length ?? 0;
-      const bounded = boundToolResults(request.messages, options).messages;
-      if (bounded !== request.messages) options.logger?.debug("cut tool results in the request to fit the per-result and per-request budgets");
+      const { messages: bounded, cut } = boundToolResults(request.messages, options);
+      if (cut > 0) options.logger?.debug(`cut ${cut} tool result(s) in the request to fit the tool-result budgets`);
       const remembered = threadId ? tight.get(threadId) : undefined;
       const first = remembered === undefined ? bounded : compactRequest(bounded, remembered, options).messages;
       try {
