@@ -89,12 +89,13 @@ export async function runTurn(
   renderer: ProgressRenderer,
   signal?: AbortSignal,
   prepare?: () => Promise<void>,
+  onAnswer?: (early: Omit<TurnResult, "values">) => void,
 ): Promise<TurnResult> {
   // Taken before the state is read: two runs on one thread would each lose the other's turn.
   const lease = await acquireThread(session, renderer, signal);
   try {
     await prepare?.();
-    return await runHeldTurn(session, input, renderer, signal);
+    return await runHeldTurn(session, input, renderer, signal, onAnswer);
   } finally {
     await session.agent.deerflow.afterRun(session.threadId);
     lease.release();
@@ -109,7 +110,13 @@ async function acquireThread(session: Session, renderer: ProgressRenderer, signa
   return session.leases.acquire(session.threadId, { waitMs, signal });
 }
 
-async function runHeldTurn(session: Session, input: string | null, renderer: ProgressRenderer, signal?: AbortSignal): Promise<TurnResult> {
+async function runHeldTurn(
+  session: Session,
+  input: string | null,
+  renderer: ProgressRenderer,
+  signal?: AbortSignal,
+  onAnswer?: (early: Omit<TurnResult, "values">) => void,
+): Promise<TurnResult> {
   const config = { configurable: { thread_id: session.threadId }, signal };
   const before = await session.agent.graph.getState(config);
   const saved = ((before.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
@@ -120,9 +127,20 @@ async function runHeldTurn(session: Session, input: string | null, renderer: Pro
   const payload = input === null ? null : { messages: [{ role: "user", content: input }] };
   try {
     renderer.startSpinner();
-    const stream = await session.agent.stream(payload as never, { ...config, streamMode: ["updates", "custom"] as const });
+    // "tasks" shows when the after-agent hooks (title, memory) start: the answer is final by then, and
+    // `onAnswer` can show it without waiting for a slow title model.
+    const stream = await session.agent.stream(payload as never, { ...config, streamMode: ["updates", "custom", "tasks"] as const });
+    let answered = false;
     for await (const chunk of stream) {
       const [mode, data] = chunk as unknown as [string, unknown];
+      if (mode === "tasks") {
+        const task = data as { name?: string; input?: { messages?: BaseMessage[] }; result?: unknown };
+        if (!answered && onAnswer && task.name?.endsWith(".after_agent") && !("result" in task) && Array.isArray(task.input?.messages)) {
+          answered = true;
+          onAnswer(summarizeTurn(task.input.messages));
+        }
+        continue;
+      }
       renderer.onChunk(mode, data);
     }
   } catch (error) {

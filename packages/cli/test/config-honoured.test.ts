@@ -22,6 +22,8 @@ test("log_level: debug shows the harness's key actions; the default does not", a
   const debug = await deerflow(withConfig("log_level: debug\nsandbox: {use: local}\n"), ["run", "Say hello"]);
   assert.equal(debug.code, 0, debug.stderr);
   assert.match(debug.stderr, /\[deerflow\] debug title: set "Say hello" \(from the user's message\)/);
+  // Middlewares log their key actions too (the demo model writes a file, which acquires the sandbox).
+  assert.match(debug.stderr, /\[deerflow\] debug sandbox: acquired sandbox \S+/);
   const quiet = await deerflow(withConfig("sandbox: {use: local}\n"), ["run", "Say hello"]);
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.doesNotMatch(quiet.stderr, /\[deerflow\] debug/);

@@ -69,7 +69,13 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
   try {
     renderer.line(`thread: ${session.threadId}`);
     const uploads = (values.upload as string[] | undefined) ?? [];
-    const result = await runTurn(session, task || null, renderer, controller.signal, () => uploadFiles(session, uploads, (line) => renderer.line(line)));
+    // Plain output prints the answer as soon as it is final, before the title and memory hooks finish.
+    let printed = false;
+    const printEarly = json ? undefined : (early: { answer: string }) => {
+      printed = true;
+      writeOut(`${terminalSafe(early.answer)}\n`);
+    };
+    const result = await runTurn(session, task || null, renderer, controller.signal, () => uploadFiles(session, uploads, (line) => renderer.line(line)), printEarly);
     const state = result.values as Record<string, unknown>;
     if (json) {
       writeOut(
@@ -83,7 +89,7 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
           token_usage: { run: state.run_token_usage ?? null, thread: state.token_usage ?? null },
         })}\n`,
       );
-    } else {
+    } else if (!printed) {
       writeOut(`${terminalSafe(result.answer)}\n`);
     }
     const artifacts = (state.artifacts as string[] | undefined) ?? [];

@@ -450,6 +450,7 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       summaryModels: summaryModels(setup, model, entry, models),
       tokenCounter: createTokenCounter(entry.model),
       onWarning: setup.onWarning,
+      logger: setup.logger.child("subagent"),
     });
     const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware, checkpointer: false });
     return agent as unknown as SubagentGraph;

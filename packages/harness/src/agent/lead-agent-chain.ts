@@ -82,25 +82,25 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 1. Thread directories first: every later hook and tool resolves paths through thread_data.
     threadDataMiddleware({ home: input.home }),
     // 2. Uploads block on the new user message before any model sees it.
-    uploadsMiddleware({ home: input.home }),
+    uploadsMiddleware({ home: input.home, logger: input.logger?.child("uploads") }),
     // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
-    sandboxMiddleware({ provider: input.sandbox }),
+    sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
-    toolErrorsMiddleware(),
+    toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
-    danglingToolCallMiddleware(),
+    danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
-    toolCallRepairMiddleware(),
+    toolCallRepairMiddleware({ logger: input.logger?.child("tool-call-repair") }),
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
-    modelRetryMiddleware(retryOptions(config, input.modelEntry)),
+    modelRetryMiddleware({ ...retryOptions(config, input.modelEntry), logger: input.logger?.child("model-retry") }),
     // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
-    input.skills !== undefined && skillActivationMiddleware(input.skills),
+    input.skills !== undefined && skillActivationMiddleware({ ...input.skills, logger: input.logger?.child("skill-activation") }),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
-    durableContext(config, input.onWarning),
+    durableContext(config, input.onWarning, input.logger),
     // 6. Compacts history into summary_text after durable context has captured what it needs.
     config.summarization.enabled && summarization(config, input, { overheadTokens: input.overheadTokens, archive: input.archive }),
     // 7. Plan mode: write_todos and its rules.
-    runtime.isPlanMode && todoListMiddleware(),
+    runtime.isPlanMode && todoListMiddleware({ logger: input.logger?.child("todo-list") }),
     // 8. Title after the first exchange (afterAgent).
     config.title.enabled &&
       titleMiddleware({
@@ -114,15 +114,15 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 9. Queues the finished conversation for fact extraction (afterAgent, sees the final answer).
     input.memory?.middleware() ?? false,
     // 10. Vision models only: shows the images view_image loaded, once.
-    input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home }),
+    input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home, logger: input.logger?.child("view-image") }),
     // 11. Drops task calls past the per-response limit before any tool runs.
-    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning }),
+    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning, logger: input.logger?.child("subagent-limit") }),
     // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
-    (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools! }),
+    (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools!, logger: input.logger?.child("deferred-tools") }),
     // 11c. Repeated identical tool calls: afterModel runs bottom-up, so it sees the response before subagent-limit drops calls.
-    config.loop_detection.enabled && loopDetection(config, input.onWarning),
+    config.loop_detection.enabled && loopDetection(config, input.onWarning, input.logger),
     // 11d. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
-    tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning }),
+    tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning, logger: input.logger?.child("token-usage") }),
     // 11e. Innermost model wrapper: bounds tool results in the final request; on a context-length error compacts harder, retries once.
     contextGuardMiddleware({
       perResultChars: config.llm_call.tool_result_max_chars,
@@ -130,11 +130,12 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
       maxInputTokens: input.modelEntry.max_input_tokens,
       modelLabel: modelLabel(input.modelEntry),
       onWarning: input.onWarning,
+      logger: input.logger?.child("context-guard"),
     }),
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.
-    clarificationMiddleware(),
+    clarificationMiddleware({ logger: input.logger?.child("clarification") }),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }
@@ -167,6 +168,8 @@ export interface SubagentChainInput {
   summaryModels: BaseChatModel[];
   tokenCounter: TokenCounter;
   onWarning: (message: string) => void;
+  /** The harness log (`log_level`). */
+  logger?: Logger;
 }
 
 /**
@@ -181,21 +184,21 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     // 1. Thread directories: the subagent shares the parent's thread files.
     threadDataMiddleware({ home: input.home }),
     // 2. The parent's sandbox, acquired lazily.
-    sandboxMiddleware({ provider: input.sandbox }),
+    sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 2b. Outermost tool wrapper: a tool that throws becomes an error result, not a dead subagent.
-    toolErrorsMiddleware(),
+    toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
     // 3. Outermost model wrapper: no provider sees a dangling tool call.
-    danglingToolCallMiddleware(),
+    danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4. Invalid tool-call JSON becomes an error result.
-    toolCallRepairMiddleware(),
+    toolCallRepairMiddleware({ logger: input.logger?.child("tool-call-repair") }),
     // 4b. Retries 429s, 5xx, timeouts and dropped connections, as for the lead.
-    modelRetryMiddleware(retryOptions(config, input.modelEntry)),
+    modelRetryMiddleware({ ...retryOptions(config, input.modelEntry), logger: input.logger?.child("model-retry") }),
     // 5. Captures delegations and skills before summarization can drop them.
-    durableContext(config, input.onWarning),
+    durableContext(config, input.onWarning, input.logger),
     // 6. Compaction, with the same summarizer choice as the lead (summarization.model_name first).
     config.summarization.enabled && summarization(config, input, {}),
     // 7. Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
-    config.loop_detection.enabled && loopDetection(config, input.onWarning),
+    config.loop_detection.enabled && loopDetection(config, input.onWarning, input.logger),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }
@@ -203,7 +206,7 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
 /** `summarization:` as middleware options, for the lead (with overhead and archive) and for subagents. */
 function summarization(
   config: AppConfig,
-  input: { summaryModels: BaseChatModel[]; modelEntry: ModelEntry; tokenCounter: TokenCounter; onWarning: (message: string) => void },
+  input: { summaryModels: BaseChatModel[]; modelEntry: ModelEntry; tokenCounter: TokenCounter; onWarning: (message: string) => void; logger?: Logger },
   extra: { overheadTokens?: number; archive?: HistoryArchive },
 ): AgentMiddleware {
   const settings = config.summarization;
@@ -216,21 +219,23 @@ function summarization(
     maxInputTokens: input.modelEntry.max_input_tokens,
     tokenCounter: input.tokenCounter,
     onWarning: input.onWarning,
+    logger: input.logger?.child("summarization"),
     ...extra,
   });
 }
 
 /** `skills.container_path` and `summarization.skill_file_read_tool_names` as durable-context options. */
-function durableContext(config: AppConfig, onWarning: (message: string) => void): AgentMiddleware {
+function durableContext(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
   return durableContextMiddleware({
     skillsContainerPath: config.skills.container_path,
     skillReadToolNames: config.summarization.skill_file_read_tool_names,
     onWarning,
+    logger: logger?.child("durable-context"),
   });
 }
 
 /** `loop_detection:` as middleware options. */
-function loopDetection(config: AppConfig, onWarning: (message: string) => void): AgentMiddleware {
+function loopDetection(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
   const { warn_threshold, hard_limit } = config.loop_detection;
-  return loopDetectionMiddleware({ warnThreshold: warn_threshold, hardLimit: hard_limit, onWarning });
+  return loopDetectionMiddleware({ warnThreshold: warn_threshold, hardLimit: hard_limit, onWarning, logger: logger?.child("loop-detection") });
 }

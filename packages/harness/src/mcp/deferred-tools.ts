@@ -14,6 +14,7 @@ import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { createToolSearchTool, oneLine, TOOL_SEARCH_TOOL_NAME } from "./tool-search.js";
+import type { Logger } from "../logger.js";
 
 /**
  * Reducer of `promoted_tools`: the union, in first-promotion order. Promoting a name twice changes
@@ -35,6 +36,8 @@ const promotedState = new StateSchema({
 export interface DeferredToolsOptions {
   /** The tools to withhold until promoted (they must also be among the agent's tools). */
   deferred: readonly StructuredToolInterface[];
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** The catalogue block appended to the system prompt. */
@@ -74,7 +77,14 @@ export function deferredToolsMiddleware(options: DeferredToolsOptions) {
     wrapToolCall: async (request, handler) => {
       const name = request.toolCall.name;
       const promoted = (request.state as { promoted_tools?: string[] }).promoted_tools ?? [];
+      if (name === TOOL_SEARCH_TOOL_NAME) {
+        const result = await handler(request);
+        const update = (result as { update?: { promoted_tools?: unknown } }).update;
+        if (Array.isArray(update?.promoted_tools) && update.promoted_tools.length > 0) options.logger?.info(`promoted ${update.promoted_tools.join(", ")}`);
+        return result;
+      }
       if (!deferredNames.has(name) || promoted.includes(name)) return handler(request);
+      options.logger?.info(`refused a call to "${name}" before tool_search promoted it`);
       return new ToolMessage({
         name,
         tool_call_id: request.toolCall.id ?? "",

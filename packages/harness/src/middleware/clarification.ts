@@ -18,6 +18,7 @@ import {
   type ClarificationType,
   formatClarification,
 } from "../tools/ask-clarification.js";
+import type { Logger } from "../logger.js";
 
 /** A question the run stopped on, as read back from the thread's messages. */
 export interface PendingClarification {
@@ -93,7 +94,7 @@ export function humanInputRequest(args: AskClarificationArgs, toolCallId: string
  * @example
  * createAgent({ model, tools: [askClarificationTool, ...tools], middleware: [...others, clarificationMiddleware()] });
  */
-export function clarificationMiddleware() {
+export function clarificationMiddleware(options: { logger?: Logger } = {}) {
   return createMiddleware({
     name: "clarification",
     afterModel: (state) => {
@@ -116,6 +117,7 @@ export function clarificationMiddleware() {
           content: `Error: ask_clarification was called with invalid arguments (${problems}). Call it again with a question and a clarification_type.`,
         });
       }
+      options.logger?.info(`asked the user a question (${parsed.data.clarification_type})`);
       return new ToolMessage({
         name: ASK_CLARIFICATION_TOOL_NAME,
         tool_call_id: toolCallId,

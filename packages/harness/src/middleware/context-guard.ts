@@ -13,6 +13,7 @@ import { ModelError } from "../errors.js";
 import { contextLimitFromError, isContextLengthError } from "../model/provider-errors.js";
 import { compactRequest, requestChars } from "./request-compaction.js";
 import { type ToolResultLimits, boundToolResults } from "./tool-result-budget.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link contextGuardMiddleware}. */
 export interface ContextGuardOptions extends ToolResultLimits {
@@ -22,6 +23,8 @@ export interface ContextGuardOptions extends ToolResultLimits {
   modelLabel: string;
   /** Receives a line when a request had to be compacted harder. Default: nothing. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** Characters per token assumed when turning a window into a character budget (low, so it errs on the safe side). */
@@ -42,7 +45,8 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
     wrapModelCall: async (request, handler) => {
       const threadId = String((request.runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id ?? "");
       const systemChars = request.systemMessage?.text.length ?? 0;
-      const bounded = boundToolResults(request.messages, options).messages;
+      const { messages: bounded, cut } = boundToolResults(request.messages, options);
+      if (cut > 0) options.logger?.debug(`cut ${cut} tool result(s) in the request to fit the tool-result budgets`);
       const remembered = threadId ? tight.get(threadId) : undefined;
       const first = remembered === undefined ? bounded : compactRequest(bounded, remembered, options).messages;
       try {
@@ -52,6 +56,7 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
         const sentChars = requestChars(first) + systemChars;
         const target = targetChars(error, sentChars, options.maxInputTokens) - systemChars;
         const compacted = compactRequest(bounded, Math.max(0, target), options);
+        options.logger?.info(`the request did not fit the context window; compacting harder (${compacted.dropped} older message(s) left out)`);
         options.onWarning?.(
           `${options.modelLabel}: the request did not fit the context window; sending it again with tool output cut` +
             (compacted.dropped > 0 ? ` and ${compacted.dropped} older message(s) left out (they stay in the thread).` : "."),
@@ -62,6 +67,7 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
           return answer;
         } catch (retryError) {
           if (!isContextLengthError(retryError)) throw retryError;
+          options.logger?.warn("the thread cannot fit the context window even after compacting harder");
           throw new ModelError(
             `This thread no longer fits the context window of ${options.modelLabel}, even with older messages and tool output left out of the request. ` +
               "Start a new thread (run without --thread), or choose a model with a larger window (--model); nothing saved was lost.",

@@ -15,6 +15,7 @@ import { createMiddleware } from "langchain";
 import { threadStateSubset } from "../state/thread-state.js";
 import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-call-ids.js";
 import { isAIMessage, isToolMessage, matchToolResults } from "./tool-pairs.js";
+import type { Logger } from "../logger.js";
 
 /** Placeholder result for a call that never returned (interrupted run, cancelled tool). */
 export const INTERRUPTED_TOOL_RESULT = "[Tool call was interrupted and did not return a result.]";
@@ -157,12 +158,13 @@ function pairEmptyResultIds(messages: BaseMessage[], plans: Map<number, { calls:
  * @example
  * createAgent({ model, tools, middleware: [danglingToolCallMiddleware(), ...] });
  */
-export function danglingToolCallMiddleware() {
+export function danglingToolCallMiddleware(options: { logger?: Logger } = {}) {
   return createMiddleware({
     name: "dangling-tool-call",
     stateSchema: threadStateSubset("delegations"),
     wrapModelCall: async (request, handler) => {
       const messages = patchDanglingToolCalls(request.messages);
+      if (messages !== request.messages) options.logger?.debug(`patched tool-call pairing in the request (${request.messages.length} messages in, ${messages.length} sent)`);
       const response = await handler(messages === request.messages ? request : { ...request, messages });
       if (!AIMessage.isInstance(response)) return response;
       const ledgerIds = (request.state.delegations ?? []).map((entry) => entry.id);

@@ -13,6 +13,7 @@ import { threadStateSubset } from "../state/thread-state.js";
 import { changedDelegations, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
 import { extractSkills } from "./skill-capture.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link durableContextMiddleware}. */
 export interface DurableContextOptions {
@@ -22,6 +23,8 @@ export interface DurableContextOptions {
   skillReadToolNames?: readonly string[];
   /** Receives warnings about skill reads that could not be recorded. Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 interface CaptureState {
@@ -50,6 +53,7 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
   const captureDelegations = (state: CaptureState, runId: unknown) => {
     const extracted = extractDelegations(state.messages, { runId: typeof runId === "string" ? runId : undefined });
     const changed = changedDelegations(state.delegations ?? [], extracted);
+    if (changed.length > 0) options.logger?.debug(`captured ${changed.length} delegation(s)`);
     return changed.length > 0 ? { delegations: changed } : {};
   };
 
@@ -63,7 +67,9 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
       warn(`skill read of ${skip.path} not recorded: ${skip.reason}`);
     }
     const current = state.skill_context ?? [];
-    return sameSkills(mergeSkillContext(current, entries), mergeSkillContext(current, [])) ? {} : { skill_context: entries };
+    if (sameSkills(mergeSkillContext(current, entries), mergeSkillContext(current, []))) return {};
+    options.logger?.debug(`captured ${entries.length} skill read(s)`);
+    return { skill_context: entries };
   };
 
   const update = (patch: object) => (Object.keys(patch).length > 0 ? patch : undefined);

@@ -12,6 +12,7 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { appendToToolResult, stopWithNote } from "./stop-run.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link loopDetectionMiddleware}. */
 export interface LoopDetectionOptions {
@@ -21,6 +22,8 @@ export interface LoopDetectionOptions {
   hardLimit?: number;
   /** Receives a message when a run is stopped. Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** JSON with object keys sorted, so `{a, b}` and `{b, a}` compare equal. */
@@ -67,8 +70,10 @@ export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
       if (!last || !AIMessage.isInstance(last) || !last.tool_calls?.length) return undefined;
       const key = toolCallsKey(last);
       const repeats = key === state.loop_last_key ? (state.loop_repeats ?? 0) + 1 : 1;
+      if (repeats >= warnAt && repeats < stopAt) options.logger?.info(`the same tool call was sent ${repeats} times in a row; warning the model`);
       if (repeats < stopAt) return { loop_last_key: key, loop_repeats: repeats };
       const names = [...new Set(last.tool_calls.map((call) => call.name))].join(", ");
+      options.logger?.info(`stopped the run after ${repeats} identical tool calls`);
       warn(`loop-detection: the model sent the same tool call (${names}) ${repeats} times in a row; the run was stopped.`);
       const note =
         `[Stopped: the same tool call (${names}) with the same arguments was sent ${repeats} times in a row, so the run ended here ` +

@@ -10,6 +10,7 @@
 import { createMiddleware } from "langchain";
 import { type ProviderErrorInfo, classifyProviderError } from "../model/provider-errors.js";
 import { timerMs } from "../model/deadline-fetch.js";
+import type { Logger } from "../logger.js";
 
 /** The custom stream event sent before each retry. */
 export interface LlmRetryEvent {
@@ -40,6 +41,8 @@ export interface ModelRetryOptions {
   modelName: string;
   /** Receives a line per retry (the CLI log). Default: nothing. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
   /** Randomness of the jitter, in [0, 1). Default `Math.random`. */
   random?: () => number;
 }
@@ -126,6 +129,7 @@ export function modelRetryMiddleware(options: ModelRetryOptions) {
           } catch {
             // A closed stream must not turn a retry into a failure.
           }
+          options.logger?.info(`model "${options.modelName}": ${event.message}`);
           options.onWarning?.(`Model "${options.modelName}": ${event.message}.`);
           await sleep(wait, runtime?.signal);
         }

@@ -12,10 +12,13 @@ import { sandboxIdFor } from "../sandbox/provider.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { threadIdFromRuntime } from "../tools/sandbox-runtime.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link sandboxMiddleware}. */
 export interface SandboxMiddlewareOptions {
   provider: SandboxProvider;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /**
@@ -59,6 +62,7 @@ export function sandboxMiddleware(options: SandboxMiddlewareOptions) {
         return result;
       }
       if (!provider.get(id) || request.state.sandbox?.sandbox_id === id) return result;
+      options.logger?.debug(`acquired sandbox ${id}`);
       return withSandboxUpdate(result, id);
     },
   });

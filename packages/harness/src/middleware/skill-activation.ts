@@ -13,6 +13,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messa
 import { createMiddleware } from "langchain";
 import { parseSlashSkill } from "../skills/slash.js";
 import { escapeData } from "./context-text.js";
+import type { Logger } from "../logger.js";
 
 /** A skill that `/name` can activate. */
 export interface ActivatableSkill {
@@ -30,6 +31,8 @@ export interface SkillActivationOptions {
   skills: readonly ActivatableSkill[];
   /** Names of installed but disabled skills, answered with how to enable them. */
   disabled?: readonly string[];
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** Marker on the injected message, so other code (and UIs) can recognise it. */
@@ -127,7 +130,11 @@ export function skillActivationMiddleware(options: SkillActivationOptions) {
     name: "skill-activation",
     wrapModelCall: (request, handler) => {
       const outcome = resolveSlashActivation(request.messages, options, read);
-      if (outcome.kind === "reply") return outcome.message;
+      if (outcome.kind === "reply") {
+        options.logger?.info("answered a slash command for a disabled or unreadable skill");
+        return outcome.message;
+      }
+      if (outcome.kind === "activate") options.logger?.info(`activated /${outcome.skill}`);
       return handler(outcome.kind === "activate" ? { ...request, messages: outcome.messages } : request);
     },
   });

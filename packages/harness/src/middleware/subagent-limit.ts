@@ -16,6 +16,7 @@ import { AIMessage, type ToolCall, ToolMessage } from "@langchain/core/messages"
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link subagentLimitMiddleware}. */
 export interface SubagentLimitOptions {
@@ -25,6 +26,8 @@ export interface SubagentLimitOptions {
   maxTotal?: number;
   /** Receives a message whenever calls are dropped or refused. Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** What {@link limitTaskCalls} changed. */
@@ -109,6 +112,7 @@ export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
       if (!last || !AIMessage.isInstance(last)) return undefined;
       const limited = limitTaskCalls(last, limit);
       if (limited) {
+        options.logger?.info(`dropped ${limited.dropped.length} task call(s) over the limit of ${limit} per response`);
         warn(
           `subagent-limit: the model asked for ${limit + limited.dropped.length} task calls in one response; ` +
             `kept the first ${limit}, dropped ${limited.dropped.length} (${limited.dropped.map((call) => call.id ?? "no id").join(", ")}).`,
@@ -120,6 +124,7 @@ export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
       const prior = state.subagent_run_count ?? 0;
       const allowed = Math.max(0, maxTotal - prior);
       const capped = tasks.slice(allowed).map((call) => call.id ?? "");
+      if (capped.length > 0) options.logger?.info(`refused ${capped.length} task call(s) over the cap of ${maxTotal} per run`);
       if (capped.length > 0) warn(`subagent-limit: this run reached its cap of ${maxTotal} task calls; refused ${capped.length} more.`);
       return {
         ...(limited ? { messages: [limited.message] } : {}),

@@ -19,6 +19,7 @@ import { findSafeCutoff } from "./summarization-cutoff.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt } from "./summarization-input.js";
 import { type ContextSize, type PolicyMeasure, findMetTrigger, keepCutoff } from "./summarization-policy.js";
 import { generateSummary } from "./summary-generation.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link summarizationMiddleware}. */
 export interface SummarizationOptions {
@@ -42,6 +43,8 @@ export interface SummarizationOptions {
   archive?: HistoryArchive;
   /** Receives every warning (skipped compaction, unusable option). Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
   /** Per-candidate time limit. Default 120 s. */
   timeoutMs?: number;
 }
@@ -112,6 +115,7 @@ export function summarizationMiddleware(options: SummarizationOptions) {
       const input = buildSummaryInput({ previousSummary: previous, messages: removed, budgetTokens: options.trimTokensToSummarize, countText });
       const outcome = await generateSummary(options.models, fillSummaryPrompt(prompt, input), { timeoutMs: options.timeoutMs });
       if (!("summary" in outcome)) {
+        options.logger?.warn(`summarizer failed; nothing compacted: ${outcome.failures.join("; ")}`);
         warn(`no summary could be produced, so nothing was compacted this turn (trigger ${trigger.type} ${trigger.value}): ${outcome.failures.join("; ")}`);
         return undefined;
       }
@@ -126,6 +130,7 @@ export function summarizationMiddleware(options: SummarizationOptions) {
         }
       }
       const kept = messages.filter((message) => !removed.includes(message));
+      options.logger?.info(`compacted ${removed.length} message(s) into a summary (trigger ${trigger.type} ${trigger.value})`);
       return { summary_text: outcome.summary, messages: removals(removed, kept) };
     },
   });

@@ -23,6 +23,7 @@ import { createMiddleware } from "langchain";
 import { z } from "zod";
 import type { TodoItem } from "../state/reducers.js";
 import { threadStateFields } from "../state/thread-state.js";
+import type { Logger } from "../logger.js";
 
 /** Name of the todo tool. */
 export const WRITE_TODOS_TOOL_NAME = "write_todos";
@@ -33,6 +34,8 @@ export interface TodoListOptions {
   systemPrompt?: string;
   /** Replaces the tool description. */
   toolDescription?: string;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** The rules appended to the system message in plan mode. */
@@ -161,12 +164,14 @@ export function todoListMiddleware(options: TodoListOptions = {}) {
         if (last.tool_calls?.length || last.invalid_tool_calls?.length || last.additional_kwargs?.stop_reason) return undefined;
         const todos = state.todos ?? [];
         if (!todos.some((todo) => todo.status !== "completed")) return undefined;
+        options.logger?.debug("reminded the model of its open todos before ending");
         return { messages: [todoCompletionReminder(todos)], todo_reminded: true, jumpTo: "model" as const };
       },
     },
     wrapModelCall: (request, handler) => {
       const todos = request.state.todos ?? [];
       const reminder = todos.length > 0 && !planVisible(request.messages) ? `\n\n${todoContextReminder(todos)}` : "";
+      if (reminder) options.logger?.debug("reminded the model of its todos (the plan is no longer in the request)");
       return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${rules}${reminder}`) });
     },
   });

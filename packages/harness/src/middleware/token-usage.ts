@@ -13,6 +13,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { stopWithNote } from "./stop-run.js";
+import type { Logger } from "../logger.js";
 
 /** Token counts of a run or a thread. */
 export interface TokenUsage {
@@ -35,6 +36,8 @@ export interface TokenUsageOptions {
   maxTokens?: number;
   /** Receives a message when a run is stopped. Default: `console.warn`. */
   onWarning?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
@@ -69,6 +72,7 @@ export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
       const run = addUsage(state.run_token_usage, last);
       const update = { run_token_usage: run, token_usage: addUsage(state.token_usage, last) };
       if (options.maxTokens === undefined || run.total_tokens < options.maxTokens || !last.tool_calls?.length) return update;
+      options.logger?.info(`budget of ${options.maxTokens} tokens reached (${run.total_tokens} used); stopping the run`);
       warn(`token-usage: this run used ${run.total_tokens} tokens, over its budget of ${options.maxTokens}; the run was stopped.`);
       const note =
         `[Stopped: this run used ${run.total_tokens.toLocaleString("en-US")} tokens (input + output), over its budget of ` +

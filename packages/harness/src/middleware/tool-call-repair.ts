@@ -9,6 +9,7 @@
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import type { Logger } from "../logger.js";
 
 const MARKER = "__deerflow_invalid_arguments";
 const MAX_ECHO = 500;
@@ -55,8 +56,14 @@ export function describeInvalidCall(call: InvalidToolCall): string {
   return `Error: the arguments of your call to tool "${name}" are not valid JSON${reason}: ${echo}\nSend the call again with a single valid JSON object as arguments; split very large content into several calls.`;
 }
 
+/** Options of {@link toolCallRepairMiddleware}. */
+export interface ToolCallRepairOptions {
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
+}
+
 /** Answers repaired calls with their error text instead of running the tool. */
-export function toolCallRepairMiddleware() {
+export function toolCallRepairMiddleware(options: ToolCallRepairOptions = {}) {
   return createMiddleware({
     name: "tool-call-repair",
     afterModel: (state) => {
@@ -68,6 +75,7 @@ export function toolCallRepairMiddleware() {
     wrapToolCall: async (request, handler) => {
       const marker = (request.toolCall.args as Record<string, unknown> | undefined)?.[MARKER];
       if (typeof marker !== "string") return handler(request);
+      options.logger?.info(`answered an invalid call to "${request.toolCall.name}" with an error result (arguments were not valid JSON)`);
       return new ToolMessage({ content: marker, tool_call_id: request.toolCall.id ?? "", name: request.toolCall.name, status: "error" });
     },
   });

@@ -11,6 +11,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { createMiddleware, MiddlewareError, ToolInvocationError } from "langchain";
+import type { Logger } from "../logger.js";
 
 const MAX_ERROR_CHARS = 2000;
 
@@ -18,6 +19,8 @@ const MAX_ERROR_CHARS = 2000;
 export interface ToolErrorsOptions {
   /** Receives one line per caught exception (for the harness log). Default: nothing. */
   onError?: (message: string) => void;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** The innermost error behind langchain's per-middleware `MiddlewareError` wrappers. */
@@ -62,6 +65,7 @@ export function toolErrorsMiddleware(options: ToolErrorsOptions = {}) {
         const cause = rootCause(error);
         const name = request.toolCall.name;
         const content = describeToolError(name, cause);
+        options.logger?.warn(`tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`);
         options.onError?.(`tool-errors: tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`);
         return new ToolMessage({ content, tool_call_id: request.toolCall.id ?? "", name, status: "error" });
       }

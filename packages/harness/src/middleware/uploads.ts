@@ -13,6 +13,7 @@ import { VIRTUAL_UPLOADS, threadPaths } from "../sandbox/virtual-paths.js";
 import type { UploadedFile } from "../state/reducers.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { STAGING_PREFIX } from "../uploads/upload-name.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link uploadsMiddleware}. */
 export interface UploadsOptions {
@@ -20,6 +21,8 @@ export interface UploadsOptions {
   home: string;
   /** Most files listed one by one; the rest are summarized by extension. DeerFlow: 10. */
   maxFilesListed?: number;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** Files in an uploads directory (regular files, staging copies excluded), oldest first. */
@@ -133,6 +136,7 @@ export function uploadsMiddleware(options: UploadsOptions) {
       if (typeof threadId !== "string") return { uploaded_files: [] };
       const fresh = selectNewUploads(state.messages, listUploads(threadPaths(options.home, threadId).uploads_path));
       if (fresh.length === 0) return { uploaded_files: [] };
+      options.logger?.debug(`${fresh.length} new uploaded file(s) listed for the model`);
       const last = [...state.messages].reverse().find((message) => HumanMessage.isInstance(message))!;
       return { messages: [withUploadsBlock(last, fresh, maxListed)], uploaded_files: fresh };
     },

@@ -18,6 +18,7 @@ import type { ThreadDataState, ViewedImage } from "../state/reducers.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { VIEW_IMAGE_MAX_BYTES } from "../tools/limits.js";
 import { inspectImage } from "../tools/view-image.js";
+import type { Logger } from "../logger.js";
 
 /** Options of {@link viewImageMiddleware}. */
 export interface ViewImageOptions {
@@ -25,6 +26,8 @@ export interface ViewImageOptions {
   home: string;
   /** Largest image sent. Default 20 MiB. */
   maxBytes?: number;
+  /** The harness log (`log_level`); key actions are logged to it. Default: none. */
+  logger?: Logger;
 }
 
 /** Marker on the injected message (DeerFlow's key), so other code can recognise it. */
@@ -106,6 +109,7 @@ export function viewImageMiddleware(options: ViewImageOptions) {
       const policy = policyFor(request.state.thread_data, options.home, request.runtime.configurable?.thread_id);
       if (!policy) return handler(request);
       const message = await buildViewedImagesMessage(images, policyImageLoader(policy, maxBytes));
+      options.logger?.debug(`showed ${Object.keys(images).length} image(s) to the model`);
       return handler({ ...request, messages: [...request.messages, message] });
     },
     afterModel: (state) => {
