@@ -31,6 +31,7 @@ export { createMcpService, type McpServerStatus, type McpService, type McpServic
 export { openMcpService, type OpenMcpServiceOptions } from "./mcp/open-mcp-service.js";
 export { resolveMcpServers, type ResolvedServers, type ResolveServersOptions } from "./mcp/resolve-servers.js";
 export { type McpServerSpec, type McpTransport } from "./mcp/server-spec.js";
+export { McpServerInput, McpSpecError, toServerSpec } from "./mcp/server-spec.js";
 export { memoryMiddleware } from "./middleware/memory.js";
 export { toolCallRepairMiddleware } from "./middleware/tool-call-repair.js";
 export { toolErrorsMiddleware } from "./middleware/tool-errors.js";
@@ -46,6 +47,7 @@ export { sandboxIdFor } from "./sandbox/provider.js";
 export { threadPaths, threadUserDataDir, validateThreadId, VIRTUAL_OUTPUTS, VIRTUAL_UPLOADS } from "./sandbox/virtual-paths.js";
 export { loadSkills, type SkillSummary } from "./skills/load-skills.js";
 export { findExtensionsFile, type ExtensionsLocation } from "./config/extensions-file.js";
+export { readExtensionsFile, updateExtensionsFile } from "./config/extensions-file.js";
 export {
   BUNDLED_SKILLS_DIR,
   customSkillsDir,

@@ -11,7 +11,7 @@ import type { Harness } from "@deerflow/harness";
 import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
-import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys } from "./http/security.js";
+import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
@@ -65,7 +65,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   const config = harness.setup.config;
   const env = options.env ?? process.env;
   const resolved: ResolvedServerOptions = {
-    apiKeys: options.apiKeys ?? resolveApiKeys(config.server.api_keys, env),
+    apiKeys: options.apiKeys ?? withAdminKeys(resolveApiKeys(config.server.api_keys, env), config.server.admin_api_keys),
     corsOrigins: options.corsOrigins ?? config.server.cors_origins,
     maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
     heartbeatMs: options.heartbeatMs ?? 5000,

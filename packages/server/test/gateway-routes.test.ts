@@ -161,7 +161,7 @@ test("messages page pages the thread's history backwards; token usage per thread
   }
 });
 
-test("mcp/config lists the servers read-only with secrets masked; writing is not offered", async () => {
+test("mcp/config lists the servers with secrets masked; writing is off by default", async () => {
   const t = await startTestServer({
     yaml: [
       "mcp_servers:",
@@ -180,7 +180,7 @@ test("mcp/config lists the servers read-only with secrets masked; writing is not
     assert.deepEqual(body.mcp_servers.remote!.headers, { Authorization: "***" });
     assert.equal(body.mcp_servers.off!.enabled, false);
     assert.equal(body.writable, false);
-    assert.equal((await fetch(`${t.url}/api/mcp/config`, json({ mcp_servers: {} }, "PUT"))).status, 404, "no PUT: a stdio command over HTTP would run code");
+    assert.equal((await fetch(`${t.url}/api/mcp/config`, json({ mcpServers: {} }, "PUT"))).status, 403, "writes off by default: a stdio command over HTTP would run code");
   } finally {
     await t.close();
   }

@@ -258,6 +258,12 @@ export const ServerConfig = z.strictObject({
   max_body_bytes: z.number().int().positive().default(1048576),
   /** Runs one process executes at the same time (on different threads). */
   max_concurrent_runs: z.number().int().min(1).max(1000).default(10),
+  /** Allow `PUT /api/mcp/config` to rewrite `mcpServers` in extensions_config.json (off: 403). */
+  mcp_config_writes: z.boolean().default(false),
+  /** Commands a stdio MCP server written over HTTP may run (exact match); any other command is refused. */
+  mcp_stdio_allow: z.array(z.string().min(1)).default([]),
+  /** When non-empty, only these keys may change the MCP config or install skills over HTTP. */
+  admin_api_keys: z.array(z.string().min(16, "API keys must be at least 16 characters")).default([]),
 });
 
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */

@@ -26,6 +26,11 @@ export function resolveApiKeys(configKeys: readonly string[], env: Record<string
   return [...new Set([...configKeys, ...fromEnv])];
 }
 
+/** Admin keys pass the global check too, but only when keys are on (admin keys alone do not close the server). */
+export function withAdminKeys(keys: readonly string[], adminKeys: readonly string[]): string[] {
+  return keys.length === 0 ? [...keys] : [...new Set([...keys, ...adminKeys])];
+}
+
 /** Requires one of `keys` in `x-api-key` or `Authorization: Bearer` (no-op when `keys` is empty). */
 export function apiKeyAuth(keys: readonly string[]): MiddlewareHandler {
   const expected = keys.map((key) => Buffer.from(key));
@@ -64,4 +69,23 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
     if ((c.req.header("content-type") ?? "").startsWith("multipart/")) return next();
     return limit(c, next);
   };
+}
+
+/** The key a request carries (`x-api-key` or `Authorization: Bearer`), if any. */
+export function requestKey(header: (name: string) => string | undefined): string | undefined {
+  return header("x-api-key") ?? /^Bearer\s+(.+)$/i.exec(header("authorization") ?? "")?.[1];
+}
+
+/**
+ * True when `given` is one of `adminKeys`, or when no admin keys are configured (then the global API
+ * key check is the only gate). Compared in constant time.
+ */
+export function isAdminKey(adminKeys: readonly string[], given: string | undefined): boolean {
+  if (adminKeys.length === 0) return true;
+  if (given === undefined) return false;
+  const candidate = Buffer.from(given);
+  return adminKeys.some((key) => {
+    const expected = Buffer.from(key);
+    return expected.length === candidate.length && timingSafeEqual(expected, candidate);
+  });
 }

@@ -3,15 +3,56 @@
  * and switch one on or off. State lives where `deerflow skills enable|disable` keeps it
  * (`extensions_config.json`, through the harness's catalog code); after a change the harness reloads
  * its skills, so the next run's prompt lists the new set and new sandboxes show only enabled skills.
+ *
+ * `POST /skills/install` takes one `.skill` archive (multipart) and installs it with the harness's
+ * `installSkillArchive`, the code behind `deerflow skills install`: every check runs before anything is
+ * written, and a refused archive is a 422 with the reason. An installed name without `?force=true` is
+ * a 409. The body may be as large as the installer's archive limit (not the 1 MiB JSON limit).
  */
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { discoverSkills, findExtensionsFile, readSkillStates, type SkillRecord, setSkillEnabled, skillRoots } from "@deerflow/harness";
+import {
+  customSkillsDir,
+  discoverSkills,
+  findExtensionsFile,
+  installSkillArchive,
+  isHarnessError,
+  readSkillStates,
+  SKILL_ARCHIVE_LIMITS,
+  type SkillRecord,
+  setSkillEnabled,
+  skillRoots,
+} from "@deerflow/harness";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
-import { parseBody } from "../http/validate.js";
+import { isAdminKey, requestKey } from "../http/security.js";
+import { parseBody, parseQuery } from "../http/validate.js";
 
 const ToggleSchema = z.strictObject({ enabled: z.boolean() });
+const InstallQuery = z.object({ force: z.enum(["true", "false", "1", "0"]).optional() });
+
+/** Room for multipart boundaries and headers on top of the archive. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+/** The one archive of the multipart body (any field name), or a 422 saying how to send it. */
+async function receiveArchive(c: Context): Promise<File> {
+  let form: Record<string, unknown>;
+  try {
+    form = await c.req.parseBody({ all: true });
+  } catch (error) {
+    if ((error as { status?: number }).status === 413) throw error;
+    throw new HttpError(422, `The body is not valid multipart/form-data (${(error as Error).message}). Send the .skill archive as a "file" field.`);
+  }
+  const files = Object.values(form)
+    .flat()
+    .filter((value): value is File => typeof value === "object" && value !== null && "arrayBuffer" in value);
+  if (files.length !== 1) throw new HttpError(422, `Send exactly one .skill archive as multipart/form-data (got ${files.length} files).`);
+  return files[0]!;
+}
 
 function installed(context: ServerContext): { skills: SkillRecord[]; extensionsFile: string } {
   const extensionsFile = findExtensionsFile({ env: context.harness.setup.env }).path;
@@ -44,6 +85,39 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
     if (!found) throw notFound(`Skill "${name.slice(0, 100)}"`);
     return found;
   };
+
+  api.post(
+    "/skills/install",
+    bodyLimit({
+      maxSize: SKILL_ARCHIVE_LIMITS.maxArchiveBytes + MULTIPART_OVERHEAD,
+      onError: (c) => c.json({ detail: `The archive is larger than ${SKILL_ARCHIVE_LIMITS.maxArchiveBytes} bytes, the limit for a .skill archive.` }, 413),
+    }),
+    async (c) => {
+      if (!isAdminKey(context.config.server.admin_api_keys, requestKey((name) => c.req.header(name)))) {
+        throw new HttpError(403, "Only the keys in server.admin_api_keys may install skills.");
+      }
+      const force = ["true", "1"].includes(parseQuery(c, InstallQuery).force ?? "");
+      const file = await receiveArchive(c);
+      const shownName = path.basename(file.name || "upload.skill").slice(0, 100);
+      const staging = await fs.promises.mkdtemp(path.join(os.tmpdir(), "deerflow-skill-"));
+      const archive = path.join(staging, "upload.skill");
+      let installedName: string;
+      try {
+        await fs.promises.writeFile(archive, Buffer.from(await file.arrayBuffer()), { mode: 0o600 });
+        const installed = await installSkillArchive(archive, customSkillsDir(path.resolve(context.config.skills.path)), { force });
+        installedName = installed.name;
+      } catch (error) {
+        if (!isHarnessError(error) || error.code !== "skill_rejected") throw error;
+        // The temp path means nothing to the client: name its file, and say how to replace over HTTP.
+        const detail = error.message.split(archive).join(shownName).replace("pass --force to replace it", "add ?force=true to replace it");
+        throw new HttpError(/is already installed/.test(detail) ? 409 : 422, detail);
+      } finally {
+        await fs.promises.rm(staging, { recursive: true, force: true });
+      }
+      context.harness.reloadSkills();
+      return c.json(describe(context, find(installedName)), 201);
+    },
+  );
 
   api.get("/skills", (c) => c.json({ skills: installed(context).skills.map((skill) => describe(context, skill)) }));
   api.get("/skills/:name", (c) => c.json(describe(context, find(c.req.param("name")))));
