@@ -160,7 +160,9 @@ test("skills/install: a good archive installs, shows in the list and reloads; ho
     const again = archive({ "SKILL.md": skillMd("report-writer", "Writes better reports.") });
     const conflict = await install(t.url, again);
     assert.equal(conflict.status, 409);
-    assert.match(((await conflict.json()) as { detail: string }).detail, /\?force=true/);
+    const conflictDetail = ((await conflict.json()) as { detail: string }).detail;
+    assert.match(conflictDetail, /\?force=true/);
+    assert.ok(!conflictDetail.includes(custom), `no host path in "${conflictDetail}"`);
     assert.equal(((await (await fetch(`${t.url}/api/skills/report-writer`)).json()) as { description: string }).description, "Writes reports.");
     const replaced = await install(t.url, again, "?force=true");
     assert.equal(replaced.status, 201);

@@ -113,7 +113,7 @@ test("artifacts: bytes of the thread's files, downloads, active content as attac
     assert.equal(note.headers.get("x-content-type-options"), "nosniff");
 
     const download = await get("mnt/user-data/outputs/note.md?download=true");
-    assert.match(download.headers.get("content-disposition") ?? "", /^attachment; filename\*=UTF-8''note\.md/);
+    assert.match(download.headers.get("content-disposition") ?? "", /^attachment;.*filename\*=UTF-8''note\.md/);
 
     const page = await get("mnt/user-data/outputs/page.html");
     assert.match(page.headers.get("content-disposition") ?? "", /^attachment/);

@@ -154,6 +154,8 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
         "accept-ranges": "bytes",
         "cache-control": "private, no-cache",
       };
+      // Opened anyway (a browser told to display it, a proxy that drops the disposition): no script runs.
+      if (active) headers["content-security-policy"] = "sandbox";
       if (size <= HASHED_MAX_BYTES) headers.etag = `"${await sha256Of(handle, size)}"`;
       const range = parseRange(c.req.header("range"), size);
       if (range === "unsatisfiable") {

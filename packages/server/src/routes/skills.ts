@@ -109,7 +109,14 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
       } catch (error) {
         if (!isHarnessError(error) || error.code !== "skill_rejected") throw error;
         // The temp path means nothing to the client: name its file, and say how to replace over HTTP.
-        const detail = error.message.split(archive).join(shownName).replace("pass --force to replace it", "add ?force=true to replace it");
+        const customDir = customSkillsDir(path.resolve(context.config.skills.path));
+        const detail = error.message
+          .split(archive)
+          .join(shownName)
+          // Host folders are not the client's business: the skill's name says which one.
+          .split(customDir)
+          .join("custom skills")
+          .replace("pass --force to replace it", "add ?force=true to replace it");
         throw new HttpError(/is already installed/.test(detail) ? 409 : 422, detail);
       } finally {
         await fs.promises.rm(staging, { recursive: true, force: true });
