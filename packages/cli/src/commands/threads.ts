@@ -103,7 +103,7 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
     const busy: string[] = [];
     for (const threadId of reader.store.listThreadIds()) {
       // A thread a run holds keeps its steps (crash-resume needs them); a later prune catches up.
-      if (leases.holder(threadId)) {
+      if (await leases.holder(threadId)) {
         busy.push(threadId);
         continue;
       }
