@@ -71,6 +71,9 @@ test("a thread another machine holds in the Postgres lease table is busy for `de
     const busy = await deerflow(dir.path, ["run", "--thread", "shared", "Say hello"], { env });
     assert.notEqual(busy.code, 0);
     assert.match(busy.stderr, /Thread shared is busy \(pid 4242 on machine-b/);
+    const deleting = await deerflow(dir.path, ["threads", "delete", "shared"], { env });
+    assert.notEqual(deleting.code, 0);
+    assert.match(deleting.stderr, /Thread shared is busy \(pid 4242 on machine-b/);
     await sql.query("DELETE FROM thread_leases");
     const free = await deerflow(dir.path, ["run", "--thread", "shared", "Say hello"], { env });
     assert.equal(free.code, 0, free.stderr);

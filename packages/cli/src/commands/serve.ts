@@ -117,7 +117,15 @@ export async function main(argv: string[]): Promise<number> {
 async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
-  const server = createServer(harness, { log: say });
+  // Workers take the thread's lease in the database too, so a CLI run on the thread elsewhere waits.
+  const leases = harness.setup.postgres ? openPostgresThreadLeases(harness.setup.postgres.pool) : undefined;
+  const threadLease = leases
+    ? async (threadId: string, signal: AbortSignal) => {
+        const lease = await leases.acquire(threadId, { waitMs: LEASE_WAIT_MS, signal });
+        return () => void lease.release();
+      }
+    : undefined;
+  const server = createServer(harness, { log: say, threadLease });
   await server.startWorkerOnly();
   say(`DeerFlow worker ${process.pid} executing runs from the shared database (up to ${config.server.max_concurrent_runs} at once)`);
   await new Promise<void>((resolve) => {
@@ -128,6 +136,7 @@ async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number
       say(`${signal}: worker ${process.pid} draining...`);
       server
         .stop()
+        .then(() => leases?.close())
         .then(() => harness.close())
         .then(resolve, () => resolve());
     };
