@@ -6,7 +6,10 @@
  * - runs per second and p50/p99 time to first event for 1, 10 and 100 concurrent streamed runs on
  *   different threads, and whether every run completed with every event delivered once and in order;
  * - SSE bytes per run for the four modes DeerFlow's UI asks for against a `values`-only stream;
- * - the server's overhead per run against the same run streamed in process.
+ * - the server's overhead per run against the same run streamed in process;
+ * - runs per second and time to first event for `deerflow serve` child processes: one on SQLite, one on
+ *   Postgres, two on one Postgres database (bench/server-processes.ts; Postgres rows skipped with the
+ *   reason when no Postgres answers).
  *
  * Measurement, not a test: nothing asserts on time. The figures go into docs/benchmarks.md (and the
  * template bench/notes.md, so the harness bench keeps them) between the server-figures markers.
@@ -20,6 +23,7 @@ import { createHarness, parseConfigText } from "@deerflow/harness";
 import { ScriptedChatModel } from "@deerflow/harness/testing";
 import { createServer } from "@deerflow/server";
 import { median, percentile } from "./measure.js";
+import { measureProcesses } from "./server-processes.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -56,7 +60,10 @@ async function streamRun(url: string, threadId: string, text: string, modes: str
   const frames = raw.split("\n\n").filter((block) => block.trim() !== "" && !block.startsWith(":"));
   const names = frames.map((block) => /^event: (.*)$/m.exec(block)?.[1]);
   const ids = frames.map((block) => Number(/^id: (.*)$/m.exec(block)?.[1]));
-  const ok = response.status === 200 && names[0] === "metadata" && names.at(-1) === "end" && !names.includes("error") && ids.every((id, index) => id === index + 1);
+  // The in-memory log numbers events 1, 2, 3, ...; the Postgres one row id × 10000 + index: there ids
+  // must only grow (a repeat or a step back is a duplicate or a reordering).
+  const ordered = ids[0] === 1 ? ids.every((id, index) => id === index + 1) : ids.every((id, index) => Number.isFinite(id) && (index === 0 || id > ids[index - 1]!));
+  const ok = response.status === 200 && names[0] === "metadata" && names.at(-1) === "end" && !names.includes("error") && ordered;
   return { ttfeMs: ttfe, totalMs: performance.now() - start, bytes, ok, events: frames.length };
 }
 
@@ -126,6 +133,10 @@ export async function main(quick: boolean): Promise<void> {
     const overhead = { inProcess: median(inProcess), http: median(overHttp) };
     log(`  per run: ${overhead.inProcess.toFixed(1)} ms in process, ${overhead.http.toFixed(1)} ms over HTTP`);
 
+    // Real `deerflow serve` processes (the fake OpenAI server as the model), 10 runs at a time.
+    const processLevel = 10;
+    const processes = await measureProcesses({ root, quick, level: processLevel, streamRun, modes: UI_MODES, log });
+
     const fmt = (value: number, digits = 1) => value.toFixed(digits);
     const machine = `${os.cpus()[0]?.model ?? "cpu"}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
     const figures = [
@@ -143,6 +154,11 @@ export async function main(quick: boolean): Promise<void> {
       "| Per run, median (ms) | In process (`graph.stream`) | Over HTTP (`runs/stream`) | Server overhead |",
       "|---|---|---|---|",
       `| One-turn run, four modes | ${fmt(overhead.inProcess)} | ${fmt(overhead.http)} | ${fmt(overhead.http - overhead.inProcess)} |`,
+      "",
+      `| \`deerflow serve\` processes, ${processLevel} streamed runs at a time | Database | Runs | Runs per second | Time to first event p50 / p99 (ms) | All complete, every event once and in order |`,
+      "|---|---|---|---|---|---|",
+      ...processes.rows.map((row) => `| ${row.processes} | ${row.label} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.failed === 0 ? "yes" : `no (${row.failed} failed)`} |`),
+      ...(processes.skipped ? ["", `Postgres rows skipped: ${processes.skipped}`] : []),
     ].join("\n");
     process.stdout.write(`\n${figures}\n`);
     if (!quick) {

@@ -13,6 +13,7 @@ import {
   HarnessError,
   type HarnessAgent,
   loadConfig,
+  openPostgresThreadLeases,
   openThreadLeases,
   checkpointsPath,
   type ThreadLeases,
@@ -71,9 +72,11 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   const sandbox = agent.deerflow.sandbox;
   say(`sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`);
-  const leases = openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
+  // On Postgres the lease lives in the database, so runs on other machines are kept apart too.
+  const postgres = harness.setup.postgres;
+  const leases = postgres ? openPostgresThreadLeases(postgres.pool) : openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
   const close = async () => {
-    leases.close();
+    await leases.close();
     await agent.close();
   };
   return { agent, config, threadId: flags.thread ?? randomUUID(), flags, leases, close };
@@ -105,7 +108,7 @@ export async function runTurn(
 /** Takes the thread's lease, waiting up to `--wait` seconds when another run holds it. */
 async function acquireThread(session: Session, renderer: ProgressRenderer, signal?: AbortSignal) {
   const waitMs = session.flags.waitSeconds * 1000;
-  const holder = session.leases.holder(session.threadId);
+  const holder = await session.leases.holder(session.threadId);
   if (holder && waitMs > 0) renderer.line(`waiting: thread ${session.threadId} is busy (pid ${holder.pid}); waiting up to ${session.flags.waitSeconds} s`);
   return session.leases.acquire(session.threadId, { waitMs, signal });
 }

@@ -13,6 +13,7 @@ import {
   loadConfig,
   openCheckpointStore,
   openPostgresDatabase,
+  type PostgresDatabase,
   redact,
   resolveDatabaseUrl,
   resolveHome,
@@ -33,6 +34,8 @@ export interface ThreadReader {
   /** The SQLite file beside the home (history archive and leases; the checkpoints too unless on Postgres). */
   store: CheckpointStore;
   archive: HistoryArchive;
+  /** The Postgres database (database.backend postgres), or null on SQLite. */
+  postgres: PostgresDatabase | null;
   /** Where the checkpoints are, for messages: the file, or the redacted Postgres URL. */
   where: string;
   /** Thread ids with checkpoints, most recently updated first. */
@@ -62,6 +65,7 @@ export async function openThreadReader(configPath: string | undefined, options: 
     config,
     store,
     archive,
+    postgres,
     where: postgres ? redact(postgres.url) : store.file,
     async listThreadIds(limit) {
       if (!postgres) return store.listThreadIds(limit);

@@ -46,3 +46,39 @@ test("run, threads, history and threads delete work on the Postgres database", a
     await sql.end();
   }
 });
+
+test("a thread another machine holds in the Postgres lease table is busy for `deerflow run`", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const dir = createTempHome({ prefix: "df-pg-cli-" });
+  t.after(async () => {
+    dir.cleanup();
+    await db.drop();
+  });
+  writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
+  const env = { DATABASE_URL: db.url };
+  const first = await deerflow(dir.path, ["run", "Say hello"], { env });
+  assert.equal(first.code, 0, first.stderr);
+
+  // A server on machine-b runs thread "shared" (its lease row, renewed for the next minute).
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    await sql.query(
+      "INSERT INTO thread_leases (thread_id, owner_pid, host, token, since, expires) VALUES ('shared', 4242, 'machine-b', 'x', $1, $2)",
+      [Date.now(), Date.now() + 60_000],
+    );
+    const busy = await deerflow(dir.path, ["run", "--thread", "shared", "Say hello"], { env });
+    assert.notEqual(busy.code, 0);
+    assert.match(busy.stderr, /Thread shared is busy \(pid 4242 on machine-b/);
+    const deleting = await deerflow(dir.path, ["threads", "delete", "shared"], { env });
+    assert.notEqual(deleting.code, 0);
+    assert.match(deleting.stderr, /Thread shared is busy \(pid 4242 on machine-b/);
+    await sql.query("DELETE FROM thread_leases");
+    const free = await deerflow(dir.path, ["run", "--thread", "shared", "Say hello"], { env });
+    assert.equal(free.code, 0, free.stderr);
+    assert.equal((await sql.query("SELECT 1 FROM thread_leases")).rowCount, 0, "the run released its lease");
+  } finally {
+    await sql.end();
+  }
+});

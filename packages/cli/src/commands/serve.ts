@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { parseArgs } from "node:util";
-import { createHarness, loadConfig, openThreadLeases } from "@deerflow/harness";
+import { createHarness, loadConfig, openPostgresThreadLeases, openThreadLeases } from "@deerflow/harness";
 import { createServer, isLoopbackHost, resolveApiKeys } from "@deerflow/server";
 import { UsageError } from "../usage-error.js";
 
@@ -55,12 +55,14 @@ export async function main(argv: string[]): Promise<number> {
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
   // The CLI's rule, honoured here too: one run per thread across processes (a `deerflow run --thread T`
   // in progress makes the server's run on T wait, then fail with "thread T is busy").
+  // On Postgres the lease lives in the database, so a CLI run on another machine is kept apart too.
   const leaseFile = harness.setup.store?.file;
-  const leases = leaseFile ? openThreadLeases(leaseFile) : undefined;
+  const postgres = harness.setup.postgres;
+  const leases = postgres ? openPostgresThreadLeases(postgres.pool) : leaseFile ? openThreadLeases(leaseFile) : undefined;
   const threadLease = leases
     ? async (threadId: string, signal: AbortSignal) => {
         const lease = await leases.acquire(threadId, { waitMs: LEASE_WAIT_MS, signal });
-        return () => lease.release();
+        return () => void lease.release();
       }
     : undefined;
   const server = createServer(harness, { log: say, threadLease, runWorker: !values["api-only"] && workers === 0 });
@@ -70,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     address = await server.start({ host, port });
   } catch (error) {
     await server.stop();
-    leases?.close();
+    await leases?.close();
     await harness.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new UsageError(`Port ${port} on ${host} is in use. Pick another with --port.`);
@@ -115,7 +117,15 @@ export async function main(argv: string[]): Promise<number> {
 async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
-  const server = createServer(harness, { log: say });
+  // Workers take the thread's lease in the database too, so a CLI run on the thread elsewhere waits.
+  const leases = harness.setup.postgres ? openPostgresThreadLeases(harness.setup.postgres.pool) : undefined;
+  const threadLease = leases
+    ? async (threadId: string, signal: AbortSignal) => {
+        const lease = await leases.acquire(threadId, { waitMs: LEASE_WAIT_MS, signal });
+        return () => void lease.release();
+      }
+    : undefined;
+  const server = createServer(harness, { log: say, threadLease });
   await server.startWorkerOnly();
   say(`DeerFlow worker ${process.pid} executing runs from the shared database (up to ${config.server.max_concurrent_runs} at once)`);
   await new Promise<void>((resolve) => {
@@ -126,6 +136,7 @@ async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number
       say(`${signal}: worker ${process.pid} draining...`);
       server
         .stop()
+        .then(() => leases?.close())
         .then(() => harness.close())
         .then(resolve, () => resolve());
     };

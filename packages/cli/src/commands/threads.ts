@@ -8,7 +8,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { collectLargeValues, createSqlitePruner, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
+import { collectLargeValues, createSqlitePruner, openPostgresThreadLeases, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
@@ -60,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
 async function deleteThread(configPath: string | undefined, threadId: string): Promise<number> {
   if (!THREAD_ID.test(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
   const reader = await openThreadReader(configPath, { writable: true });
-  const leases = openThreadLeases(reader.store.file);
+  const leases = reader.postgres ? openPostgresThreadLeases(reader.postgres.pool) : openThreadLeases(reader.store.file);
   try {
     // Held while deleting, so no run starts on the thread meanwhile; a running one makes this fail.
     const lease = await leases.acquire(threadId);
@@ -79,7 +79,7 @@ async function deleteThread(configPath: string | undefined, threadId: string): P
       lease.release();
     }
   } finally {
-    leases.close();
+    await leases.close();
     await reader.close();
   }
 }
@@ -103,7 +103,7 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
     const busy: string[] = [];
     for (const threadId of reader.store.listThreadIds()) {
       // A thread a run holds keeps its steps (crash-resume needs them); a later prune catches up.
-      if (leases.holder(threadId)) {
+      if (await leases.holder(threadId)) {
         busy.push(threadId);
         continue;
       }

@@ -23,11 +23,11 @@ test("a second holder of the same thread is refused with who holds it, and can t
       assert.match(error.message, new RegExp(`Thread t1 is busy \\(pid ${process.pid}, since \\d{4}-\\d\\d-\\d\\d `));
       return true;
     });
-    assert.equal(mine.holder("t1")?.pid, process.pid);
+    assert.equal((await mine.holder("t1"))?.pid, process.pid);
     const another = await other.acquire("t2");
     another.release();
     lease.release();
-    assert.equal(other.holder("t1"), null);
+    assert.equal(await other.holder("t1"), null);
     (await other.acquire("t1")).release();
   } finally {
     mine.close();
@@ -45,7 +45,7 @@ test("a waiting acquire gets the lease once the holder releases it", async () =>
     const lease = await first.acquire("t");
     setTimeout(() => lease.release(), 100);
     const waited = await second.acquire("t", { waitMs: 10_000 });
-    assert.equal(second.holder("t")?.pid, process.ppid);
+    assert.equal((await second.holder("t"))?.pid, process.ppid);
     waited.release();
   } finally {
     first.close();

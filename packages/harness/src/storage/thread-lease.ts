@@ -6,7 +6,9 @@
  * process (the CLI today, the server's run queue later) takes it before a run and releases it after.
  *
  * The holder renews the lease with a heartbeat; a lease whose holder stopped renewing (expired), or
- * whose holder is a dead process on this host (a crash or SIGKILL), is taken over.
+ * whose holder is a dead process on this host (a crash or SIGKILL), is taken over. On Postgres the
+ * same leases live in the database instead (postgres-thread-lease.ts), so processes on other machines
+ * are kept apart too.
  */
 import { mkdirSync } from "node:fs";
 import { randomUUID } from "node:crypto";
@@ -25,10 +27,13 @@ export interface LeaseHolder {
   expires: number;
 }
 
-/** A held lease. `release()` is idempotent; the heartbeat stops with it. */
+/**
+ * A held lease. `release()` is idempotent; the heartbeat stops with it. It need not be awaited: the
+ * same leases object's next `acquire` of the thread waits for it (Postgres releases asynchronously).
+ */
 export interface ThreadLease {
   readonly threadId: string;
-  release(): void;
+  release(): void | Promise<void>;
 }
 
 /** Per-thread leases on one store. */
@@ -39,8 +44,9 @@ export interface ThreadLeases {
    */
   acquire(threadId: string, options?: { waitMs?: number; signal?: AbortSignal }): Promise<ThreadLease>;
   /** The current live holder, or null when the thread is free (or its lease is stale). */
-  holder(threadId: string): LeaseHolder | null;
-  close(): void;
+  holder(threadId: string): Promise<LeaseHolder | null>;
+  /** Releases the leases still held; on Postgres the promise settles once they are deleted. */
+  close(): void | Promise<void>;
 }
 
 /** Timing and identity of this process's leases (tests shorten them). */
@@ -152,7 +158,7 @@ export function openThreadLeases(file: string, options: ThreadLeaseOptions = {})
       held.add(lease);
       return lease;
     },
-    holder(threadId) {
+    async holder(threadId) {
       const row = live(select.get(threadId) as Row | undefined, Date.now());
       return row ? toHolder(row) : null;
     },
@@ -163,8 +169,8 @@ export function openThreadLeases(file: string, options: ThreadLeaseOptions = {})
   };
 }
 
-/** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function processAlive(pid: number): boolean {
+/** True when a process with this pid exists on this host (EPERM: it exists but is not ours). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -173,7 +179,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts (shared with the Postgres leases). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { testDatabase } from "../testing/postgres.js";
+import { openPostgresDatabase } from "./postgres-database.js";
+import { openPostgresThreadLeases } from "./postgres-thread-lease.js";
+import { ThreadBusyError } from "./thread-lease.js";
+
+// Two "processes" (two pools, two pids, two hosts) on one fresh database: what a CLI run on machine A
+// and a server run on machine B see.
+async function twoProcesses(t: import("node:test").TestContext) {
+  const db = await testDatabase();
+  if ("skip" in db) {
+    t.skip(db.skip);
+    return null;
+  }
+  const a = await openPostgresDatabase(db.url);
+  const b = await openPostgresDatabase(db.url);
+  t.after(async () => {
+    await a.close();
+    await b.close();
+    await db.drop();
+  });
+  return { a, b };
+}
+
+test("postgres leases: a second holder on another host is refused with who holds it; it can take it after release", async (t) => {
+  const dbs = await twoProcesses(t);
+  if (!dbs) return;
+  const first = openPostgresThreadLeases(dbs.a.pool, { pid: 1111, host: "machine-a", pollMs: 20 });
+  const second = openPostgresThreadLeases(dbs.b.pool, { pid: 2222, host: "machine-b", pollMs: 20 });
+  try {
+    const lease = await first.acquire("t1");
+    await assert.rejects(second.acquire("t1"), (error: unknown) => {
+      assert.ok(error instanceof ThreadBusyError);
+      assert.match(error.message, /Thread t1 is busy \(pid 1111 on machine-a, since \d{4}-/);
+      return true;
+    });
+    assert.equal((await second.holder("t1"))?.host, "machine-a");
+    (await second.acquire("t2")).release();
+    await lease.release();
+    assert.equal(await second.holder("t1"), null);
+    const mine = await second.acquire("t1");
+    assert.equal((await first.holder("t1"))?.pid, 2222);
+    await mine.release();
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});
+
+test("postgres leases: a waiting acquire gets the lease once the holder releases it", async (t) => {
+  const dbs = await twoProcesses(t);
+  if (!dbs) return;
+  const first = openPostgresThreadLeases(dbs.a.pool, { pid: 1111, host: "machine-a", pollMs: 20 });
+  const second = openPostgresThreadLeases(dbs.b.pool, { pid: 2222, host: "machine-b", pollMs: 20 });
+  try {
+    const lease = await first.acquire("t");
+    setTimeout(() => lease.release(), 150);
+    const waited = await second.acquire("t", { waitMs: 10_000 });
+    assert.equal((await first.holder("t"))?.host, "machine-b");
+    await waited.release();
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});
+
+test("postgres leases: the heartbeat keeps a live holder's lease; one that stops renewing is taken over after expiry", async (t) => {
+  const dbs = await twoProcesses(t);
+  if (!dbs) return;
+  const live = openPostgresThreadLeases(dbs.a.pool, { pid: 1111, host: "machine-a", ttlMs: 300, heartbeatMs: 50 });
+  const frozen = openPostgresThreadLeases(dbs.a.pool, { pid: 3333, host: "machine-c", ttlMs: 300, heartbeatMs: 1_000_000 });
+  const other = openPostgresThreadLeases(dbs.b.pool, { pid: 2222, host: "machine-b", pollMs: 20 });
+  try {
+    const kept = await live.acquire("busy");
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Well past its ttl, but renewed: still held.
+    await assert.rejects(other.acquire("busy"), ThreadBusyError);
+    await kept.release();
+
+    await frozen.acquire("stale");
+    await assert.rejects(other.acquire("stale"), ThreadBusyError);
+    // The holder (machine-c) never renews, and its pid cannot be checked from here: expiry frees it.
+    const taken = await other.acquire("stale", { waitMs: 10_000 });
+    assert.equal((await live.holder("stale"))?.host, "machine-b");
+    await taken.release();
+  } finally {
+    await live.close();
+    await frozen.close();
+    await other.close();
+  }
+});
