@@ -173,6 +173,7 @@ export function App() {
               <SettingsPanel
                 settings={settings}
                 models={models}
+                apiKey={apiKey}
                 onChange={updateSettings}
                 onForgetKey={
                   apiKey
