@@ -31,11 +31,12 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
     <div className={`settings settings-${tab}`} role="dialog" aria-label="Settings">
       <div className="tabs" role="tablist" aria-label="Settings pages">
         {TABS.map((item) => (
-          <button key={item.id} type="button" role="tab" aria-selected={tab === item.id} className={tab === item.id ? "tab active" : "tab"} onClick={() => setTab(item.id)}>
+          <button key={item.id} id={`settings-tab-${item.id}`} aria-controls="settings-tabpanel" type="button" role="tab" aria-selected={tab === item.id} className={tab === item.id ? "tab active" : "tab"} onClick={() => setTab(item.id)}>
             {item.label}
           </button>
         ))}
       </div>
+      <div id="settings-tabpanel" role="tabpanel" aria-labelledby={`settings-tab-${tab}`} className="tabpanel">
       {tab === "memory" && <MemoryPage apiKey={apiKey} />}
       {tab === "skills" && <SkillsPage apiKey={apiKey} />}
       {tab === "general" && (
@@ -77,6 +78,7 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
       )}
         </>
       )}
+      </div>
     </div>
   );
 }
