@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * `npm run bench -- web`: the web app's rendering figures of issue 12, in real Chromium against a real
  * `deerflow serve` (the e2e kit: playwright-core, Debian's chromium, the fake OpenAI server).
@@ -63,7 +62,7 @@ export async function main(quick: boolean): Promise<void> {
     page.on("crash", () => log("web: the page crashed"));
     page.on("pageerror", (error) => log(`web: page error: ${error.message}`));
     await page.addInitScript(() => {
-      (window as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
+      (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
     });
     // 1. Open.
     const start = performance.now();
@@ -75,12 +74,14 @@ export async function main(quick: boolean): Promise<void> {
 
     // 2. Scroll to the top in steps, measuring frame times.
     const frames = await page.evaluate(async () => {
-      const scroller = document.querySelector(".messages") as HTMLElement;
+      // Runs in the page; typed loosely because the bench is compiled without the DOM library.
+      const win = globalThis as unknown as { document: { querySelector(selector: string): { scrollTop: number } }; requestAnimationFrame(callback: () => void): void };
+      const scroller = win.document.querySelector(".messages");
       const times: number[] = [];
       let last = performance.now();
       for (let step = 0; step < 300 && scroller.scrollTop > 0; step++) {
         scroller.scrollTop = Math.max(0, scroller.scrollTop - 600);
-        await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
+        await new Promise((resolve) => win.requestAnimationFrame(() => resolve(undefined)));
         const now = performance.now();
         times.push(now - last);
         last = now;
@@ -94,14 +95,14 @@ export async function main(quick: boolean): Promise<void> {
 
     // 3. Stream a long answer and count re-renders of earlier messages.
     await page.evaluate(() => {
-      (window as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
+      (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
     });
     const streamStart = performance.now();
     await page.getByLabel("Message").fill("Stream a long answer");
     await page.getByLabel("Message").press("Enter");
     await page.getByText("END-OF-ANSWER").waitFor();
     const streamMs = performance.now() - streamStart;
-    const counts = await page.evaluate(() => (window as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders);
+    const counts = await page.evaluate(() => (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders);
     const earlier = Object.entries(counts).filter(([id]) => id.startsWith("bench-"));
     const earlierRenders = earlier.reduce((sum, [, n]) => sum + n, 0);
     const others = Object.entries(counts).filter(([id]) => !id.startsWith("bench-"));
