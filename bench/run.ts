@@ -182,6 +182,9 @@ try {
   if (process.argv.includes("server")) {
     // `npm run bench -- server`: the agent server's figures (bench/server.ts) instead of the harness's.
     await (await import("./server.js")).main(quick);
+  } else if (process.argv.includes("web")) {
+    // `npm run bench -- web`: the web app's rendering figures in Chromium (bench/web.ts).
+    await (await import("./web.js")).main(quick);
   } else if (process.argv.includes("recall")) {
     // `npm run bench -- recall`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");

@@ -160,7 +160,7 @@ export function App() {
             </span>
           )}
           {threadId && threadState.artifacts.length > 0 && (
-            <button type="button" className="icon-btn" aria-label="Artifacts" onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}>
+            <button type="button" className="icon-btn" aria-label={`Artifacts ${threadState.artifacts.length}`} onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}>
               <FolderOpen size={18} />
               <span className="badge">{threadState.artifacts.length}</span>
             </button>
@@ -173,6 +173,7 @@ export function App() {
               <SettingsPanel
                 settings={settings}
                 models={models}
+                apiKey={apiKey}
                 onChange={updateSettings}
                 onForgetKey={
                   apiKey

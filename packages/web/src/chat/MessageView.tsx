@@ -29,9 +29,19 @@ function sameTools(a: ToolCallView[], b: ToolCallView[]): boolean {
   return a.length === b.length && a.every((view, index) => view.call.id === b[index]!.call.id && view.result?.text === b[index]!.result?.text && view.call.args === b[index]!.call.args);
 }
 
+/**
+ * Counts this message's renders when a benchmark installed `window.__deerflowRenders` (bench/web.ts
+ * uses it to check that streaming does not re-render earlier messages); a no-op otherwise.
+ */
+function countRender(message: Message): void {
+  const counts = (globalThis as { __deerflowRenders?: Record<string, number> }).__deerflowRenders;
+  if (counts && message.id) counts[message.id] = (counts[message.id] ?? 0) + 1;
+}
+
 /** Renders a human or AI message. */
 export const MessageView = memo(
   function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
+    countRender(message);
     const text = textOf(message.content);
     if (message.type === "human") {
       const files = ((message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs?.files ?? []).filter((f) => f?.filename);

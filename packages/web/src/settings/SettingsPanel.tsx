@@ -1,5 +1,11 @@
-/** Run switches (plan mode, thinking, subagents), the model picker when the server lists models, and the theme. */
+/**
+ * Settings in three tabs: General (run switches, the model picker when the server lists models, the
+ * theme), Memory (the agent's facts about the user) and Skills (enable/disable).
+ */
+import { useState } from "react";
+import { MemoryPage } from "./MemoryPage";
 import type { Settings } from "./settings";
+import { SkillsPage } from "./SkillsPage";
 
 /** Props of {@link SettingsPanel}. */
 export interface SettingsPanelProps {
@@ -7,12 +13,34 @@ export interface SettingsPanelProps {
   models: { name: string; display_name?: string }[] | undefined;
   onChange: (patch: Partial<Settings>) => void;
   onForgetKey?: () => void;
+  /** The API key for the memory and skills routes. */
+  apiKey?: string;
 }
 
+type Tab = "general" | "memory" | "skills";
+const TABS: { id: Tab; label: string }[] = [
+  { id: "general", label: "General" },
+  { id: "memory", label: "Memory" },
+  { id: "skills", label: "Skills" },
+];
+
 /** Renders the settings popover content. */
-export function SettingsPanel({ settings, models, onChange, onForgetKey }: SettingsPanelProps) {
+export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey }: SettingsPanelProps) {
+  const [tab, setTab] = useState<Tab>("general");
   return (
-    <div className="settings" role="dialog" aria-label="Settings">
+    <div className={`settings settings-${tab}`} role="dialog" aria-label="Settings">
+      <div className="tabs" role="tablist" aria-label="Settings pages">
+        {TABS.map((item) => (
+          <button key={item.id} id={`settings-tab-${item.id}`} aria-controls="settings-tabpanel" type="button" role="tab" aria-selected={tab === item.id} className={tab === item.id ? "tab active" : "tab"} onClick={() => setTab(item.id)}>
+            {item.label}
+          </button>
+        ))}
+      </div>
+      <div id="settings-tabpanel" role="tabpanel" aria-labelledby={`settings-tab-${tab}`} className="tabpanel">
+      {tab === "memory" && <MemoryPage apiKey={apiKey} />}
+      {tab === "skills" && <SkillsPage apiKey={apiKey} />}
+      {tab === "general" && (
+        <>
       {models && models.length > 0 && (
         <label className="row">
           Model
@@ -48,6 +76,9 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey }: Setti
           Forget API key
         </button>
       )}
+        </>
+      )}
+      </div>
     </div>
   );
 }

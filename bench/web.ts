@@ -1,0 +1,131 @@
+/**
+ * `npm run bench -- web`: the web app's rendering figures of issue 12, in real Chromium against a real
+ * `deerflow serve` (the e2e kit: playwright-core, Debian's chromium, the fake OpenAI server).
+ *
+ * 1. Open a 1,000-message thread: time from navigation to the last message on screen, and how many
+ *    messages are in the DOM (virtualization keeps it small).
+ * 2. Scroll it from bottom to top in steps: frame times while scrolling.
+ * 3. Stream a long answer (`--quick`: 2,000 words, else 20,000) into that thread and count, through the
+ *    app's render counter (`window.__deerflowRenders`, see MessageView.tsx), how often each earlier
+ *    message rendered meanwhile: the target is zero.
+ *
+ * Measurement, not a test: it prints a Markdown table to paste into docs/benchmarks.md.
+ */
+import { performance } from "node:perf_hooks";
+import { Client } from "@langchain/langgraph-sdk";
+import { startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { openBrowser, serve, skipReason } from "../packages/web/e2e/support.js";
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const MESSAGES = 1000;
+
+function history(): Array<Record<string, unknown>> {
+  return Array.from({ length: MESSAGES }, (_, index) =>
+    index % 2 === 0
+      ? { type: "human", id: `bench-${index}`, content: `Question ${index}: what about deer number ${index}?` }
+      : { type: "ai", id: `bench-${index}`, content: `Answer ${index}: deer **${index}** grazes at dawn.\n\n- antlers shed in winter\n- \`code ${index}\` and a [link](https://example.com)` },
+  );
+}
+
+/** Runs the web benchmark and prints its table. */
+export async function main(quick: boolean): Promise<void> {
+  const skip = skipReason();
+  if (skip) throw new Error(`The web benchmark cannot run: ${skip}.`);
+  const words = quick ? 2_000 : 20_000;
+  const longAnswer = `${Array.from({ length: words }, (_, i) => `w${i}`).join(" ")} END-OF-ANSWER`;
+  const fake = await startFakeOpenAIServer({
+    script: (body) => {
+      const last = body.messages.filter((m) => m.role === "user").at(-1);
+      return { content: JSON.stringify(last?.content ?? "").includes("Stream a long answer") ? longAnswer : "Summary." };
+    },
+  });
+  const server = await serve({
+    configYaml: [
+      "models:",
+      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
+      "sandbox: {use: local}",
+      "memory: {enabled: false}",
+      "title: {enabled: false}",
+      "summarization: {enabled: false}",
+      "",
+    ].join("\n"),
+  });
+  const browser = await openBrowser();
+  try {
+    const client = new Client({ apiUrl: `${server.url}/api` });
+    const thread = await client.threads.create();
+    await client.threads.updateState(thread.thread_id, { values: { messages: history() } });
+    log(`web: thread ${thread.thread_id} holds ${MESSAGES} messages`);
+
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.setDefaultTimeout(600_000);
+    page.on("crash", () => log("web: the page crashed"));
+    page.on("pageerror", (error) => log(`web: page error: ${error.message}`));
+    await page.addInitScript(() => {
+      (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
+    });
+    // 1. Open.
+    const start = performance.now();
+    await page.goto(`${server.url}/threads/${thread.thread_id}`);
+    await page.getByTestId("msg-ai").getByText(`Answer ${MESSAGES - 1}:`).waitFor();
+    const openMs = performance.now() - start;
+    const inDom = await page.locator("[data-testid=msg-human], [data-testid=msg-ai]").count();
+    log(`web: opened in ${openMs.toFixed(0)} ms, ${inDom} messages in the DOM`);
+
+    // 2. Scroll to the top in steps, measuring frame times.
+    const frames = await page.evaluate(async () => {
+      // Runs in the page; typed loosely because the bench is compiled without the DOM library.
+      const win = globalThis as unknown as { document: { querySelector(selector: string): { scrollTop: number } }; requestAnimationFrame(callback: () => void): void };
+      const scroller = win.document.querySelector(".messages");
+      const times: number[] = [];
+      let last = performance.now();
+      for (let step = 0; step < 300 && scroller.scrollTop > 0; step++) {
+        scroller.scrollTop = Math.max(0, scroller.scrollTop - 600);
+        await new Promise((resolve) => win.requestAnimationFrame(() => resolve(undefined)));
+        const now = performance.now();
+        times.push(now - last);
+        last = now;
+      }
+      return times.sort((a, b) => a - b);
+    });
+    const p95 = frames[Math.min(frames.length - 1, Math.floor(frames.length * 0.95))] ?? 0;
+    const median = frames[Math.floor(frames.length / 2)] ?? 0;
+    await page.getByTestId("msg-human").getByText("Question 0:").waitFor();
+    log(`web: scrolled to the top in ${frames.length} steps; frame median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+
+    // 3. Stream a long answer and count re-renders of earlier messages.
+    await page.evaluate(() => {
+      (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders = {};
+    });
+    const streamStart = performance.now();
+    await page.getByLabel("Message").fill("Stream a long answer");
+    await page.getByLabel("Message").press("Enter");
+    await page.getByText("END-OF-ANSWER").waitFor();
+    const streamMs = performance.now() - streamStart;
+    const counts = await page.evaluate(() => (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders);
+    const earlier = Object.entries(counts).filter(([id]) => id.startsWith("bench-"));
+    const earlierRenders = earlier.reduce((sum, [, n]) => sum + n, 0);
+    const others = Object.entries(counts).filter(([id]) => !id.startsWith("bench-"));
+    const streamedRenders = Math.max(0, ...others.map(([, n]) => n));
+    log(`web: streamed ${words} words in ${streamMs.toFixed(0)} ms; earlier messages rendered ${earlierRenders} times (${earlier.length} distinct), the answer ${streamedRenders} times`);
+
+    process.stdout.write(
+      [
+        "",
+        "| measure | figure | target |",
+        "|---|---|---|",
+        `| open a ${MESSAGES.toLocaleString("en")}-message thread (navigation to last message visible) | ${openMs.toFixed(0)} ms | < 1,000 ms |`,
+        `| messages in the DOM after opening | ${inDom} of ${MESSAGES} | virtualized |`,
+        `| scrolling to the top, frame time median / p95 (${frames.length} steps of 600 px) | ${median.toFixed(1)} / ${p95.toFixed(1)} ms | smooth (~16 ms) |`,
+        `| streaming a ${words.toLocaleString("en")}-word answer: renders of earlier messages | ${earlierRenders} | 0 |`,
+        `| the same: renders of the streamed answer (batched by React) | ${streamedRenders} | |`,
+        `| the same: time until the whole answer is shown | ${(streamMs / 1000).toFixed(1)} s | |`,
+        "",
+      ].join("\n"),
+    );
+  } finally {
+    await browser.close();
+    await server.stop();
+    await fake.close();
+  }
+}
