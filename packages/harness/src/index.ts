@@ -91,7 +91,7 @@ export {
   SCHEMA_VERSION,
 } from "./storage/postgres-database.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
-export { type LeaseHolder, openThreadLeases, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";
+export { type LeaseHolder, openThreadLeases, runLeaseMs, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";
 export { openPostgresThreadLeases } from "./storage/postgres-thread-lease.js";
 export { createWebTools, SEARCH_PROVIDERS, type WebToolsOptions } from "./tools/web/create-web-tools.js";
 export { safeFetch, WebRequestError, type SafeFetchOptions, type SafeResponse } from "./tools/web/safe-fetch.js";

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { testDatabase } from "../testing/postgres.js";
 import { openPostgresDatabase } from "./postgres-database.js";
 import { openPostgresThreadLeases } from "./postgres-thread-lease.js";
-import { ThreadBusyError } from "./thread-lease.js";
+import { runLeaseMs, ThreadBusyError } from "./thread-lease.js";
 
 // Two "processes" (two pools, two pids, two hosts) on one fresh database: what a CLI run on machine A
 // and a server run on machine B see.
@@ -87,6 +88,47 @@ test("postgres leases: the heartbeat keeps a live holder's lease; one that stops
   } finally {
     await live.close();
     await frozen.close();
+    await other.close();
+  }
+});
+
+test("postgres leases: the lease follows DEER_FLOW_RUN_LEASE_MS, so a holder killed with -9 on another host frees the thread as soon as a run lease would", async (t) => {
+  const dbs = await twoProcesses(t);
+  if (!dbs) return;
+  assert.equal(runLeaseMs({}), 30_000);
+  assert.equal(runLeaseMs({ DEER_FLOW_RUN_LEASE_MS: "1500" }), 1500);
+  assert.equal(runLeaseMs({ DEER_FLOW_RUN_LEASE_MS: "soon" }), 30_000);
+  // A real process "on machine-k" takes the lease with the service's lease time, then dies without releasing it.
+  const holderCode = `
+    import pg from "pg";
+    import { openPostgresThreadLeases } from ${JSON.stringify(new URL("./postgres-thread-lease.ts", import.meta.url).pathname)};
+    const pool = new pg.Pool({ connectionString: process.argv[1] });
+    await openPostgresThreadLeases(pool, { host: "machine-k" }).acquire("killed");
+    console.log("held");
+    setInterval(() => {}, 1000);
+  `;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", holderCode, dbs.a.url], {
+    env: { ...process.env, DEER_FLOW_RUN_LEASE_MS: "1500" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("held") && resolve());
+    child.once("exit", (code) => reject(new Error(`the lease holder exited early (${code})`)));
+  });
+  const other = openPostgresThreadLeases(dbs.b.pool, { pid: 2222, host: "machine-b", pollMs: 20 });
+  try {
+    const holder = await other.holder("killed");
+    assert.ok(holder);
+    assert.equal(holder.host, "machine-k");
+    // (since and expires are two reads of the database clock, a millisecond or so apart)
+    assert.ok(Math.abs(holder.expires - holder.since - 1500) < 100, `the holder's lease lives DEER_FLOW_RUN_LEASE_MS, not ${holder.expires - holder.since} ms`);
+    child.kill("SIGKILL");
+    // Its pid is on "another host", so only expiry frees it: well inside this wait, though a fixed 30 s lease would not be.
+    const taken = await other.acquire("killed", { waitMs: 20_000 });
+    assert.equal((await other.holder("killed"))?.host, "machine-b");
+    await taken.release();
+  } finally {
     await other.close();
   }
 });

@@ -7,12 +7,13 @@
  * A claim is one statement: insert the row, or take over the existing one only if it has expired. Times
  * come from the database's clock, so machines with skewed clocks agree on expiry. The holder renews
  * with a heartbeat. A holder on another host cannot be checked, so a stale lease is taken over by expiry
- * only; one whose holder is a dead process on this host is freed at once, as with SQLite.
+ * only (after DEER_FLOW_RUN_LEASE_MS, as a claimed run); one whose holder is a dead process on this host
+ * is freed at once, as with SQLite.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
-import { type LeaseHolder, processAlive, sleep, ThreadBusyError, type ThreadLeaseOptions, type ThreadLeases } from "./thread-lease.js";
+import { type LeaseHolder, processAlive, runLeaseMs, sleep, ThreadBusyError, type ThreadLeaseOptions, type ThreadLeases } from "./thread-lease.js";
 
 /** The database clock in epoch milliseconds. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -28,7 +29,7 @@ type Row = { thread_id: string; owner_pid: number; host: string; token: string; 
  * try { ... } finally { lease.release(); }
  */
 export function openPostgresThreadLeases(pool: pg.Pool, options: ThreadLeaseOptions = {}): ThreadLeases {
-  const ttlMs = options.ttlMs ?? 30_000;
+  const ttlMs = options.ttlMs ?? runLeaseMs();
   const heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3));
   const pollMs = options.pollMs ?? 250;
   const pid = options.pid ?? process.pid;

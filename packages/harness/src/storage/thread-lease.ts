@@ -49,9 +49,22 @@ export interface ThreadLeases {
   close(): void | Promise<void>;
 }
 
+/**
+ * How long a lease lives without a heartbeat in a service on Postgres: DEER_FLOW_RUN_LEASE_MS, default
+ * 30 s. One number for a claimed run and for its thread's lease, so that after a kill -9 on another host
+ * the re-queued run is not then kept waiting on the thread for longer than the run itself was.
+ *
+ * @example
+ * runLeaseMs({ DEER_FLOW_RUN_LEASE_MS: "5000" }); // 5000
+ */
+export function runLeaseMs(env: Record<string, string | undefined> = process.env): number {
+  const value = Number(env.DEER_FLOW_RUN_LEASE_MS);
+  return Number.isFinite(value) && value >= 100 ? value : 30_000;
+}
+
 /** Timing and identity of this process's leases (tests shorten them). */
 export interface ThreadLeaseOptions {
-  /** How long a lease lives without a heartbeat. Default 30 s. */
+  /** How long a lease lives without a heartbeat. Default 30 s (Postgres: `runLeaseMs()`). */
   ttlMs?: number;
   /** How often the holder renews. Default a third of `ttlMs`. */
   heartbeatMs?: number;
