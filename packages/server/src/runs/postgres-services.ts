@@ -3,7 +3,7 @@
  * the harness's pool, one LISTEN connection, and the sweeper that finds runs whose worker died. Every
  * process on the database runs this; which of them execute runs is the worker's business (`--api-only`).
  */
-import type { Harness, PostgresDatabase } from "@deerflow/harness";
+import { type Harness, type PostgresDatabase, runLeaseMs } from "@deerflow/harness";
 import { listAssistants } from "./assistants.js";
 import { createPostgresEventLog } from "./postgres-event-log.js";
 import { createNotifier } from "./postgres-notify.js";
@@ -12,12 +12,6 @@ import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresTh
 import type { RunServices, RunServicesOptions } from "./services.js";
 import type { RunRecord } from "./types.js";
 import { createWorker } from "./worker.js";
-
-/** How long a claimed run stays owned without a heartbeat: DEER_FLOW_RUN_LEASE_MS, default 30 s. */
-export function runLeaseMs(env: Record<string, string | undefined> = process.env): number {
-  const value = Number(env.DEER_FLOW_RUN_LEASE_MS);
-  return Number.isFinite(value) && value >= 100 ? value : 30_000;
-}
 
 /** Opens the Postgres run machinery over the harness's database. */
 export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, options: RunServicesOptions): RunServices & { close(): Promise<void> } {
