@@ -87,6 +87,16 @@ CREATE INDEX IF NOT EXISTS run_events_run ON run_events (run_id, id);
 CREATE INDEX IF NOT EXISTS run_events_end ON run_events (created_at) WHERE is_end;
 `,
   },
+  {
+    version: 2,
+    name: "run event trims (per-run event cap)",
+    sql: `
+CREATE TABLE IF NOT EXISTS run_event_trims (
+  run_id TEXT PRIMARY KEY,
+  through BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

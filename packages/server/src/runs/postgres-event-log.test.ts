@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { openPostgresDatabase } from "@deerflow/harness";
+import { testDatabase } from "@deerflow/harness/testing";
+import { createPostgresEventLog } from "./postgres-event-log.js";
+import { createNotifier } from "./postgres-notify.js";
+import type { GapEvent, StreamEvent } from "./types.js";
+
+async function read(iterable: AsyncIterable<StreamEvent | GapEvent>): Promise<(StreamEvent | GapEvent)[]> {
+  const out: (StreamEvent | GapEvent)[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+test("postgres log: a run keeps at most maxEvents (end kept), an older cursor gets a gap, every process sees the same", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  const writer = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000, maxEvents: 5 });
+  const other = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000, maxEvents: 5 });
+  t.after(async () => {
+    await writer.close();
+    await other.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  const signal = new AbortController().signal;
+  // Non-token events are written one row each, so the cap is exact here.
+  await writer.append("r", "metadata", "{}");
+  let early!: StreamEvent;
+  for await (const item of other.follow("r", "-1", signal)) {
+    early = item as StreamEvent;
+    break;
+  }
+  for (let index = 0; index < 7; index++) await writer.append("r", "values", String(index));
+  await writer.end("r");
+
+  const replay = (await read(other.follow("r", "-1", signal))) as StreamEvent[];
+  assert.deepEqual(replay.map((event) => event.event), ["values", "values", "values", "values", "end"], "the oldest events went, end stayed");
+  assert.deepEqual(replay.slice(0, 4).map((event) => event.data), ["3", "4", "5", "6"]);
+  const [{ n }] = (await database.pool.query("SELECT sum(jsonb_array_length(events))::int AS n FROM run_events WHERE run_id = 'r'")).rows;
+  assert.equal(n, 5, "the table holds no more than the cap");
+
+  const gap = await read(other.follow("r", early.id, signal));
+  assert.equal(gap.length, 1, "a cursor before the kept events gets one gap, not a silent hole");
+  assert.deepEqual((gap[0] as GapEvent).gap, {
+    code: "stream_replay_gap",
+    run_id: "r",
+    requested_event_id: early.id,
+    earliest_available_event_id: replay[0]!.id,
+    latest_available_event_id: replay.at(-1)!.id,
+    recovery: "reload_durable_state",
+  });
+  const fromKept = (await read(other.follow("r", replay[1]!.id, signal))) as StreamEvent[];
+  assert.deepEqual(fromKept.map((event) => event.id), replay.slice(2).map((event) => event.id), "a cursor inside the kept events misses nothing");
+
+  await writer.drop("r");
+  assert.equal((await database.pool.query("SELECT 1 FROM run_event_trims WHERE run_id = 'r'")).rowCount, 0, "drop forgets the trim mark");
+});
+
+test("postgres log: token events coalesced into rows are capped by whole rows, never dropping the newest row", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000, maxEvents: 10, coalesceMs: 5 });
+  t.after(async () => {
+    await log.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  await log.append("tokens", "metadata", "{}");
+  for (let row = 0; row < 6; row++) {
+    for (let token = 0; token < 4; token++) await log.append("tokens", "messages", `"${row}.${token}"`);
+    await log.append("tokens", "values", String(row)); // flushes the tokens with it: one row of 5 events
+  }
+  await log.end("tokens");
+  const replay = (await read(log.follow("tokens", "-1", new AbortController().signal))) as StreamEvent[];
+  assert.ok(replay.length <= 10 && replay.length >= 5, `kept ${replay.length} events`);
+  assert.equal(replay.at(-1)!.event, "end");
+  assert.equal(replay.at(-2)!.data, "5", "the newest events are the ones kept");
+});
