@@ -77,7 +77,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     threadLease: options.threadLease,
     runWorker: options.runWorker ?? true,
   };
-  const services = openRunServices(harness, resolved);
+  const services = openRunServices(harness, { ...resolved, env });
   const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
 
   const api = new Hono();
@@ -102,6 +102,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     webApp,
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
+      await services.open?.();
       await adoptCheckpointThreads(context);
       if (resolved.runWorker) await services.worker.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
@@ -114,6 +115,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     },
     async startWorkerOnly() {
       if (!harness.setup.postgres) throw new Error("A worker-only process needs database.backend postgres: the SQLite queue lives in one process.");
+      await services.open?.();
       await services.worker.start();
     },
     async stop() {

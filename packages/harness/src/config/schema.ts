@@ -202,6 +202,19 @@ export const DatabaseConfig = z.strictObject({
   postgres_url: z.string().nullable().default(null),
 });
 
+/**
+ * Where live run events travel (docs/deploy.md). `database`: the Postgres `run_events` table with
+ * database.backend postgres, memory with sqlite. `redis`: one Redis Stream per run, which every process
+ * on the same Redis can replay and follow; runs, threads and checkpoints stay in the database.
+ */
+export const StreamConfig = z.strictObject({
+  backend: z.enum(["database", "redis"], { error: "stream.backend must be database or redis" }).default("database"),
+  /** Redis URL (backend redis); REDIS_URL when null. */
+  url: z.string().nullable().default(null),
+  /** Prefix of every key, so services (or tests) can share one Redis. */
+  key_prefix: z.string().min(1).default("deerflow:"),
+});
+
 /** Which checkpoints a thread keeps once a run is over (storage/retention.ts, docs/checkpoints.md). */
 export const CheckpointsConfig = z.strictObject({
   retention: z.enum(["runs", "all", "latest"], { error: "checkpoints.retention must be one of runs, all, latest" }).default("runs"),
@@ -284,6 +297,7 @@ export const AppConfigSchema = z.strictObject({
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
   tool_search: ToolSearchConfig.prefault({}),
   database: DatabaseConfig.prefault({}),
+  stream: StreamConfig.prefault({}),
   checkpoints: CheckpointsConfig.prefault({}),
   llm_call: LlmCallConfig.prefault({}),
   web: WebConfig.prefault({}),

@@ -9,18 +9,19 @@ import { createPostgresEventLog } from "./postgres-event-log.js";
 import { createNotifier } from "./postgres-notify.js";
 import { createPostgresRunQueue } from "./postgres-queue.js";
 import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresThreadStore } from "./postgres-store.js";
-import type { RunServices, RunServicesOptions } from "./services.js";
+import type { LiveEventLog, RunServices, RunServicesOptions } from "./services.js";
 import type { RunRecord } from "./types.js";
 import { createWorker } from "./worker.js";
 
-/** Opens the Postgres run machinery over the harness's database. */
-export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, options: RunServicesOptions): RunServices & { close(): Promise<void> } {
+/** Opens the Postgres run machinery over the harness's database; `live` replaces the `run_events` log (Redis). */
+export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, options: RunServicesOptions, live?: LiveEventLog): RunServices & { close(): Promise<void> } {
   const leaseMs = runLeaseMs();
   const notifier = createNotifier(db.url, db.pool, options.log);
   const threads = createPostgresThreadStore(db.pool);
   const runs = createPostgresRunStore(db.pool);
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
-  const events = createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs });
+  const tableLog = live ? undefined : createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs, maxEvents: options.maxEventsPerRun });
+  const events = live?.events ?? tableLog!;
   const checkpoints = createPostgresCheckpointAdmin(db.pool, harness.setup.archive);
   const worker = createWorker({
     harness,
@@ -85,10 +86,12 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
       const ok = await db.healthy();
       return { ok, database: { backend: "postgres", ok, notifications: notifier.connected() } };
     },
+    open: live?.open,
     async close() {
       clearInterval(sweeper);
       queue.close();
-      await events.close();
+      await tableLog?.close();
+      await live?.close();
       await notifier.close();
     },
   };

@@ -1,13 +1,16 @@
 /**
  * Opens the run machinery the routes share: the local stores in the harness's checkpoint file, the
  * in-process queue, the in-memory event log and the worker. A cluster build swaps these four for
- * Postgres/Redis implementations and keeps everything above them.
+ * Postgres implementations (database.backend postgres), and the event log for Redis Streams
+ * (stream.backend redis), and keeps everything above them.
  */
-import type { Harness } from "@deerflow/harness";
+import type { AppConfig, Harness } from "@deerflow/harness";
 import { type Assistant, listAssistants } from "./assistants.js";
 import { createLocalRunQueue } from "./local-queue.js";
 import { createMemoryEventLog } from "./memory-event-log.js";
 import { openPostgresRunServices } from "./postgres-services.js";
+import { createRedisClient, resolveRedisUrl } from "./redis-connection.js";
+import { createRedisEventLog } from "./redis-event-log.js";
 import { openSqliteRunStores } from "./sqlite-store.js";
 import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
 import { type CheckpointAdmin, createWorker, type RunWorker, type WorkerDeps } from "./worker.js";
@@ -24,6 +27,15 @@ export interface RunServices {
   assistants(): Assistant[];
   /** Database health for `GET /ok` (Postgres only: the local file needs no probe). */
   health?(): Promise<{ ok: boolean; database: Record<string, unknown> }>;
+  /** Connects what must answer before the server starts (Redis); rejects saying what is wrong. */
+  open?(): Promise<void>;
+}
+
+/** A live event log on its own connection (stream.backend redis), with its lifecycle. */
+export interface LiveEventLog {
+  events: EventLog;
+  open(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Options of the run machinery. */
@@ -33,18 +45,36 @@ export interface RunServicesOptions {
   eventRetentionMs: number;
   log: (line: string) => void;
   threadLease?: WorkerDeps["threadLease"];
+  /** Where REDIS_URL is read (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+/** The Redis Streams event log when `stream.backend` is redis (its URL is checked here, the connection by `open()`). */
+export function openLiveEventLog(config: AppConfig, options: RunServicesOptions): LiveEventLog | undefined {
+  if (config.stream.backend !== "redis") return undefined;
+  const client = createRedisClient(resolveRedisUrl(config.stream, options.env), options.log);
+  const events = createRedisEventLog(client, { keyPrefix: config.stream.key_prefix, maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
+  return {
+    events,
+    open: () => client.connectChecked(),
+    async close() {
+      await events.close();
+      if (client.isOpen) await client.close().catch(() => client.destroy());
+    },
+  };
 }
 
 /** Opens the local run machinery next to the harness's checkpoints. */
 export function openRunServices(harness: Harness, options: RunServicesOptions): RunServices & { close(): void | Promise<void> } {
-  if (harness.setup.postgres) return openPostgresRunServices(harness, harness.setup.postgres, options);
+  const live = openLiveEventLog(harness.setup.config, options);
+  if (harness.setup.postgres) return openPostgresRunServices(harness, harness.setup.postgres, options, live);
   const file = harness.setup.store?.file;
   if (!file) {
     throw new Error("The server needs the built-in SQLite checkpointer (createHarness without a checkpointer option): its runs and threads live in the same file.");
   }
   const stores = openSqliteRunStores(file);
   const queue = createLocalRunQueue(stores);
-  const events = createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
+  const events = live?.events ?? createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
   const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState, copyThreadState: stores.copyThreadState };
   const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, runRetentionMs: options.eventRetentionMs, log: options.log, threadLease: options.threadLease });
   const startedAt = new Date().toISOString();
@@ -56,6 +86,10 @@ export function openRunServices(harness: Harness, options: RunServicesOptions): 
     checkpoints,
     worker,
     assistants: () => listAssistants(harness.home, startedAt),
-    close: () => stores.close(),
+    open: live?.open,
+    async close() {
+      stores.close();
+      await live?.close();
+    },
   };
 }

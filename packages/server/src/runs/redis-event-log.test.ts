@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { HarnessError } from "@deerflow/harness";
+import { testRedis } from "../../test/redis.js";
+import { createRedisClient, type RedisClient, resolveRedisUrl } from "./redis-connection.js";
+import { createRedisEventLog, type RedisEventLogOptions } from "./redis-event-log.js";
+import type { GapEvent, StreamEvent } from "./types.js";
+
+async function read(iterable: AsyncIterable<StreamEvent | GapEvent>): Promise<(StreamEvent | GapEvent)[]> {
+  const out: (StreamEvent | GapEvent)[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+/** Two "processes" (two connections, two logs) on one fresh key prefix. */
+async function twoLogs(t: import("node:test").TestContext, options: Partial<RedisEventLogOptions> = {}) {
+  const redis = await testRedis();
+  if ("skip" in redis) {
+    t.skip(redis.skip);
+    return null;
+  }
+  const clients: RedisClient[] = [];
+  const open = async () => {
+    const client = createRedisClient({ url: redis.url, key: "stream.url" }, () => {});
+    await client.connectChecked();
+    clients.push(client);
+    return createRedisEventLog(client, { keyPrefix: redis.prefix, maxEvents: 100, retentionMs: 60_000, blockMs: 200, ...options });
+  };
+  const a = await open();
+  const b = await open();
+  t.after(async () => {
+    await a.close();
+    await b.close();
+    for (const client of clients) client.destroy();
+    await redis.cleanup();
+  });
+  const ttl = async (runId: string) => Number(await clients[0]!.sendCommand(["PTTL", `${redis.prefix}run:${runId}`]));
+  return { a, b, redis, ttl };
+}
+
+test("redis log: a run written by one process is followed live, replayed and joined from an id by another; ids count 1, 2, 3", async (t) => {
+  const logs = await twoLogs(t);
+  if (!logs) return;
+  const { a, b } = logs;
+  const signal = new AbortController().signal;
+  assert.equal(await b.has("r"), false);
+  assert.deepEqual(await read(b.follow("r", "-1", signal)), [], "no log, nothing to follow");
+  assert.equal(await a.append("r", "metadata", '{"run_id":"r"}'), "1");
+  const live = read(b.follow("r", "-1", signal));
+  const onlyNew = read(b.follow("r", null, signal));
+  // Let both followers reach their blocking read before the writes.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let index = 0; index < 3; index++) await a.append("r", "messages", JSON.stringify([{ content: `t${index}` }, {}]));
+  await a.end("r");
+  const seen = (await live) as StreamEvent[];
+  assert.deepEqual(seen.map((event) => `${event.id}:${event.event}`), ["1:metadata", "2:messages", "3:messages", "4:messages", "5:end"]);
+  assert.equal(seen[2]!.data, '[{"content":"t1"},{}]');
+  assert.deepEqual(((await onlyNew) as StreamEvent[]).map((event) => event.id), ["2", "3", "4", "5"], "null: only what came after joining");
+  const rejoined = (await read(b.follow("r", "3", signal))) as StreamEvent[];
+  assert.deepEqual(rejoined.map((event) => event.id), ["4", "5"], "Last-Event-ID 3: strictly after it");
+  assert.equal(await b.ended("r"), true);
+  assert.equal(await b.append("r", "values", "{}"), "", "nothing is appended after end, from any process");
+  assert.equal(((await read(a.follow("r", "-1", signal))) as StreamEvent[]).length, 5);
+});
+
+test("redis log: at most maxEvents per run (end kept), a cursor older than the stream gets a gap, and keys expire", async (t) => {
+  const logs = await twoLogs(t, { maxEvents: 3, retentionMs: 5_000, openTtlMs: 60_000 });
+  if (!logs) return;
+  const { a, b, ttl } = logs;
+  const signal = new AbortController().signal;
+  await a.append("r", "metadata", "{}");
+  for (let index = 0; index < 2; index++) await a.append("r", "values", String(index));
+  assert.ok((await ttl("r")) > 5_000, "an open run's stream has the long safety expiry");
+  await a.end("r");
+  const ttlAfterEnd = await ttl("r");
+  assert.ok(ttlAfterEnd > 0 && ttlAfterEnd <= 5_000, `an ended stream expires after the retention time (PTTL ${ttlAfterEnd})`);
+  const replay = (await read(b.follow("r", "-1", signal))) as StreamEvent[];
+  assert.deepEqual(replay.map((event) => `${event.id}:${event.event}`), ["2:values", "3:values", "4:end"], "the oldest event went, end stayed");
+  const gap = await read(b.follow("r", "0", signal));
+  assert.equal(gap.length, 1);
+  assert.deepEqual((gap[0] as GapEvent).gap, {
+    code: "stream_replay_gap",
+    run_id: "r",
+    requested_event_id: "0",
+    earliest_available_event_id: "2",
+    latest_available_event_id: "4",
+    recovery: "reload_durable_state",
+  });
+  assert.deepEqual(((await read(b.follow("r", "1", signal))) as StreamEvent[]).map((event) => event.id), ["2", "3", "4"], "cursor 1 misses nothing");
+});
+
+test("redis log: a dropped log ends its followers, and an aborted follower lets go of its blocking read", async (t) => {
+  const logs = await twoLogs(t);
+  if (!logs) return;
+  const { a, b } = logs;
+  await a.append("gone", "metadata", "{}");
+  const following = read(b.follow("gone", "-1", new AbortController().signal));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await a.drop("gone");
+  assert.deepEqual(((await following) as StreamEvent[]).map((event) => event.event), ["metadata"]);
+  assert.equal(await b.has("gone"), false);
+
+  await a.append("open", "metadata", "{}");
+  const controller = new AbortController();
+  const reader = read(b.follow("open", "1", controller.signal));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  controller.abort();
+  assert.deepEqual(await reader, []);
+  // The pool replaces the connection the aborted reader closed: following still works.
+  const next = read(b.follow("open", "1", new AbortController().signal));
+  await a.append("open", "values", "{}");
+  await a.end("open");
+  assert.deepEqual(((await next) as StreamEvent[]).map((event) => event.id), ["2", "3"]);
+});
+
+test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unreachable one says which key to fix", async () => {
+  assert.deepEqual(resolveRedisUrl({ url: null }, { REDIS_URL: "redis://cache:6379" }), { url: "redis://cache:6379", key: "REDIS_URL" });
+  assert.deepEqual(resolveRedisUrl({ url: "rediss://:pw@cache:6380/2" }, { REDIS_URL: "redis://other" }).key, "stream.url");
+  assert.throws(() => resolveRedisUrl({ url: null }, {}), /no stream\.url is set\. Set stream\.url .* or REDIS_URL/);
+  assert.throws(() => resolveRedisUrl({ url: "http://cache:6379" }, {}), /stream\.url must start with redis:\/\//);
+  assert.throws(() => resolveRedisUrl({ url: null }, { REDIS_URL: "not a url" }), /REDIS_URL is not a URL/);
+  const client = createRedisClient({ url: "redis://:secret@127.0.0.1:1", key: "stream.url" }, () => {});
+  await assert.rejects(client.connectChecked(), (error: unknown) => {
+    assert.ok(error instanceof HarnessError);
+    assert.equal(error.code, "storage_unusable");
+    assert.match(error.message, /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 \(.+\)\. Start Redis or fix stream\.url/);
+    assert.doesNotMatch(error.message, /secret/);
+    return true;
+  });
+});
