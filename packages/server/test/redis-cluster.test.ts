@@ -102,6 +102,8 @@ test("redis streams: a run created on A is streamed, replayed from an id, joined
   });
   if (!c) return;
   const [a, b] = await Promise.all([c.start(), c.start(["--api-only"])]);
+  const ok = (await (await fetch(`${b.url}/ok`)).json()) as { ok: boolean; database: { ok: boolean }; stream: { backend: string; ok: boolean } };
+  assert.deepEqual([ok.ok, ok.database.ok, ok.stream], [true, true, { backend: "redis", ok: true }]);
 
   const thread = await a.client.threads.create();
   const fast = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("hello"), streamMode: ["values", "messages-tuple"] });

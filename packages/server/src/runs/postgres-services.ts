@@ -83,8 +83,10 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
     worker,
     assistants: () => listAssistants(harness.home, startedAt),
     async health() {
-      const ok = await db.healthy();
-      return { ok, database: { backend: "postgres", ok, notifications: notifier.connected() } };
+      const [ok, streamOk] = await Promise.all([db.healthy(), live?.healthy()]);
+      const database = { backend: "postgres", ok, notifications: notifier.connected() };
+      if (streamOk === undefined) return { ok, database };
+      return { ok: ok && streamOk, database, stream: { backend: "redis" as const, ok: streamOk } };
     },
     open: live?.open,
     async close() {

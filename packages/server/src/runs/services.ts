@@ -25,8 +25,8 @@ export interface RunServices {
   worker: RunWorker;
   /** The assistants (lead_agent and custom agents), re-read on each call. */
   assistants(): Assistant[];
-  /** Database health for `GET /ok` (Postgres only: the local file needs no probe). */
-  health?(): Promise<{ ok: boolean; database: Record<string, unknown> }>;
+  /** Database (and Redis) health for `GET /ok` (not for the local file alone: it needs no probe). */
+  health?(): Promise<{ ok: boolean; database: Record<string, unknown>; stream?: { backend: "redis"; ok: boolean } }>;
   /** Connects what must answer before the server starts (Redis); rejects saying what is wrong. */
   open?(): Promise<void>;
 }
@@ -35,6 +35,8 @@ export interface RunServices {
 export interface LiveEventLog {
   events: EventLog;
   open(): Promise<void>;
+  /** True when Redis answers a PING within a few seconds. */
+  healthy(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,13 @@ export function openLiveEventLog(config: AppConfig, options: RunServicesOptions)
   return {
     events,
     open: () => client.connectChecked(),
+    async healthy() {
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 3000).unref());
+      return Promise.race([client.ping(), timeout]).then(
+        () => true,
+        () => false,
+      );
+    },
     async close() {
       await events.close();
       if (client.isOpen) await client.close().catch(() => client.destroy());
@@ -87,6 +96,12 @@ export function openRunServices(harness: Harness, options: RunServicesOptions): 
     worker,
     assistants: () => listAssistants(harness.home, startedAt),
     open: live?.open,
+    health: live
+      ? async () => {
+          const ok = await live.healthy();
+          return { ok, database: { backend: "sqlite", ok: true }, stream: { backend: "redis", ok } };
+        }
+      : undefined,
     async close() {
       stores.close();
       await live?.close();
