@@ -113,6 +113,35 @@ test("redis log: a dropped log ends its followers, and an aborted follower lets 
   assert.deepEqual(((await next) as StreamEvent[]).map((event) => event.id), ["2", "3"]);
 });
 
+test("redis log: a follower whose stream was lost and begun again (a Redis restart) gets a gap instead of waiting forever", async (t) => {
+  const logs = await twoLogs(t);
+  if (!logs) return;
+  const { a, b, redis } = logs;
+  await a.append("lost", "metadata", "{}");
+  for (let index = 0; index < 4; index++) await a.append("lost", "values", String(index));
+  const following = read(b.follow("lost", "-1", new AbortController().signal));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // What a Redis restart without persistence does under a running run: the key is gone, the writer goes on.
+  const wipe = createRedisClient({ url: redis.url, key: "stream.url" }, () => {});
+  await wipe.connectChecked();
+  // (In one step, so the follower cannot look in between and find no stream at all.)
+  const restart = "redis.call('DEL', KEYS[1]); return redis.call('XADD', KEYS[1], '0-*', 'e', 'values', 'd', 'after')";
+  await wipe.sendCommand(["EVAL", restart, "1", `${redis.prefix}run:lost`]);
+  wipe.destroy();
+  await a.end("lost");
+  const items = await following;
+  assert.deepEqual(items.slice(0, 5).map((item) => (item as StreamEvent).id), ["1", "2", "3", "4", "5"]);
+  assert.equal(items.length, 6);
+  assert.deepEqual((items[5] as GapEvent).gap, {
+    code: "stream_replay_gap",
+    run_id: "lost",
+    requested_event_id: "5",
+    earliest_available_event_id: null,
+    latest_available_event_id: "2",
+    recovery: "reload_durable_state",
+  });
+});
+
 test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unreachable one says which key to fix", async () => {
   assert.deepEqual(resolveRedisUrl({ url: null }, { REDIS_URL: "redis://cache:6379" }), { url: "redis://cache:6379", key: "REDIS_URL" });
   assert.deepEqual(resolveRedisUrl({ url: "rediss://:pw@cache:6380/2" }, { REDIS_URL: "redis://other" }).key, "stream.url");

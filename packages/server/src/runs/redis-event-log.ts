@@ -10,7 +10,9 @@
  * process writes), trims the stream to `maxEvents` (the oldest go first; `end` is last, never trimmed) and
  * renews the key's expiry: `retentionMs` once ended, `openTtlMs` while open (a run nobody ends cannot
  * leak a key). Followers read what is there with XRANGE, then wait with XREAD BLOCK on a connection of
- * their own (a blocking read holds its connection), taken from a small pool of idle ones.
+ * their own (a blocking read holds its connection), taken from a small pool of idle ones. A stream
+ * that Redis lost and a writer began again numbers from 1 anew; a follower past that point gets a gap
+ * instead of waiting for ids that will never mean what it expects.
  */
 import type { RedisClient } from "./redis-connection.js";
 import type { EventLog, GapEvent, StreamEvent } from "./types.js";
@@ -73,6 +75,17 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
     else blocker.destroy();
   };
 
+  const gapAt = (runId: string, cursor: number, earliest: number | null, latest: number | null): GapEvent => ({
+    gap: {
+      code: "stream_replay_gap",
+      run_id: runId,
+      requested_event_id: String(cursor),
+      earliest_available_event_id: earliest === null ? null : String(earliest),
+      latest_available_event_id: latest === null ? null : String(latest),
+      recovery: "reload_durable_state",
+    },
+  });
+
   /** New entries after `cursor`, waiting up to blockMs; "aborted" when the reader went away (its connection is closed). */
   const waitForMore = async (blocker: RedisClient, key: string, cursor: number, signal: AbortSignal): Promise<RawEntry[] | "aborted"> => {
     const read = blocker.sendCommand(["XREAD", "COUNT", String(PAGE), "BLOCK", String(blockMs), "STREAMS", key, `0-${cursor}`]) as Promise<[string, RawEntry[]][] | null>;
@@ -129,7 +142,14 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
         while (!signal.aborted) {
           let batch = await command<RawEntry[]>(["XRANGE", key, `(0-${cursor}`, "+", "COUNT", String(PAGE)]);
           if (batch.length === 0) {
-            if (!(await log.has(runId))) return; // Dropped (deleted thread, rejected run) or expired.
+            const newest = await last(key);
+            if (!newest) return; // Dropped (deleted thread, rejected run) or expired.
+            if (seq(newest[0]) < cursor) {
+              // The stream restarted below the cursor (Redis lost it and a writer began it again): ids no
+              // longer line up, so say so rather than wait for ids that mean something else now.
+              yield gapAt(runId, cursor, null, seq(newest[0]));
+              return;
+            }
             blocker ??= await takeBlocker();
             const more = await waitForMore(blocker, key, cursor, signal);
             if (more === "aborted") {
@@ -144,16 +164,7 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
           const first = seq(batch[0]![0]);
           if (first > cursor + 1 && (strict || cursor > 0)) {
             const newest = await last(key);
-            yield {
-              gap: {
-                code: "stream_replay_gap",
-                run_id: runId,
-                requested_event_id: String(cursor),
-                earliest_available_event_id: String(first),
-                latest_available_event_id: newest ? String(seq(newest[0])) : null,
-                recovery: "reload_durable_state",
-              },
-            };
+            yield gapAt(runId, cursor, first, newest ? seq(newest[0]) : null);
             return;
           }
           strict = true;
