@@ -6,6 +6,9 @@ import { createRedisClient, type RedisClient, resolveRedisUrl } from "./redis-co
 import { createRedisEventLog, type RedisEventLogOptions } from "./redis-event-log.js";
 import type { GapEvent, StreamEvent } from "./types.js";
 
+/** The number of an entry within its stream ("1732000000000-3" → "3"). */
+const n = (id: string) => id.split("-")[1]!;
+
 async function read(iterable: AsyncIterable<StreamEvent | GapEvent>): Promise<(StreamEvent | GapEvent)[]> {
   const out: (StreamEvent | GapEvent)[] = [];
   for await (const item of iterable) out.push(item);
@@ -45,7 +48,8 @@ test("redis log: a run written by one process is followed live, replayed and joi
   const signal = new AbortController().signal;
   assert.equal(await b.has("r"), false);
   assert.deepEqual(await read(b.follow("r", "-1", signal)), [], "no log, nothing to follow");
-  assert.equal(await a.append("r", "metadata", '{"run_id":"r"}'), "1");
+  const firstId = await a.append("r", "metadata", '{"run_id":"r"}');
+  assert.match(firstId, /^\d{13}-1$/, "ids are the stream's epoch (when it began) and a counter");
   const live = read(b.follow("r", "-1", signal));
   const onlyNew = read(b.follow("r", null, signal));
   // Let both followers reach their blocking read before the writes.
@@ -53,11 +57,12 @@ test("redis log: a run written by one process is followed live, replayed and joi
   for (let index = 0; index < 3; index++) await a.append("r", "messages", JSON.stringify([{ content: `t${index}` }, {}]));
   await a.end("r");
   const seen = (await live) as StreamEvent[];
-  assert.deepEqual(seen.map((event) => `${event.id}:${event.event}`), ["1:metadata", "2:messages", "3:messages", "4:messages", "5:end"]);
+  assert.deepEqual(seen.map((event) => `${n(event.id)}:${event.event}`), ["1:metadata", "2:messages", "3:messages", "4:messages", "5:end"]);
   assert.equal(seen[2]!.data, '[{"content":"t1"},{}]');
-  assert.deepEqual(((await onlyNew) as StreamEvent[]).map((event) => event.id), ["2", "3", "4", "5"], "null: only what came after joining");
-  const rejoined = (await read(b.follow("r", "3", signal))) as StreamEvent[];
-  assert.deepEqual(rejoined.map((event) => event.id), ["4", "5"], "Last-Event-ID 3: strictly after it");
+  assert.deepEqual(((await onlyNew) as StreamEvent[]).map((event) => n(event.id)), ["2", "3", "4", "5"], "null: only what came after joining");
+  const rejoined = (await read(b.follow("r", seen[2]!.id, signal))) as StreamEvent[];
+  assert.deepEqual(rejoined.map((event) => n(event.id)), ["4", "5"], "Last-Event-ID of the third event: strictly after it");
+  assert.deepEqual(((await read(b.follow("r", "3", signal))) as StreamEvent[]).map((event) => n(event.id)), ["4", "5"], "a bare number: that entry of the stream");
   assert.equal(await b.ended("r"), true);
   assert.equal(await b.append("r", "values", "{}"), "", "nothing is appended after end, from any process");
   assert.equal(((await read(a.follow("r", "-1", signal))) as StreamEvent[]).length, 5);
@@ -75,18 +80,18 @@ test("redis log: at most maxEvents per run (end kept), a cursor older than the s
   const ttlAfterEnd = await ttl("r");
   assert.ok(ttlAfterEnd > 0 && ttlAfterEnd <= 5_000, `an ended stream expires after the retention time (PTTL ${ttlAfterEnd})`);
   const replay = (await read(b.follow("r", "-1", signal))) as StreamEvent[];
-  assert.deepEqual(replay.map((event) => `${event.id}:${event.event}`), ["2:values", "3:values", "4:end"], "the oldest event went, end stayed");
+  assert.deepEqual(replay.map((event) => `${n(event.id)}:${event.event}`), ["2:values", "3:values", "4:end"], "the oldest event went, end stayed");
   const gap = await read(b.follow("r", "0", signal));
   assert.equal(gap.length, 1);
   assert.deepEqual((gap[0] as GapEvent).gap, {
     code: "stream_replay_gap",
     run_id: "r",
     requested_event_id: "0",
-    earliest_available_event_id: "2",
-    latest_available_event_id: "4",
+    earliest_available_event_id: replay[0]!.id,
+    latest_available_event_id: replay[2]!.id,
     recovery: "reload_durable_state",
   });
-  assert.deepEqual(((await read(b.follow("r", "1", signal))) as StreamEvent[]).map((event) => event.id), ["2", "3", "4"], "cursor 1 misses nothing");
+  assert.deepEqual(((await read(b.follow("r", "1", signal))) as StreamEvent[]).map((event) => n(event.id)), ["2", "3", "4"], "cursor 1 misses nothing");
 });
 
 test("redis log: a dropped log ends its followers, and an aborted follower lets go of its blocking read", async (t) => {
@@ -110,7 +115,7 @@ test("redis log: a dropped log ends its followers, and an aborted follower lets 
   const next = read(b.follow("open", "1", new AbortController().signal));
   await a.append("open", "values", "{}");
   await a.end("open");
-  assert.deepEqual(((await next) as StreamEvent[]).map((event) => event.id), ["2", "3"]);
+  assert.deepEqual(((await next) as StreamEvent[]).map((event) => n(event.id)), ["2", "3"]);
 });
 
 test("redis log: a follower whose stream was lost and begun again (a Redis restart) gets a gap instead of waiting forever", async (t) => {
@@ -125,21 +130,24 @@ test("redis log: a follower whose stream was lost and begun again (a Redis resta
   const wipe = createRedisClient({ url: redis.url, key: "stream.url" }, () => {});
   await wipe.connectChecked();
   // (In one step, so the follower cannot look in between and find no stream at all.)
-  const restart = "redis.call('DEL', KEYS[1]); return redis.call('XADD', KEYS[1], '0-*', 'e', 'values', 'd', 'after')";
+  // Begun again it has more entries than before, so only its new epoch tells its ids from the old ones.
+  const restart = "redis.call('DEL', KEYS[1]); for i = 1, 8 do redis.call('XADD', KEYS[1], '9999999999999-' .. i, 'e', 'values', 'd', 'after') end redis.call('XADD', KEYS[1], '9999999999999-9', 'e', 'end', 'd', 'null')";
   await wipe.sendCommand(["EVAL", restart, "1", `${redis.prefix}run:lost`]);
   wipe.destroy();
-  await a.end("lost");
   const items = await following;
-  assert.deepEqual(items.slice(0, 5).map((item) => (item as StreamEvent).id), ["1", "2", "3", "4", "5"]);
-  assert.equal(items.length, 6);
+  const old = items.slice(0, 5) as StreamEvent[];
+  assert.deepEqual(old.map((item) => n(item.id)), ["1", "2", "3", "4", "5"]);
+  assert.equal(items.length, 6, "no event of the new stream is passed off as the old one's");
   assert.deepEqual((items[5] as GapEvent).gap, {
     code: "stream_replay_gap",
     run_id: "lost",
-    requested_event_id: "5",
+    requested_event_id: old[4]!.id,
     earliest_available_event_id: null,
-    latest_available_event_id: "2",
+    latest_available_event_id: "9999999999999-9",
     recovery: "reload_durable_state",
   });
+  const stale = await read(b.follow("lost", old[4]!.id, new AbortController().signal));
+  assert.equal((stale[0] as GapEvent).gap.latest_available_event_id, "9999999999999-9", "a client rejoining with an old id gets the gap too");
 });
 
 test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unreachable one says which key to fix", async () => {

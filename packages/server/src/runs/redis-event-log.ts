@@ -5,22 +5,30 @@
  * the same contract as the in-memory one (bounded, kept a while after `end`, an explicit gap) and is no
  * more durable than it: a client that finds it gone reloads the thread's state.
  *
- * Entries are added with ids `0-*`, so Redis numbers them 1, 2, 3... per run and the SSE id is that
- * number, as with the in-memory log. One Lua script appends: it refuses anything after `end` (whichever
+ * Entries are added with ids `E-*`, E the time the stream began (its epoch), so Redis numbers them
+ * E-1, E-2, E-3... and the SSE id is that Redis id. One Lua script appends: it refuses anything after `end` (whichever
  * process writes), trims the stream to `maxEvents` (the oldest go first; `end` is last, never trimmed) and
  * renews the key's expiry: `retentionMs` once ended, `openTtlMs` while open (a run nobody ends cannot
  * leak a key). Followers read what is there with XRANGE, then wait with XREAD BLOCK on a connection of
  * their own (a blocking read holds its connection), taken from a small pool of idle ones. A stream
- * that Redis lost and a writer began again numbers from 1 anew; a follower past that point gets a gap
- * instead of waiting for ids that will never mean what it expects.
+ * that Redis lost (a restart without persistence) and a writer began again has a new epoch, so a cursor
+ * into the old one gets a gap instead of events of another numbering, or a wait for ids that never come.
+ * A bare number as a cursor (`Last-Event-ID: 3`) means that entry of the current epoch.
  */
 import type { RedisClient } from "./redis-connection.js";
 import type { EventLog, GapEvent, StreamEvent } from "./types.js";
 
 const APPEND = `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if last[1] and last[1][2][2] == 'end' then return '' end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], '0-*', 'e', ARGV[1], 'd', ARGV[2])
+local next
+if last[1] then
+  if last[1][2][2] == 'end' then return '' end
+  next = string.match(last[1][1], '^(%d+)-') .. '-*'
+else
+  local now = redis.call('TIME')
+  next = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)) .. '-1'
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], next, 'e', ARGV[1], 'd', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return id`;
 
@@ -53,8 +61,9 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
   let closed = false;
 
   const command = <T>(args: string[]) => client.sendCommand(args) as Promise<T>;
-  const seq = (id: string) => Number(id.slice(id.indexOf("-") + 1));
-  const toEvent = ([id, fields]: RawEntry): StreamEvent => ({ id: String(seq(id)), event: fields[1]!, data: fields[3]! });
+  const epochOf = (id: string) => id.slice(0, id.indexOf("-"));
+  const seqOf = (id: string) => Number(id.slice(id.indexOf("-") + 1));
+  const toEvent = ([id, fields]: RawEntry): StreamEvent => ({ id, event: fields[1]!, data: fields[3]! });
   const last = async (key: string) => (await command<RawEntry[]>(["XREVRANGE", key, "+", "-", "COUNT", "1"]))[0];
   const append = (runId: string, event: string, data: string, ttlMs: number) =>
     command<string>(["EVAL", APPEND, "1", keyOf(runId), event, data, String(options.maxEvents), String(ttlMs)]);
@@ -75,20 +84,20 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
     else blocker.destroy();
   };
 
-  const gapAt = (runId: string, cursor: number, earliest: number | null, latest: number | null): GapEvent => ({
+  const gapAt = (runId: string, requested: string, earliest: string | null, latest: string | null): GapEvent => ({
     gap: {
       code: "stream_replay_gap",
       run_id: runId,
-      requested_event_id: String(cursor),
-      earliest_available_event_id: earliest === null ? null : String(earliest),
-      latest_available_event_id: latest === null ? null : String(latest),
+      requested_event_id: requested,
+      earliest_available_event_id: earliest,
+      latest_available_event_id: latest,
       recovery: "reload_durable_state",
     },
   });
 
   /** New entries after `cursor`, waiting up to blockMs; "aborted" when the reader went away (its connection is closed). */
-  const waitForMore = async (blocker: RedisClient, key: string, cursor: number, signal: AbortSignal): Promise<RawEntry[] | "aborted"> => {
-    const read = blocker.sendCommand(["XREAD", "COUNT", String(PAGE), "BLOCK", String(blockMs), "STREAMS", key, `0-${cursor}`]) as Promise<[string, RawEntry[]][] | null>;
+  const waitForMore = async (blocker: RedisClient, key: string, cursor: string, signal: AbortSignal): Promise<RawEntry[] | "aborted"> => {
+    const read = blocker.sendCommand(["XREAD", "COUNT", String(PAGE), "BLOCK", String(blockMs), "STREAMS", key, cursor]) as Promise<[string, RawEntry[]][] | null>;
     let onAbort!: () => void;
     const aborted = new Promise<"aborted">((resolve) => {
       onAbort = () => resolve("aborted");
@@ -108,8 +117,7 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
 
   const log: EventLog & { close(): Promise<void> } = {
     async append(runId, event, data) {
-      const id = await append(runId, event, data, openTtlMs);
-      return id ? String(seq(id)) : "";
+      return append(runId, event, data, openTtlMs);
     },
     async end(runId) {
       await append(runId, "end", "null", options.retentionMs);
@@ -125,33 +133,37 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
     },
     async *follow(runId, after, signal): AsyncGenerator<StreamEvent | GapEvent> {
       const key = keyOf(runId);
-      if (!(await log.has(runId))) return;
-      let cursor: number;
-      if (after === null) {
-        const newest = await last(key);
-        cursor = newest ? seq(newest[0]) : 0;
-      } else {
-        cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
-        if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
+      const newest = await last(key);
+      if (!newest) return;
+      // The cursor is an id of this stream's epoch; one of an earlier epoch is of a stream Redis lost.
+      const epoch = epochOf(newest[0]);
+      let cursor = 0;
+      if (after === null) cursor = seqOf(newest[0]);
+      else if (after !== "-1") {
+        const [given, number] = /^\d+-\d+$/.test(after) ? [epochOf(after), seqOf(after)] : [epoch, Number.parseInt(after, 10)];
+        if (given !== epoch) {
+          yield gapAt(runId, after, null, newest[0]);
+          return;
+        }
+        cursor = Number.isFinite(number) && number > 0 ? number : 0;
       }
-      // From the start ("-1", or only new events) the oldest kept event is where reading begins; from an id
-      // (or once following), a first event past the cursor's successor means events were trimmed away.
+      // From the start ("-1", or only new events) reading begins at the oldest kept event; from an id (or
+      // once following), a first event past the cursor's successor means events were trimmed away.
       let strict = after !== null && after !== "-1";
+      let requested = after ?? `${epoch}-${cursor}`;
       let blocker: RedisClient | undefined;
       try {
         while (!signal.aborted) {
-          let batch = await command<RawEntry[]>(["XRANGE", key, `(0-${cursor}`, "+", "COUNT", String(PAGE)]);
+          let batch = await command<RawEntry[]>(["XRANGE", key, `(${epoch}-${cursor}`, "+", "COUNT", String(PAGE)]);
           if (batch.length === 0) {
-            const newest = await last(key);
-            if (!newest) return; // Dropped (deleted thread, rejected run) or expired.
-            if (seq(newest[0]) < cursor) {
-              // The stream restarted below the cursor (Redis lost it and a writer began it again): ids no
-              // longer line up, so say so rather than wait for ids that mean something else now.
-              yield gapAt(runId, cursor, null, seq(newest[0]));
+            const tail = await last(key);
+            if (!tail) return; // Dropped (deleted thread, rejected run) or expired.
+            if (epochOf(tail[0]) !== epoch || seqOf(tail[0]) < cursor) {
+              yield gapAt(runId, requested, null, tail[0]);
               return;
             }
             blocker ??= await takeBlocker();
-            const more = await waitForMore(blocker, key, cursor, signal);
+            const more = await waitForMore(blocker, key, `${epoch}-${cursor}`, signal);
             if (more === "aborted") {
               busy.delete(blocker);
               blocker.destroy();
@@ -161,16 +173,18 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
             batch = more;
           }
           if (batch.length === 0) continue;
-          const first = seq(batch[0]![0]);
-          if (first > cursor + 1 && (strict || cursor > 0)) {
-            const newest = await last(key);
-            yield gapAt(runId, cursor, first, newest ? seq(newest[0]) : null);
+          const first = batch[0]![0];
+          const restarted = epochOf(first) !== epoch;
+          if (restarted || (seqOf(first) > cursor + 1 && (strict || cursor > 0))) {
+            const tail = await last(key);
+            yield gapAt(runId, requested, restarted ? null : first, tail?.[0] ?? null);
             return;
           }
           strict = true;
           for (const entry of batch) {
             const event = toEvent(entry);
-            cursor = Number(event.id);
+            cursor = seqOf(entry[0]);
+            requested = entry[0];
             yield event;
             if (event.event === "end") return;
           }
