@@ -27,7 +27,7 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
   const runs = createPostgresRunStore(db.pool);
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
   const events = createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs });
-  const checkpoints = createPostgresCheckpointAdmin(db.pool, harness.setup.archive);
+  const checkpoints = createPostgresCheckpointAdmin(db.pool);
   const worker = createWorker({
     harness,
     threads,
