@@ -56,7 +56,8 @@ export async function openThreadReader(configPath: string | undefined, options: 
   const postgres = config.database.backend === "postgres" ? await openPostgresDatabase(resolveDatabaseUrl(config.database), { migrate: false }) : null;
   let store: CheckpointStore;
   try {
-    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable });
+    // On Postgres nothing of a thread is in the file, so it is only read (a missing one is not created).
+    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable || postgres !== null });
   } catch (error) {
     await postgres?.close();
     throw error;

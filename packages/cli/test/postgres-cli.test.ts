@@ -1,14 +1,14 @@
 /**
  * The CLI on a Postgres database (database.backend postgres): `run` checkpoints there, `threads` lists
- * and deletes there, `history` reads there, and the URL can come from DATABASE_URL. Skips with the
- * reason when no Postgres answers.
+ * and deletes there, `history` reads there (compacted messages from the archive there too), and the URL
+ * can come from DATABASE_URL. Skips with the reason when no Postgres answers.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import pg from "pg";
-import { createTempHome, testDatabase } from "../../harness/src/testing/index.js";
+import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "../../harness/src/testing/index.js";
 import { deerflow } from "./run-cli.js";
 
 test("run, threads, history and threads delete work on the Postgres database", async (t) => {
@@ -78,6 +78,58 @@ test("a thread another machine holds in the Postgres lease table is busy for `de
     const free = await deerflow(dir.path, ["run", "--thread", "shared", "Say hello"], { env });
     assert.equal(free.code, 0, free.stderr);
     assert.equal((await sql.query("SELECT 1 FROM thread_leases")).rowCount, 0, "the run released its lease");
+  } finally {
+    await sql.end();
+  }
+});
+
+test("`deerflow history` on Postgres shows compacted messages from the archive there; `threads delete` removes them", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: (body, index): FakeStep => (JSON.stringify(body.messages).includes("<new_messages>") ? { content: `Summary ${index}.` } : { content: `Answer ${index}.` }),
+  });
+  const dir = createTempHome({ prefix: "df-pg-cli-" });
+  t.after(async () => {
+    await server.close();
+    dir.cleanup();
+    await db.drop();
+  });
+  writeFileSync(
+    path.join(dir.path, "config.yaml"),
+    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\n` +
+      "database: {backend: postgres}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n" +
+      "summarization: {trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}\n",
+  );
+  const env = { DATABASE_URL: db.url };
+  const first = await deerflow(dir.path, ["run", "Question one"], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const thread = /thread: ([\w-]+)/.exec(first.stderr)![1]!;
+  for (const question of ["Question two", "Question three", "Question four"]) {
+    const next = await deerflow(dir.path, ["run", "--thread", thread, question], { env });
+    assert.equal(next.code, 0, next.stderr);
+  }
+
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    assert.ok(((await sql.query("SELECT 1 FROM history_archive WHERE thread_id = $1", [thread])).rowCount ?? 0) > 0, "the archive is in Postgres");
+    assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "no SQLite file under the home");
+    const history = await deerflow(dir.path, ["history", "--thread", thread], { env });
+    assert.equal(history.code, 0, history.stderr);
+    for (const question of ["Question one", "Question two", "Question three", "Question four"]) assert.match(history.stdout, new RegExp(`user: ${question}`));
+    assert.match(history.stdout, /──── compacted \d+ messages at /);
+    assert.match((await deerflow(dir.path, ["history", "--thread", thread, "--summaries"], { env })).stdout, /summary: Summary \d+\./);
+
+    const removed = await deerflow(dir.path, ["threads", "delete", thread], { env });
+    assert.equal(removed.code, 0, removed.stderr);
+    for (const table of ["history_archive", "history_search"]) {
+      assert.equal((await sql.query(`SELECT 1 FROM ${table} WHERE thread_id = $1`, [thread])).rowCount, 0, `${table} rows removed`);
+    }
+    assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "still no SQLite file");
+    assert.notEqual((await deerflow(dir.path, ["history", "--thread", thread], { env })).code, 0);
+    assert.equal(server.rejected.length, 0);
   } finally {
     await sql.end();
   }
