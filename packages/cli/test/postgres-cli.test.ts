@@ -4,9 +4,11 @@
  * can come from DATABASE_URL. Skips with the reason when no Postgres answers.
  */
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { createHistoryArchive, createPostgresHistoryArchive } from "@deerflow/harness";
 import pg from "pg";
 import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "../../harness/src/testing/index.js";
 import { deerflow } from "./run-cli.js";
@@ -133,4 +135,39 @@ test("`deerflow history` on Postgres shows compacted messages from the archive t
   } finally {
     await sql.end();
   }
+});
+
+test("`deerflow db migrate` moves an archive left in the home's SQLite file into Postgres, once", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const dir = createTempHome({ prefix: "df-pg-cli-" });
+  t.after(async () => {
+    dir.cleanup();
+    await db.drop();
+  });
+  writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
+  // What an earlier build on Postgres wrote: the compacted messages in {home}/checkpoints.sqlite.
+  mkdirSync(path.join(dir.path, ".deer-flow"), { recursive: true });
+  const old = createHistoryArchive(path.join(dir.path, ".deer-flow", "checkpoints.sqlite"));
+  old.append("old-thread", [new HumanMessage({ id: "h1", content: "The vault combination is 4471." }), new AIMessage({ id: "a1", content: "Noted." })], { compactedAt: "2026-01-02T03:04:05.000Z", summary: "S" });
+  old.close();
+  const env = { DATABASE_URL: db.url };
+
+  const migrated = await deerflow(dir.path, ["db", "migrate"], { env });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  assert.match(migrated.stdout, /Migrated .* to schema version \d+/);
+  assert.match(migrated.stdout, /Moved the history archive of 1 thread\(s\) \(2 compacted messages\) from .*checkpoints\.sqlite into the database\./);
+  const history = await deerflow(dir.path, ["history", "--thread", "old-thread"], { env });
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(history.stdout, /user: The vault combination is 4471\.\n\nassistant: Noted\.\n\n──── compacted 2 messages at 2026-01-02T03:04:05\.000Z ────/);
+
+  const pool = new pg.Pool({ connectionString: db.url });
+  try {
+    assert.match((await createPostgresHistoryArchive(pool).search("old-thread", "vault combination", 5))[0]!.passage, /4471/, "searchable after the move");
+  } finally {
+    await pool.end();
+  }
+  const again = await deerflow(dir.path, ["db", "migrate"], { env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /nothing to do\.\nLeft 1 thread\(s\) of .* alone: the database already has their archive\.\n$/);
 });

@@ -26,6 +26,7 @@ export {
   type HistoryArchive,
   type HistoryEntry,
 } from "./history/history-archive.js";
+export { type ArchiveImport, importSqliteArchive } from "./history/import-sqlite-archive.js";
 export { createPostgresHistoryArchive } from "./history/postgres-history-archive.js";
 export { formatMemoryForDisplay } from "./memory/display.js";
 export { renderMemoryBlock } from "./memory/inject.js";

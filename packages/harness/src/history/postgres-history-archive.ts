@@ -16,7 +16,7 @@ import type { AsyncHistoryArchive, HistoryEntry } from "./history-archive.js";
 import { type HistoryHit, messageText, nextTurn, PASSAGE_CHARS, queryWords, roleOf } from "./history-search.js";
 
 /** First key of the archive's per-thread advisory locks ("DFHA" in ASCII); the second is the thread's hash. */
-const ARCHIVE_LOCK = 0x44464841;
+export const ARCHIVE_LOCK = 0x44464841;
 
 /** Postgres's "relation does not exist": a database not yet migrated to the archive's tables. */
 const UNDEFINED_TABLE = "42P01";
