@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { testDatabase } from "@deerflow/harness/testing";
+import { type ChatCompletionRequest, testDatabase } from "@deerflow/harness/testing";
 import pg from "pg";
-import { collect, startTestServer } from "./helpers.js";
+import { collect, lastUserText, startTestServer } from "./helpers.js";
 
 type Page = { data: Array<{ seq: number; content: { type: string; content: string } }>; has_more: boolean };
 
@@ -15,8 +15,8 @@ test("compacted messages on Postgres: paged by another server, copied with the t
   const db = await testDatabase();
   if ("skip" in db) return t.skip(db.skip);
   const yaml = `database: {backend: postgres, url: '${db.url}'}\nsummarization: {enabled: true, trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}`;
-  const script = (body: { messages: Array<{ content: unknown }> }) =>
-    JSON.stringify(body.messages).includes("<new_messages>") ? { content: "Summary: a chat." } : { content: `re: ${String(body.messages.at(-1)!.content)}` };
+  const script = (body: ChatCompletionRequest) =>
+    JSON.stringify(body.messages).includes("<new_messages>") ? { content: "Summary: a chat." } : { content: `re: ${lastUserText(body)}` };
   const a = await startTestServer({ yaml, script });
   const b = await startTestServer({ yaml, script });
   const sql = new pg.Client({ connectionString: db.url });
