@@ -10,13 +10,17 @@
  * The model is scripted, so the summary is written by a deterministic stand-in: it keeps the newest
  * 1,000 characters of the user text it is asked to compress (a lossy, recency-biased summary). Figure
  * (1) therefore measures this stand-in, not a real model's summary; figure (2) does not depend on it.
+ *
+ * `npm run bench -- recall --postgres` plays the same thread with `database.backend: postgres` (a fresh
+ * database on 127.0.0.1:5432 or DEERFLOW_TEST_DATABASE_URL), so figure (2) measures Postgres full-text
+ * search instead of SQLite FTS5.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { createHarness, parseConfigText } from "../packages/harness/src/index.js";
-import { ScriptedChatModel } from "../packages/harness/src/testing/index.js";
+import { ScriptedChatModel, testDatabase } from "../packages/harness/src/testing/index.js";
 import { createSearchHistoryTool } from "../packages/harness/src/tools/search-history.js";
 
 const TURNS = 200;
@@ -59,7 +63,9 @@ function standInSummary(prompt: string): string {
   return `Summary: ${lines.map((line) => line.replace(/^(Human|Summary):\s*/, "")).join(" ")}`.slice(-1000);
 }
 
-export async function recallBenchmark(log: (line: string) => void): Promise<string> {
+export async function recallBenchmark(log: (line: string) => void, options: { postgres?: boolean } = {}): Promise<string> {
+  const db = options.postgres ? await testDatabase() : null;
+  if (db && "skip" in db) return `Recall on Postgres skipped: ${db.skip}`;
   const home = mkdtempSync(path.join(os.tmpdir(), "deerflow-recall-"));
   const facts = plantFacts();
   const byTurn = new Map(facts.map((fact) => [fact.turn, fact]));
@@ -73,10 +79,14 @@ export async function recallBenchmark(log: (line: string) => void): Promise<stri
     { loop: true, name: "recall model" },
   );
   const config = parseConfigText(
-    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}\n",
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}\n" +
+      (db ? `database: {backend: postgres, url: '${db.url}'}\n` : ""),
     { source: null, env: {} },
   );
-  const harness = await createHarness(config, { home, env: {}, chatModel: model, onWarning: () => {} });
+  const harness = await createHarness(config, { home, env: {}, chatModel: model, onWarning: () => {} }).catch(async (error) => {
+    await db?.drop();
+    throw error;
+  });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "recall" } };
@@ -89,7 +99,7 @@ export async function recallBenchmark(log: (line: string) => void): Promise<stri
     // What the model is shown on the next request: play one more turn and read its request.
     await agent.invoke({ messages: [{ role: "user", content: "Turn 201: what do you remember?" }] }, thread);
     const shown = model.calls.filter((call) => call.toolNames.includes("search_history")).at(-1)!.messages.map((m) => String(m.content)).join("\n");
-    const tool = createSearchHistoryTool(harness.setup.archive!);
+    const tool = createSearchHistoryTool(harness.setup.threadArchive!);
     let inSummary = 0;
     let inSearch = 0;
     let either = 0;
@@ -105,9 +115,9 @@ export async function recallBenchmark(log: (line: string) => void): Promise<stri
       if (!b) misses.push(fact.subject);
     }
     const pct = (n: number) => `${((n / facts.length) * 100).toFixed(0)}%`;
-    const compactions = harness.setup.archive!.read("recall").filter((entry) => entry.kind === "compaction").length;
+    const compactions = (await harness.setup.threadArchive!.read("recall")).filter((entry) => entry.kind === "compaction").length;
     return [
-      `| Recall (${facts.length} questions, ${TURNS}-turn thread, ${compactions} compactions) | Answers present |`,
+      `| Recall${db ? " on Postgres" : ""} (${facts.length} questions, ${TURNS}-turn thread, ${compactions} compactions) | Answers present |`,
       "|---|---|",
       `| Summary and kept messages alone (stand-in summarizer) | ${inSummary}/${facts.length} (${pct(inSummary)}) |`,
       `| One search_history call, top 5 (recall@5) | ${inSearch}/${facts.length} (${pct(inSearch)}) |`,
@@ -118,5 +128,6 @@ export async function recallBenchmark(log: (line: string) => void): Promise<stri
   } finally {
     await harness.close();
     rmSync(home, { recursive: true, force: true });
+    await db?.drop();
   }
 }

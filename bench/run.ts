@@ -186,9 +186,9 @@ try {
     // `npm run bench -- web`: the web app's rendering figures in Chromium (bench/web.ts).
     await (await import("./web.js")).main(quick);
   } else if (process.argv.includes("recall")) {
-    // `npm run bench -- recall`: the recall benchmark only (bench/recall.ts); prints its table.
+    // `npm run bench -- recall [--postgres]`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");
-    process.stdout.write(`\n${await recallBenchmark(log)}\n`);
+    process.stdout.write(`\n${await recallBenchmark(log, { postgres: process.argv.includes("--postgres") })}\n`);
   } else {
     await main();
   }

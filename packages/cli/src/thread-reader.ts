@@ -6,10 +6,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import {
   type AppConfig,
+  asyncArchive,
+  type AsyncHistoryArchive,
   type CheckpointStore,
   createHistoryArchive,
+  createPostgresHistoryArchive,
   databaseFile,
-  type HistoryArchive,
   loadConfig,
   openCheckpointStore,
   openPostgresDatabase,
@@ -31,9 +33,10 @@ export interface SavedThread {
 export interface ThreadReader {
   home: string;
   config: AppConfig;
-  /** The SQLite file beside the home (history archive and leases; the checkpoints too unless on Postgres). */
+  /** The SQLite file beside the home (checkpoints, history archive and leases, unless on Postgres). */
   store: CheckpointStore;
-  archive: HistoryArchive;
+  /** The history archive: in Postgres on Postgres, else in the SQLite file. */
+  archive: AsyncHistoryArchive;
   /** The Postgres database (database.backend postgres), or null on SQLite. */
   postgres: PostgresDatabase | null;
   /** Where the checkpoints are, for messages: the file, or the redacted Postgres URL. */
@@ -53,12 +56,13 @@ export async function openThreadReader(configPath: string | undefined, options: 
   const postgres = config.database.backend === "postgres" ? await openPostgresDatabase(resolveDatabaseUrl(config.database), { migrate: false }) : null;
   let store: CheckpointStore;
   try {
-    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable });
+    // On Postgres nothing of a thread is in the file, so it is only read (a missing one is not created).
+    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable || postgres !== null });
   } catch (error) {
     await postgres?.close();
     throw error;
   }
-  const archive = createHistoryArchive(store.db);
+  const archive = postgres ? createPostgresHistoryArchive(postgres.pool) : asyncArchive(createHistoryArchive(store.db));
   const saver = postgres?.saver ?? store.saver;
   return {
     home,
@@ -91,7 +95,7 @@ export async function openThreadReader(configPath: string | undefined, options: 
       return { threadId, updatedAt: tuple.checkpoint.ts ?? null, values: tuple.checkpoint.channel_values as SavedThread["values"] };
     },
     async close() {
-      archive.close();
+      await archive.close();
       store.close();
       await postgres?.close();
     },

@@ -1,14 +1,16 @@
 /**
  * The CLI on a Postgres database (database.backend postgres): `run` checkpoints there, `threads` lists
- * and deletes there, `history` reads there, and the URL can come from DATABASE_URL. Skips with the
- * reason when no Postgres answers.
+ * and deletes there, `history` reads there (compacted messages from the archive there too), and the URL
+ * can come from DATABASE_URL. Skips with the reason when no Postgres answers.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { createHistoryArchive, createPostgresHistoryArchive } from "@deerflow/harness";
 import pg from "pg";
-import { createTempHome, testDatabase } from "../../harness/src/testing/index.js";
+import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "../../harness/src/testing/index.js";
 import { deerflow } from "./run-cli.js";
 
 test("run, threads, history and threads delete work on the Postgres database", async (t) => {
@@ -81,4 +83,91 @@ test("a thread another machine holds in the Postgres lease table is busy for `de
   } finally {
     await sql.end();
   }
+});
+
+test("`deerflow history` on Postgres shows compacted messages from the archive there; `threads delete` removes them", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: (body, index): FakeStep => (JSON.stringify(body.messages).includes("<new_messages>") ? { content: `Summary ${index}.` } : { content: `Answer ${index}.` }),
+  });
+  const dir = createTempHome({ prefix: "df-pg-cli-" });
+  t.after(async () => {
+    await server.close();
+    dir.cleanup();
+    await db.drop();
+  });
+  writeFileSync(
+    path.join(dir.path, "config.yaml"),
+    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\n` +
+      "database: {backend: postgres}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n" +
+      "summarization: {trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}\n",
+  );
+  const env = { DATABASE_URL: db.url };
+  const first = await deerflow(dir.path, ["run", "Question one"], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const thread = /thread: ([\w-]+)/.exec(first.stderr)![1]!;
+  for (const question of ["Question two", "Question three", "Question four"]) {
+    const next = await deerflow(dir.path, ["run", "--thread", thread, question], { env });
+    assert.equal(next.code, 0, next.stderr);
+  }
+
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    assert.ok(((await sql.query("SELECT 1 FROM history_archive WHERE thread_id = $1", [thread])).rowCount ?? 0) > 0, "the archive is in Postgres");
+    assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "no SQLite file under the home");
+    const history = await deerflow(dir.path, ["history", "--thread", thread], { env });
+    assert.equal(history.code, 0, history.stderr);
+    for (const question of ["Question one", "Question two", "Question three", "Question four"]) assert.match(history.stdout, new RegExp(`user: ${question}`));
+    assert.match(history.stdout, /──── compacted \d+ messages at /);
+    assert.match((await deerflow(dir.path, ["history", "--thread", thread, "--summaries"], { env })).stdout, /summary: Summary \d+\./);
+
+    const removed = await deerflow(dir.path, ["threads", "delete", thread], { env });
+    assert.equal(removed.code, 0, removed.stderr);
+    for (const table of ["history_archive", "history_search"]) {
+      assert.equal((await sql.query(`SELECT 1 FROM ${table} WHERE thread_id = $1`, [thread])).rowCount, 0, `${table} rows removed`);
+    }
+    assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "still no SQLite file");
+    assert.notEqual((await deerflow(dir.path, ["history", "--thread", thread], { env })).code, 0);
+    assert.equal(server.rejected.length, 0);
+  } finally {
+    await sql.end();
+  }
+});
+
+test("`deerflow db migrate` moves an archive left in the home's SQLite file into Postgres, once", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const dir = createTempHome({ prefix: "df-pg-cli-" });
+  t.after(async () => {
+    dir.cleanup();
+    await db.drop();
+  });
+  writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
+  // What an earlier build on Postgres wrote: the compacted messages in {home}/checkpoints.sqlite.
+  mkdirSync(path.join(dir.path, ".deer-flow"), { recursive: true });
+  const old = createHistoryArchive(path.join(dir.path, ".deer-flow", "checkpoints.sqlite"));
+  old.append("old-thread", [new HumanMessage({ id: "h1", content: "The vault combination is 4471." }), new AIMessage({ id: "a1", content: "Noted." })], { compactedAt: "2026-01-02T03:04:05.000Z", summary: "S" });
+  old.close();
+  const env = { DATABASE_URL: db.url };
+
+  const migrated = await deerflow(dir.path, ["db", "migrate"], { env });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  assert.match(migrated.stdout, /Migrated .* to schema version \d+/);
+  assert.match(migrated.stdout, /Moved the history archive of 1 thread\(s\) \(2 compacted messages\) from .*checkpoints\.sqlite into the database\./);
+  const history = await deerflow(dir.path, ["history", "--thread", "old-thread"], { env });
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(history.stdout, /user: The vault combination is 4471\.\n\nassistant: Noted\.\n\n──── compacted 2 messages at 2026-01-02T03:04:05\.000Z ────/);
+
+  const pool = new pg.Pool({ connectionString: db.url });
+  try {
+    assert.match((await createPostgresHistoryArchive(pool).search("old-thread", "vault combination", 5))[0]!.passage, /4471/, "searchable after the move");
+  } finally {
+    await pool.end();
+  }
+  const again = await deerflow(dir.path, ["db", "migrate"], { env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /nothing to do\.\nLeft 1 thread\(s\) of .* alone: the database already has their archive\.\n$/);
 });

@@ -18,7 +18,16 @@ export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions 
 export { type AppConfig, type ContextSize, type ModelEntry, type ModelProvider } from "./config/schema.js";
 export { ConfigError, HarnessError, type HarnessErrorCode, isHarnessError, ModelError, SandboxError } from "./errors.js";
 export { formatHistory, mergeHistory } from "./history/format-history.js";
-export { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "./history/history-archive.js";
+export {
+  type AnyHistoryArchive,
+  asyncArchive,
+  type AsyncHistoryArchive,
+  createHistoryArchive,
+  type HistoryArchive,
+  type HistoryEntry,
+} from "./history/history-archive.js";
+export { type ArchiveImport, importSqliteArchive } from "./history/import-sqlite-archive.js";
+export { createPostgresHistoryArchive } from "./history/postgres-history-archive.js";
 export { formatMemoryForDisplay } from "./memory/display.js";
 export { renderMemoryBlock } from "./memory/inject.js";
 export { memoryPath } from "./memory/memory-path.js";

@@ -22,7 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   const reader = await openThreadReader(values.config);
   try {
     const saved = await reader.read(values.thread);
-    const entries = mergeHistory(reader.archive.read(values.thread), saved?.values.messages ?? []);
+    const entries = mergeHistory(await reader.archive.read(values.thread), saved?.values.messages ?? []);
     if (entries.length === 0) {
       process.stderr.write(`Thread ${values.thread} has no messages. deerflow threads lists the saved threads.\n`);
       return 1;

@@ -66,7 +66,7 @@ async function deleteThread(configPath: string | undefined, threadId: string): P
     const lease = await leases.acquire(threadId);
     try {
       const hadCheckpoints = await reader.deleteThread(threadId);
-      reader.archive.delete(threadId);
+      await reader.archive.delete(threadId);
       const dir = path.join(reader.home, "threads", threadId);
       rmSync(dir, { recursive: true, force: true });
       if (!hadCheckpoints) {

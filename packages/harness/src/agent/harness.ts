@@ -18,7 +18,8 @@ import type { AppConfig, ModelEntry } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import { mergeHistory } from "../history/format-history.js";
-import { createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
+import { asyncArchive, type AsyncHistoryArchive, createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
+import { createPostgresHistoryArchive } from "../history/postgres-history-archive.js";
 import type { McpService } from "../mcp/mcp-service.js";
 import { openMcpService } from "../mcp/open-mcp-service.js";
 import { TOOL_SEARCH_TOOL_NAME } from "../mcp/tool-search.js";
@@ -98,7 +99,7 @@ export interface HarnessOptions {
 /** What was decided while building an agent, for the CLI and the server to report. */
 export interface LeadAgentInfo {
   home: string;
-  /** The SQLite file of checkpoints, history archive and thread leases (null with a checkpointer from code). */
+  /** The SQLite file of checkpoints, history archive and thread leases (null on Postgres or with a checkpointer from code). */
   databaseFile: string | null;
   model: ModelSelection;
   sandbox: { kind: SandboxKind; reason: string; bashAvailable: boolean };
@@ -130,7 +131,10 @@ export interface HarnessSetup {
   postgres?: PostgresDatabase;
   /** Applies `checkpoints.retention` once a run is over. */
   pruner?: CheckpointPruner;
+  /** The SQLite history archive, synchronous (absent on Postgres and with a checkpointer from code). */
   archive?: HistoryArchive;
+  /** The history archive every caller uses: Postgres's on Postgres, else the SQLite one behind promises. */
+  threadArchive?: AsyncHistoryArchive;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
   /** Tools of the connected MCP servers, listed once (renamed on a clash with any other tool name). */
@@ -201,7 +205,7 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     titleModel: titleModel(setup, selection.entry, models),
     tokenCounter: createTokenCounter(modelId),
     overheadTokens: countTokens([], { model: modelId, systemPrompt, tools: tools.filter((tool) => !deferredTools.includes(tool)) }),
-    archive: setup.archive,
+    archive: setup.threadArchive,
     memory,
     custom: options.middleware ?? [],
     deferredTools,
@@ -346,12 +350,13 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   setup.postgres = postgres ?? undefined;
   const store = options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
   setup.store = store;
-  // On Postgres the history archive stays in the SQLite file under the (shared) home: its interface is synchronous.
-  setup.archive = store ? createHistoryArchive(store.file) : postgres ? createHistoryArchive(databaseFile(home, config.database)) : undefined;
+  setup.archive = store ? createHistoryArchive(store.file) : undefined;
+  // On Postgres the archive is in the database too, so every process sees a thread's compacted messages.
+  setup.threadArchive = postgres ? createPostgresHistoryArchive(postgres.pool) : setup.archive && asyncArchive(setup.archive);
   setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
   // Postgres plugs in its own pruner later (CheckpointPruner); until then retention applies to SQLite only.
   setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : undefined);
-  const archive = setup.archive;
+  const archive = setup.threadArchive;
 
   const models = new ModelCache();
   const memories = new Map<string, MemoryService | null>();
@@ -404,7 +409,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       reader ??= agents.values().next().value ?? agent({});
       const state = await reader.graph.getState({ configurable: { thread_id: threadId } });
       const live = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
-      return mergeHistory(archive?.read(threadId) ?? [], live);
+      return mergeHistory((await archive?.read(threadId)) ?? [], live);
     },
     async close() {
       if (closed) return;
@@ -415,7 +420,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
         await sandbox.shutdown();
         await ownMcp?.close();
       } finally {
-        archive?.close();
+        await archive?.close();
         store?.close();
         await postgres?.close();
       }
@@ -498,7 +503,7 @@ function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInter
     askClarificationTool,
     ...createWebTools(config.web, { env }),
     // Only where compaction archives messages: the tool searches that archive.
-    ...(setup.archive && config.summarization.enabled ? [createSearchHistoryTool(setup.archive)] : []),
+    ...(setup.threadArchive && config.summarization.enabled ? [createSearchHistoryTool(setup.threadArchive)] : []),
   ];
 }
 

@@ -10,7 +10,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentMiddleware } from "langchain";
 import type { AppConfig, ModelEntry } from "../config/schema.js";
-import type { HistoryArchive } from "../history/history-archive.js";
+import type { AnyHistoryArchive } from "../history/history-archive.js";
 import type { Logger } from "../logger.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
@@ -61,7 +61,7 @@ export interface LeadChainInput {
   tokenCounter: TokenCounter;
   /** Tokens of the system prompt and tool schemas, counted toward summarization triggers. */
   overheadTokens: number;
-  archive?: HistoryArchive;
+  archive?: AnyHistoryArchive;
   /** Long-term memory, or null when `memory.enabled` is false. */
   memory: MemoryService | null;
   /** Middlewares given in code; they go right before clarification. */
@@ -207,7 +207,7 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
 function summarization(
   config: AppConfig,
   input: { summaryModels: BaseChatModel[]; modelEntry: ModelEntry; tokenCounter: TokenCounter; onWarning: (message: string) => void; logger?: Logger },
-  extra: { overheadTokens?: number; archive?: HistoryArchive },
+  extra: { overheadTokens?: number; archive?: AnyHistoryArchive },
 ): AgentMiddleware {
   const settings = config.summarization;
   return summarizationMiddleware({

@@ -5,7 +5,8 @@
  * harness that did this in place lost their transcripts (deer-flow#1393, #2012). Summarization appends
  * the messages here before it removes them, so the whole conversation can still be shown
  * (`deerflow history --thread ID`). The table lives in the checkpointer's SQLite file; both connections
- * use WAL, so they can write side by side.
+ * use WAL, so they can write side by side. On Postgres (`database.backend: postgres`) the archive is the
+ * asynchronous `createPostgresHistoryArchive`; every caller awaits either through {@link AsyncHistoryArchive}.
  */
 import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import Database from "better-sqlite3";
@@ -44,6 +45,41 @@ export interface HistoryArchive {
   /** Removes a thread's archived messages (`deerflow threads delete`). */
   delete(threadId: string): void;
   close(): void;
+}
+
+/**
+ * The archive with every answer a promise: the Postgres archive, and the SQLite one through
+ * {@link asyncArchive}. Summarization, `search_history`, the harness's `history()`, the CLI and the
+ * server use this shape, so one code path serves both backends.
+ */
+export interface AsyncHistoryArchive {
+  append(threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): Promise<number>;
+  read(threadId: string): Promise<HistoryEntry[]>;
+  search(threadId: string, query: string, limit: number): Promise<HistoryHit[]>;
+  hasArchive(threadId: string): Promise<boolean>;
+  delete(threadId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Either archive: callers await every answer, so a synchronous one fits too. */
+export type AnyHistoryArchive = HistoryArchive | AsyncHistoryArchive;
+
+/**
+ * The SQLite archive behind promises (its work stays synchronous; errors become rejections).
+ *
+ * @example
+ * const archive = asyncArchive(createHistoryArchive(store.file));
+ * const entries = await archive.read(threadId);
+ */
+export function asyncArchive(archive: HistoryArchive): AsyncHistoryArchive {
+  return {
+    append: async (threadId, messages, info) => archive.append(threadId, messages, info),
+    read: async (threadId) => archive.read(threadId),
+    search: async (threadId, query, limit) => archive.search(threadId, query, limit),
+    hasArchive: async (threadId) => archive.hasArchive(threadId),
+    delete: async (threadId) => archive.delete(threadId),
+    close: async () => archive.close(),
+  };
 }
 
 interface Row {

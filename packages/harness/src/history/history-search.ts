@@ -49,6 +49,19 @@ export const PASSAGE_CHARS = 600;
 
 const ROLES: Record<string, HistoryHit["role"]> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
 
+/** The role a hit shows for `message`. */
+export function roleOf(message: BaseMessage): HistoryHit["role"] {
+  return ROLES[message.getType()] ?? "system";
+}
+
+/**
+ * The turn of the next archived message after one in turn `previous` (0 for a thread's first): a
+ * visible user message starts a new turn; anything else belongs to the current one.
+ */
+export function nextTurn(previous: number, message: BaseMessage): number {
+  return roleOf(message) === "user" && !message.additional_kwargs?.hide_from_ui ? previous + 1 : Math.max(previous, 1);
+}
+
 /** The searchable text of a message: its text parts and, for a tool call, the call's name and arguments. */
 export function messageText(message: BaseMessage): string {
   const content = typeof message.content === "string"
@@ -58,12 +71,17 @@ export function messageText(message: BaseMessage): string {
   return [content, ...calls.map((call) => `${call.name} ${JSON.stringify(call.args)}`)].filter(Boolean).join("\n");
 }
 
+/** The distinct words of a free-text query (letters and digits, lower-cased), at most 32. */
+export function queryWords(text: string): string[] {
+  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32);
+}
+
 /**
  * Turns free text into an FTS5 query: its words, each quoted, any of them matching (bm25 ranks the
  * passages with more and rarer words first). Null when the text has no word.
  */
 export function ftsQuery(text: string): string | null {
-  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32);
+  const words = queryWords(text);
   return words.length === 0 ? null : words.map((word) => `"${word}"`).join(" OR ");
 }
 
@@ -90,9 +108,8 @@ export function openHistorySearch(db: Database.Database): HistorySearchIndex {
 
   const add = (threadId: string, seq: number, message: BaseMessage) => {
     const text = messageText(message);
-    const role = ROLES[message.getType()] ?? "system";
-    const previous = lastTurn.get(threadId)?.turn ?? 0;
-    const turn = role === "user" && !message.additional_kwargs?.hide_from_ui ? previous + 1 : Math.max(previous, 1);
+    const role = roleOf(message);
+    const turn = nextTurn(lastTurn.get(threadId)?.turn ?? 0, message);
     const id = insert.run(threadId, seq, turn, role, text).lastInsertRowid;
     if (text) insertFts.run(id, text);
   };

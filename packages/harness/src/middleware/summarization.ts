@@ -11,7 +11,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import type { HistoryArchive } from "../history/history-archive.js";
+import type { AnyHistoryArchive } from "../history/history-archive.js";
 import { type TokenCounter, createTokenCounter } from "../model/tokens.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { renderDurableContext } from "./durable-context-render.js";
@@ -40,7 +40,7 @@ export interface SummarizationOptions {
   /** Tokens every request carries besides messages (system prompt, tool schemas): `countTokens([], { model, tools, systemPrompt })`. */
   overheadTokens?: number;
   /** Where removed messages are kept; without it (or without a thread id) they are not archived. */
-  archive?: HistoryArchive;
+  archive?: AnyHistoryArchive;
   /** Receives every warning (skipped compaction, unusable option). Default: `console.warn`. */
   onWarning?: (message: string) => void;
   /** The harness log (`log_level`); key actions are logged to it. Default: none. */
@@ -123,7 +123,7 @@ export function summarizationMiddleware(options: SummarizationOptions) {
       const threadId = runtime.configurable?.thread_id;
       if (options.archive && threadId) {
         try {
-          options.archive.append(String(threadId), compacted, { compactedAt: new Date().toISOString(), summary: outcome.summary });
+          await options.archive.append(String(threadId), compacted, { compactedAt: new Date().toISOString(), summary: outcome.summary });
         } catch (error) {
           warn(`the history archive could not be written, so nothing was compacted this turn: ${error instanceof Error ? error.message : String(error)}`);
           return undefined;

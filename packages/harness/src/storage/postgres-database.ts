@@ -6,8 +6,9 @@
  * Every process of a service may start at the same time on an empty database, so migrations run under a
  * session advisory lock: the first process migrates, the others wait and then find nothing to do. A
  * database migrated by a newer DeerFlow.ts (a version this build does not know) is refused rather than
- * written with an older idea of its tables. One list holds the tables of every layer (history archive,
- * thread leases, the server's threads, runs and run events) so one number says where a database is.
+ * written with an older idea of its tables. One list holds the tables of every layer (history archive and
+ * its search index, thread leases, the server's threads, runs and run events) so one number says where a
+ * database is.
  */
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
@@ -95,6 +96,24 @@ CREATE TABLE IF NOT EXISTS run_event_trims (
   run_id TEXT PRIMARY KEY,
   through BIGINT NOT NULL
 );
+`,
+  },
+  {
+    version: 3,
+    name: "full-text search over the history archive",
+    // One row per archived message (text, turn, role); the tsvector covers the first 100,000 characters,
+    // well under Postgres's 1 MB tsvector limit, so no message is ever refused.
+    sql: `
+CREATE TABLE IF NOT EXISTS history_search (
+  thread_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  turn INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  text TEXT NOT NULL,
+  tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', left(text, 100000))) STORED,
+  PRIMARY KEY (thread_id, seq)
+);
+CREATE INDEX IF NOT EXISTS history_search_tsv ON history_search USING GIN (tsv);
 `,
   },
 ];

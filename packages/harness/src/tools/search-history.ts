@@ -7,7 +7,7 @@
  */
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { z } from "zod";
-import type { HistoryArchive } from "../history/history-archive.js";
+import type { AnyHistoryArchive } from "../history/history-archive.js";
 
 export const SEARCH_HISTORY_TOOL_NAME = "search_history";
 export const MAX_QUERY_CHARS = 500;
@@ -19,17 +19,23 @@ export const MAX_RESULTS = 5;
  * @example
  * tools.push(createSearchHistoryTool(archive));
  */
-export function createSearchHistoryTool(archive: HistoryArchive) {
+export function createSearchHistoryTool(archive: AnyHistoryArchive) {
   return tool(
     async ({ query, limit }: { query: string; limit?: number }, runtime: ToolRuntime) => {
       const threadId = runtime.configurable?.thread_id ?? runtime.config?.configurable?.thread_id;
       const text = query.trim();
       if (!text) return "Error: search_history needs a query: give the words you are looking for (a name, a number, a topic).";
       if (text.length > MAX_QUERY_CHARS) return `Error: the query is ${text.length} characters; search_history takes at most ${MAX_QUERY_CHARS}. Use a few distinctive words.`;
-      if (typeof threadId !== "string" || !archive.hasArchive(threadId)) {
-        return "No earlier messages are archived for this thread: nothing has been compacted yet, so everything said is still in the conversation.";
+      let hits;
+      try {
+        if (typeof threadId !== "string" || !(await archive.hasArchive(threadId))) {
+          return "No earlier messages are archived for this thread: nothing has been compacted yet, so everything said is still in the conversation.";
+        }
+        hits = await archive.search(threadId, text, Math.min(MAX_RESULTS, Math.max(1, limit ?? MAX_RESULTS)));
+      } catch (error) {
+        // The Postgres archive can be unreachable for a while; the model gets a line, not a failed run.
+        return `Error: the history archive could not be searched (${(error as Error).message.split("\n")[0]}). Go on without it, or try again later.`;
       }
-      const hits = archive.search(threadId, text, Math.min(MAX_RESULTS, Math.max(1, limit ?? MAX_RESULTS)));
       if (hits.length === 0) return `No archived message matches "${text.slice(0, 80)}". Try other or fewer words.`;
       return hits.map((hit, index) => `[${index + 1}] turn ${hit.turn}, ${hit.role}:\n${hit.passage}`).join("\n\n");
     },

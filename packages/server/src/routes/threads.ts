@@ -118,7 +118,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const source = await requireThread(context, threadId);
     if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; copy it after the run ends.`);
     const copyId = uuid7();
-    context.checkpoints.copyThreadState(threadId, copyId);
+    await context.checkpoints.copyThreadState(threadId, copyId);
     await context.threads.create(copyId, source.metadata, "raise");
     const copy = await context.threads.patch(copyId, { values: source.values, interrupts: source.interrupts, status: source.status === "busy" ? "idle" : source.status });
     return c.json(thread(copy!));

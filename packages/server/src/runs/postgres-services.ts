@@ -22,7 +22,7 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
   const tableLog = live ? undefined : createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs, maxEvents: options.maxEventsPerRun });
   const events = live?.events ?? tableLog!;
-  const checkpoints = createPostgresCheckpointAdmin(db.pool, harness.setup.archive);
+  const checkpoints = createPostgresCheckpointAdmin(db.pool);
   const worker = createWorker({
     harness,
     threads,

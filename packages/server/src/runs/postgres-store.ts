@@ -221,11 +221,18 @@ function stripUndefined(value: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined));
 }
 
+/** The history archive's tables (migrations 1 and 2) and the columns a thread copy carries over. */
+const ARCHIVE_TABLES: Record<string, string> = {
+  history_archive: "seq, kind, message_id, payload",
+  history_search: "seq, turn, role, text",
+};
+
 /**
  * Checkpoint operations on the Postgres checkpointer's tables: rollback removes the checkpoints (and their
- * pending writes) written after the run's start; deleting a thread removes all of them and its archive.
+ * pending writes) written after the run's start; deleting a thread removes all of them and its history
+ * archive, copying a thread copies both, each in one transaction.
  */
-export function createPostgresCheckpointAdmin(pool: pg.Pool, archive?: { delete(threadId: string): void }): CheckpointAdmin {
+export function createPostgresCheckpointAdmin(pool: pg.Pool): CheckpointAdmin {
   return {
     async rollbackCheckpoints(threadId, checkpointId) {
       const remove = () =>
@@ -252,15 +259,18 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool, archive?: { delete(
     },
     async deleteThreadState(threadId) {
       await transaction(pool, async (client) => {
-        for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints"]) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+        for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints", ...Object.keys(ARCHIVE_TABLES)]) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
       });
-      archive?.delete(threadId);
     },
     async copyThreadState(fromThreadId, toThreadId) {
       await transaction(pool, async (client) => {
         for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
           const columns = await tableColumns(client, table);
           const list = columns.filter((column) => column !== "thread_id").join(", ");
+          await client.query(`INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`, [toThreadId, fromThreadId]);
+        }
+        // The copy's compacted messages stay searchable and shown by its history.
+        for (const [table, list] of Object.entries(ARCHIVE_TABLES)) {
           await client.query(`INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`, [toThreadId, fromThreadId]);
         }
       });
