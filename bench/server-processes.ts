@@ -7,12 +7,11 @@
  * DEERFLOW_TEST_DATABASE_URL), a fresh database per bench; when none answers the rows are skipped
  * with the reason.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
+import { createTempHome, fakeModelConfig, spawnServe, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
 import { median, percentile } from "./measure.js";
 
 /** One row: a database, a number of processes, and what their runs measured. */
@@ -34,30 +33,9 @@ interface Serve {
   exited: Promise<void>;
 }
 
-function startServe(cli: string, config: string, home: string): Promise<Serve> {
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config], {
-    env: { ...process.env, DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`deerflow serve did not start in 60 s: ${stderr}`)), 60_000);
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, exited });
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`deerflow serve exited: ${stderr}`));
-    });
-  });
+async function startServe(cli: string, config: string, home: string): Promise<Serve> {
+  const server = spawnServe(cli, ["--port", "0", "--config", config], { env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" } });
+  return { child: server.child, url: await server.url(60_000), exited: server.exited.then(() => undefined) };
 }
 
 async function stopAll(serves: Serve[]): Promise<void> {
@@ -97,21 +75,11 @@ export async function measureProcesses(options: { root: string; quick: boolean; 
   const fake = await startFakeOpenAIServer({ script: () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }) });
   const rows: ProcessRow[] = [];
   let skipped: string | null = null;
-  const scratch = mkdtempSync(path.join(os.tmpdir(), "deerflow-bench-procs-"));
+  const temp = createTempHome({ prefix: "deerflow-bench-procs-" });
+  const scratch = temp.path;
   const configFor = (name: string, database: string) => {
     const file = path.join(scratch, `${name}.yaml`);
-    writeFileSync(
-      file,
-      [
-        "models:",
-        `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
-        "sandbox: {use: local}",
-        "memory: {enabled: false}",
-        "title: {enabled: false}",
-        database,
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(file, fakeModelConfig(fake.url, database));
     return file;
   };
   const run = async (label: string, config: string, home: string, count: number) => {
@@ -149,7 +117,7 @@ export async function measureProcesses(options: { root: string; quick: boolean; 
     }
   } finally {
     await fake.close();
-    rmSync(scratch, { recursive: true, force: true });
+    temp.cleanup();
   }
   return { rows, skipped };
 }

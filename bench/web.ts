@@ -13,7 +13,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { Client } from "@langchain/langgraph-sdk";
-import { startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { fakeModelConfig, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import { openBrowser, serve, skipReason } from "../packages/web/e2e/support.js";
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -40,15 +40,7 @@ export async function main(quick: boolean): Promise<void> {
     },
   });
   const server = await serve({
-    configYaml: [
-      "models:",
-      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
-      "sandbox: {use: local}",
-      "memory: {enabled: false}",
-      "title: {enabled: false}",
-      "summarization: {enabled: false}",
-      "",
-    ].join("\n"),
+    configYaml: fakeModelConfig(fake.url, "summarization: {enabled: false}"),
   });
   const browser = await openBrowser();
   try {

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { createHistoryArchive, createPostgresHistoryArchive } from "@deerflow/harness";
 import pg from "pg";
-import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "../../harness/src/testing/index.js";
+import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
 test("run, threads, history and threads delete work on the Postgres database", async (t) => {

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { tempHome } from "@deerflow/harness/testing";
 import { collect, lastUserText, startTestServer } from "./helpers.js";
 
 const json = (body: unknown, method = "POST"): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -95,8 +96,8 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
   }
 });
 
-test("skills: list, disable and enable; the next run's prompt follows", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skills-route-"));
+test("skills: list, disable and enable; the next run's prompt follows", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "skills-route-" });
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "custom", "haiku-writer"), { recursive: true });
   fs.writeFileSync(path.join(skillsPath, "custom", "haiku-writer", "SKILL.md"), "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n");
@@ -122,7 +123,6 @@ test("skills: list, disable and enable; the next run's prompt follows", async ()
     assert.equal((await fetch(`${t.url}/api/skills/haiku-writer`, json({ enabled: "yes" }, "PUT"))).status, 422);
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

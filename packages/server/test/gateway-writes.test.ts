@@ -9,14 +9,11 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { type Zippable, zipSync } from "fflate";
+import { tempHome } from "@deerflow/harness/testing";
 import { startTestServer } from "./helpers.js";
 
 const KEY = "user-key-0123456789abcdef";
 const ADMIN = "admin-key-0123456789abcdef";
-
-function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 const put = (body: unknown, key?: string): RequestInit => ({
   method: "PUT",
@@ -24,8 +21,8 @@ const put = (body: unknown, key?: string): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-test("mcp/config PUT is 403 with how to enable it when server.mcp_config_writes is off; the file is untouched", async () => {
-  const dir = tempDir("mcp-write-");
+test("mcp/config PUT is 403 with how to enable it when server.mcp_config_writes is off; the file is untouched", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "mcp-write-" });
   const extensions = path.join(dir, "extensions_config.json");
   fs.writeFileSync(extensions, JSON.stringify({ skills: { a: { enabled: false } } }));
   const t = await startTestServer({ harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions } });
@@ -36,12 +33,11 @@ test("mcp/config PUT is 403 with how to enable it when server.mcp_config_writes 
     assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")), { skills: { a: { enabled: false } } });
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses stdio commands not allow-listed, masks secrets", async () => {
-  const dir = tempDir("mcp-write-");
+test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses stdio commands not allow-listed, masks secrets", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "mcp-write-" });
   const extensions = path.join(dir, "extensions_config.json");
   fs.writeFileSync(extensions, JSON.stringify({ skills: { a: { enabled: false } }, mcpServers: { old: { type: "http", url: "http://127.0.0.1:1/old" } } }));
   const t = await startTestServer({
@@ -80,12 +76,11 @@ test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses std
     assert.deepEqual(fs.readdirSync(dir), ["extensions_config.json"], "no temp file left");
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("mcp/config PUT with admin_api_keys: a plain key may read but not write; an admin key may write", async () => {
-  const dir = tempDir("mcp-write-");
+test("mcp/config PUT with admin_api_keys: a plain key may read but not write; an admin key may write", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "mcp-write-" });
   const extensions = path.join(dir, "extensions_config.json");
   const t = await startTestServer({
     yaml: `server: {api_keys: ['${KEY}'], admin_api_keys: ['${ADMIN}'], mcp_config_writes: true}`,
@@ -103,7 +98,6 @@ test("mcp/config PUT with admin_api_keys: a plain key may read but not write; an
     assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")), servers);
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -125,8 +119,8 @@ function install(url: string, bytes: Uint8Array, query = "", key?: string): Prom
   return fetch(`${url}/api/skills/install${query}`, { method: "POST", body: form, headers: key ? { "x-api-key": key } : {} });
 }
 
-test("skills/install: a good archive installs, shows in the list and reloads; hostile ones are 422 with nothing written; an installed name is 409 without force", async () => {
-  const dir = tempDir("skill-install-");
+test("skills/install: a good archive installs, shows in the list and reloads; hostile ones are 422 with nothing written; an installed name is 409 without force", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "skill-install-" });
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "public"), { recursive: true });
   const custom = path.join(skillsPath, "custom");
@@ -173,12 +167,11 @@ test("skills/install: a good archive installs, shows in the list and reloads; ho
     assert.equal(none.status, 422);
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("skills/install: archives over 1 MiB (the JSON limit) are accepted; with admin_api_keys only an admin key installs", async () => {
-  const dir = tempDir("skill-install-");
+test("skills/install: archives over 1 MiB (the JSON limit) are accepted; with admin_api_keys only an admin key installs", async (ctx) => {
+  const dir = tempHome(ctx, { prefix: "skill-install-" });
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "public"), { recursive: true });
   const t = await startTestServer({
@@ -200,6 +193,5 @@ test("skills/install: archives over 1 MiB (the JSON limit) are accepted; with ad
     assert.ok(fs.existsSync(path.join(skillsPath, "custom", "big-data", "data.txt")));
   } finally {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

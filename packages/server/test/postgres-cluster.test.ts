@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTempHome, type FakeOpenAIServer, startFakeOpenAIServer, type TempHome, testDatabase } from "@deerflow/harness/testing";
+import { createTempHome, type FakeOpenAIServer, fakeModelConfig, startFakeOpenAIServer, type TempHome, testDatabase } from "@deerflow/harness/testing";
 import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
 import { collect, gate, lastUserText, until } from "./helpers.js";
@@ -44,18 +44,7 @@ async function cluster(t: import("node:test").TestContext, script: Parameters<ty
   const fake = await startFakeOpenAIServer({ script });
   const home = createTempHome();
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(
-    config,
-    [
-      "models:",
-      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
-      "sandbox: {use: local}",
-      "memory: {enabled: false}",
-      "title: {enabled: false}",
-      `database: {backend: postgres, url: '${db.url}'}`,
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(config, fakeModelConfig(fake.url, `database: {backend: postgres, url: '${db.url}'}`));
   const procs: Proc[] = [];
   t.after(async () => {
     for (const proc of procs) proc.child.kill("SIGKILL");

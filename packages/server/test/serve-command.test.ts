@@ -3,30 +3,18 @@
  * keys; SIGTERM drains (a running run finishes within the grace period) and the process exits 0.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { createTempHome, fakeModelConfig, spawnServe, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import { Client } from "@langchain/langgraph-sdk";
 import { gate, lastUserText, until } from "./helpers.js";
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
 
-function serve(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [cli, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const out = { stdout: "", stderr: "" };
-  child.stdout!.on("data", (chunk) => (out.stdout += chunk));
-  child.stderr!.on("data", (chunk) => (out.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, out, exited };
-}
-
-async function urlOf(out: { stdout: string }): Promise<string> {
-  await until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 20_000, "the server's URL");
-  return /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
-}
+const serve = (args: string[], env: Record<string, string>) => spawnServe(cli, args, { env });
 
 test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, then exits 0", async () => {
   const block = gate();
@@ -38,12 +26,12 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
   });
   const home = createTempHome();
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  writeFileSync(config, fakeModelConfig(fake.url));
   let child: ChildProcess | undefined;
   try {
     const started = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
     child = started.child;
-    const url = await urlOf(started.out);
+    const url = await started.url();
     assert.match(started.out.stdout, /127\.0\.0\.1/);
     await until(() => /sandbox: local/.test(started.out.stderr), 5000, "sandbox line");
     assert.match(started.out.stderr, /model: fake \(openai\)/);
@@ -60,7 +48,7 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
 
     const again = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path });
     child = again.child;
-    const client2 = new Client({ apiUrl: await urlOf(again.out) });
+    const client2 = new Client({ apiUrl: await again.url() });
     assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success", "the run finished during the drain");
     child.kill("SIGINT");
     assert.equal(await again.exited, 0);
@@ -83,7 +71,7 @@ test("serve refuses a public host without API keys, and requires the key when ke
     const key = "a-long-enough-secret-key-123456";
     const keyed = serve(["--host", "0.0.0.0", "--port", "0"], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: key });
     child = keyed.child;
-    const url = (await urlOf(keyed.out)).replace("0.0.0.0", "127.0.0.1");
+    const url = (await keyed.url()).replace("0.0.0.0", "127.0.0.1");
     await until(() => /API key required/.test(keyed.out.stderr), 5000, "auth line");
     assert.equal((await fetch(`${url}/threads/search`, { method: "POST", body: "{}" })).status, 401);
     assert.equal((await new Client({ apiUrl: url, apiKey: key }).threads.search()).length, 0);
@@ -105,12 +93,12 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
   });
   const home = createTempHome();
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  writeFileSync(config, fakeModelConfig(fake.url));
   let child: ChildProcess | undefined;
   try {
     const first = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
     child = first.child;
-    const client = new Client({ apiUrl: await urlOf(first.out) });
+    const client = new Client({ apiUrl: await first.url() });
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
     await until(() => fake.requests.length > 0, 10_000, "model call");
@@ -120,7 +108,7 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
 
     const second = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
     child = second.child;
-    const client2 = new Client({ apiUrl: await urlOf(second.out) });
+    const client2 = new Client({ apiUrl: await second.url() });
     const values = (await client2.runs.join(thread.thread_id, run.run_id)) as { messages: { content: string }[] };
     assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "resumed once, input not repeated");
     assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success");
@@ -139,13 +127,13 @@ test("serve honours the CLI's thread lease: a run on a thread another process ho
   const fake = await startFakeOpenAIServer({ script: async () => ({ content: "done" }) });
   const home = createTempHome();
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  writeFileSync(config, fakeModelConfig(fake.url));
   const { openThreadLeases } = await import("@deerflow/harness");
   let child: ChildProcess | undefined;
   try {
     const started = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
     child = started.child;
-    const client = new Client({ apiUrl: await urlOf(started.out) });
+    const client = new Client({ apiUrl: await started.url() });
     const thread = await client.threads.create();
     // Another process (as `deerflow run --thread T` would) holds the thread.
     const leases = openThreadLeases(path.join(home.path, "checkpoints.sqlite"));

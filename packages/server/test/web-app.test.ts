@@ -6,20 +6,23 @@
  */
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { threadPaths } from "@deerflow/harness";
+import { type TestContextLike, tempHome } from "@deerflow/harness/testing";
 import { startTestServer } from "./helpers.js";
 
-function fakeBuild(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "deerflow-web-"));
-  mkdirSync(path.join(dir, "assets"));
-  writeFileSync(path.join(dir, "index.html"), "<!doctype html><div id=root>deerflow app</div>");
-  writeFileSync(path.join(dir, "assets", "index-AbC123.js"), "console.log('app')");
-  writeFileSync(path.join(dir, "favicon.svg"), "<svg/>");
-  return dir;
+function fakeBuild(t: TestContextLike): string {
+  return tempHome(t, {
+    prefix: "deerflow-web-",
+    files: {
+      "index.html": "<!doctype html><div id=root>deerflow app</div>",
+      "assets/index-AbC123.js": "console.log('app')",
+      "favicon.svg": "<svg/>",
+    },
+  });
 }
 
 const navigate = { "sec-fetch-mode": "navigate", accept: "text/html,application/xhtml+xml" };
@@ -38,8 +41,8 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
   });
 }
 
-test("the app loads at / and /threads/{id} without a key; assets are immutable; API paths are never shadowed", async () => {
-  const webDir = fakeBuild();
+test("the app loads at / and /threads/{id} without a key; assets are immutable; API paths are never shadowed", async (ctx) => {
+  const webDir = fakeBuild(ctx);
   const key = "k".repeat(32);
   const t = await startTestServer({ webDir, apiKeys: [key], apiKey: key });
   try {
@@ -75,7 +78,6 @@ test("the app loads at / and /threads/{id} without a key; assets are immutable; 
     assert.equal(unknown.status, 401, "an unknown deep path is not the app");
   } finally {
     await t.close();
-    rmSync(webDir, { recursive: true, force: true });
   }
 });
 

@@ -6,19 +6,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
+import { sendTask, serveForFile, skipReason, withPage } from "./support.js";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const skip = skipReason();
-let server: Served;
-before(async () => {
-  if (!skip) server = await serve();
-});
-after(async () => {
-  await server?.stop();
-});
+const server = serveForFile(skip);
 
 interface Violation {
   id: string;

@@ -4,18 +4,12 @@
  * Also: the app at phone width (the sidebar behind a menu button).
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
+import { test } from "node:test";
+import { sendTask, serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
 const KEY = "e2e-key-0123456789abcdef0123456789";
-let server: Served;
-before(async () => {
-  if (!skip) server = await serve({ apiKeys: KEY });
-});
-after(async () => {
-  await server?.stop();
-});
+const server = serveForFile(skip, { apiKeys: KEY });
 
 test("auth on: the API key field appears, a wrong key is refused, the right one works", { skip }, async () => {
   await withPage("auth", async (page) => {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type ChatCompletionRequest, type FakeOpenAIServer, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { type ChatCompletionRequest, type FakeOpenAIServer, fakeModelConfig, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import type { Page } from "playwright-core";
 import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
 
@@ -80,14 +80,7 @@ before(async () => {
     },
   });
   server = await serve({
-    configYaml: [
-      "models:",
-      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
-      "sandbox: {use: local}",
-      "memory: {enabled: false}",
-      "title: {enabled: false}",
-      "",
-    ].join("\n"),
+    configYaml: fakeModelConfig(fake.url),
   });
 });
 after(async () => {

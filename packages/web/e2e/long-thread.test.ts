@@ -3,18 +3,12 @@
  * near the viewport in the DOM (virtualized), and scrolling up brings the first message back.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { type Served, serve, skipReason, withPage } from "./support.js";
+import { serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
-let server: Served;
-before(async () => {
-  if (!skip) server = await serve();
-});
-after(async () => {
-  await server?.stop();
-});
+const server = serveForFile(skip);
 
 test("a 400-message thread is virtualized: it opens at the end, few messages in the DOM, the first reachable by scrolling", { skip }, async () => {
   const client = new Client({ apiUrl: `${server.url}/api` });

@@ -4,24 +4,13 @@
  * the skills page lists an installed skill and its switch disables it (the skills route reports it).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, before, test } from "node:test";
-import { type Served, serve, skipReason, withPage } from "./support.js";
+import { test } from "node:test";
+import { createTempHome } from "@deerflow/harness/testing";
+import { serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
-let server: Served;
-before(async () => {
-  if (skip) return;
-  const home = mkdtempSync(path.join(tmpdir(), "deerflow-e2e-"));
-  mkdirSync(path.join(home, "skills", "custom", "haiku-writer"), { recursive: true });
-  writeFileSync(path.join(home, "skills", "custom", "haiku-writer", "SKILL.md"), "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n");
-  server = await serve({ home });
-});
-after(async () => {
-  await server?.stop();
-});
+const skill = "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n";
+const server = serveForFile(skip, () => ({ home: createTempHome({ prefix: "deerflow-e2e-", files: { "skills/custom/haiku-writer/SKILL.md": skill } }).path }));
 
 const json = (body: unknown, method = "POST"): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 async function facts(): Promise<Array<{ id: string; content: string }>> {

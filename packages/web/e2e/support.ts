@@ -3,11 +3,11 @@
  * home, and Debian's Chromium driven by playwright-core (which never downloads a browser). Each test
  * runs in `withPage`, which saves a screenshot to packages/web/test-results/ when the test fails.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
+import { createTempHome, spawnServe } from "@deerflow/harness/testing";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -33,46 +33,55 @@ export interface Served {
   stop(keepHome?: boolean): Promise<void>;
 }
 
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  configYaml?: string;
+  apiKeys?: string;
+  port?: number;
+  home?: string;
+}
+
 /** Starts `deerflow serve --port 0` with a fresh home; `configYaml` is written to its config file. */
-export async function serve(options: { configYaml?: string; apiKeys?: string; port?: number; home?: string } = {}): Promise<Served> {
-  const home = options.home ?? mkdtempSync(path.join(tmpdir(), "deerflow-e2e-"));
-  const args = [cli, "serve", "--port", String(options.port ?? 0)];
+export async function serve(options: ServeOptions = {}): Promise<Served> {
+  const home = options.home ?? createTempHome({ prefix: "deerflow-e2e-" }).path;
+  const args = ["--port", String(options.port ?? 0)];
   if (options.configYaml !== undefined) {
     writeFileSync(path.join(home, "config.yaml"), options.configYaml);
     args.push("--config", path.join(home, "config.yaml"));
   }
-  const env = { ...process.env, DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: options.apiKeys ?? "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" };
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: home, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (http:\/\/\S+)/.test(stdout)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`deerflow serve did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const env = { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: options.apiKeys ?? "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" };
+  const server = spawnServe(cli, args, { cwd: home, env });
   return {
-    url: /listening on (http:\/\/\S+)/.exec(stdout)![1]!,
+    url: await server.url(),
     home,
-    stderr: () => stderr,
+    stderr: () => server.out.stderr,
     async stop(keepHome = false) {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await server.stop();
       if (!keepHome) rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
+/**
+ * One `deerflow serve` for a whole test file: started in `before` (unless `skip` says the e2e tests
+ * cannot run here) and stopped in `after`. The returned object's fields are filled in once it started.
+ * `options` may be a function, so a home with files is only made when the server really starts.
+ */
+export function serveForFile(skip: string | undefined, options: ServeOptions | (() => ServeOptions) = {}): Served {
+  const served = {} as Served;
+  before(async () => {
+    if (!skip) Object.assign(served, await serve(typeof options === "function" ? options() : options));
+  });
+  after(async () => {
+    await served.stop?.();
+  });
+  return served;
+}
+
 /** Opens Chromium with a fresh profile. */
 export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  const profile = mkdtempSync(path.join(tmpdir(), "deerflow-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
+  const profile = createTempHome({ prefix: "deerflow-chromium-" });
+  const context = await chromium.launchPersistentContext(profile.path, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
@@ -83,7 +92,7 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
     context,
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      profile.cleanup();
     },
   };
 }

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.js";
 import { loadConfig, parseConfigText } from "./load-config.js";
+import { createTempHome } from "../testing/temp-home.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, { source: "/work/config.yaml", env });
@@ -19,7 +19,8 @@ function assertConfigError(fn: () => unknown, ...patterns: RegExp[]) {
 }
 
 test("the built-in defaults apply when there is no file", () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "df-config-"));
+  const temp = createTempHome({ prefix: "df-config-" });
+  const dir = temp.path;
   try {
     const config = loadConfig({ cwd: dir, env: {} });
     assert.equal(config.source, null);
@@ -30,7 +31,7 @@ test("the built-in defaults apply when there is no file", () => {
     assert.deepEqual(config.summarization.keep, { type: "messages", value: 20 });
     assert.equal(Object.isFrozen(config.sandbox), true);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.cleanup();
   }
 });
 
@@ -43,7 +44,8 @@ test("config.example.yaml is valid and equals the built-in defaults", () => {
 });
 
 test("finds the file through --config, DEER_FLOW_CONFIG_PATH, then ./config.yaml", () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "df-config-"));
+  const temp = createTempHome({ prefix: "df-config-" });
+  const dir = temp.path;
   try {
     writeFileSync(path.join(dir, "config.yaml"), "log_level: debug\n");
     writeFileSync(path.join(dir, "other.yaml"), "log_level: error\n");
@@ -52,7 +54,7 @@ test("finds the file through --config, DEER_FLOW_CONFIG_PATH, then ./config.yaml
     assert.equal(loadConfig({ cwd: dir, path: "other.yaml", env: {} }).source, path.join(dir, "other.yaml"));
     assertConfigError(() => loadConfig({ cwd: dir, path: "missing.yaml", env: {} }), /missing\.yaml does not exist/);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.cleanup();
   }
 });
 

@@ -1,16 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { formatHistory, mergeHistory } from "./format-history.js";
 import { createHistoryArchive } from "./history-archive.js";
+import { createTempHome } from "../testing/temp-home.js";
 
 function tempDb(): { file: string; cleanup: () => void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-history-"));
-  return { file: path.join(dir, "checkpoints.sqlite"), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  const dir = createTempHome({ prefix: "deerflow-history-" });
+  return { file: path.join(dir.path, "checkpoints.sqlite"), cleanup: dir.cleanup };
 }
 
 const info = (summary: string) => ({ compactedAt: "2026-01-02T03:04:05.000Z", summary });

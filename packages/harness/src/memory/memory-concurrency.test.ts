@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { parseMemoryText } from "./memory-schema.js";
 import { createMemoryStore } from "./memory-store.js";
+import { tempHome } from "../testing/temp-home.js";
 
 const writer = fileURLToPath(new URL("./fixtures/memory-writer.ts", import.meta.url));
 
@@ -30,8 +30,7 @@ function ready(child: ChildProcess): Promise<void> {
 }
 
 test("writers SIGKILLed at random moments never leave a truncated or invalid memory file", async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-kill-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "memory-kill-" });
   const file = path.join(dir, "memory.json");
   let kills = 0;
   let reads = 0;
@@ -87,8 +86,7 @@ test("writers SIGKILLed at random moments never leave a truncated or invalid mem
 });
 
 test("updates from concurrent processes are all kept (none lost to a read-modify-write race)", async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-race-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "memory-race-" });
   const file = path.join(dir, "memory.json");
 
   const children = ["p", "q", "r"].map((tag) => spawnWriter(file, tag, "count", "40"));

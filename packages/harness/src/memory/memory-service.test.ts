@@ -1,13 +1,14 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemorySaver } from "@langchain/langgraph";
-import { AIMessage, HumanMessage, createAgent, fakeModel } from "langchain";
+import { AIMessage, HumanMessage, createAgent } from "langchain";
 import { messageText } from "./conversation-filter.js";
 import { formatMemoryForDisplay } from "./display.js";
 import { createMemoryService } from "./memory-service.js";
+import { tempHome } from "../testing/temp-home.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 let n = 0;
 const ai = (content: string) => new AIMessage({ content, id: `svc-ai-${++n}` });
@@ -21,19 +22,12 @@ const acmeUpdate = JSON.stringify({
   ],
 });
 
-function tempHome(t: { after: (fn: () => void) => void }): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "memory-service-"));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
-  return home;
-}
-
 /** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then close. */
 async function run(home: string, task: string, options: { agentName?: string; memoryReply?: string; answer: string; threadId: string }) {
-  const memoryModel = fakeModel();
-  if (options.memoryReply) memoryModel.respond(ai(options.memoryReply));
+  const memoryModel = new ScriptedChatModel(options.memoryReply ? [ai(options.memoryReply)] : []);
   const warnings: string[] = [];
   const memory = createMemoryService({ home, agentName: options.agentName, model: memoryModel, settings: { debounceSeconds: 30 }, onWarning: (m) => warnings.push(m) });
-  const agentModel = fakeModel().respond(ai(options.answer));
+  const agentModel = new ScriptedChatModel([ai(options.answer)]);
   const agent = createAgent({ model: agentModel, tools: [], systemPrompt: `You are DeerFlow.\n${memory.promptBlock()}`, middleware: [memory.middleware()], checkpointer: new MemorySaver() });
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
@@ -74,9 +68,9 @@ test("memory of one agent name is not visible to another (nor to the default age
 
 test("with memory disabled nothing is queued or injected; with injection off memory still learns", async (t) => {
   const home = tempHome(t);
-  const model = fakeModel().respond(ai(acmeUpdate));
+  const model = new ScriptedChatModel([ai(acmeUpdate)]);
   const off = createMemoryService({ home, model, settings: { enabled: false } });
-  const agent = createAgent({ model: fakeModel().respond(ai("ok")), tools: [], middleware: [off.middleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({ model: new ScriptedChatModel([ai("ok")]), tools: [], middleware: [off.middleware()], checkpointer: new MemorySaver() });
   await agent.invoke({ messages: [human("I prefer TypeScript")] }, { configurable: { thread_id: "t" } });
   assert.equal(off.queue.pending(), 0);
   await off.close();
@@ -92,7 +86,7 @@ test("with memory disabled nothing is queued or injected; with injection off mem
 
 test("settings reach the parts: storagePath, maxInjectionTokens", async (t) => {
   const home = tempHome(t);
-  const model = fakeModel().respond(ai(acmeUpdate));
+  const model = new ScriptedChatModel([ai(acmeUpdate)]);
   const service = createMemoryService({ home, model, settings: { storagePath: "mem", maxInjectionTokens: 12 } });
   assert.equal(service.path, path.join(home, "mem", "memory.json"));
   service.queue.enqueue("t", [{ role: "user", content: "I work at Acme on payment APIs and prefer TypeScript" }, { role: "assistant", content: "ok" }]);
@@ -104,7 +98,7 @@ test("an unreadable memory file never breaks the prompt: it is set aside with a 
   const home = tempHome(t);
   fs.writeFileSync(path.join(home, "memory.json"), "\u0000\u0000garbage");
   const warnings: string[] = [];
-  const service = createMemoryService({ home, model: fakeModel(), onWarning: (m) => warnings.push(m) });
+  const service = createMemoryService({ home, model: new ScriptedChatModel([]), onWarning: (m) => warnings.push(m) });
   assert.equal(service.promptBlock(), "");
   assert.match(warnings[0], /moved to .*memory\.json\.corrupt-/);
 });

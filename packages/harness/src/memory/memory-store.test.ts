@@ -6,26 +6,21 @@ import assert from "node:assert/strict";
 import { HarnessError } from "../errors.js";
 import { type Memory, emptyMemory } from "./memory-schema.js";
 import { createMemoryStore } from "./memory-store.js";
-
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-store-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempHome } from "../testing/temp-home.js";
 
 function withFact(memory: Memory, id: string, content: string): Memory {
   return { ...memory, facts: [...memory.facts, { id, content, category: "preference", confidence: 0.9, createdAt: "2026-01-01T00:00:00.000Z", source: "t1" }] };
 }
 
 test("a missing file reads as empty memory and nothing is created by reading", (t) => {
-  const file = path.join(tempDir(t), "agents", "x", "memory.json");
+  const file = path.join(tempHome(t), "agents", "x", "memory.json");
   const store = createMemoryStore(file);
   assert.deepEqual(store.load(), emptyMemory());
   assert.equal(fs.existsSync(file), false);
 });
 
 test("saved memory is on disk as JSON and loads back (creating the directory)", (t) => {
-  const file = path.join(tempDir(t), "agents", "x", "memory.json");
+  const file = path.join(tempHome(t), "agents", "x", "memory.json");
   const store = createMemoryStore(file);
   store.save(withFact(emptyMemory(), "fact_1", "Prefers TypeScript"));
   assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).facts[0].content, "Prefers TypeScript");
@@ -33,14 +28,14 @@ test("saved memory is on disk as JSON and loads back (creating the directory)", 
 });
 
 test("load returns a copy: changing it does not change what the next load returns", (t) => {
-  const store = createMemoryStore(path.join(tempDir(t), "memory.json"));
+  const store = createMemoryStore(path.join(tempHome(t), "memory.json"));
   store.save(withFact(emptyMemory(), "fact_1", "Prefers TypeScript"));
   store.load().facts.length = 0;
   assert.equal(store.load().facts.length, 1);
 });
 
 test("a write by another store (another process) is seen on the next load despite the cache", (t) => {
-  const file = path.join(tempDir(t), "memory.json");
+  const file = path.join(tempHome(t), "memory.json");
   const mine = createMemoryStore(file);
   const theirs = createMemoryStore(file);
   mine.save(withFact(emptyMemory(), "fact_1", "one"));
@@ -50,7 +45,7 @@ test("a write by another store (another process) is seen on the next load despit
 });
 
 test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning, and memory starts empty", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   fs.writeFileSync(file, '{"userContext": {"workContext": {"summary": "trunc');
   const warnings: string[] = [];
@@ -70,7 +65,7 @@ test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning,
 });
 
 test("valid JSON that is not a memory document is also treated as corrupt", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   fs.writeFileSync(file, JSON.stringify({ notes: ["x"] }));
   const warnings: string[] = [];
@@ -80,7 +75,7 @@ test("valid JSON that is not a memory document is also treated as corrupt", (t) 
 });
 
 test("one malformed fact or summary is skipped with a warning; the rest is kept and the file stays", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   const good = withFact(withFact(emptyMemory(), "f1", "Prefers TypeScript"), "f3", "Works at Acme");
   const raw = JSON.parse(JSON.stringify(good));
@@ -106,7 +101,7 @@ test("one malformed fact or summary is skipped with a warning; the rest is kept 
 });
 
 test("forgetFact removes one fact by id and reports whether it existed", (t) => {
-  const store = createMemoryStore(path.join(tempDir(t), "memory.json"));
+  const store = createMemoryStore(path.join(tempHome(t), "memory.json"));
   store.save(withFact(withFact(emptyMemory(), "fact_1", "one"), "fact_2", "two"));
   assert.equal(store.forgetFact("fact_1"), true);
   assert.equal(store.forgetFact("fact_1"), false);
@@ -114,7 +109,7 @@ test("forgetFact removes one fact by id and reports whether it existed", (t) => 
 });
 
 test("clear empties summaries and facts", (t) => {
-  const store = createMemoryStore(path.join(tempDir(t), "memory.json"));
+  const store = createMemoryStore(path.join(tempHome(t), "memory.json"));
   const memory = withFact(emptyMemory(), "fact_1", "one");
   memory.userContext.workContext = { summary: "Engineer at Acme", updatedAt: "2026-01-01" };
   store.save(memory);
@@ -125,7 +120,7 @@ test("clear empties summaries and facts", (t) => {
 });
 
 test("export writes the memory; import of that file restores it", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const store = createMemoryStore(path.join(dir, "memory.json"));
   store.save(withFact(emptyMemory(), "fact_1", "Prefers TypeScript"));
   const exported = path.join(dir, "backup.json");
@@ -136,7 +131,7 @@ test("export writes the memory; import of that file restores it", (t) => {
 });
 
 test("import refuses a bad file and leaves the current memory untouched", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   const store = createMemoryStore(file);
   store.save(withFact(emptyMemory(), "fact_1", "keep me"));
@@ -156,7 +151,7 @@ test("import refuses a bad file and leaves the current memory untouched", (t) =>
 });
 
 test("import accepts a DeerFlow export (key `user`, source as { threadId })", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const store = createMemoryStore(path.join(dir, "memory.json"));
   const deerflow = {
     version: "1.0",
@@ -174,7 +169,7 @@ test("import accepts a DeerFlow export (key `user`, source as { threadId })", (t
 });
 
 test("a lock held by a live process makes writers wait, then fail with memory_locked", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, host: os.hostname(), token: "held" }));
   const store = createMemoryStore(file, { lock: { timeoutMs: 50 } });
@@ -184,7 +179,7 @@ test("a lock held by a live process makes writers wait, then fail with memory_lo
 });
 
 test("a lock left by a dead process is broken and the write goes through", (t) => {
-  const dir = tempDir(t);
+  const dir = tempHome(t);
   const file = path.join(dir, "memory.json");
   fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), token: "dead" }));
   const store = createMemoryStore(file, { lock: { timeoutMs: 1000 } });

@@ -1,14 +1,15 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, fakeModel } from "langchain";
+import { AIMessage } from "langchain";
 import { renderMemoryBlock } from "./inject.js";
 import type { MemoryTurn } from "./conversation-filter.js";
 import { emptyMemory } from "./memory-schema.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createMemoryUpdater } from "./memory-updater.js";
+import { tempHome } from "../testing/temp-home.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 let n = 0;
 const reply = (content: string) => new AIMessage({ content, id: `memory-reply-${++n}` });
@@ -28,8 +29,7 @@ const acmeUpdate = {
 };
 
 function setup(t: { after: (fn: () => void) => void }) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-updater-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "memory-updater-" });
   const file = path.join(dir, "memory.json");
   const warnings: string[] = [];
   return { file, warnings, store: createMemoryStore(file, { onWarning: (message) => warnings.push(message) }) };
@@ -37,7 +37,7 @@ function setup(t: { after: (fn: () => void) => void }) {
 
 test("a conversation about work and preferences ends up as facts in memory.json and in the memory block", async (t) => {
   const { file, store, warnings } = setup(t);
-  const model = fakeModel().respond(reply(`\`\`\`json\n${JSON.stringify(acmeUpdate, null, 2)}\n\`\`\``));
+  const model = new ScriptedChatModel([reply(`\`\`\`json\n${JSON.stringify(acmeUpdate, null, 2)}\n\`\`\``)]);
   const updater = createMemoryUpdater({ model, store, onWarning: (message) => warnings.push(message) });
 
   const outcome = await updater.update(acme, { threadId: "thread-1" });
@@ -61,7 +61,7 @@ test("a conversation about work and preferences ends up as facts in memory.json 
 test("the model is shown the current memory, and its factsToRemove take effect", async (t) => {
   const { store } = setup(t);
   store.save({ ...emptyMemory(), facts: [{ id: "fact_pip", content: "Uses pip", category: "behavior", confidence: 0.9, createdAt: "2026-01-01", source: "t0" }] });
-  const model = fakeModel().respond(reply(JSON.stringify({ factsToRemove: [{ id: "fact_pip" }], newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }] })));
+  const model = new ScriptedChatModel([reply(JSON.stringify({ factsToRemove: [{ id: "fact_pip" }], newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }] }))]);
   const updater = createMemoryUpdater({ model, store });
 
   await updater.update([{ role: "user", content: "I switched from pip to uv" }, { role: "assistant", content: "Noted." }], { threadId: "t2" });
@@ -74,11 +74,12 @@ test("malformed JSON, a wrong shape or a failing model leave memory unchanged an
   const { file, store } = setup(t);
   store.save({ ...emptyMemory(), facts: [{ id: "fact_1", content: "Prefers TypeScript", category: "preference", confidence: 0.9, createdAt: "2026-01-01", source: "t0" }] });
   const before = fs.readFileSync(file, "utf8");
-  const model = fakeModel()
-    .respond(reply('{"newFacts": [{"content": "x", "confidence": 0.9}'))
-    .respond(reply('{"newFacts": "Prefers Rust"}'))
-    .respond(reply("Nothing to remember."))
-    .respond(new Error("429 Too Many Requests"));
+  const model = new ScriptedChatModel([
+    reply('{"newFacts": [{"content": "x", "confidence": 0.9}'),
+    reply('{"newFacts": "Prefers Rust"}'),
+    reply("Nothing to remember."),
+    new Error("429 Too Many Requests"),
+  ]);
   const warnings: string[] = [];
   const updater = createMemoryUpdater({ model, store, onWarning: (message) => warnings.push(message) });
 
@@ -97,7 +98,7 @@ test("malformed JSON, a wrong shape or a failing model leave memory unchanged an
 
 test("a conversation without a user message is not sent to the model", async (t) => {
   const { store } = setup(t);
-  const model = fakeModel();
+  const model = new ScriptedChatModel([]);
   const updater = createMemoryUpdater({ model, store });
   const outcome = await updater.update([{ role: "assistant", content: "Hello!" }], { threadId: "t" });
   assert.equal(outcome.applied, false);
@@ -106,7 +107,7 @@ test("a conversation without a user message is not sent to the model", async (t)
 
 test("the threshold and maxFacts options are applied", async (t) => {
   const { store } = setup(t);
-  const model = fakeModel().respond(reply(JSON.stringify(acmeUpdate)));
+  const model = new ScriptedChatModel([reply(JSON.stringify(acmeUpdate))]);
   const updater = createMemoryUpdater({ model, store, factConfidenceThreshold: 0.4, maxFacts: 2 });
   await updater.update(acme, { threadId: "t" });
   assert.deepEqual(store.load().facts.map((fact) => fact.content), ["Works at Acme on payment APIs", "Prefers TypeScript"]);
@@ -115,11 +116,13 @@ test("the threshold and maxFacts options are applied", async (t) => {
 test("an update lands on the memory as it is when the model answers, keeping another process's changes", async (t) => {
   const { file, store } = setup(t);
   const other = createMemoryStore(file);
-  const model = fakeModel().respond(() => {
-    // While the model "thinks", another process adds a fact.
-    other.update((memory) => ({ ...memory, facts: [...memory.facts, { id: "fact_other", content: "Lives in Lyon", category: "context", confidence: 0.9, createdAt: "", source: "t9" }] }));
-    return reply(JSON.stringify(acmeUpdate));
-  });
+  const model = new ScriptedChatModel([
+    () => {
+      // While the model "thinks", another process adds a fact.
+      other.update((memory) => ({ ...memory, facts: [...memory.facts, { id: "fact_other", content: "Lives in Lyon", category: "context", confidence: 0.9, createdAt: "", source: "t9" }] }));
+      return reply(JSON.stringify(acmeUpdate));
+    },
+  ]);
   await createMemoryUpdater({ model, store }).update(acme, { threadId: "t1" });
   assert.deepEqual(store.load().facts.map((fact) => fact.content), ["Lives in Lyon", "Works at Acme on payment APIs", "Prefers TypeScript"]);
 });

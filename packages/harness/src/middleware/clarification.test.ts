@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, HumanMessage, ToolMessage, createAgent, tool } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { askClarificationTool } from "../tools/ask-clarification.js";
 import { clarificationFromMessages, clarificationMiddleware, moveClarificationLast } from "./clarification.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const ask = (id: string, args: Record<string, unknown>) => ({ id, name: "ask_clarification", args, type: "tool_call" as const });
 const question = { question: "Which city?", clarification_type: "missing_info", context: "The forecast needs a place.", options: ["Paris", "Lyon"] };
@@ -39,7 +40,7 @@ test("clarificationFromMessages reads the pending question or gives null", () =>
   assert.equal(clarificationFromMessages([]), null);
 });
 
-function agentWith(model: ReturnType<typeof fakeModel>, tools: Parameters<typeof createAgent>[0]["tools"] = []) {
+function agentWith(model: ScriptedChatModel, tools: Parameters<typeof createAgent>[0]["tools"] = []) {
   return createAgent({
     model,
     tools: [askClarificationTool, ...(tools ?? [])],
@@ -49,9 +50,10 @@ function agentWith(model: ReturnType<typeof fakeModel>, tools: Parameters<typeof
 }
 
 test("a clarification run calls the model once and ends on the formatted question; the answer continues the thread", async () => {
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", question)] }))
-    .respond(new AIMessage({ id: "ai-2", content: "Sunny in Lyon." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", question)] }),
+    new AIMessage({ id: "ai-2", content: "Sunny in Lyon." }),
+  ]);
   const agent = agentWith(model);
   const config = { configurable: { thread_id: "clarify-1" } };
 
@@ -79,13 +81,13 @@ test("other tool calls of the same response still run, and the run still stops o
     },
     { name: "note", description: "Take a note.", schema: z.object({ text: z.string() }) },
   );
-  const model = fakeModel().respond(
+  const model = new ScriptedChatModel([
     new AIMessage({
       id: "ai-1",
       content: "",
       tool_calls: [ask("c1", question), { id: "n1", name: "note", args: { text: "draft" }, type: "tool_call" }],
     }),
-  );
+  ]);
   const out = await agentWith(model, [note]).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-2" } });
 
   assert.equal(model.callCount, 1);
@@ -94,9 +96,10 @@ test("other tool calls of the same response still run, and the run still stops o
 });
 
 test("invalid clarification arguments come back as an error and the model can retry", async () => {
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", { question: "Which city?", clarification_type: "whatever" })] }))
-    .respond(new AIMessage({ id: "ai-2", content: "", tool_calls: [ask("c2", question)] }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", { question: "Which city?", clarification_type: "whatever" })] }),
+    new AIMessage({ id: "ai-2", content: "", tool_calls: [ask("c2", question)] }),
+  ]);
   const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-3" } });
 
   assert.equal(model.callCount, 2);
@@ -108,7 +111,7 @@ test("invalid clarification arguments come back as an error and the model can re
 
 test("options sent as null, a JSON string or a plain string still end the run on the question", async () => {
   for (const [index, options] of [null, '["Paris", "Lyon"]', "Paris"].entries()) {
-    const model = fakeModel().respond(new AIMessage({ id: `ai-o${index}`, content: "", tool_calls: [ask(`o${index}`, { ...question, options })] }));
+    const model = new ScriptedChatModel([new AIMessage({ id: `ai-o${index}`, content: "", tool_calls: [ask(`o${index}`, { ...question, options })] })]);
     const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: `h-o${index}`, content: "Weather?" })] }, { configurable: { thread_id: `clarify-o${index}` } });
     assert.equal(model.callCount, 1);
     const pending = clarificationFromMessages(out.messages);

@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemorySaver } from "@langchain/langgraph";
-import { AIMessage, HumanMessage, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, HumanMessage, createAgent, tool } from "langchain";
 import { z } from "zod";
 import type { MemoryTurn } from "../memory/conversation-filter.js";
 import { memoryMiddleware } from "./memory.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const lookup = tool(async ({ topic }) => `notes about ${topic}`, {
   name: "lookup",
@@ -19,9 +20,10 @@ function recordingQueue() {
 
 test("after a run with tool calls, the thread's user messages and final answer are queued under its thread id", async () => {
   const { jobs, queue } = recordingQueue();
-  const model = fakeModel()
-    .respondWithTools([{ name: "lookup", args: { topic: "payments" }, id: "call-1" }])
-    .respond(new AIMessage({ content: "You work on payment APIs at Acme.", id: "ai-final-1" }));
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "lookup", args: { topic: "payments" }, id: "call-1" }] },
+    new AIMessage({ content: "You work on payment APIs at Acme.", id: "ai-final-1" }),
+  ]);
   const agent = createAgent({ model, tools: [lookup], middleware: [memoryMiddleware({ queue, agentName: "researcher" })], checkpointer: new MemorySaver() });
 
   await agent.invoke(
@@ -45,9 +47,10 @@ test("after a run with tool calls, the thread's user messages and final answer a
 
 test("a second run on the thread queues the whole conversation so far", async () => {
   const { jobs, queue } = recordingQueue();
-  const model = fakeModel()
-    .respond(new AIMessage({ content: "Hi!", id: "ai-a" }))
-    .respond(new AIMessage({ content: "TypeScript it is.", id: "ai-b" }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ content: "Hi!", id: "ai-a" }),
+    new AIMessage({ content: "TypeScript it is.", id: "ai-b" }),
+  ]);
   const agent = createAgent({ model, tools: [], middleware: [memoryMiddleware({ queue })], checkpointer: new MemorySaver() });
   const config = { configurable: { thread_id: "t" } };
   await agent.invoke({ messages: [new HumanMessage({ content: "hello", id: "h-a" })] }, config);
@@ -58,7 +61,7 @@ test("a second run on the thread queues the whole conversation so far", async ()
 
 test("a run without a thread id queues nothing", async () => {
   const { jobs, queue } = recordingQueue();
-  const model = fakeModel().respond(new AIMessage({ content: "Hi!", id: "ai-x" }));
+  const model = new ScriptedChatModel([new AIMessage({ content: "Hi!", id: "ai-x" })]);
   const agent = createAgent({ model, tools: [], middleware: [memoryMiddleware({ queue })] });
   await agent.invoke({ messages: [new HumanMessage({ content: "hello", id: "h-x" })] });
   assert.deepEqual(jobs, []);

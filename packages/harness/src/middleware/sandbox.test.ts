@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { sandboxMiddleware, withSandboxUpdate } from "./sandbox.js";

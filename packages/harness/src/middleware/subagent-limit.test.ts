@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, HumanMessage, ToolMessage, createAgent, tool } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { clampMaxConcurrent } from "../subagents/concurrency.js";
 import { limitTaskCalls, subagentLimitMiddleware } from "./subagent-limit.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const call = (name: string, id: string) => ({ name, id, args: {}, type: "tool_call" as const });
 
@@ -65,9 +66,10 @@ test("in an agent run, a response with ten task calls runs only the allowed numb
   );
   const other = tool(async () => "listed", { name: "ls", description: "List.", schema: z.object({}) });
   const calls = Array.from({ length: 10 }, (_, i) => ({ name: "task", id: `t${i}`, args: { prompt: `job ${i}` }, type: "tool_call" as const }));
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "lead-1", content: "", tool_calls: [...calls, { name: "ls", id: "ls-1", args: {}, type: "tool_call" }] }))
-    .respond(new AIMessage({ id: "lead-2", content: "Done." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "lead-1", content: "", tool_calls: [...calls, { name: "ls", id: "ls-1", args: {}, type: "tool_call" }] }),
+    new AIMessage({ id: "lead-2", content: "Done." }),
+  ]);
   const warnings: string[] = [];
   const agent = createAgent({ model, tools: [task, other], middleware: [subagentLimitMiddleware({ onWarning: (w) => warnings.push(w) })] });
 
@@ -93,12 +95,13 @@ test("a run starts at most maxTotal subagents; later task calls get an error res
     { name: "task", description: "Delegate.", schema: z.object({ prompt: z.string() }) },
   );
   const taskCall = (id: string) => ({ name: "task", id, args: { prompt: id }, type: "tool_call" as const });
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "r1", content: "", tool_calls: [taskCall("a"), taskCall("b")] }))
-    .respond(new AIMessage({ id: "r2", content: "", tool_calls: [taskCall("c")] }))
-    .respond(new AIMessage({ id: "r3", content: "Done with what I have." }))
-    .respond(new AIMessage({ id: "r4", content: "", tool_calls: [taskCall("d")] }))
-    .respond(new AIMessage({ id: "r5", content: "Done again." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "r1", content: "", tool_calls: [taskCall("a"), taskCall("b")] }),
+    new AIMessage({ id: "r2", content: "", tool_calls: [taskCall("c")] }),
+    new AIMessage({ id: "r3", content: "Done with what I have." }),
+    new AIMessage({ id: "r4", content: "", tool_calls: [taskCall("d")] }),
+    new AIMessage({ id: "r5", content: "Done again." }),
+  ]);
   const warnings: string[] = [];
   const agent = createAgent({
     model,

@@ -1,7 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -10,6 +8,7 @@ import { createAgent } from "langchain";
 import { z } from "zod";
 import { createHistoryArchive } from "../history/history-archive.js";
 import { ScriptedChatModel, type ScriptStep } from "../testing/scripted-model.js";
+import { tempHome } from "../testing/temp-home.js";
 import { latestUserMessageIndex, summarizationMiddleware, type SummarizationOptions } from "./summarization.js";
 
 const bash = tool(async ({ command }) => `ran ${command}`, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });
@@ -39,8 +38,7 @@ async function runTurns(agent: ReturnType<typeof setup>["agent"], threadId: stri
 }
 
 test("compaction writes summary_text, removes old messages, and never adds a summary message", async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-summ-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "deerflow-summ-" });
   const archive = createHistoryArchive(path.join(dir, "checkpoints.sqlite"));
   t.after(() => archive.close());
   const summarizer = new ScriptedChatModel([{ content: "SUMMARY-1" }, { content: "SUMMARY-2" }], { name: "summarizer" });

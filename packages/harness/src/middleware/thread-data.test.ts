@@ -1,14 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { threadPaths } from "../sandbox/virtual-paths.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { tempHome } from "../testing/temp-home.js";
 import { stampUserMessage, threadDataMiddleware } from "./thread-data.js";
 
 test("stampUserMessage stamps the last human message once, keeping its id and content", () => {
@@ -25,8 +24,7 @@ test("stampUserMessage stamps the last human message once, keeping its id and co
 });
 
 test("in an agent run, thread_data holds the thread's host paths and the directories exist", async (t) => {
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "thread-data-test-")));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const home = tempHome(t, { prefix: "thread-data-test-" });
   const model = new ScriptedChatModel([{ content: "done" }]);
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [threadDataMiddleware({ home })], checkpointer: new MemorySaver() });
   const result = await agent.invoke({ messages: [new HumanMessage({ id: "td-h1", content: "hi" })] }, { configurable: { thread_id: "td-1" } });

@@ -1,9 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, createAgent, fakeModel } from "langchain";
+import { AIMessage, HumanMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { cleanTitle, fallbackTitle, firstExchange, renderTitlePrompt, titleMiddleware } from "./title.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const limits = { maxWords: 8, maxChars: 80 };
 
@@ -68,15 +69,15 @@ test("firstExchange pairs the first visible user message with the first AI text 
 });
 
 function agentWith(middleware: ReturnType<typeof titleMiddleware>, replies: string[]) {
-  const model = fakeModel();
-  replies.forEach((reply, i) => model.respond(new AIMessage({ id: `lead-${i}`, content: reply })));
+  const model = new ScriptedChatModel(replies.map((reply, i) => new AIMessage({ id: `lead-${i}`, content: reply })));
   return createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [middleware], checkpointer: new MemorySaver() });
 }
 
 test("a thread gets a model title after its first exchange, never regenerated, and the title never streams", async () => {
-  const titleModel = fakeModel()
-    .respond(new AIMessage({ id: "title-1", content: '"Lyon weather today."' }))
-    .respond(new AIMessage({ id: "title-2", content: "A different title" }));
+  const titleModel = new ScriptedChatModel([
+    new AIMessage({ id: "title-1", content: '"Lyon weather today."' }),
+    new AIMessage({ id: "title-2", content: "A different title" }),
+  ]);
   const agent = agentWith(titleMiddleware({ model: titleModel }), ["It is sunny in Lyon.", "Tomorrow too."]);
   const config = { configurable: { thread_id: "title-1" } };
 
@@ -101,7 +102,7 @@ test("without a model, or when it fails, the title is the start of the user's me
   assert.equal(first.title, "Draft an email to the whole team about the Frid...");
 
   const warnings: string[] = [];
-  const failing = fakeModel().respond(new Error("503 upstream"));
+  const failing = new ScriptedChatModel([new Error("503 upstream")]);
   const broken = agentWith(titleMiddleware({ model: failing, onWarning: (w) => warnings.push(w) }), ["Hello!"]);
   const second = await broken.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Hi there" })] }, { configurable: { thread_id: "t-b" } });
   assert.equal(second.title, "Hi there");

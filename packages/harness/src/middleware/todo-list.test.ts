@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel } from "langchain";
+import { AIMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { TODO_LIST_SYSTEM_PROMPT, countSiblingTodoCalls, describeTodos, todoListMiddleware } from "./todo-list.js";
@@ -38,10 +38,11 @@ test("a plan-mode run updates todos as the model works through them, with the ru
     { content: "Collect numbers", status: "completed" },
     { content: "Sum them", status: "completed" },
   ];
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "ai-1", content: "", tool_calls: [write("w1", plan)] }))
-    .respond(new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w2", done)] }))
-    .respond(new AIMessage({ id: "ai-3", content: "The sum is 6." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "ai-1", content: "", tool_calls: [write("w1", plan)] }),
+    new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w2", done)] }),
+    new AIMessage({ id: "ai-3", content: "The sum is 6." }),
+  ]);
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()], checkpointer: new MemorySaver() });
   const config = { configurable: { thread_id: "plan-1" } };
 
@@ -58,17 +59,16 @@ test("a plan-mode run updates todos as the model works through them, with the ru
 });
 
 test("parallel write_todos calls are both refused, the list is unchanged, and the model is asked again", async () => {
-  const model = fakeModel()
-    .respond(
-      new AIMessage({
-        id: "ai-1",
-        content: "",
-        tool_calls: [write("w1", [{ content: "A", status: "pending" }]), write("w2", [{ content: "B", status: "pending" }])],
-      }),
-    )
-    .respond(new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w3", [{ content: "A and B", status: "in_progress" }])] }))
-    .respond(new AIMessage({ id: "ai-3", content: "Done." }))
-    .respond(new AIMessage({ id: "ai-4", content: "Still working on A and B." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [write("w1", [{ content: "A", status: "pending" }]), write("w2", [{ content: "B", status: "pending" }])],
+    }),
+    new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w3", [{ content: "A and B", status: "in_progress" }])] }),
+    new AIMessage({ id: "ai-3", content: "Done." }),
+    new AIMessage({ id: "ai-4", content: "Still working on A and B." }),
+  ]);
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
 
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Plan A and B." })] });

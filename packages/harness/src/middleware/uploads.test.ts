@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
@@ -10,6 +9,7 @@ import type { UploadedFile } from "../state/reducers.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { saveUploads } from "../uploads/save-uploads.js";
+import { tempHome } from "../testing/temp-home.js";
 import { formatSize, formatUploadsBlock, selectNewUploads, uploadsMiddleware, withUploadsBlock } from "./uploads.js";
 
 const file = (filename: string, size = 10): UploadedFile => ({
@@ -50,8 +50,7 @@ test("withUploadsBlock prepends to text, inserts a first block in lists, keeps t
 });
 
 test("in agent runs, each upload is announced once, in the turn after it was saved", async (t) => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "uploads-mw-test-")));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = tempHome(t, { prefix: "uploads-mw-test-" });
   const home = path.join(root, "home");
   const source = path.join(root, "notes.txt");
   fs.writeFileSync(source, "some notes");
@@ -77,8 +76,7 @@ test("in agent runs, each upload is announced once, in the turn after it was sav
 });
 
 test("uploaded_files and files entries that are not objects are skipped, not a crash", async (t) => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "uploads-mw-test-")));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = tempHome(t, { prefix: "uploads-mw-test-" });
   const home = path.join(root, "home");
   const source = path.join(root, "notes.txt");
   fs.writeFileSync(source, "some notes");

@@ -6,7 +6,7 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { threadDataMiddleware } from "./thread-data.js";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { VIEW_IMAGE_CONTEXT_KEY, buildViewedImagesMessage, imagesAwaitingView, viewImageMiddleware } from "./view-image.js";

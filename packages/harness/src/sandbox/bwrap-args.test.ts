@@ -4,6 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SANDBOX_ETC_FILES, buildBwrapArgs, writeSandboxEtc } from "./bwrap-args.js";
+import { tempHome } from "../testing/temp-home.js";
 
 /** Pairs "--flag a b" triples/quads into readable strings for assertions. */
 function joined(args: string[]): string {
@@ -41,8 +42,7 @@ test("the skills bind is left out when the directory does not exist", () => {
 });
 
 test("the generated /etc is written once and has no host accounts", (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "etc-test-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "etc-test-" });
   writeSandboxEtc(dir);
   writeSandboxEtc(dir);
   assert.deepEqual(fs.readdirSync(dir).sort(), Object.keys(SANDBOX_ETC_FILES).sort());

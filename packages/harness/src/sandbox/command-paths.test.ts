@@ -1,21 +1,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES, checkCommandPaths, rewriteVirtualPaths } from "./command-paths.js";
 import { PathPolicy } from "./path-policy.js";
 import { ensureThreadDirs } from "./virtual-paths.js";
+import { createTempHome } from "../testing/temp-home.js";
 
 function setup() {
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "cmd-test-")));
+  const temp = createTempHome({ prefix: "cmd-test-" });
+  const home = temp.path;
   const paths = ensureThreadDirs(home, "t1");
   const skills = path.join(home, "skills");
   fs.mkdirSync(skills);
   fs.mkdirSync(path.join(home, "outside"));
   const policy = new PathPolicy({ userDataDir: path.dirname(paths.workspace_path), skillsDir: skills });
   const options = { readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES, writablePrefixes: SAFE_DEVICE_PATHS, hostWorkspace: paths.workspace_path };
-  return { home, paths, skills, policy, options, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+  return { home, paths, skills, policy, options, cleanup: temp.cleanup };
 }
 
 test("ordinary commands over the virtual roots and system tools pass", (t) => {

@@ -7,19 +7,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createSandboxProvider } from "./provider.js";
 import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
 import { PathPolicy } from "./path-policy.js";
-import { createTestSandbox } from "./testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
+import { createTempHome, tempHome } from "../testing/temp-home.js";
 
 const HOSTILE_HOMES = ["home with space", "it's \"quoted\"", "cost $HOME and $(id) `x`", "tab\there & ; |"];
 
 for (const name of HOSTILE_HOMES) {
   test(`virtual paths in commands stay inside when the home is ${JSON.stringify(name)}`, async (t) => {
-    const parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-home-")));
-    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const parent = tempHome(t);
     const home = path.join(parent, name);
     const provider = createSandboxProvider({
       use: "local",
@@ -63,7 +62,7 @@ test("rewriteVirtualPaths quotes the host path for the context it appears in", (
 for (const use of ["local", "bwrap"] as const) {
   test(`skills.container_path is honoured by the file tools and bash (${use})`, async (t) => {
     if (use === "bwrap") {
-      const { bwrapUnavailableReason } = await import("./testing.js");
+      const { bwrapUnavailableReason } = await import("../testing/sandbox.js");
       const reason = bwrapUnavailableReason();
       if (reason) return t.skip(reason);
     }
@@ -120,9 +119,9 @@ test("the harness's own environment is not readable through /proc/$PPID/environ"
     console.log(JSON.stringify(out));
     await provider.shutdown();
   `;
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-environ-"));
+  const home = createTempHome({ prefix: "deerflow-environ-" });
   try {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, home], {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, home.path], {
       encoding: "utf8",
       env: { ...process.env, DEERFLOW_TEST_SECRET_KEY: "canary-harness-secret-5" },
       timeout: 60_000,
@@ -130,7 +129,7 @@ test("the harness's own environment is not readable through /proc/$PPID/environ"
     assert.equal(result.status, 0, result.stderr);
     assert.ok(!result.stdout.includes("canary-harness-secret-5"), `the harness secret leaked: ${result.stdout}`);
   } finally {
-    fs.rmSync(home, { recursive: true, force: true });
+    home.cleanup();
   }
 });
 

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { bwrapUnavailableReason, createTestSandbox, type TestSandbox } from "./testing.js";
+import { bwrapUnavailableReason, createTestSandbox, type TestSandbox } from "../testing/sandbox.js";
 
 type Provider = "local" | "bwrap";
 type Expectation = "error" | "contained";

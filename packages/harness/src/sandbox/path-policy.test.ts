@@ -1,14 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { HarnessError } from "../errors.js";
 import { PathPolicy, normalizeVirtualPath, resolveVirtualPath } from "./path-policy.js";
 import { ensureThreadDirs, threadPaths, validateThreadId } from "./virtual-paths.js";
+import { createTempHome } from "../testing/temp-home.js";
 
 function setup() {
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "policy-test-")));
+  const temp = createTempHome({ prefix: "policy-test-" });
+  const home = temp.path;
   const paths = ensureThreadDirs(home, "t1");
   const skills = path.join(home, "skills");
   fs.mkdirSync(path.join(skills, "public", "demo"), { recursive: true });
@@ -16,7 +17,7 @@ function setup() {
   fs.mkdirSync(path.join(home, "outside"));
   fs.writeFileSync(path.join(home, "outside", "secret.txt"), "secret");
   const policy = new PathPolicy({ userDataDir: path.dirname(paths.workspace_path), skillsDir: skills });
-  return { home, paths, skills, policy, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+  return { home, paths, skills, policy, cleanup: temp.cleanup };
 }
 
 test("virtual paths map to the thread's host directories", (t) => {

@@ -1,20 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { HarnessError } from "../errors.js";
 import { createSandboxProvider, sandboxIdFor, threadIdOfSandbox } from "./provider.js";
-import { bwrapUnavailableReason, createTestSandbox } from "./testing.js";
+import { bwrapUnavailableReason, createTestSandbox } from "../testing/sandbox.js";
+import { tempHome } from "../testing/temp-home.js";
 
 const BWRAP_SKIP = bwrapUnavailableReason();
 if (BWRAP_SKIP) console.log(`bwrap tests skipped: ${BWRAP_SKIP}`);
-
-function tempHome(t: { after: (fn: () => void) => void }): string {
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "provider-test-")));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
-  return home;
-}
 
 /** True while `pid` is a live (not zombie) process. */
 function isRunning(pid: number): boolean {

@@ -7,9 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { bwrapUnavailableReason, createTestSandbox } from "./testing.js";
+import { bwrapUnavailableReason, createTestSandbox } from "../testing/sandbox.js";
+import { tempHome } from "../testing/temp-home.js";
 
 function startSwapper(workspace: string, decoy: string) {
   // Atomic renames in a tight loop: `x` is a real directory half of the time, a link to the decoy the other half.
@@ -19,11 +19,8 @@ function startSwapper(workspace: string, decoy: string) {
 
 test("parallel write_file under a directory/symlink swap never creates anything outside the thread", async (t) => {
   const kit = createTestSandbox({ use: "local" });
-  const decoy = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-race-decoy-"));
-  t.after(async () => {
-    await kit.cleanup();
-    fs.rmSync(decoy, { recursive: true, force: true });
-  });
+  const decoy = tempHome(t, { prefix: "deerflow-race-decoy-" });
+  t.after(() => kit.cleanup());
   const swapper = startSwapper(kit.sandbox.paths.workspace_path, decoy);
   try {
     for (let round = 0; round < 8; round += 1) {
@@ -48,11 +45,8 @@ test("under bwrap, a swap made by the agent's own bash never makes write_file cr
   const reason = bwrapUnavailableReason();
   if (reason) return t.skip(reason);
   const kit = createTestSandbox({ use: "bwrap" });
-  const decoy = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-race-decoy-"));
-  t.after(async () => {
-    await kit.cleanup();
-    fs.rmSync(decoy, { recursive: true, force: true });
-  });
+  const decoy = tempHome(t, { prefix: "deerflow-race-decoy-" });
+  t.after(() => kit.cleanup());
   // The link's target is a host path: dangling inside the sandbox, but the harness would follow it.
   const hidden = [...decoy].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
   const script = 'mkdir "xd"; symlink($ARGV[0], "xl"); while (!-e "stop") { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
@@ -101,14 +95,9 @@ test("read_file and write_file refuse a FIFO at once instead of hanging", async 
 test("uploads never land outside while the uploads directory is swapped for a link", async (t) => {
   const { saveUploads } = await import("../uploads/save-uploads.js");
   const { threadUserDataDir } = await import("./virtual-paths.js");
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-upload-race-")));
-  const decoy = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-race-decoy-"));
+  const home = tempHome(t, { prefix: "deerflow-upload-race-", files: { "source.txt": "upload" } });
+  const decoy = tempHome(t, { prefix: "deerflow-race-decoy-" });
   const source = path.join(home, "source.txt");
-  fs.writeFileSync(source, "upload");
-  t.after(() => {
-    fs.rmSync(home, { recursive: true, force: true });
-    fs.rmSync(decoy, { recursive: true, force: true });
-  });
   await saveUploads(home, "t1", [source]);
   const userData = threadUserDataDir(home, "t1");
   const script =

@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, createAgent, tool } from "langchain";
 import { z } from "zod";
 import { GENERAL_PURPOSE_SUBAGENT } from "./builtins.js";
 import type { TaskEvent } from "./events.js";
 import { runSubagent, type RunSubagentOptions } from "./executor.js";
 import type { SubagentGraph, SubagentInput, SubagentRunConfig, SubagentType } from "./types.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const echo = tool(async ({ text }) => `echo: ${text}`, { name: "echo", description: "Echo text.", schema: z.object({ text: z.string() }) });
 
@@ -34,16 +35,15 @@ function scripted(body: (input: SubagentInput, config: SubagentRunConfig) => Asy
 }
 
 test("a real createAgent subagent runs from its own prompt and reports every step and its usage", async () => {
-  const model = fakeModel()
-    .respond(
-      new AIMessage({
-        id: "sub-ai-1",
-        content: "Echoing first.",
-        tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "hello" }, type: "tool_call" }],
-        usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
-      }),
-    )
-    .respond(new AIMessage({ id: "sub-ai-2", content: "The echo said hello.", usage_metadata: { input_tokens: 20, output_tokens: 7, total_tokens: 27 } }));
+  const model = new ScriptedChatModel([
+    new AIMessage({
+      id: "sub-ai-1",
+      content: "Echoing first.",
+      tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "hello" }, type: "tool_call" }],
+      usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    }),
+    new AIMessage({ id: "sub-ai-2", content: "The echo said hello.", usage_metadata: { input_tokens: 20, output_tokens: 7, total_tokens: 27 } }),
+  ]);
   let spec: { type: string; toolNames: string[]; maxTurns: number } | undefined;
   const opts = options({
     createSubagent: (s) => {
@@ -124,17 +124,15 @@ test("a factory that throws ends failed too", async () => {
 });
 
 function loopingModel(withText: boolean) {
-  const model = fakeModel();
-  for (let i = 0; i < 40; i += 1) {
-    model.respond(
+  return new ScriptedChatModel(
+    Array.from({ length: 40 }, (_, i) =>
       new AIMessage({
         id: `loop-${withText}-${i}`,
         content: withText ? `Partial finding ${i}` : "",
         tool_calls: [{ id: `loop-call-${withText}-${i}`, name: "echo", args: { text: String(i) }, type: "tool_call" }],
       }),
-    );
-  }
-  return model;
+    ),
+  );
 }
 
 test("hitting the turn cap with some AI text is completed with turn_capped and the partial answer", async () => {

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { createTempHome, withTempHome } from "./temp-home.js";
+import { createTempHome, tempHome, withTempHome } from "./temp-home.js";
 
 test("createTempHome makes an empty directory with the given files and cleanup removes it", () => {
   const home = createTempHome({ files: { "config.yaml": "models: []\n", "skills/public/demo/SKILL.md": "# Demo" } });
@@ -42,4 +42,15 @@ test("withTempHome removes the directory even when the body throws", async () =>
   assert.ok(seen);
   assert.equal(fs.existsSync(seen), false);
   assert.equal(await withTempHome((home) => fs.existsSync(home)), true);
+});
+
+test("tempHome removes the directory when the test ends", async (t) => {
+  let seen = "";
+  await t.test("inner", (inner) => {
+    seen = tempHome(inner, { prefix: "deerflow-scratch-", files: { "a.txt": "a" } });
+    assert.equal(path.basename(seen).startsWith("deerflow-scratch-"), true);
+    assert.equal(fs.readFileSync(path.join(seen, "a.txt"), "utf8"), "a");
+  });
+  assert.ok(seen);
+  assert.equal(fs.existsSync(seen), false);
 });

@@ -1,7 +1,8 @@
 /**
  * A throwaway DEER_FLOW_HOME for tests. Threads, memory, checkpoints and skills all live under the home
  * directory, so every test that touches disk gets its own and removes it afterwards, and tests can run
- * in parallel without seeing each other's files.
+ * in parallel without seeing each other's files. The same helpers make any scratch directory a test
+ * needs (a SQLite file's folder, a decoy outside the home): tests never call `mkdtemp` themselves.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -48,6 +49,28 @@ export function createTempHome(options: TempHomeOptions = {}): TempHome {
     throw error;
   }
   return { path: root, cleanup };
+}
+
+/** What {@link tempHome} needs of a test: node:test's `t` (or its `after` hook) fits. */
+export interface TestContextLike {
+  after(fn: () => unknown): unknown;
+}
+
+/**
+ * Creates a temp home (or any scratch directory: pass a `prefix`) that is removed when the test ends,
+ * and returns its absolute, symlink-free path. The one-line form of `createTempHome` plus `t.after`.
+ *
+ * @example
+ * ```ts
+ * test("writes the archive", (t) => {
+ *   const home = tempHome(t, { files: { "config.yaml": "models: []\n" } });
+ * });
+ * ```
+ */
+export function tempHome(t: TestContextLike, options: TempHomeOptions = {}): string {
+  const home = createTempHome(options);
+  t.after(() => home.cleanup());
+  return home.path;
 }
 
 /**

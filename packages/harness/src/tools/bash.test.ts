@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 import type { RunProcessResult } from "../sandbox/run-process.js";
 import { formatCommandResult } from "./bash.js";
 

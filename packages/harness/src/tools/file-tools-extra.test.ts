@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 
 test("grep runs a catastrophic pattern in linear time", { timeout: 60_000 }, async (t) => {
   const kit = createTestSandbox();

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 
 test("present_files turns files under outputs into artifacts (virtual paths, no duplicates)", async (t) => {
   const kit = createTestSandbox();

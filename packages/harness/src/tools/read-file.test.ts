@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
 import { selectLines } from "./text-file.js";
 

@@ -1,14 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { createSandboxProvider } from "../sandbox/provider.js";
 import { bashAvailabilityNote, createSandboxTools } from "./sandbox-tools.js";
+import { tempHome } from "../testing/temp-home.js";
 
 test("the tool set follows the provider and the model: bash only when allowed, view_image only for vision", (t) => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "tools-test-"));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const home = tempHome(t, { prefix: "tools-test-" });
   const options = { use: "local" as const, home, bashTimeoutSeconds: 5, bashOutputMaxChars: 100 };
   const noBash = createSandboxProvider({ ...options, allowHostBash: false });
   const names = createSandboxTools({ provider: noBash, vision: false }).map((tool) => tool.name);
@@ -23,8 +20,7 @@ test("the tool set follows the provider and the model: bash only when allowed, v
 });
 
 test("every sandbox tool takes description as its first argument", (t) => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "tools-test-"));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const home = tempHome(t, { prefix: "tools-test-" });
   const provider = createSandboxProvider({ use: "local", home, allowHostBash: true, bashTimeoutSeconds: 5, bashOutputMaxChars: 100 });
   for (const tool of createSandboxTools({ provider, vision: true })) {
     if (tool.name === "present_files" || tool.name === "view_image") continue;

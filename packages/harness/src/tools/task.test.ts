@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type ToolRuntime, createAgent, fakeModel, tool } from "langchain";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type ToolRuntime, createAgent, tool } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { ThreadStateSchema } from "../state/thread-state.js";
@@ -9,6 +9,7 @@ import { sha256Hex } from "../subagents/status-contract.js";
 import type { SubagentSpec } from "../subagents/types.js";
 import { askClarificationTool } from "./ask-clarification.js";
 import { cancelledTaskResults, createTaskTool, selectSubagentTools, taskToolMessage } from "./task.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const named = (name: string) => tool(async () => name, { name, description: name, schema: z.object({}) });
 const echo = tool(
@@ -85,18 +86,18 @@ test("an unknown subagent_type is a failed result naming the available types", a
 });
 
 test("in a real lead run the subagent works in isolation and only its result reaches the lead", async () => {
-  const subModel = fakeModel()
-    .respond(new AIMessage({ id: "sub-1", content: "", tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "ping" }, type: "tool_call" }] }))
-    .respond(new AIMessage({ id: "sub-2", content: "Echo returned ping." }));
-  const lead = fakeModel()
-    .respond(
-      new AIMessage({
-        id: "lead-1",
-        content: "",
-        tool_calls: [{ id: "call_task_1", name: "task", args: { description: "Ping echo", prompt: "Echo ping.", subagent_type: "general-purpose" }, type: "tool_call" }],
-      }),
-    )
-    .respond(new AIMessage({ id: "lead-2", content: "The subagent says: ping." }));
+  const subModel = new ScriptedChatModel([
+    new AIMessage({ id: "sub-1", content: "", tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "ping" }, type: "tool_call" }] }),
+    new AIMessage({ id: "sub-2", content: "Echo returned ping." }),
+  ]);
+  const lead = new ScriptedChatModel([
+    new AIMessage({
+      id: "lead-1",
+      content: "",
+      tool_calls: [{ id: "call_task_1", name: "task", args: { description: "Ping echo", prompt: "Echo ping.", subagent_type: "general-purpose" }, type: "tool_call" }],
+    }),
+    new AIMessage({ id: "lead-2", content: "The subagent says: ping." }),
+  ]);
   const specs: SubagentSpec[] = [];
   const presentFiles = named("present_files");
   const task = createTaskTool({

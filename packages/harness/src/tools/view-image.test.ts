@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { createTestSandbox } from "../sandbox/testing.js";
+import { createTestSandbox } from "../testing/sandbox.js";
 import { isViewableLocation } from "./view-image.js";
 
 const PNG_1X1 = Buffer.from(

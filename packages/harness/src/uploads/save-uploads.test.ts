@@ -1,14 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { HarnessError } from "../errors.js";
 import { saveUploads } from "./save-uploads.js";
+import { tempHome } from "../testing/temp-home.js";
 
 function setup(t: { after: (fn: () => void) => void }) {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "uploads-test-")));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = tempHome(t, { prefix: "uploads-test-" });
   const home = path.join(root, "home");
   const src = path.join(root, "src");
   fs.mkdirSync(src);

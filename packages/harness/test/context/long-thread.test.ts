@@ -7,8 +7,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -22,6 +20,7 @@ import { durableContextMiddleware } from "../../src/middleware/durable-context.j
 import { summarizationMiddleware } from "../../src/middleware/summarization.js";
 import { createTokenCounter } from "../../src/model/tokens.js";
 import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
+import { tempHome } from "../../src/testing/temp-home.js";
 
 const TURNS = 300;
 const TRIGGER = 4000;
@@ -87,8 +86,7 @@ const readFile = tool(
 );
 
 test("a 300-turn conversation stays paired, bounded and complete", { timeout: 600_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-long-thread-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = tempHome(t, { prefix: "deerflow-long-thread-" });
   const dbFile = path.join(dir, "checkpoints.sqlite");
 
   const summaryRequests: number[] = [];

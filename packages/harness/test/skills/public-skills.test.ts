@@ -13,7 +13,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createLeadAgent, type LeadAgentOptions } from "../../src/agent/create-lead-agent.js";
 import { parseConfigText } from "../../src/config/load-config.js";
-import { bwrapUnavailableReason } from "../../src/sandbox/testing.js";
+import { bwrapUnavailableReason } from "../../src/testing/sandbox.js";
 import { threadPaths } from "../../src/sandbox/virtual-paths.js";
 import { createTempHome, type ScriptStep, ScriptedChatModel, type TempHome } from "../../src/testing/index.js";
 

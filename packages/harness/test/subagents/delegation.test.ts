@@ -1,10 +1,10 @@
 /**
- * Delegation scenarios of issue 6 with a scripted lead (langchain's fakeModel in a real createAgent) and
+ * Delegation scenarios of issue 6 with a scripted lead (the kit's ScriptedChatModel in a real createAgent) and
  * scripted subagent graphs that record when they run.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel } from "langchain";
+import { AIMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { durableContextMiddleware } from "../../src/middleware/durable-context.js";
 import { subagentLimitMiddleware } from "../../src/middleware/subagent-limit.js";
@@ -14,6 +14,7 @@ import { type SubagentRegistryOptions, createSubagentRegistry } from "../../src/
 import { sha256Hex } from "../../src/subagents/status-contract.js";
 import type { SubagentGraph, SubagentSpec } from "../../src/subagents/types.js";
 import { cancelledTaskResults, createTaskTool } from "../../src/tools/task.js";
+import { ScriptedChatModel } from "../../src/testing/scripted-model.js";
 
 interface Run {
   prompt: string;
@@ -69,7 +70,7 @@ const taskCall = (id: string, prompt: string, subagent_type = "general-purpose")
 });
 
 interface LeadOptions {
-  model: ReturnType<typeof fakeModel>;
+  model: ScriptedChatModel;
   createSubagent: (spec: SubagentSpec) => SubagentGraph;
   onEvent?: (event: TaskEvent) => void;
   warnings?: string[];
@@ -96,9 +97,10 @@ function leadAgent(options: LeadOptions) {
 
 test("three delegations with max 2: two run concurrently, the third is dropped, results come back as task ToolMessages", async () => {
   const { runs, createSubagent } = recordingFactory((_run, signal) => sleep(30, signal));
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B"), taskCall("t-c", "C")] }))
-    .respond(new AIMessage({ id: "lead-2", content: "A and B are done." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B"), taskCall("t-c", "C")] }),
+    new AIMessage({ id: "lead-2", content: "A and B are done." }),
+  ]);
   const warnings: string[] = [];
   const events: TaskEvent[] = [];
   const agent = leadAgent({ model, createSubagent, warnings, onEvent: (event) => events.push(event) });
@@ -144,9 +146,10 @@ test("three delegations with max 2: two run concurrently, the third is dropped, 
 
 test("a subagent over its timeout is reported timed_out and the lead goes on", async () => {
   const { runs, createSubagent } = recordingFactory((_run, signal) => sleep(60_000, signal));
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-slow", "S", "slowpoke")] }))
-    .respond(new AIMessage({ id: "lead-2", content: "The subagent timed out; doing it myself." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-slow", "S", "slowpoke")] }),
+    new AIMessage({ id: "lead-2", content: "The subagent timed out; doing it myself." }),
+  ]);
   const events: TaskEvent[] = [];
   const agent = leadAgent({ model, createSubagent, onEvent: (event) => events.push(event), customAgents: { slowpoke: { description: "Slow", timeout_seconds: 0.05 } } });
 
@@ -169,9 +172,10 @@ test("aborting the parent run cancels both running subagents and leaves the thre
     await sleep(60_000, signal);
   });
   const events: TaskEvent[] = [];
-  const model = fakeModel()
-    .respond(new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B")] }))
-    .respond(new AIMessage({ id: "lead-2", content: "Resumed after the cancel." }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B")] }),
+    new AIMessage({ id: "lead-2", content: "Resumed after the cancel." }),
+  ]);
   const agent = leadAgent({
     model,
     createSubagent,

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import tls from "node:tls";
 import { type Canary, startCanary, startWebStandIn, type WebStandIn } from "../../testing/web-stand-in.js";
+import { createTempHome } from "../../testing/temp-home.js";
 import { parseAllowList } from "./address-policy.js";
 import { safeFetch, type SafeFetchOptions, WebRequestError } from "./safe-fetch.js";
 
@@ -156,15 +156,15 @@ test("custom headers stay with their origin when a redirect leaves it", async ()
 
 /** A self-signed certificate for `host`, made with the openssl CLI; undefined when it is not installed. */
 function selfSigned(host: string): { key: string; cert: string } | undefined {
-  const dir = mkdtempSync(path.join(tmpdir(), "df-cert-"));
+  const dir = createTempHome({ prefix: "df-cert-" });
   try {
-    const [key, cert] = [path.join(dir, "key.pem"), path.join(dir, "cert.pem")];
+    const [key, cert] = [path.join(dir.path, "key.pem"), path.join(dir.path, "cert.pem")];
     execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`], { stdio: "ignore" });
     return { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
   } catch {
     return undefined;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    dir.cleanup();
   }
 }
 

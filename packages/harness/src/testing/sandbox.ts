@@ -4,18 +4,17 @@
  * runtime with state and `configurable.thread_id`). Tests of the tools, the middlewares and the
  * hostile-path suite share it, so they all exercise the same wiring.
  */
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Command } from "@langchain/langgraph";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import type { SandboxToolLimits } from "../tools/limits.js";
-import { createSandboxProvider, type SandboxProviderOptions } from "./provider.js";
-import type { Sandbox, SandboxProvider } from "./sandbox.js";
-import { findExecutable, probeBwrap } from "./bwrap-sandbox.js";
-import { writeSandboxEtc } from "./bwrap-args.js";
+import { createSandboxProvider, type SandboxProviderOptions } from "../sandbox/provider.js";
+import type { Sandbox, SandboxProvider } from "../sandbox/sandbox.js";
+import { findExecutable, probeBwrap } from "../sandbox/bwrap-sandbox.js";
+import { writeSandboxEtc } from "../sandbox/bwrap-args.js";
+import { createTempHome } from "./temp-home.js";
 
 /** Options of {@link createTestSandbox}. */
 export interface TestSandboxOptions extends Partial<Omit<SandboxProviderOptions, "home">> {
@@ -45,12 +44,10 @@ let counter = 0;
 
 /** Builds a sandbox in a fresh temp home. Default: local provider with host bash allowed. */
 export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox {
-  const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-sandbox-test-")));
+  const skillFiles = Object.entries(options.skills ?? {}).map(([relative, content]) => [path.join("skills", relative), content]);
+  const temp = createTempHome({ prefix: "deerflow-sandbox-test-", files: Object.fromEntries(skillFiles) });
+  const home = temp.path;
   const skillsDir = path.join(home, "skills");
-  for (const [relative, content] of Object.entries(options.skills ?? {})) {
-    fs.mkdirSync(path.dirname(path.join(skillsDir, relative)), { recursive: true });
-    fs.writeFileSync(path.join(skillsDir, relative), content);
-  }
   const provider = createSandboxProvider({
     use: options.use ?? "local",
     home,
@@ -87,7 +84,7 @@ export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox
     },
     async cleanup() {
       await provider.shutdown();
-      fs.rmSync(home, { recursive: true, force: true });
+      temp.cleanup();
     },
   };
 }
@@ -104,12 +101,12 @@ export function resultText(result: ToolMessage | Command): string {
 export function bwrapUnavailableReason(): string | null {
   const bwrap = findExecutable("bwrap", process.env.PATH);
   if (!bwrap) return "bwrap is not installed (run: bash scripts/setup-bwrap.sh)";
-  const etc = fs.mkdtempSync(path.join(os.tmpdir(), "deerflow-bwrap-check-"));
+  const etc = createTempHome({ prefix: "deerflow-bwrap-check-" });
   try {
-    writeSandboxEtc(etc);
-    const probe = probeBwrap(bwrap, etc);
+    writeSandboxEtc(etc.path);
+    const probe = probeBwrap(bwrap, etc.path);
     return probe.ok ? null : probe.reason;
   } finally {
-    fs.rmSync(etc, { recursive: true, force: true });
+    etc.cleanup();
   }
 }
