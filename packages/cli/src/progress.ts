@@ -3,6 +3,7 @@
  * the first line of each tool result, todo list changes and subagent events, with a spinner while the
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
+import type { HarnessStreamEvent, SubagentStepSummary } from "@deerflow/harness";
 import type { BaseMessage } from "@langchain/core/messages";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -21,7 +22,7 @@ export class ProgressRenderer {
   /** Call once per stream chunk. */
   onChunk(mode: string, data: unknown): void {
     this.stopSpinner();
-    if (mode === "custom") this.onCustom(data as Record<string, unknown>);
+    if (mode === "custom") this.onCustom(data as HarnessStreamEvent);
     if (mode === "updates") {
       for (const update of Object.values(data as Record<string, Record<string, unknown> | null>)) {
         if (!update) continue;
@@ -95,24 +96,23 @@ export class ProgressRenderer {
     for (const todo of todos) this.line(`    ${mark[todo.status] ?? "[?]"} ${todo.content}`);
   }
 
-  private onCustom(event: Record<string, unknown>): void {
-    const type = String(event.type ?? "");
-    if (type === "llm_retry") return this.line(`  ⟳ model ${String(event.model ?? "")}: ${String(event.message ?? "retrying")}`);
-    if (!type.startsWith("task_")) return;
+  private onCustom(event: HarnessStreamEvent): void {
+    if (!event || typeof event !== "object") return;
+    if (event.type === "llm_retry") return this.line(`  ⟳ model ${event.model ?? ""}: ${event.message ?? "retrying"}`);
+    if (typeof event.type !== "string" || !event.type.startsWith("task_")) return;
     const id = String(event.task_id ?? "").slice(-8);
     const detail =
-      type === "task_started" ? String(event.description ?? "") :
-      type === "task_running" ? describeStep(event.message) :
-      type === "task_completed" ? firstLine(String(event.result ?? "")) :
-      firstLine(String(event.error ?? ""));
-    this.line(`    ⤷ [${id}] ${type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
+      event.type === "task_started" ? (event.description ?? "") :
+      event.type === "task_running" ? describeStep(event.message) :
+      event.type === "task_completed" ? firstLine(event.result ?? "") :
+      firstLine(event.error ?? "");
+    this.line(`    ⤷ [${id}] ${event.type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
   }
 }
 
 /** One subagent step (a `SubagentStepSummary`): its text, the tools it called, or the tool that answered. */
-function describeStep(message: unknown): string {
-  if (!message || typeof message !== "object") return "";
-  const step = message as { role?: string; text?: unknown; tool_calls?: { name: string }[]; name?: string; status?: string };
+function describeStep(step: SubagentStepSummary | undefined): string {
+  if (!step || typeof step !== "object") return "";
   const text = firstLine(typeof step.text === "string" ? step.text : "");
   if (step.tool_calls?.length) return `${text ? `${text} ` : ""}→ ${step.tool_calls.map((call) => call.name).join(", ")}`;
   if (step.role === "tool") return `${step.status === "error" ? "✗" : "←"} ${step.name ?? "tool"}${text ? `: ${text}` : ""}`;

@@ -8,5 +8,6 @@ export { check, Id, parseBody, parseQuery, pathId } from "./http/validate.js";
 export { resolveApiKeys } from "./http/security.js";
 export { isLoopbackHost } from "./loopback.js";
 export type { EventLog, RunQueue, RunRecord, RunStore, ThreadRecord, ThreadStore } from "./runs/types.js";
+export { RunStatus, ThreadStatus } from "./runs/types.js";
 export { deleteThread, findThread, requireThread } from "./runs/threads.js";
 export { toWire } from "./runs/serialize.js";
