@@ -3,7 +3,7 @@
  * the first line of each tool result, todo list changes and subagent events, with a spinner while the
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
-import type { HarnessStreamEvent, SubagentStepSummary } from "@deerflow/harness";
+import type { HarnessStreamEvent, SubagentStepSummary, TodoItem, TodoStatus } from "@deerflow/harness";
 import type { BaseMessage } from "@langchain/core/messages";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -28,7 +28,7 @@ export class ProgressRenderer {
         if (!update) continue;
         const messages = update.messages;
         if (Array.isArray(messages)) for (const message of messages) this.onMessage(message as BaseMessage);
-        if (Array.isArray(update.todos)) this.onTodos(update.todos as { content: string; status: string }[]);
+        if (Array.isArray(update.todos)) this.onTodos(update.todos as TodoItem[]);
       }
     }
     this.startSpinner();
@@ -87,11 +87,11 @@ export class ProgressRenderer {
     }
   }
 
-  private onTodos(todos: { content: string; status: string }[]): void {
+  private onTodos(todos: TodoItem[]): void {
     const key = JSON.stringify(todos);
     if (key === this.lastTodos) return;
     this.lastTodos = key;
-    const mark: Record<string, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
+    const mark: Record<TodoStatus, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
     this.line("  todos:");
     for (const todo of todos) this.line(`    ${mark[todo.status] ?? "[?]"} ${todo.content}`);
   }

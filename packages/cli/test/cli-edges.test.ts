@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, openSync, symlinkSync, writeFileSync } from "nod
 import path from "node:path";
 import { after, test } from "node:test";
 import { CLI, cliEnv, deerflow } from "./run-cli.js";
-import { createTempHome, type TempHome } from "../../harness/src/testing/index.js";
+import { createTempHome, type TempHome } from "@deerflow/harness/testing";
 
 const dirs: TempHome[] = [];
 after(() => dirs.forEach((dir) => dir.cleanup()));

@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { CLI, deerflow } from "./run-cli.js";
-import { createTempHome, startFakeOpenAIServer, type TempHome } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
 
 function configWith(dir: TempHome, url: string): void {
   writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);

@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { deerflow } from "./run-cli.js";
-import { createTempHome, type TempHome } from "../../harness/src/testing/index.js";
+import { createTempHome, type TempHome } from "@deerflow/harness/testing";
 
 const dirs: TempHome[] = [];
 after(() => dirs.forEach((dir) => dir.cleanup()));

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { CLI, cliEnv, deerflow, startDeerflow } from "./run-cli.js";
-import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 const isSubagent = (body: ChatCompletionRequest) => JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
 

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { deerflow } from "./run-cli.js";
-import { createTempHome, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 test("a rate-limited model call is retried and the CLI says so, with the wait", async () => {
   const dir = createTempHome({ prefix: "df-cli-retry-" });

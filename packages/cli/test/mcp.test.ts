@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTempHome, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import { CLI, deerflow } from "./run-cli.js";
 
 const FILESYSTEM_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");

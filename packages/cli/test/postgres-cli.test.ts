@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import pg from "pg";
-import { createTempHome, testDatabase } from "../../harness/src/testing/index.js";
+import { createTempHome, testDatabase } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
 test("run, threads, history and threads delete work on the Postgres database", async (t) => {

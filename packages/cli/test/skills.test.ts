@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { skillMd, writeArchive } from "../../harness/test/skills/skill-archives.js";
-import { createTempHome, startFakeOpenAIServer, type TempHome } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
 const dirs: TempHome[] = [];

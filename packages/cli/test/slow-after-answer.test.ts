@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { startDeerflow } from "./run-cli.js";
-import { createTempHome, type FakeStep, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { createTempHome, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 const modelYaml = (url: string) => `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${url}', max_retries: 0}\nsandbox: {use: local}\n`;
 

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { deerflow, startDeerflow } from "./run-cli.js";
-import { createTempHome, type FakeStep, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { createTempHome, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 test("a second run on a busy thread is refused or waits; no turn is lost", async () => {
   const dir = createTempHome({ prefix: "df-lease-" });

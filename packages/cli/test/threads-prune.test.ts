@@ -9,7 +9,7 @@ import path from "node:path";
 import { before, test } from "node:test";
 import Database from "better-sqlite3";
 import { CLI, deerflow } from "./run-cli.js";
-import { createTempHome, startFakeOpenAIServer } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 before(() => {
   assert.ok(existsSync(CLI), `build the CLI first (npm run build): ${CLI} is missing`);

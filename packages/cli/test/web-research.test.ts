@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer, type TempHome } from "../../harness/src/testing/index.js";
-import { startWebStandIn, type WebStandIn } from "../../harness/src/testing/web-stand-in.js";
+import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
+import { startWebStandIn, type WebStandIn } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
 let site: WebStandIn;
