@@ -44,7 +44,7 @@ export { deferredToolsMiddleware, type DeferredToolsOptions } from "./mcp/deferr
 export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
 export { type AppConfig, ContextSize, ModelEntry, type ModelProvider } from "./config/schema.js";
 export {
-  LLM_RETRY_DEFAULTS,
+  LLM_DEFAULTS,
   LOOP_DETECTION_DEFAULTS,
   MEMORY_DEFAULTS,
   SANDBOX_LIMIT_DEFAULTS,

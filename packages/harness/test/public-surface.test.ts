@@ -12,7 +12,7 @@ import * as harness from "../src/index.js";
 const VALUES = [
   "BUNDLED_SKILLS_DIR", "ConfigError", "ContextSize", "DEFAULT_RECURSION_LIMIT", "DEFAULT_UPLOAD_LIMITS",
   "DelegationEntry", "DelegationStatus", "DelegationStopReason", "DemoChatModel", "FileAccessError", "HarnessError",
-  "LLM_RETRY_DEFAULTS", "LOOP_DETECTION_DEFAULTS", "MEMORY_DEFAULTS", "McpServerInput", "McpSpecError", "ModelEntry",
+  "LLM_DEFAULTS", "LOOP_DETECTION_DEFAULTS", "MEMORY_DEFAULTS", "McpServerInput", "McpSpecError", "ModelEntry",
   "ModelError", "PathPolicy", "RETENTION_POLICIES", "SANDBOX_LIMIT_DEFAULTS", "SCHEMA_VERSION", "SEARCH_PROVIDERS",
   "SKILL_ARCHIVE_LIMITS", "STAGING_PREFIX", "SUBAGENTS_DEFAULTS", "SandboxError", "SkillEntry", "THREAD_ID_RULE",
   "TITLE_DEFAULTS", "TerminalDelegationStatus", "ThreadBusyError", "ThreadDataState", "ThreadStateSchema",

@@ -11,14 +11,14 @@ export const TITLE_DEFAULTS = Object.freeze({ max_words: 8, max_chars: 80 });
 /** `loop_detection:` (loop-detection middleware). */
 export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5 });
 
-/** `llm:` backoff (model-retry middleware). */
-export const LLM_RETRY_DEFAULTS = Object.freeze({ retry_base_delay_ms: 1000, retry_cap_delay_ms: 8000, retry_after_max_seconds: 60 });
+/** `llm:` call deadline (chat models) and retry backoff (model-retry middleware). */
+export const LLM_DEFAULTS = Object.freeze({ timeout_seconds: 600, retry_base_delay_ms: 1000, retry_cap_delay_ms: 8000, retry_after_max_seconds: 60 });
 
 /** `memory:` (memory service and updater). */
 export const MEMORY_DEFAULTS = Object.freeze({ debounce_seconds: 30, max_facts: 100, fact_confidence_threshold: 0.7, max_injection_tokens: 2000 });
 
 /** `subagents:` limits (subagent-limit middleware and the `task` tool). */
-export const SUBAGENTS_DEFAULTS = Object.freeze({ max_concurrent: 3, max_total_per_run: 6 });
+export const SUBAGENTS_DEFAULTS = Object.freeze({ max_concurrent: 3, max_total_per_run: 6, timeout_seconds: 1800 });
 
 /** `sandbox:` output and size limits of the sandbox tools (DeerFlow's). */
 export const SANDBOX_LIMIT_DEFAULTS = Object.freeze({

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import {
-  LLM_RETRY_DEFAULTS,
+  LLM_DEFAULTS,
   LOOP_DETECTION_DEFAULTS,
   MEMORY_DEFAULTS,
   SANDBOX_LIMIT_DEFAULTS,
@@ -156,7 +156,7 @@ export const SubagentTypeConfig = z.strictObject({
 export const SubagentsConfig = z.strictObject({
   enabled: z.boolean().default(false),
   max_concurrent: z.number().int().positive().default(SUBAGENTS_DEFAULTS.max_concurrent),
-  timeout_seconds: Seconds.default(1800),
+  timeout_seconds: Seconds.default(SUBAGENTS_DEFAULTS.timeout_seconds),
   max_turns: z.number().int().positive().nullable().default(null),
   max_total_per_run: z.number().int().min(1).max(50).default(SUBAGENTS_DEFAULTS.max_total_per_run),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
@@ -218,11 +218,11 @@ export const CheckpointsConfig = z.strictObject({
 
 /** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
 export const LlmCallConfig = z.strictObject({
-  timeout_seconds: Seconds.default(600),
+  timeout_seconds: Seconds.default(LLM_DEFAULTS.timeout_seconds),
   max_retries: z.number().int().min(0).max(20).default(3),
-  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_RETRY_DEFAULTS.retry_base_delay_ms),
-  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_RETRY_DEFAULTS.retry_cap_delay_ms),
-  retry_after_max_seconds: Seconds.default(LLM_RETRY_DEFAULTS.retry_after_max_seconds),
+  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_base_delay_ms),
+  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_cap_delay_ms),
+  retry_after_max_seconds: Seconds.default(LLM_DEFAULTS.retry_after_max_seconds),
   title_timeout_seconds: Seconds.default(15),
   memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),
