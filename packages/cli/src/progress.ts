@@ -3,7 +3,7 @@
  * the first line of each tool result, todo list changes and subagent events, with a spinner while the
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
-import type { HarnessStreamEvent, SubagentStepSummary, TodoItem, TodoStatus } from "@deerflow/harness";
+import { type HarnessStreamEvent, type SubagentStepSummary, TaskEvent, type TodoItem, type TodoStatus } from "@deerflow/harness";
 import type { BaseMessage } from "@langchain/core/messages";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -22,7 +22,7 @@ export class ProgressRenderer {
   /** Call once per stream chunk. */
   onChunk(mode: string, data: unknown): void {
     this.stopSpinner();
-    if (mode === "custom") this.onCustom(data as HarnessStreamEvent);
+    if (mode === "custom") this.onCustom(data);
     if (mode === "updates") {
       for (const update of Object.values(data as Record<string, Record<string, unknown> | null>)) {
         if (!update) continue;
@@ -96,15 +96,17 @@ export class ProgressRenderer {
     for (const todo of todos) this.line(`    ${mark[todo.status] ?? "[?]"} ${todo.content}`);
   }
 
-  private onCustom(event: HarnessStreamEvent): void {
-    if (!event || typeof event !== "object") return;
-    if (event.type === "llm_retry") return this.line(`  ⟳ model ${event.model ?? ""}: ${event.message ?? "retrying"}`);
-    if (typeof event.type !== "string" || !event.type.startsWith("task_")) return;
-    const id = String(event.task_id ?? "").slice(-8);
+  private onCustom(data: unknown): void {
+    const retry = data as HarnessStreamEvent | null;
+    if (retry?.type === "llm_retry") return this.line(`  ⟳ model ${retry.model ?? ""}: ${retry.message ?? "retrying"}`);
+    const parsed = TaskEvent.safeParse(data);
+    if (!parsed.success) return;
+    const event = parsed.data;
+    const id = event.task_id.slice(-8);
     const detail =
-      event.type === "task_started" ? (event.description ?? "") :
+      event.type === "task_started" ? event.description :
       event.type === "task_running" ? describeStep(event.message) :
-      event.type === "task_completed" ? firstLine(event.result ?? "") :
+      event.type === "task_completed" ? firstLine(event.result) :
       firstLine(event.error ?? "");
     this.line(`    ⤷ [${id}] ${event.type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
   }

@@ -148,6 +148,6 @@ export {
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 
 // --- Events, errors and logging.
-export type { HarnessStreamEvent, LlmRetryEvent, SubagentStepSummary, TaskEvent } from "./events.js";
+export { type HarnessStreamEvent, type LlmRetryEvent, SubagentStepSummary, SubagentTokenUsage, TaskEvent } from "./events.js";
 export { ConfigError, HarnessError, type HarnessErrorCode, isHarnessError, ModelError, SandboxError } from "./errors.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";

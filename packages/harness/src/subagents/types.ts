@@ -8,6 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
+import type { SubagentTokenUsage } from "./events.js";
 
 /** One kind of subagent the lead may delegate to through `task(subagent_type=...)`. */
 export interface SubagentType {
@@ -38,12 +39,7 @@ export type SubagentStatus = Exclude<TerminalDelegationStatus, "polling_timed_ou
 /** Why a guardrail ended a subagent run early. Only the turn cap exists so far. */
 export type SubagentStopReason = "turn_capped";
 
-/** Token counts summed over the subagent's model calls. */
-export interface SubagentTokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-}
+export type { SubagentTokenUsage } from "./events.js";
 
 /** What came of one delegated run. */
 export interface SubagentResult {
