@@ -3,6 +3,7 @@
  * the first line of each tool result, todo list changes and subagent events, with a spinner while the
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
+import { type HarnessStreamEvent, type SubagentStepSummary, TaskEvent, type TodoItem, type TodoStatus } from "@deerflow/harness";
 import type { BaseMessage } from "@langchain/core/messages";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -21,13 +22,13 @@ export class ProgressRenderer {
   /** Call once per stream chunk. */
   onChunk(mode: string, data: unknown): void {
     this.stopSpinner();
-    if (mode === "custom") this.onCustom(data as Record<string, unknown>);
+    if (mode === "custom") this.onCustom(data);
     if (mode === "updates") {
       for (const update of Object.values(data as Record<string, Record<string, unknown> | null>)) {
         if (!update) continue;
         const messages = update.messages;
         if (Array.isArray(messages)) for (const message of messages) this.onMessage(message as BaseMessage);
-        if (Array.isArray(update.todos)) this.onTodos(update.todos as { content: string; status: string }[]);
+        if (Array.isArray(update.todos)) this.onTodos(update.todos as TodoItem[]);
       }
     }
     this.startSpinner();
@@ -86,33 +87,34 @@ export class ProgressRenderer {
     }
   }
 
-  private onTodos(todos: { content: string; status: string }[]): void {
+  private onTodos(todos: TodoItem[]): void {
     const key = JSON.stringify(todos);
     if (key === this.lastTodos) return;
     this.lastTodos = key;
-    const mark: Record<string, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
+    const mark: Record<TodoStatus, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
     this.line("  todos:");
     for (const todo of todos) this.line(`    ${mark[todo.status] ?? "[?]"} ${todo.content}`);
   }
 
-  private onCustom(event: Record<string, unknown>): void {
-    const type = String(event.type ?? "");
-    if (type === "llm_retry") return this.line(`  ⟳ model ${String(event.model ?? "")}: ${String(event.message ?? "retrying")}`);
-    if (!type.startsWith("task_")) return;
-    const id = String(event.task_id ?? "").slice(-8);
+  private onCustom(data: unknown): void {
+    const retry = data as HarnessStreamEvent | null;
+    if (retry?.type === "llm_retry") return this.line(`  ⟳ model ${retry.model ?? ""}: ${retry.message ?? "retrying"}`);
+    const parsed = TaskEvent.safeParse(data);
+    if (!parsed.success) return;
+    const event = parsed.data;
+    const id = event.task_id.slice(-8);
     const detail =
-      type === "task_started" ? String(event.description ?? "") :
-      type === "task_running" ? describeStep(event.message) :
-      type === "task_completed" ? firstLine(String(event.result ?? "")) :
-      firstLine(String(event.error ?? ""));
-    this.line(`    ⤷ [${id}] ${type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
+      event.type === "task_started" ? event.description :
+      event.type === "task_running" ? describeStep(event.message) :
+      event.type === "task_completed" ? firstLine(event.result) :
+      firstLine(event.error ?? "");
+    this.line(`    ⤷ [${id}] ${event.type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
   }
 }
 
 /** One subagent step (a `SubagentStepSummary`): its text, the tools it called, or the tool that answered. */
-function describeStep(message: unknown): string {
-  if (!message || typeof message !== "object") return "";
-  const step = message as { role?: string; text?: unknown; tool_calls?: { name: string }[]; name?: string; status?: string };
+function describeStep(step: SubagentStepSummary | undefined): string {
+  if (!step || typeof step !== "object") return "";
   const text = firstLine(typeof step.text === "string" ? step.text : "");
   if (step.tool_calls?.length) return `${text ? `${text} ` : ""}→ ${step.tool_calls.map((call) => call.name).join(", ")}`;
   if (step.role === "tool") return `${step.status === "error" ? "✗" : "←"} ${step.name ?? "tool"}${text ? `: ${text}` : ""}`;

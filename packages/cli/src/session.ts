@@ -8,6 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import {
   type AppConfig,
   cancelledTaskResults,
+  clarificationFromMessages,
   createHarness,
   describeRunError,
   HarnessError,
@@ -17,8 +18,10 @@ import {
   openThreadLeases,
   checkpointsPath,
   type ThreadLeases,
+  isValidThreadId,
   resolveVirtualPath,
   saveUploads,
+  THREAD_ID_RULE,
 } from "@deerflow/harness";
 import type { AgentFlags } from "./args.js";
 import { ProgressRenderer, textOf } from "./progress.js";
@@ -44,12 +47,10 @@ export interface TurnResult {
   values: Record<string, unknown> & { messages: BaseMessage[] };
 }
 
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
 /** Loads config and builds the agent the flags describe. */
 export async function openSession(flags: AgentFlags, say: (line: string) => void): Promise<Session> {
-  if (flags.thread !== undefined && !THREAD_ID.test(flags.thread)) {
-    throw new UsageError(`Thread id "${flags.thread}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
+  if (flags.thread !== undefined && !isValidThreadId(flags.thread)) {
+    throw new UsageError(`Thread id "${flags.thread}" is not valid: use ${THREAD_ID_RULE}.`);
   }
   const config = loadConfig({ path: flags.config });
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
@@ -192,10 +193,8 @@ async function recordCancelledTasks(session: Session, config: { configurable: { 
 }
 
 function summarizeTurn(messages: BaseMessage[]): { answer: string; clarification: string | null } {
-  const last = messages.at(-1);
-  if (last && last.getType() === "tool" && (last as { name?: string }).name === "ask_clarification") {
-    return { answer: textOf(last), clarification: textOf(last) };
-  }
+  const clarification = clarificationFromMessages(messages);
+  if (clarification) return { answer: clarification.text, clarification: clarification.text };
   const answer = [...messages].reverse().find((message) => message.getType() === "ai");
   return { answer: answer ? textOf(answer) : "", clarification: null };
 }

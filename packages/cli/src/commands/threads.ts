@@ -8,13 +8,21 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { collectLargeValues, createSqlitePruner, openPostgresThreadLeases, openThreadLeases, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "@deerflow/harness";
+import {
+  collectLargeValues,
+  createSqlitePruner,
+  isValidThreadId,
+  openPostgresThreadLeases,
+  openThreadLeases,
+  reclaimSpace,
+  RETENTION_POLICIES,
+  type RetentionPolicy,
+  THREAD_ID_RULE,
+} from "@deerflow/harness";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
 import { UsageError } from "../usage-error.js";
-
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** Entry point of `deerflow threads`. */
 export async function main(argv: string[]): Promise<number> {
@@ -58,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function deleteThread(configPath: string | undefined, threadId: string): Promise<number> {
-  if (!THREAD_ID.test(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use letters, digits, "-" and "_" (at most 128).`);
+  if (!isValidThreadId(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use ${THREAD_ID_RULE}.`);
   const reader = await openThreadReader(configPath, { writable: true });
   const leases = reader.postgres ? openPostgresThreadLeases(reader.postgres.pool) : openThreadLeases(reader.store.file);
   try {

@@ -6,6 +6,15 @@
  * silently ignoring it would leave the user wondering why a setting has no effect.
  */
 import { z } from "zod";
+import {
+  LLM_DEFAULTS,
+  LOOP_DETECTION_DEFAULTS,
+  MEMORY_DEFAULTS,
+  SANDBOX_LIMIT_DEFAULTS,
+  SUBAGENTS_DEFAULTS,
+  TITLE_DEFAULTS,
+  UPLOADS_DEFAULTS,
+} from "./defaults.js";
 
 /** Spellings of `use:` we accept; DeerFlow's Python class paths map onto our providers. */
 export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
@@ -84,11 +93,11 @@ export const MemoryConfig = z.strictObject({
   enabled: z.boolean().default(true),
   injection_enabled: z.boolean().default(true),
   storage_path: z.string().default(""),
-  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(30),
+  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(MEMORY_DEFAULTS.debounce_seconds),
   model_name: z.string().nullable().default(null),
-  max_facts: z.number().int().positive().default(100),
-  fact_confidence_threshold: z.number().min(0).max(1).default(0.7),
-  max_injection_tokens: z.number().int().positive().default(2000),
+  max_facts: z.number().int().positive().default(MEMORY_DEFAULTS.max_facts),
+  fact_confidence_threshold: z.number().min(0).max(1).default(MEMORY_DEFAULTS.fact_confidence_threshold),
+  max_injection_tokens: z.number().int().positive().default(MEMORY_DEFAULTS.max_injection_tokens),
 });
 
 /** Placeholders a title prompt may use; `{user_msg}` is required (a title of nothing is no title). */
@@ -96,8 +105,8 @@ const TITLE_PLACEHOLDERS = ["max_words", "user_msg", "assistant_msg"];
 
 export const TitleConfig = z.strictObject({
   enabled: z.boolean().default(true),
-  max_words: z.number().int().min(1).max(20).default(8),
-  max_chars: z.number().int().min(10).max(200).default(80),
+  max_words: z.number().int().min(1).max(20).default(TITLE_DEFAULTS.max_words),
+  max_chars: z.number().int().min(10).max(200).default(TITLE_DEFAULTS.max_chars),
   model_name: z.string().nullable().default(null),
   prompt_template: z
     .string()
@@ -115,12 +124,12 @@ export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
   bash_command_timeout: Seconds.default(600),
-  bash_output_max_chars: z.number().int().min(0).default(20000),
-  read_file_output_max_chars: z.number().int().min(0).default(50000),
-  ls_output_max_chars: z.number().int().min(0).default(20000),
-  write_file_max_bytes: z.number().int().min(0).default(81920),
-  glob_max_results: z.number().int().positive().max(1000).default(200),
-  grep_max_results: z.number().int().positive().max(500).default(100),
+  bash_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
+  read_file_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars),
+  ls_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars),
+  write_file_max_bytes: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
+  glob_max_results: z.number().int().positive().max(1000).default(SANDBOX_LIMIT_DEFAULTS.glob_max_results),
+  grep_max_results: z.number().int().positive().max(500).default(SANDBOX_LIMIT_DEFAULTS.grep_max_results),
 });
 
 export const SkillsConfig = z.strictObject({
@@ -129,9 +138,9 @@ export const SkillsConfig = z.strictObject({
 });
 
 export const UploadsConfig = z.strictObject({
-  max_files: z.number().int().positive().default(10),
-  max_file_size: z.number().int().positive().default(52428800),
-  max_total_size: z.number().int().positive().default(104857600),
+  max_files: z.number().int().positive().default(UPLOADS_DEFAULTS.max_files),
+  max_file_size: z.number().int().positive().default(UPLOADS_DEFAULTS.max_file_size),
+  max_total_size: z.number().int().positive().default(UPLOADS_DEFAULTS.max_total_size),
 });
 
 export const SubagentTypeConfig = z.strictObject({
@@ -146,10 +155,10 @@ export const SubagentTypeConfig = z.strictObject({
 
 export const SubagentsConfig = z.strictObject({
   enabled: z.boolean().default(false),
-  max_concurrent: z.number().int().positive().default(3),
-  timeout_seconds: Seconds.default(1800),
+  max_concurrent: z.number().int().positive().default(SUBAGENTS_DEFAULTS.max_concurrent),
+  timeout_seconds: Seconds.default(SUBAGENTS_DEFAULTS.timeout_seconds),
   max_turns: z.number().int().positive().nullable().default(null),
-  max_total_per_run: z.number().int().min(1).max(50).default(6),
+  max_total_per_run: z.number().int().min(1).max(50).default(SUBAGENTS_DEFAULTS.max_total_per_run),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
 });
@@ -157,8 +166,8 @@ export const SubagentsConfig = z.strictObject({
 export const LoopDetectionConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
-    warn_threshold: z.number().int().min(2).max(100).default(3),
-    hard_limit: z.number().int().min(2).max(100).default(5),
+    warn_threshold: z.number().int().min(2).max(100).default(LOOP_DETECTION_DEFAULTS.warn_threshold),
+    hard_limit: z.number().int().min(2).max(100).default(LOOP_DETECTION_DEFAULTS.hard_limit),
   })
   .refine((value) => value.hard_limit >= value.warn_threshold, { message: "hard_limit must be at least warn_threshold", path: ["hard_limit"] });
 
@@ -222,11 +231,11 @@ export const CheckpointsConfig = z.strictObject({
 
 /** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
 export const LlmCallConfig = z.strictObject({
-  timeout_seconds: Seconds.default(600),
+  timeout_seconds: Seconds.default(LLM_DEFAULTS.timeout_seconds),
   max_retries: z.number().int().min(0).max(20).default(3),
-  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(1000),
-  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(8000),
-  retry_after_max_seconds: Seconds.default(60),
+  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_base_delay_ms),
+  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_cap_delay_ms),
+  retry_after_max_seconds: Seconds.default(LLM_DEFAULTS.retry_after_max_seconds),
   title_timeout_seconds: Seconds.default(15),
   memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),

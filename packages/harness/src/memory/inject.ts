@@ -6,9 +6,7 @@
  */
 import { type Memory, type MemoryFact, isMemoryEmpty } from "./memory-schema.js";
 import { escapeTagText } from "./escape-text.js";
-
-/** Counts the tokens of a text. */
-export type TokenCounter = (text: string) => number;
+import type { TextTokenCounter } from "../model/tokens.js";
 
 /** A fast estimate (4 characters per token), good enough for a budget. */
 export function approximateTokenCount(text: string): number {
@@ -20,7 +18,7 @@ export interface MemoryInjectionOptions {
   /** Budget for the text inside the `<memory>` block (DeerFlow: 2000). */
   maxTokens: number;
   /** Defaults to `approximateTokenCount`. */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TextTokenCounter;
   /** Most facts shown, highest confidence first (default 15). */
   maxFacts?: number;
 }

@@ -6,12 +6,14 @@
 import path from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { memoryMiddleware } from "../middleware/memory.js";
-import { type TokenCounter, renderMemoryBlock } from "./inject.js";
+import { renderMemoryBlock } from "./inject.js";
+import type { TextTokenCounter } from "../model/tokens.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { memoryPath, normaliseAgentName } from "./memory-path.js";
 import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
 import { type MemoryStore, createMemoryStore } from "./memory-store.js";
 import { type MemoryUpdater, createMemoryUpdater } from "./memory-updater.js";
+import { MEMORY_DEFAULTS } from "../config/defaults.js";
 
 /** The `memory:` config section, camel-cased. Every key is optional; defaults are DeerFlow's. */
 export interface MemorySettings {
@@ -43,7 +45,7 @@ export interface MemoryServiceOptions {
   model: BaseChatModel;
   settings?: MemorySettings;
   /** Token counter for the injection budget (default: 4 characters per token). */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TextTokenCounter;
   onWarning?: (message: string) => void;
   /** The harness log: queued conversations (debug) and applied updates (info). */
   logger?: Logger;
@@ -91,7 +93,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     onWarning: warn,
   });
   const queue = createMemoryQueue({
-    debounceMs: (settings.debounceSeconds ?? 30) * 1000,
+    debounceMs: (settings.debounceSeconds ?? MEMORY_DEFAULTS.debounce_seconds) * 1000,
     process: async (job) => {
       const outcome = await updater.update(job.conversation, { threadId: job.threadId });
       if (outcome.applied) {
@@ -104,7 +106,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   function promptBlock(): string {
     if (!enabled || !(settings.injectionEnabled ?? true)) return "";
     try {
-      return renderMemoryBlock(store.load(), { maxTokens: settings.maxInjectionTokens ?? 2000, tokenCounter: options.tokenCounter });
+      return renderMemoryBlock(store.load(), { maxTokens: settings.maxInjectionTokens ?? MEMORY_DEFAULTS.max_injection_tokens, tokenCounter: options.tokenCounter });
     } catch (error) {
       warn(`Memory could not be read from ${store.path} (${(error as Error).message}); the prompt carries no memory this time.`);
       return "";

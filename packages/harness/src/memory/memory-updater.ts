@@ -10,6 +10,7 @@ import { type MemoryTurn, messageText } from "./conversation-filter.js";
 import type { MemoryStore } from "./memory-store.js";
 import { parseMemoryUpdate } from "./parse-update.js";
 import { buildMemoryUpdateMessages } from "./update-prompt.js";
+import { MEMORY_DEFAULTS } from "../config/defaults.js";
 
 /** Options of `createMemoryUpdater`. */
 export interface MemoryUpdaterOptions {
@@ -51,8 +52,8 @@ const unchanged: MemoryUpdateOutcome = { applied: false, added: 0, removed: 0, s
  */
 export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdater {
   const warn = options.onWarning ?? (() => {});
-  const threshold = options.factConfidenceThreshold ?? 0.7;
-  const maxFacts = options.maxFacts ?? 100;
+  const threshold = options.factConfidenceThreshold ?? MEMORY_DEFAULTS.fact_confidence_threshold;
+  const maxFacts = options.maxFacts ?? MEMORY_DEFAULTS.max_facts;
 
   async function update(conversation: readonly MemoryTurn[], { threadId }: { threadId: string }): Promise<MemoryUpdateOutcome> {
     if (!conversation.some((turn) => turn.role === "user")) return unchanged;

@@ -9,13 +9,8 @@
  */
 import { createHash } from "node:crypto";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import {
-  DELEGATION_LEDGER_MAX_ENTRIES,
-  type DelegationEntry,
-  type DelegationStatus,
-  type DelegationStopReason,
-  TERMINAL_DELEGATION_STATUSES,
-} from "../state/reducers.js";
+import { DELEGATION_LEDGER_MAX_ENTRIES, TERMINAL_DELEGATION_STATUSES } from "../state/reducers.js";
+import { type DelegationEntry, type DelegationStatus, DelegationStopReason, TerminalDelegationStatus } from "../state/shapes.js";
 import { boundText } from "./context-text.js";
 import { isAIMessage, matchToolResults } from "./tool-pairs.js";
 
@@ -25,8 +20,6 @@ const MAX_DESCRIPTION_CHARS = 200;
 /** Cap of a stored result brief (head and tail kept). */
 export const MAX_RESULT_BRIEF_CHARS = 2000;
 
-const STATUSES = new Set(["completed", "failed", "cancelled", "timed_out", "polling_timed_out"]);
-const STOP_REASONS = new Set(["token_capped", "turn_capped", "loop_capped"]);
 const CANNED_RESULT: Record<DelegationStatus, string> = {
   in_progress: "",
   completed: "Task completed.",
@@ -38,7 +31,7 @@ const CANNED_RESULT: Record<DelegationStatus, string> = {
 
 /** The contract fields of a `task` ToolMessage, validated; anything malformed is left out. */
 export interface SubagentResultMetadata {
-  status?: Exclude<DelegationStatus, "in_progress">;
+  status?: TerminalDelegationStatus;
   stopReason?: DelegationStopReason;
   brief?: string;
   sha256?: string;
@@ -55,9 +48,11 @@ export function readSubagentMetadata(kwargs: Record<string, unknown> | undefined
   const text = (value: unknown) => (typeof value === "string" && value.trim() ? value : undefined);
   const brief = text(k.subagent_result_brief);
   const meta: SubagentResultMetadata = { brief, error: text(k.subagent_error) };
-  if (typeof k.subagent_status === "string" && STATUSES.has(k.subagent_status)) meta.status = k.subagent_status as SubagentResultMetadata["status"];
+  const status = TerminalDelegationStatus.safeParse(k.subagent_status);
+  const stopReason = DelegationStopReason.safeParse(k.subagent_stop_reason);
+  if (status.success) meta.status = status.data;
   else if (k.subagent_status === "max_turns_reached") Object.assign(meta, { status: brief ? "completed" : "failed", stopReason: "turn_capped" });
-  if (typeof k.subagent_stop_reason === "string" && STOP_REASONS.has(k.subagent_stop_reason)) meta.stopReason = k.subagent_stop_reason as DelegationStopReason;
+  if (stopReason.success) meta.stopReason = stopReason.data;
   if (typeof k.subagent_result_sha256 === "string" && /^[0-9a-f]{64}$/.test(k.subagent_result_sha256)) meta.sha256 = k.subagent_result_sha256;
   return meta;
 }

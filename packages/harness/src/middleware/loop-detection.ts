@@ -13,6 +13,7 @@ import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { appendToToolResult, stopWithNote } from "./stop-run.js";
 import type { Logger } from "../logger.js";
+import { LOOP_DETECTION_DEFAULTS } from "../config/defaults.js";
 
 /** Options of {@link loopDetectionMiddleware}. */
 export interface LoopDetectionOptions {
@@ -58,8 +59,8 @@ const stateSchema = z.object({
  * createAgent({ model, tools, middleware: [loopDetectionMiddleware({ warnThreshold: 3, hardLimit: 5 })] });
  */
 export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
-  const warnAt = options.warnThreshold ?? 3;
-  const stopAt = Math.max(warnAt, options.hardLimit ?? 5);
+  const warnAt = options.warnThreshold ?? LOOP_DETECTION_DEFAULTS.warn_threshold;
+  const stopAt = Math.max(warnAt, options.hardLimit ?? LOOP_DETECTION_DEFAULTS.hard_limit);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   return createMiddleware({
     name: "loop-detection",

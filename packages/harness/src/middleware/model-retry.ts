@@ -11,6 +11,7 @@ import { createMiddleware } from "langchain";
 import { type ProviderErrorInfo, classifyProviderError } from "../model/provider-errors.js";
 import { timerMs } from "../model/deadline-fetch.js";
 import type { Logger } from "../logger.js";
+import { LLM_DEFAULTS } from "../config/defaults.js";
 
 /** The custom stream event sent before each retry. */
 export interface LlmRetryEvent {
@@ -64,9 +65,9 @@ const REASON_TEXT: Record<ProviderErrorInfo["kind"], string> = {
  * longer than `maxRetryAfterMs`.
  */
 export function retryDelayMs(attempt: number, info: ProviderErrorInfo, options: ModelRetryOptions): number | null {
-  if (info.retryAfterMs !== undefined) return info.retryAfterMs > (options.maxRetryAfterMs ?? 60_000) ? null : Math.ceil(info.retryAfterMs);
-  const base = options.baseDelayMs ?? 1000;
-  const ceiling = Math.min(options.capDelayMs ?? 8000, base * 2 ** (attempt - 1));
+  if (info.retryAfterMs !== undefined) return info.retryAfterMs > (options.maxRetryAfterMs ?? LLM_DEFAULTS.retry_after_max_seconds * 1000) ? null : Math.ceil(info.retryAfterMs);
+  const base = options.baseDelayMs ?? LLM_DEFAULTS.retry_base_delay_ms;
+  const ceiling = Math.min(options.capDelayMs ?? LLM_DEFAULTS.retry_cap_delay_ms, base * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2));
 }
 

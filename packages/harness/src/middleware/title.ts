@@ -14,6 +14,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messa
 import { createMiddleware } from "langchain";
 import type { Logger } from "../logger.js";
 import { threadStateSubset } from "../state/thread-state.js";
+import { TITLE_DEFAULTS } from "../config/defaults.js";
 
 /** Options of {@link titleMiddleware}. */
 export interface TitleOptions {
@@ -142,8 +143,8 @@ export function firstExchange(messages: readonly BaseMessage[]): { user: string;
  * createAgent({ model, tools, middleware: [titleMiddleware({ model: titleModel, maxWords: 8, maxChars: 80 })] });
  */
 export function titleMiddleware(options: TitleOptions = {}) {
-  const maxWords = options.maxWords ?? 8;
-  const maxChars = options.maxChars ?? 80;
+  const maxWords = options.maxWords ?? TITLE_DEFAULTS.max_words;
+  const maxChars = options.maxChars ?? TITLE_DEFAULTS.max_chars;
   const template = options.promptTemplate ?? DEFAULT_TITLE_PROMPT;
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
 

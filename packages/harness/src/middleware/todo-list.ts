@@ -21,7 +21,7 @@ import { type ToolRuntime, tool } from "@langchain/core/tools";
 import { Command, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
-import type { TodoItem } from "../state/reducers.js";
+import { type TodoItem, TodoStatus } from "../state/shapes.js";
 import { threadStateFields } from "../state/thread-state.js";
 import type { Logger } from "../logger.js";
 
@@ -65,7 +65,7 @@ const TodoArgs = z.object({
     .array(
       z.object({
         content: z.string().min(1).describe("What the step is, in a short imperative sentence."),
-        status: z.enum(["pending", "in_progress", "completed"]),
+        status: TodoStatus,
       }),
     )
     .describe("The complete todo list, in order."),

@@ -16,9 +16,10 @@ import type { ModelEntry } from "../config/schema.js";
 import { ConfigError, ModelError } from "../errors.js";
 import { type ResponseShape, createDeadlineFetch } from "./deadline-fetch.js";
 import { DemoChatModel } from "./demo-model.js";
+import { LLM_DEFAULTS } from "../config/defaults.js";
 
 /** Deadline of one model call, whole response included, when neither the entry nor the caller sets one. */
-export const DEFAULT_MODEL_TIMEOUT_SECONDS = 600;
+export const DEFAULT_MODEL_TIMEOUT_SECONDS = LLM_DEFAULTS.timeout_seconds;
 
 /** Options that depend on the run rather than on the entry. */
 export interface CreateChatModelOptions {

@@ -37,8 +37,11 @@ export interface CountTokensOptions {
   systemPrompt?: string;
 }
 
-/** Counts a list of messages; the shape summarization and the tests take. */
+/** Counts a list of messages, as a request costs them; the shape summarization takes. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
+
+/** Counts one text's tokens; the shape the memory budget takes. */
+export type TextTokenCounter = (text: string) => number;
 
 const encoders = new Map<EncodingName, Tiktoken>();
 const requireRanks = createRequire(import.meta.url);
@@ -82,7 +85,7 @@ export function approximateTextTokens(text: string): number {
 }
 
 /** A function counting one text's tokens with the model's encoding, or approximately. */
-export function textTokenCounter(model?: string): (text: string) => number {
+export function textTokenCounter(model?: string): TextTokenCounter {
   const encoding = encodingForModel(model);
   if (encoding === null) return approximateTextTokens;
   const encoder = getEncoder(encoding);

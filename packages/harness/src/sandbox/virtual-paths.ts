@@ -24,18 +24,29 @@ export const USER_DATA_DIRS = ["workspace", "uploads", "outputs"] as const;
 
 const THREAD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
+/** The thread id rule in words, for error messages (CLI flags, HTTP 422s). */
+export const THREAD_ID_RULE = '1-128 letters, digits, "_", "-" or "." (starting with a letter or digit, no "..")';
+
 /**
- * Throws a `HarnessError` ("thread_invalid") unless `id` is 1-128 characters of letters, digits, `_`,
- * `-` and `.`, starting with a letter or digit. This keeps a thread id from ever naming a path
- * (`..`, `a/b`, absolute paths, NUL bytes, empty strings).
+ * The one thread id rule, shared by the harness, the server and the CLI: 1-128 characters of letters,
+ * digits, `_`, `-` and `.`, starting with a letter or digit, without `..`. This keeps a thread id from
+ * ever naming a path (`..`, `a/b`, absolute paths, NUL bytes, empty strings).
+ *
+ * @example
+ * ```ts
+ * isValidThreadId("thread-42"); // true
+ * isValidThreadId("a..b"); // false
+ * ```
  */
+export function isValidThreadId(id: unknown): id is string {
+  return typeof id === "string" && THREAD_ID_PATTERN.test(id) && !id.includes("..");
+}
+
+/** Throws a `HarnessError` ("thread_invalid") unless `id` follows {@link isValidThreadId}. */
 export function validateThreadId(id: unknown): string {
-  if (typeof id !== "string" || !THREAD_ID_PATTERN.test(id) || id.includes("..")) {
+  if (!isValidThreadId(id)) {
     const shown = typeof id === "string" ? JSON.stringify(id.slice(0, 80)) : String(id);
-    throw new HarnessError(
-      "thread_invalid",
-      `Thread id ${shown} is not valid. Use 1-128 letters, digits, "_", "-" or "." (starting with a letter or digit), e.g. "thread-42".`,
-    );
+    throw new HarnessError("thread_invalid", `Thread id ${shown} is not valid. Use ${THREAD_ID_RULE}, e.g. "thread-42".`);
   }
   return id;
 }

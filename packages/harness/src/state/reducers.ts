@@ -6,74 +6,30 @@
  * channel. Each function's doc comment states what `undefined`, `null`, `[]` and `{}` mean.
  */
 
-/** Lifecycle record of the thread's sandbox. */
-export interface SandboxState {
-  sandbox_id?: string | null;
-}
+import {
+  type DelegationEntry,
+  type DelegationStatus,
+  type SandboxState,
+  type SkillEntry,
+  TerminalDelegationStatus,
+  type TodoItem,
+  type ViewedImage,
+} from "./shapes.js";
 
-/** Host directories of a thread. Never shown to the model: tools map them to virtual paths. */
-export interface ThreadDataState {
-  workspace_path: string;
-  uploads_path: string;
-  outputs_path: string;
-}
+// The persisted shapes live in shapes.ts; their types are re-exported here for the reducers' callers.
+export type {
+  DelegationEntry,
+  DelegationStatus,
+  DelegationStopReason,
+  SandboxState,
+  SkillEntry,
+  ThreadDataState,
+  TodoItem,
+  UploadedFile,
+  ViewedImage,
+} from "./shapes.js";
 
-/** One planned step of the todo list (plan mode). */
-export interface TodoItem {
-  content: string;
-  status: "pending" | "in_progress" | "completed";
-}
-
-/** A file uploaded into the thread, as listed in the uploads block. */
-export interface UploadedFile {
-  filename: string;
-  size: number;
-  path: string;
-  virtual_path: string;
-}
-
-/** What `view_image` recorded about an image: metadata only, never the bytes. */
-export interface ViewedImage {
-  mime_type: string;
-  size: number;
-  actual_path: string;
-}
-
-/** Terminal and non-terminal statuses of a delegated task. */
-export type DelegationStatus = "in_progress" | "completed" | "failed" | "cancelled" | "timed_out" | "polling_timed_out";
-
-/** Why a guardrail cap ended a subagent run early. */
-export type DelegationStopReason = "token_capped" | "turn_capped" | "loop_capped";
-
-/** One entry of the delegation ledger: a `task` call and what came of it. */
-export interface DelegationEntry {
-  id: string;
-  run_id?: string;
-  description: string;
-  subagent_type: string;
-  status: DelegationStatus;
-  result_brief?: string;
-  result_sha256?: string;
-  result_ref?: string;
-  stop_reason?: DelegationStopReason;
-  created_at: string;
-}
-
-/** A skill whose SKILL.md the agent has read: a pointer and its description, never the body. */
-export interface SkillEntry {
-  name: string;
-  path: string;
-  description: string;
-  loaded_at: number;
-}
-
-export const TERMINAL_DELEGATION_STATUSES: ReadonlySet<DelegationStatus> = new Set([
-  "completed",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "polling_timed_out",
-]);
+export const TERMINAL_DELEGATION_STATUSES: ReadonlySet<DelegationStatus> = new Set(TerminalDelegationStatus.options);
 export const DELEGATION_LEDGER_MAX_ENTRIES = 50;
 export const SKILL_CONTEXT_MAX_ENTRIES = 8;
 export const SKILL_DESCRIPTION_MAX_CHARS = 500;

@@ -8,7 +8,7 @@
  * the lead's stream.
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { SubagentTokenUsage } from "./types.js";
+import { z } from "zod";
 
 /** Longest text kept from a step's content. */
 export const STEP_TEXT_MAX_CHARS = 500;
@@ -16,30 +16,37 @@ export const STEP_TEXT_MAX_CHARS = 500;
 export const STEP_ARGS_MAX_CHARS = 200;
 
 /** A short, serializable view of one subagent step (an AI turn or a tool result). */
-export interface SubagentStepSummary {
-  role: "ai" | "tool";
+export const SubagentStepSummary = z.object({
+  role: z.enum(["ai", "tool"]),
   /** The same as `role`, under the key DeerFlow's UI reads (`message.type`). */
-  type: "ai" | "tool";
+  type: z.enum(["ai", "tool"]),
   /** The same as `text`, under the key DeerFlow's UI reads (`message.content`). */
-  content: string;
-  id?: string;
+  content: z.string(),
+  id: z.string().optional(),
   /** The step's text, cut to 500 characters. */
-  text: string;
+  text: z.string(),
   /** AI steps: the tools it called, arguments as JSON cut to 200 characters. */
-  tool_calls?: { name: string; args: string }[];
+  tool_calls: z.array(z.object({ name: z.string(), args: z.string() })).optional(),
   /** Tool steps: which tool answered and whether it failed. */
-  name?: string;
-  status?: "success" | "error";
-}
+  name: z.string().optional(),
+  status: z.enum(["success", "error"]).optional(),
+});
+export type SubagentStepSummary = z.infer<typeof SubagentStepSummary>;
+
+/** Token counts summed over the subagent's model calls. */
+export const SubagentTokenUsage = z.object({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() });
+export type SubagentTokenUsage = z.infer<typeof SubagentTokenUsage>;
 
 /** Every event a delegation emits, discriminated by `type`. */
-export type TaskEvent =
-  | { type: "task_started"; task_id: string; description: string; subagent_type: string }
-  | { type: "task_running"; task_id: string; message_index: number; message: SubagentStepSummary }
-  | { type: "task_completed"; task_id: string; result: string; usage?: SubagentTokenUsage }
-  | { type: "task_failed"; task_id: string; error: string }
-  | { type: "task_cancelled"; task_id: string; error?: string }
-  | { type: "task_timed_out"; task_id: string; error: string };
+export const TaskEvent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("task_started"), task_id: z.string(), description: z.string(), subagent_type: z.string() }),
+  z.object({ type: z.literal("task_running"), task_id: z.string(), message_index: z.number(), message: SubagentStepSummary }),
+  z.object({ type: z.literal("task_completed"), task_id: z.string(), result: z.string(), usage: SubagentTokenUsage.optional() }),
+  z.object({ type: z.literal("task_failed"), task_id: z.string(), error: z.string() }),
+  z.object({ type: z.literal("task_cancelled"), task_id: z.string(), error: z.string().optional() }),
+  z.object({ type: z.literal("task_timed_out"), task_id: z.string(), error: z.string() }),
+]);
+export type TaskEvent = z.infer<typeof TaskEvent>;
 
 /** Receives task events; must not throw (failures are swallowed by the emitter). */
 export type TaskEventSink = (event: TaskEvent) => void;

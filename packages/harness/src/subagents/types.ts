@@ -7,7 +7,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { SandboxState, ThreadDataState } from "../state/reducers.js";
+import type { SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
+import type { SubagentTokenUsage } from "./events.js";
 
 /** One kind of subagent the lead may delegate to through `task(subagent_type=...)`. */
 export interface SubagentType {
@@ -29,18 +30,16 @@ export interface SubagentType {
   timeoutSeconds?: number;
 }
 
-/** Terminal statuses a subagent run can end with (subagent_status_contract.json v2). */
-export type SubagentStatus = "completed" | "failed" | "cancelled" | "timed_out";
+/**
+ * Terminal statuses a subagent run can end with (subagent_status_contract.json v2): the ledger's
+ * terminal statuses but `polling_timed_out`, which only a lead that stops waiting records.
+ */
+export type SubagentStatus = Exclude<TerminalDelegationStatus, "polling_timed_out">;
 
 /** Why a guardrail ended a subagent run early. Only the turn cap exists so far. */
 export type SubagentStopReason = "turn_capped";
 
-/** Token counts summed over the subagent's model calls. */
-export interface SubagentTokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-}
+export type { SubagentTokenUsage } from "./events.js";
 
 /** What came of one delegated run. */
 export interface SubagentResult {

@@ -2,6 +2,7 @@
  * The limits of the file and shell tools, with DeerFlow's defaults. One object so the caller maps the
  * `sandbox:` config section once and every tool reads the same numbers.
  */
+import { SANDBOX_LIMIT_DEFAULTS } from "../config/defaults.js";
 
 /** Per-tool output and size limits. */
 export interface SandboxToolLimits {
@@ -21,12 +22,12 @@ export interface SandboxToolLimits {
 
 /** DeerFlow's defaults. */
 export const DEFAULT_TOOL_LIMITS: Readonly<SandboxToolLimits> = Object.freeze({
-  readFileMaxChars: 50_000,
-  lsMaxChars: 20_000,
-  bashOutputMaxChars: 20_000,
-  writeFileMaxBytes: 80 * 1024,
-  globMaxResults: 200,
-  grepMaxResults: 100,
+  readFileMaxChars: SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars,
+  lsMaxChars: SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars,
+  bashOutputMaxChars: SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars,
+  writeFileMaxBytes: SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes,
+  globMaxResults: SANDBOX_LIMIT_DEFAULTS.glob_max_results,
+  grepMaxResults: SANDBOX_LIMIT_DEFAULTS.grep_max_results,
 });
 
 /** Hard ceilings on what the model may ask `glob` and `grep` for. */

@@ -17,11 +17,12 @@ import { runSubagent } from "../subagents/executor.js";
 import type { SubagentRegistry } from "../subagents/registry.js";
 import { formatTaskResultText, taskResultMetadata } from "../subagents/status-contract.js";
 import type { CreateSubagent, SubagentResult, SubagentType } from "../subagents/types.js";
+import { SUBAGENTS_DEFAULTS } from "../config/defaults.js";
 
 /** Name of the delegation tool. */
 export const TASK_TOOL_NAME = "task";
 /** Timeout of a subagent whose kind sets none (config `subagents.timeout_seconds` default). */
-export const DEFAULT_TASK_TIMEOUT_SECONDS = 1800;
+export const DEFAULT_TASK_TIMEOUT_SECONDS = SUBAGENTS_DEFAULTS.timeout_seconds;
 
 /** Options of {@link createTaskTool}. */
 export interface TaskToolOptions {

@@ -13,6 +13,7 @@ import { FileAccessError, withDirChecked } from "../sandbox/safe-fs.js";
 import { VIRTUAL_UPLOADS, ensureThreadDirs, threadUserDataDir } from "../sandbox/virtual-paths.js";
 import type { UploadedFile } from "../state/reducers.js";
 import { STAGING_PREFIX, cleanUploadName, numberedName } from "./upload-name.js";
+import { UPLOADS_DEFAULTS } from "../config/defaults.js";
 
 /** Limits of one upload request (the `uploads:` config section). */
 export interface UploadLimits {
@@ -26,9 +27,9 @@ export interface UploadLimits {
 
 /** DeerFlow's upload limits. */
 export const DEFAULT_UPLOAD_LIMITS: Readonly<UploadLimits> = Object.freeze({
-  maxFiles: 10,
-  maxFileSize: 50 * 1024 * 1024,
-  maxTotalSize: 100 * 1024 * 1024,
+  maxFiles: UPLOADS_DEFAULTS.max_files,
+  maxFileSize: UPLOADS_DEFAULTS.max_file_size,
+  maxTotalSize: UPLOADS_DEFAULTS.max_total_size,
 });
 
 /** A host file to upload, optionally under another name (default: its base name). */

@@ -4,6 +4,7 @@
  * from the message alone. `text/plain` bodies are read as JSON, as the LangGraph servers do.
  */
 import type { Context } from "hono";
+import { isValidThreadId, THREAD_ID_RULE } from "@deerflow/harness";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
 
@@ -39,8 +40,8 @@ export function check<T extends z.ZodType>(schema: T, value: unknown, where: "bo
   throw new HttpError(422, detail);
 }
 
-/** Thread and run ids: UUIDs from clients, or the CLI's ids (letters, digits, "-", "_", "."). */
-export const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "must be 1-128 letters, digits, '-', '_' or '.'");
+/** Thread and run ids: UUIDs from clients, or the CLI's ids; the harness's one thread id rule. */
+export const Id = z.string().refine(isValidThreadId, `must be ${THREAD_ID_RULE}`);
 
 /** Validates a path parameter as an id; 404-style ids that cannot exist are 422. */
 export function pathId(c: Context, name: string): string {

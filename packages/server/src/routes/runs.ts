@@ -11,12 +11,12 @@ import { check, flag, parseQuery, pathId } from "../http/validate.js";
 import { createRun, runPaths, runResult, TERMINAL, waitForRun } from "../runs/create-run.js";
 import { sseResponse, waitingJsonResponse } from "../runs/sse.js";
 import { requireThread } from "../runs/threads.js";
-import type { RunRecord } from "../runs/types.js";
+import { type RunRecord, RunStatus } from "../runs/types.js";
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),
   offset: z.coerce.number().int().min(0).default(0),
-  status: z.enum(["pending", "running", "error", "success", "timeout", "interrupted"]).optional(),
+  status: RunStatus.optional(),
   select: z.string().optional(),
 });
 const CancelQuery = z.object({ wait: z.string().optional(), action: z.enum(["interrupt", "rollback"]).default("interrupt"), reason: z.string().optional() });

@@ -11,10 +11,9 @@ import { uuid7 } from "../runs/ids.js";
 import { toWire } from "../runs/serialize.js";
 import { emptyThreadState, interruptsOf, threadState } from "../runs/state.js";
 import { deleteThread, requireThread } from "../runs/threads.js";
-import type { ThreadRecord } from "../runs/types.js";
+import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
-const Status = z.enum(["idle", "busy", "interrupted", "error"]);
 
 const CreateSchema = z.strictObject({
   thread_id: Id.nullish(),
@@ -29,7 +28,7 @@ const SearchSchema = z.strictObject({
   ids: z.array(Id).nullish(),
   metadata: Metadata.nullish(),
   values: Metadata.nullish(),
-  status: Status.nullish(),
+  status: ThreadStatus.nullish(),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).default(0),
   sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).default("created_at"),
@@ -92,7 +91,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   });
 
   api.post("/threads/count", async (c) => {
-    const body = await parseBody(c, z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: Status.nullish() }));
+    const body = await parseBody(c, z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: ThreadStatus.nullish() }));
     return c.json(await context.threads.count({ metadata: body.metadata ?? undefined, values: body.values ?? undefined, status: body.status ?? undefined }));
   });
 

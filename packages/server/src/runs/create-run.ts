@@ -11,11 +11,11 @@ import { findAssistant, GRAPH_ID } from "./assistants.js";
 import { uuid7 } from "./ids.js";
 import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
 import { findThread } from "./threads.js";
-import { ThreadBusyError, type RunRecord } from "./types.js";
+import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
 import { ensureMetadata } from "./worker.js";
 
 /** Statuses after which a run is over. */
-export const TERMINAL = new Set(["success", "error", "timeout", "interrupted"]);
+export const TERMINAL: ReadonlySet<RunStatus> = new Set(TerminalRunStatus.options);
 
 /** Creates and queues a run on `threadId` (null: stateless). */
 export async function createRun(context: ServerContext, threadId: string | null, body: unknown): Promise<{ run: RunRecord; request: RunCreate }> {

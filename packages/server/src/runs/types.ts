@@ -5,8 +5,11 @@
  * Every method is async so those implementations fit without changing callers.
  */
 
+import { z } from "zod";
+
 /** Thread status as the LangGraph API reports it. */
-export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+export const ThreadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
+export type ThreadStatus = z.infer<typeof ThreadStatus>;
 
 /** A thread as stored (state values are a cache of the checkpointer's head, refreshed when runs end). */
 export interface ThreadRecord {
@@ -55,7 +58,12 @@ export interface ThreadStore {
 }
 
 /** Run status as the LangGraph API reports it. */
-export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export const RunStatus = z.enum(["pending", "running", "error", "success", "timeout", "interrupted"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** Statuses after which a run is over. */
+export const TerminalRunStatus = RunStatus.exclude(["pending", "running"]);
+export type TerminalRunStatus = z.infer<typeof TerminalRunStatus>;
 /** What happens to a thread's in-flight runs when a new run arrives. */
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt" | "rollback";
 /** How an in-flight run is stopped. */

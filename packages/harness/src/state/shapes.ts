@@ -1,0 +1,62 @@
+/**
+ * The shapes a thread persists in its checkpoints (and clients read back over the wire), each declared
+ * once as a zod schema with its type under the same name. The state schema (`thread-state.ts`), the
+ * reducers, the tools that write these channels and the status checks all start from here, so a new
+ * delegation status or todo field is added in one place and the checkpoint validation follows.
+ */
+import { z } from "zod";
+
+/** Lifecycle record of the thread's sandbox. */
+export const SandboxState = z.object({ sandbox_id: z.string().nullable().optional() });
+export type SandboxState = z.infer<typeof SandboxState>;
+
+/** Host directories of a thread. Never shown to the model: tools map them to virtual paths. */
+export const ThreadDataState = z.object({ workspace_path: z.string(), uploads_path: z.string(), outputs_path: z.string() });
+export type ThreadDataState = z.infer<typeof ThreadDataState>;
+
+/** Where a todo stands: not started, being worked on (one at a time), done. */
+export const TodoStatus = z.enum(["pending", "in_progress", "completed"]);
+export type TodoStatus = z.infer<typeof TodoStatus>;
+
+/** One planned step of the todo list (plan mode). */
+export const TodoItem = z.object({ content: z.string(), status: TodoStatus });
+export type TodoItem = z.infer<typeof TodoItem>;
+
+/** A file uploaded into the thread, as listed in the uploads block. */
+export const UploadedFile = z.object({ filename: z.string(), size: z.number(), path: z.string(), virtual_path: z.string() });
+export type UploadedFile = z.infer<typeof UploadedFile>;
+
+/** What `view_image` recorded about an image: metadata only, never the bytes. */
+export const ViewedImage = z.object({ mime_type: z.string(), size: z.number(), actual_path: z.string() });
+export type ViewedImage = z.infer<typeof ViewedImage>;
+
+/** Terminal and non-terminal statuses of a delegated task. */
+export const DelegationStatus = z.enum(["in_progress", "completed", "failed", "cancelled", "timed_out", "polling_timed_out"]);
+export type DelegationStatus = z.infer<typeof DelegationStatus>;
+
+/** The statuses a delegation ends with: every status but `in_progress`. */
+export const TerminalDelegationStatus = DelegationStatus.exclude(["in_progress"]);
+export type TerminalDelegationStatus = z.infer<typeof TerminalDelegationStatus>;
+
+/** Why a guardrail cap ended a subagent run early. */
+export const DelegationStopReason = z.enum(["token_capped", "turn_capped", "loop_capped"]);
+export type DelegationStopReason = z.infer<typeof DelegationStopReason>;
+
+/** One entry of the delegation ledger: a `task` call and what came of it. */
+export const DelegationEntry = z.object({
+  id: z.string(),
+  run_id: z.string().optional(),
+  description: z.string(),
+  subagent_type: z.string(),
+  status: DelegationStatus,
+  result_brief: z.string().optional(),
+  result_sha256: z.string().optional(),
+  result_ref: z.string().optional(),
+  stop_reason: DelegationStopReason.optional(),
+  created_at: z.string(),
+});
+export type DelegationEntry = z.infer<typeof DelegationEntry>;
+
+/** A skill whose SKILL.md the agent has read: a pointer and its description, never the body. */
+export const SkillEntry = z.object({ name: z.string(), path: z.string(), description: z.string(), loaded_at: z.number() });
+export type SkillEntry = z.infer<typeof SkillEntry>;

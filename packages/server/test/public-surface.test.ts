@@ -1,0 +1,28 @@
+/**
+ * Pins the runtime exports of `@deerflow/server`, so an addition to its public surface is deliberate.
+ * (Its type exports are named one by one in `src/index.ts`.)
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as server from "../src/index.js";
+
+test("the runtime exports of @deerflow/server are exactly the pinned list", () => {
+  assert.deepEqual(Object.keys(server).sort(), [
+    "HttpError",
+    "Id",
+    "RunStatus",
+    "ThreadStatus",
+    "check",
+    "createServer",
+    "deleteThread",
+    "findThread",
+    "isLoopbackHost",
+    "notFound",
+    "parseBody",
+    "parseQuery",
+    "pathId",
+    "requireThread",
+    "resolveApiKeys",
+    "toWire",
+  ]);
+});
