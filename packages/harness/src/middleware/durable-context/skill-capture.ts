@@ -9,8 +9,8 @@
  */
 import { posix } from "node:path";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { type SkillEntry, normalizeSkillDescription } from "../state/reducers.js";
-import { isAIMessage, matchToolResults } from "./tool-pairs.js";
+import { type SkillEntry, normalizeSkillDescription } from "../../state/reducers.js";
+import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Where skills are mounted and which tools read files. */
 export interface SkillCaptureOptions {

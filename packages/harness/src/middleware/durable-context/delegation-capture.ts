@@ -15,9 +15,9 @@ import {
   type DelegationStatus,
   type DelegationStopReason,
   TERMINAL_DELEGATION_STATUSES,
-} from "../state/reducers.js";
-import { boundText } from "./context-text.js";
-import { isAIMessage, matchToolResults } from "./tool-pairs.js";
+} from "../../state/reducers.js";
+import { boundText } from "../../messages/text.js";
+import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Name of the tool whose calls are delegations. */
 export const TASK_TOOL_NAME = "task";

@@ -12,10 +12,10 @@
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { threadStateSubset } from "../state/thread-state.js";
+import { threadStateSubset } from "../../state/thread-state.js";
 import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-call-ids.js";
-import { isAIMessage, isToolMessage, matchToolResults } from "./tool-pairs.js";
-import type { Logger } from "../logger.js";
+import { isAIMessage, isToolMessage, matchToolResults } from "../../messages/tool-pairs.js";
+import type { Logger } from "../../logger.js";
 
 /** Placeholder result for a call that never returned (interrupted run, cancelled tool). */
 export const INTERRUPTED_TOOL_RESULT = "[Tool call was interrupted and did not return a result.]";

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { isAIMessage, isToolMessage } from "./tool-pairs.js";
+import { isAIMessage, isToolMessage } from "../../messages/tool-pairs.js";
 
 /** Every tool-call id a thread has used: calls and results in `messages`, plus `extraIds` (e.g. the ledger's). */
 export function usedToolCallIds(messages: readonly BaseMessage[], extraIds: Iterable<string> = []): Set<string> {
