@@ -17,9 +17,9 @@ import { type ToolRuntime, createAgent, tool } from "langchain";
 import { z } from "zod";
 import { formatHistory, mergeHistory } from "../../src/history/format-history.js";
 import { createHistoryArchive } from "../../src/history/history-archive.js";
-import { danglingToolCallMiddleware } from "../../src/middleware/dangling-tool-call/dangling-tool-call.js";
-import { durableContextMiddleware } from "../../src/middleware/durable-context/durable-context.js";
-import { summarizationMiddleware } from "../../src/middleware/summarization/summarization.js";
+import { danglingToolCallMiddleware } from "../../src/middleware/dangling-tool-call/index.js";
+import { durableContextMiddleware } from "../../src/middleware/durable-context/index.js";
+import { summarizationMiddleware } from "../../src/middleware/summarization/index.js";
 import { createTokenCounter } from "../../src/model/tokens.js";
 import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
 
