@@ -6,6 +6,7 @@
  * text that came from outside (skill descriptions, memory) is escaped so it cannot close a section.
  */
 import type { SkillSummary } from "../skills/load-skills.js";
+import { escapeData } from "../messages/text.js";
 
 /** Everything the prompt depends on. */
 export interface LeadPromptOptions {
@@ -24,11 +25,6 @@ export interface LeadPromptOptions {
   date: string;
 }
 
-/** Escapes text placed inside a prompt section. */
-export function escapePromptText(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
 /** Today's date as the prompt shows it. */
 export function promptDate(now: Date = new Date()): string {
   const day = now.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" });
@@ -42,7 +38,7 @@ export function promptDate(now: Date = new Date()): string {
  * const prompt = renderLeadPrompt({ skills: [], skillsContainerPath: "/mnt/skills", bashAvailable: true, date: promptDate() });
  */
 export function renderLeadPrompt(options: LeadPromptOptions): string {
-  const name = options.agentName ? escapePromptText(options.agentName) : "DeerFlow";
+  const name = options.agentName ? escapeData(options.agentName) : "DeerFlow";
   const sections = [
     `<role>\nYou are ${name}, an open-source super agent built on DeerFlow.ts. You complete tasks by planning, using tools in a sandboxed workspace, delegating when that helps, and reporting results clearly.\n</role>`,
     CONFIDENTIALITY,
@@ -78,7 +74,7 @@ Call ask_clarification (and nothing else in that response) when a required detai
 function skillsSection(options: LeadPromptOptions): string {
   if (options.skills.length === 0) return "";
   const items = options.skills
-    .map((skill) => `  <skill>\n    <name>${escapePromptText(skill.name)}</name>\n    <description>${escapePromptText(skill.description)}</description>\n    <location>${escapePromptText(skill.location)}</location>\n  </skill>`)
+    .map((skill) => `  <skill>\n    <name>${escapeData(skill.name)}</name>\n    <description>${escapeData(skill.description)}</description>\n    <location>${escapeData(skill.location)}</location>\n  </skill>`)
     .join("\n");
   return `<skill_system>
 Skills are packaged instructions for particular kinds of work, stored read-only under ${options.skillsContainerPath}.

@@ -3,7 +3,7 @@
  * where each compaction happened, then the messages still in the checkpoint.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { isAIMessage, isToolMessage } from "../middleware/tool-pairs.js";
+import { isAIMessage, isToolMessage } from "../messages/tool-pairs.js";
 import type { HistoryEntry } from "./history-archive.js";
 
 /**

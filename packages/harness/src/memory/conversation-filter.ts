@@ -8,6 +8,7 @@
  * report pasted in for a task would otherwise come back as "facts" about the user.
  */
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { contentText } from "../messages/content.js";
 
 /** One remembered turn: plain text, ready to be shown to the memory model. */
 export interface MemoryTurn {
@@ -16,15 +17,6 @@ export interface MemoryTurn {
 }
 
 const INJECTED_BLOCKS = /<(uploaded_files|current_uploads)>[\s\S]*?<\/\1>/g;
-
-/** The text blocks of a message's content, joined; images, reasoning and other blocks are dropped. */
-export function messageText(content: BaseMessage["content"]): string {
-  if (typeof content === "string") return content;
-  return content
-    .map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : ""))
-    .filter((text) => text !== "")
-    .join("\n");
-}
 
 function isHidden(message: BaseMessage): boolean {
   const extra = message.additional_kwargs ?? {};
@@ -47,14 +39,14 @@ export function filterConversationForMemory(messages: readonly BaseMessage[]): M
   for (const message of messages) {
     if (isHidden(message)) continue;
     if (HumanMessage.isInstance(message)) {
-      const text = messageText(message.content);
+      const text = contentText(message.content, "\n");
       const content = text.replace(INJECTED_BLOCKS, "").trim();
       if (content) turns.push({ role: "user", content });
       if (content) answeringUpload = false;
       else if (text.trim()) answeringUpload = true;
     } else if (AIMessage.isInstance(message)) {
       if (answeringUpload || (message.tool_calls?.length ?? 0) > 0) continue;
-      const content = messageText(message.content).trim();
+      const content = contentText(message.content, "\n").trim();
       if (content) turns.push({ role: "assistant", content });
     }
   }

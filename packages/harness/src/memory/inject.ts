@@ -5,7 +5,7 @@
  * HTML-escaped: a fact reading `</memory>` or starting a fake "Key Facts:" section stays plain text).
  */
 import { type Memory, type MemoryFact, isMemoryEmpty } from "./memory-schema.js";
-import { escapeTagText } from "./escape-text.js";
+import { escapeData } from "../messages/text.js";
 import type { TextTokenCounter } from "../model/tokens.js";
 
 /** A fast estimate (4 characters per token), good enough for a budget. */
@@ -28,7 +28,7 @@ interface Section {
   items: string[];
 }
 
-const clean = (text: string) => escapeTagText(text.replace(/\s+/g, " ").trim());
+const clean = (text: string) => escapeData(text.replace(/\s+/g, " ").trim());
 
 /** Facts by confidence (ties: newest first), at most `limit`. */
 export function topFacts(facts: readonly MemoryFact[], limit: number): MemoryFact[] {

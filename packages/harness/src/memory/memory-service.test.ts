@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemorySaver } from "@langchain/langgraph";
 import { AIMessage, HumanMessage, createAgent } from "langchain";
-import { messageText } from "./conversation-filter.js";
+import { contentText } from "../messages/content.js";
 import { formatMemoryForDisplay } from "./display.js";
 import { createMemoryService } from "./memory-service.js";
 import { tempHome } from "../testing/temp-home.js";
@@ -32,7 +32,7 @@ async function run(home: string, task: string, options: { agentName?: string; me
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
   await memory.close();
-  const systemPrompt = messageText(agentModel.calls[0].messages[0].content);
+  const systemPrompt = contentText(agentModel.calls[0].messages[0].content, "\n");
   return { memory, memoryModel, systemPrompt, pendingBeforeClose, warnings };
 }
 

@@ -6,7 +6,8 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { applyMemoryUpdate } from "./apply-update.js";
-import { type MemoryTurn, messageText } from "./conversation-filter.js";
+import { contentText } from "../messages/content.js";
+import type { MemoryTurn } from "./conversation-filter.js";
 import type { MemoryStore } from "./memory-store.js";
 import { parseMemoryUpdate } from "./parse-update.js";
 import { buildMemoryUpdateMessages } from "./update-prompt.js";
@@ -61,7 +62,7 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
     try {
       const current = options.store.load();
       const response = await options.model.invoke(buildMemoryUpdateMessages(current, conversation, options.maxConversationChars));
-      reply = messageText(response.content);
+      reply = contentText(response.content, "\n");
     } catch (error) {
       warn(`Memory update for thread ${threadId} skipped: the memory model failed (${(error as Error).message}). Memory is unchanged.`);
       return unchanged;

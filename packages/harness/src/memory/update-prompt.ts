@@ -6,7 +6,7 @@
  */
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { MemoryTurn } from "./conversation-filter.js";
-import { escapeTagText } from "./escape-text.js";
+import { escapeData } from "../messages/text.js";
 import type { Memory } from "./memory-schema.js";
 
 /** Instructions for the memory model (our own wording of DeerFlow's update task). */
@@ -44,7 +44,7 @@ export function formatConversationForUpdate(turns: readonly MemoryTurn[], maxCha
   let total = 0;
   for (let index = turns.length - 1; index >= 0 && total < maxChars; index -= 1) {
     const turn = turns[index];
-    let line = `${turn.role === "user" ? "User" : "Assistant"}: ${escapeTagText(turn.content)}`;
+    let line = `${turn.role === "user" ? "User" : "Assistant"}: ${escapeData(turn.content)}`;
     if (total + line.length > maxChars) line = `[earlier text omitted] ${line.slice(line.length - (maxChars - total))}`;
     lines.unshift(line);
     total += line.length + 2;

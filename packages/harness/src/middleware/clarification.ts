@@ -11,6 +11,7 @@
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { copyAIMessage } from "../messages/ai-message.js";
 import {
   ASK_CLARIFICATION_TOOL_NAME,
   AskClarificationArgs,
@@ -42,16 +43,7 @@ export function moveClarificationLast(message: AIMessage): AIMessage | undefined
   const others = calls.filter((call) => call.name !== ASK_CLARIFICATION_TOOL_NAME);
   const reordered = [...others, ...asks];
   if (reordered.every((call, index) => call === calls[index])) return undefined;
-  return new AIMessage({
-    id: message.id,
-    name: message.name,
-    content: message.content,
-    tool_calls: reordered,
-    invalid_tool_calls: message.invalid_tool_calls,
-    additional_kwargs: message.additional_kwargs,
-    response_metadata: message.response_metadata,
-    usage_metadata: message.usage_metadata,
-  });
+  return copyAIMessage(message, { tool_calls: reordered });
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { targetChars } from "./context-guard.js";
+import { targetChars } from "./context-guard/context-guard.js";
 import { retryDelayMs } from "./model-retry.js";
 
 const options = { maxRetries: 3, modelName: "m", baseDelayMs: 1000, capDelayMs: 8000 };

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { parseSlashSkill } from "../skills/slash.js";
-import { escapeData } from "./context-text.js";
+import { escapeData } from "../messages/text.js";
 import type { Logger } from "../logger.js";
 
 /** A skill that `/name` can activate. */

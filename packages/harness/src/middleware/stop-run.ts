@@ -6,7 +6,8 @@
  * detection, token budget) use this to stop: the response keeps its id and text, loses every tool call
  * (structured, invalid and the raw provider payload) and gains a note saying why the run stopped.
  */
-import { AIMessage, type ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { copyAIMessage } from "../messages/ai-message.js";
 
 /** Why a guard ended the run; stored in the response's `additional_kwargs.stop_reason`. */
 export type StopReason = "loop_capped" | "token_capped";
@@ -22,15 +23,12 @@ export function stopWithNote(message: AIMessage, note: string, reason: StopReaso
       ? `${message.content}\n\n${note}`
       : note;
   const { tool_calls: _raw, ...additional } = message.additional_kwargs ?? {};
-  return new AIMessage({
-    id: message.id,
-    name: message.name,
+  return copyAIMessage(message, {
     content: content as AIMessage["content"],
     tool_calls: [],
     invalid_tool_calls: [],
     additional_kwargs: { ...additional, stop_reason: reason },
     response_metadata: { ...message.response_metadata, finish_reason: "stop" },
-    usage_metadata: message.usage_metadata,
   });
 }
 

@@ -15,6 +15,7 @@
 import { AIMessage, type ToolCall, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
+import { copyAIMessage } from "../messages/ai-message.js";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
 import type { Logger } from "../logger.js";
 
@@ -46,16 +47,7 @@ function rebuild(message: AIMessage, toolCalls: ToolCall[], droppedIds: Readonly
   const additional_kwargs = Array.isArray(rawCalls)
     ? { ...message.additional_kwargs, tool_calls: rawCalls.filter((call) => kept(call.id)) }
     : message.additional_kwargs;
-  return new AIMessage({
-    id: message.id,
-    name: message.name,
-    content: content as AIMessage["content"],
-    tool_calls: toolCalls,
-    invalid_tool_calls: message.invalid_tool_calls,
-    additional_kwargs,
-    response_metadata: message.response_metadata,
-    usage_metadata: message.usage_metadata,
-  });
+  return copyAIMessage(message, { content: content as AIMessage["content"], tool_calls: toolCalls, additional_kwargs });
 }
 
 /**

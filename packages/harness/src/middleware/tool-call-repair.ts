@@ -9,6 +9,7 @@
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { copyAIMessage } from "../messages/ai-message.js";
 import type { Logger } from "../logger.js";
 
 const MARKER = "__deerflow_invalid_arguments";
@@ -35,16 +36,7 @@ export function repairInvalidToolCalls(message: AIMessage, makeId: (index: numbe
     args: { [MARKER]: describeInvalidCall(call) },
     type: "tool_call" as const,
   }));
-  return new AIMessage({
-    id: message.id,
-    content: message.content,
-    name: message.name,
-    additional_kwargs: message.additional_kwargs,
-    response_metadata: message.response_metadata,
-    usage_metadata: message.usage_metadata,
-    tool_calls: [...(message.tool_calls ?? []), ...repaired],
-    invalid_tool_calls: [],
-  });
+  return copyAIMessage(message, { tool_calls: [...(message.tool_calls ?? []), ...repaired], invalid_tool_calls: [] });
 }
 
 /** The error text the model receives for an invalid call. */

@@ -34,7 +34,7 @@ test("buildViewedImagesMessage: one hidden human message with a text line and a 
       "/mnt/user-data/uploads/a.png": { mime_type: "image/png", size: 3, actual_path: "/h/a.png" },
       "/mnt/user-data/uploads/gone.png": { mime_type: "image/png", size: 3, actual_path: "/h/gone.png" },
     },
-    async (virtualPath) => (virtualPath.endsWith("a.png") ? { mimeType: "image/png", base64: "QUJD" } : { error: "Error: Image file not found: x" }),
+    async (virtualPath) => (virtualPath.endsWith("a.png") ? { mimeType: "image/png", base64: "QUJD" } : { error: "Image file not found: x" }),
   );
   assert.ok(message.id?.startsWith("view-image-context:"));
   assert.equal(message.additional_kwargs[VIEW_IMAGE_CONTEXT_KEY], true);

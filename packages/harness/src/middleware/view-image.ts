@@ -57,7 +57,7 @@ export async function buildViewedImagesMessage(images: Record<string, ViewedImag
   for (const [virtualPath, image] of Object.entries(images)) {
     const loaded = await load(virtualPath, image);
     if ("error" in loaded) {
-      content.push({ type: "text", text: `\n- **${virtualPath}**: could not be shown (${loaded.error.replace(/^Error: /, "")})` });
+      content.push({ type: "text", text: `\n- **${virtualPath}**: could not be shown (${loaded.error})` });
       continue;
     }
     content.push({ type: "text", text: `\n- **${virtualPath}** (${loaded.mimeType})` });

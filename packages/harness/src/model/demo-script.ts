@@ -7,6 +7,7 @@
  * in this turn), so the script survives checkpoints, restarts and `--thread` continuations.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { contentText } from "../messages/content.js";
 
 /** What the demo model does next: call tools, or answer. */
 export interface DemoStep {
@@ -99,16 +100,11 @@ function lastUserMessageIndex(messages: readonly BaseMessage[]): number {
 }
 
 function userTask(message: BaseMessage): string {
-  return textOf(message.content).replace(/<uploaded_files>[\s\S]*?<\/uploaded_files>/g, "").trim();
+  return contentText(message.content).replace(/<uploaded_files>[\s\S]*?<\/uploaded_files>/g, "").trim();
 }
 
 function lastText(messages: readonly BaseMessage[]): string {
-  return messages.length ? textOf(messages[messages.length - 1]!.content) : "";
-}
-
-function textOf(content: BaseMessage["content"]): string {
-  if (typeof content === "string") return content;
-  return content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : "")).join("");
+  return messages.length ? contentText(messages[messages.length - 1]!.content) : "";
 }
 
 function toolCallsOf(message: BaseMessage): { name: string }[] {

@@ -55,7 +55,7 @@ test("paths outside the roots, '..', '~user' and NUL bytes are refused", (t) => 
   ];
   for (const [command, pattern] of cases) {
     const error = checkCommandPaths(command, s.policy, s.options);
-    assert.ok(error?.startsWith("Error: "), command);
+    assert.ok(error, command);
     assert.match(error!, pattern, command);
   }
 });

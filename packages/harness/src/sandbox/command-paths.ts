@@ -57,29 +57,29 @@ const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
 const WRAPPERS = new Set(["sudo", "env", "nohup", "time", "command", "exec", "nice", "xargs", "builtin", "then", "do", "else", "if", "while", "until"]);
 
 /**
- * Returns an `Error: ...` text when the command names a path the policy refuses, or `null` when every
- * path it names is allowed.
+ * Returns the sentence that says why (without "Error: ") when the command names a path the policy
+ * refuses, or `null` when every path it names is allowed.
  *
  * @example
  * ```ts
  * checkCommandPaths("cat /etc/passwd", policy, { readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES, writablePrefixes: [] });
- * // "Error: Access denied: /etc/passwd is outside the sandbox. ..."
+ * // "Access denied: /etc/passwd is outside the sandbox. ..."
  * ```
  */
 export function checkCommandPaths(command: string, policy: PathPolicy, options: CommandPathOptions): string | null {
-  if (command.includes("\u0000")) return "Error: Access denied: the command contains a NUL byte.";
+  if (command.includes("\u0000")) return "Access denied: the command contains a NUL byte.";
   if (FILE_URL.test(command)) {
-    return "Error: Access denied: file: URLs read the host's files directly, outside the sandbox. Use a path under /mnt/user-data/ instead.";
+    return "Access denied: file: URLs read the host's files directly, outside the sandbox. Use a path under /mnt/user-data/ instead.";
   }
   // '/devices/{id}' is a URL template or message text (bash leaves such braces alone), not a file.
   const text = blankUrls(command).replace(PATH_TEMPLATE, (found, lead: string, template: string) =>
     /,|\.\./.test(template) ? found : lead + " ".repeat(template.length),
   );
   if (DOT_DOT.test(text)) {
-    return "Error: Access denied: path traversal ('..') is not allowed in commands. Use absolute paths under /mnt/user-data/ instead.";
+    return "Access denied: path traversal ('..') is not allowed in commands. Use absolute paths under /mnt/user-data/ instead.";
   }
   if (TILDE_USER.test(text)) {
-    return "Error: Access denied: '~user' names another user's home directory, which is outside the sandbox. Use /mnt/user-data/workspace.";
+    return "Access denied: '~user' names another user's home directory, which is outside the sandbox. Use /mnt/user-data/workspace.";
   }
   for (const segment of text.split(SEGMENT_SPLIT)) {
     const error = checkSegment(segment, policy, options);
@@ -176,18 +176,18 @@ function checkAbsoluteToken(
   if (options.writablePrefixes.some((prefix) => isInsideDir(token, prefix))) return null;
   if (options.readOnlyPrefixes.some((prefix) => isInsideDir(token, prefix))) {
     return access === "write"
-      ? `Error: Access denied: ${token} is a read-only system path. Write under /mnt/user-data/workspace or /mnt/user-data/outputs instead.`
+      ? `Access denied: ${token} is a read-only system path. Write under /mnt/user-data/workspace or /mnt/user-data/outputs instead.`
       : null;
   }
   if (token === "/") {
     // A bare '/' is a division, a separator or `ls /` far more often than an attack; writing it or moving there is refused.
-    if (access === "write") return "Error: Access denied: the command would modify the root directory '/', which is outside the sandbox.";
+    if (access === "write") return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
     return program === "cd" || program === "pushd"
-      ? "Error: Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
+      ? "Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
       : null;
   }
   return (
-    `Error: Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
+    `Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
     `/mnt/skills/ (read-only) and system tool directories. If the path is only text (e.g. inside a heredoc), write the file with write_file instead.`
   );
 }

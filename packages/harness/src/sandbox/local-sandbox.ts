@@ -56,7 +56,7 @@ export function createLocalSandbox(options: LocalSandboxOptions): Sandbox {
       });
       if (error) return { ok: false, error };
       if (ENVIRON_WORD.test(command)) {
-        return { ok: false, error: "Error: Access denied: commands may not read process environments (/proc/*/environ) on the host." };
+        return { ok: false, error: "Access denied: commands may not read process environments (/proc/*/environ) on the host." };
       }
       return { ok: true, command: rewriteVirtualPaths(command, policy) };
     },

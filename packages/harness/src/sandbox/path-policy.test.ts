@@ -46,7 +46,7 @@ test("'..' segments are refused even when they would stay inside", (t) => {
   for (const input of ["../x", "/mnt/user-data/workspace/../outputs/a", "/mnt/user-data/workspace/a/.."]) {
     const decision = s.policy.resolve(input, "read");
     assert.ok(!decision.ok);
-    assert.match(decision.error, /^Error: Access denied: path traversal/);
+    assert.match(decision.error, /^Access denied: path traversal/);
   }
 });
 

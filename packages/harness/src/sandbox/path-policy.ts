@@ -49,7 +49,7 @@ export interface AllowedPath {
   area: "user-data" | "skills";
 }
 
-/** A path the policy refused, with the text to return to the model. */
+/** A path the policy refused, with the sentence that says why (tools show it as `Error: <sentence>`). */
 export interface DeniedPath {
   ok: false;
   error: string;
@@ -257,7 +257,7 @@ function realOrSelf(dir: string): string {
 }
 
 function deny(message: string): DeniedPath {
-  return { ok: false, error: `Error: ${message}` };
+  return { ok: false, error: message };
 }
 
 /**
@@ -277,6 +277,6 @@ export function resolveVirtualPath(
 ): string {
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: options.skillsDir ?? null });
   const decision = policy.resolve(virtualPath, options.access ?? "read");
-  if (!decision.ok) throw new SandboxError(decision.error.replace(/^Error: /, ""));
+  if (!decision.ok) throw new SandboxError(decision.error);
   return decision.realPath;
 }

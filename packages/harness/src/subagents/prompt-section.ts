@@ -6,6 +6,7 @@
  * subagent-limit middleware enforces, and lists the kinds the `task` tool accepts. It depends only on
  * the options, so the lead's prompt stays static for a thread.
  */
+import { escapeData } from "../messages/text.js";
 import { clampMaxConcurrent, clampMaxTotal } from "./concurrency.js";
 import type { SubagentType } from "./types.js";
 
@@ -17,10 +18,6 @@ export interface SubagentPromptSectionOptions {
   maxTotal?: number;
   /** The kinds the `task` tool accepts (e.g. `registry.list()`). */
   types: readonly Pick<SubagentType, "name" | "description">[];
-}
-
-function escapeText(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function firstLine(text: string): string {
@@ -40,7 +37,7 @@ export function renderSubagentPromptSection(options: SubagentPromptSectionOption
     n === 1
       ? "- Subagents run one at a time: at most 1 `task` call per response; extra calls are dropped without running. Send the next one after the first returns."
       : `- At most ${n} \`task\` calls per response; extra calls are dropped without running. For more parts, send the next batch after the first returns.\n- Put independent \`task\` calls in the same response: they run in parallel.`;
-  const types = options.types.map((type) => `- ${type.name}: ${escapeText(firstLine(type.description))}`).join("\n");
+  const types = options.types.map((type) => `- ${type.name}: ${escapeData(firstLine(type.description))}`).join("\n");
   return `<subagent_system>
 You can hand self-contained jobs to subagents with the \`task\` tool. A subagent starts with no knowledge of this conversation: it sees only the prompt you write, works in the same sandbox (same files), and returns one final report.
 

@@ -4,12 +4,11 @@
  * group and an output cap that keeps the start and end. Offered only when the provider allows it
  * (bubblewrap, or the local provider with `allow_host_bash: true`).
  */
-import { tool } from "langchain";
 import { z } from "zod";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { RunProcessResult } from "../sandbox/run-process.js";
 import { descriptionArg } from "./tool-args.js";
-import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 
 /** Dependencies of {@link createBashTool}. */
 export interface BashToolOptions {
@@ -21,12 +20,12 @@ export interface BashToolOptions {
 /** Linux's limit on one argument string (MAX_ARG_STRLEN, 32 pages), terminating NUL included. */
 export const MAX_ARGUMENT_BYTES = 131072;
 
-/** The error for a command too long to hand to a process as one argument, or null when it fits. */
+/** The sentence for a command too long to hand to a process as one argument (without "Error: "), or null when it fits. */
 export function argumentLimitError(command: string): string | null {
   const bytes = Buffer.byteLength(command);
   if (bytes < MAX_ARGUMENT_BYTES) return null;
   return (
-    `Error: the command is ${bytes} bytes, over the operating system's limit of ${MAX_ARGUMENT_BYTES} bytes for one argument. ` +
+    `the command is ${bytes} bytes, over the operating system's limit of ${MAX_ARGUMENT_BYTES} bytes for one argument. ` +
     "Write the script or data to a file with write_file (in chunks with append: true) and run it, e.g. bash /mnt/user-data/workspace/script.sh."
   );
 }
@@ -61,36 +60,30 @@ export function formatCommandResult(result: RunProcessResult, timeoutSeconds: nu
  */
 export function createBashTool(options: BashToolOptions) {
   const { provider } = options;
-  return tool(
-    async ({ command }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const prepared = sandbox.prepareCommand(command);
-        if (!prepared.ok) return prepared.error;
-        const tooLong = argumentLimitError(prepared.command);
-        if (tooLong) return tooLong;
-        const timeoutSeconds = provider.bashTimeoutSeconds;
-        const result = await sandbox.execute(prepared.command, {
-          maxOutputChars: options.outputMaxChars,
-          ...(runtime?.signal ? { signal: runtime.signal } : {}),
-        });
-        return sandbox.mask(formatCommandResult(result, timeoutSeconds, provider.kind));
-      } catch (error) {
-        return unexpectedError("bash", error, sandbox);
-      }
+  return sandboxTool({
+    name: "bash",
+    provider,
+    description:
+      "Run a bash command in the sandbox. The working directory is /mnt/user-data/workspace; use absolute paths under " +
+      `/mnt/user-data/ (workspace, uploads, outputs) or ${provider.skillsContainerPath ?? "/mnt/skills"}/ (read-only). stdin is closed. Long output is cut in the ` +
+      "middle. Each command has a time limit and is killed when it passes it." +
+      (provider.kind === "bwrap" ? " There is no network access, and /tmp is private to each command." : ""),
+    schema: z.object({
+      description: descriptionArg,
+      command: z.string().describe("The bash command to run."),
+    }),
+    run: async ({ command }, { sandbox, runtime }) => {
+      const prepared = sandbox.prepareCommand(command);
+      if (!prepared.ok) return toolFailure(prepared.error, { verbatim: true });
+      const tooLong = argumentLimitError(prepared.command);
+      if (tooLong) return toolFailure(tooLong, { verbatim: true });
+      const timeoutSeconds = provider.bashTimeoutSeconds;
+      const result = await sandbox.execute(prepared.command, {
+        maxOutputChars: options.outputMaxChars,
+        ...(runtime?.signal ? { signal: runtime.signal } : {}),
+      });
+      // A command that ran (even one that timed out or exited non-zero) is a result the model reads, not a tool failure.
+      return sandbox.mask(formatCommandResult(result, timeoutSeconds, provider.kind));
     },
-    {
-      name: "bash",
-      description:
-        "Run a bash command in the sandbox. The working directory is /mnt/user-data/workspace; use absolute paths under " +
-        `/mnt/user-data/ (workspace, uploads, outputs) or ${provider.skillsContainerPath ?? "/mnt/skills"}/ (read-only). stdin is closed. Long output is cut in the ` +
-        "middle. Each command has a time limit and is killed when it passes it." +
-        (provider.kind === "bwrap" ? " There is no network access, and /tmp is private to each command." : ""),
-      schema: z.object({
-        description: descriptionArg,
-        command: z.string().describe("The bash command to run."),
-      }),
-    },
-  );
+  });
 }

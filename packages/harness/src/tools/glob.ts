@@ -3,13 +3,12 @@
  * virtual paths; symlinked directories are not followed; dependency and VCS folders (`node_modules`,
  * `.git`, ...) and upload staging files are skipped unless the pattern names them.
  */
-import { tool } from "langchain";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { isInsideDir } from "../sandbox/virtual-paths.js";
 import { GLOB_MAX_RESULTS_CEILING } from "./limits.js";
-import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
 import { skippedDirsFor, walkDir } from "./walk.js";
@@ -38,51 +37,44 @@ export function relativePattern(pattern: string, virtualRoot: string): string | 
 
 /** Builds the `glob` tool. */
 export function createGlobTool(options: GlobToolOptions) {
-  return tool(
-    async ({ pattern, path: input, include_dirs, max_results }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(options.provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const target = sandbox.policy.resolve(input, "read");
-        if (!target.ok) return target.error;
-        if (!statTarget(target)?.isDirectory()) return `Error: Directory not found: ${target.virtualPath}`;
-        const relative = relativePattern(pattern, target.virtualPath);
-        if (relative === null) return `Error: the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`;
-        const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
-        const matches = picomatch(relative, { dot: true });
-        const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(relative) });
-        const found: string[] = [];
-        let more = false;
-        for (const entry of entries) {
-          if (entry.kind === "dir" && !include_dirs) continue;
-          if (!matches(entry.relative)) continue;
-          if (found.length >= limit) {
-            more = true;
-            break;
-          }
-          found.push(`${target.virtualPath}/${entry.relative}${entry.kind === "dir" ? "/" : ""}`);
+  return sandboxTool({
+    name: "glob",
+    provider: options.provider,
+    description:
+      "Find files whose path (relative to `path`) matches a glob pattern, e.g. **/*.py or reports/*.md. Returns absolute paths.",
+    schema: z.object({
+      description: descriptionArg,
+      pattern: z.string().describe("Glob pattern relative to path, e.g. **/*.md."),
+      path: z.string().describe("Directory to search, e.g. /mnt/user-data/workspace."),
+      include_dirs: z.boolean().nullish().describe("Also return matching directories. Default false."),
+      max_results: z.number().int().nullish().describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
+    }),
+    run: async ({ pattern, path: input, include_dirs, max_results }, { sandbox }) => {
+      const target = sandbox.policy.resolve(input, "read");
+      if (!target.ok) return toolFailure(target.error, { verbatim: true });
+      if (!statTarget(target)?.isDirectory()) return toolFailure(`Directory not found: ${target.virtualPath}`);
+      const relative = relativePattern(pattern, target.virtualPath);
+      if (relative === null) return toolFailure(`the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`);
+      const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
+      const matches = picomatch(relative, { dot: true });
+      const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(relative) });
+      const found: string[] = [];
+      let more = false;
+      for (const entry of entries) {
+        if (entry.kind === "dir" && !include_dirs) continue;
+        if (!matches(entry.relative)) continue;
+        if (found.length >= limit) {
+          more = true;
+          break;
         }
-        if (found.length === 0) return `No files matched pattern '${pattern}' under ${target.virtualPath}`;
-        const notes = [
-          more ? `... (showing the first ${limit} matches; narrow the pattern or path, or raise max_results up to ${GLOB_MAX_RESULTS_CEILING})` : "",
-          walkCut ? `... (search stopped after ${WALK_MAX_ENTRIES} entries)` : "",
-        ].filter(Boolean);
-        return sandbox.mask([...found, ...notes].join("\n"));
-      } catch (error) {
-        return unexpectedError("glob", error, sandbox);
+        found.push(`${target.virtualPath}/${entry.relative}${entry.kind === "dir" ? "/" : ""}`);
       }
+      if (found.length === 0) return `No files matched pattern '${pattern}' under ${target.virtualPath}`;
+      const notes = [
+        more ? `... (showing the first ${limit} matches; narrow the pattern or path, or raise max_results up to ${GLOB_MAX_RESULTS_CEILING})` : "",
+        walkCut ? `... (search stopped after ${WALK_MAX_ENTRIES} entries)` : "",
+      ].filter(Boolean);
+      return sandbox.mask([...found, ...notes].join("\n"));
     },
-    {
-      name: "glob",
-      description:
-        "Find files whose path (relative to `path`) matches a glob pattern, e.g. **/*.py or reports/*.md. Returns absolute paths.",
-      schema: z.object({
-        description: descriptionArg,
-        pattern: z.string().describe("Glob pattern relative to path, e.g. **/*.md."),
-        path: z.string().describe("Directory to search, e.g. /mnt/user-data/workspace."),
-        include_dirs: z.boolean().nullish().describe("Also return matching directories. Default false."),
-        max_results: z.number().int().nullish().describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
-      }),
-    },
-  );
+  });
 }

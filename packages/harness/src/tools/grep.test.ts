@@ -4,12 +4,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { createTestSandbox } from "../testing/sandbox.js";
 import { compileSearch, type LineMatcher } from "./grep.js";
+import type { ToolFailure } from "./sandbox-tool.js";
 
 test("compileSearch: literal escaping, case, invalid patterns", () => {
   assert.ok((compileSearch("a.b", true, true) as LineMatcher).test("a.b"));
   assert.ok(!(compileSearch("a.b", true, true) as LineMatcher).test("axb"));
   assert.ok((compileSearch("HELLO", false, false) as LineMatcher).test("hello"));
-  assert.match(compileSearch("(", false, false) as string, /^Error: Invalid regex pattern: /);
+  assert.match((compileSearch("(", false, false) as ToolFailure).error, /^Invalid regex pattern: /);
 });
 
 test("grep searches a tree with a glob filter, skips binaries, and caps matches", async (t) => {

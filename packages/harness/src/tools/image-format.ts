@@ -2,6 +2,7 @@
  * Image formats `view_image` accepts, identified twice: by extension and by magic bytes. Both must
  * agree, so a renamed executable or a text file called `x.png` never reaches a vision model as an image.
  */
+import { type ToolFailure, toolFailure } from "./sandbox-tool.js";
 
 /** A supported image format. */
 export interface ImageFormat {
@@ -45,17 +46,17 @@ export function formatFromMagic(head: Uint8Array): ImageFormat | undefined {
 }
 
 /**
- * Checks an image's name and first bytes. Returns its format, or the error text `view_image` returns.
+ * Checks an image's name and first bytes. Returns its format, or the failure `view_image` reports.
  */
-export function checkImage(virtualPath: string, head: Uint8Array): ImageFormat | string {
+export function checkImage(virtualPath: string, head: Uint8Array): ImageFormat | ToolFailure {
   const byName = formatFromExtension(virtualPath);
   if (!byName) {
-    return `Error: Unsupported image format: ${virtualPath}. Supported extensions: ${IMAGE_EXTENSIONS.join(", ")}.`;
+    return toolFailure(`Unsupported image format: ${virtualPath}. Supported extensions: ${IMAGE_EXTENSIONS.join(", ")}.`);
   }
   const byContent = formatFromMagic(head);
-  if (!byContent) return `Error: File contents do not match a supported image format: ${virtualPath}`;
+  if (!byContent) return toolFailure(`File contents do not match a supported image format: ${virtualPath}`);
   if (byContent.name !== byName.name) {
-    return `Error: Image contents are ${byContent.name.toUpperCase()}, but file extension indicates ${byName.name.toUpperCase()}: ${virtualPath}`;
+    return toolFailure(`Image contents are ${byContent.name.toUpperCase()}, but file extension indicates ${byName.name.toUpperCase()}: ${virtualPath}`);
   }
   return byContent;
 }

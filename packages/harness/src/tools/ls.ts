@@ -2,11 +2,10 @@
  * `ls`: a two-level listing of a directory, directories marked with a trailing `/`, symlinks with
  * `@`. Output past the cap keeps its head and says how to see less.
  */
-import { tool } from "langchain";
 import { z } from "zod";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { headTruncate } from "../sandbox/truncate.js";
-import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
 import { type WalkEntry, walkDir } from "./walk.js";
@@ -31,32 +30,25 @@ export function formatListing(virtualRoot: string, entries: readonly WalkEntry[]
 
 /** Builds the `ls` tool. */
 export function createLsTool(options: LsToolOptions) {
-  return tool(
-    async ({ path: input }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(options.provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const target = sandbox.policy.resolve(input, "read");
-        if (!target.ok) return target.error;
-        const stat = statTarget(target);
-        if (!stat) return `Error: Directory not found: ${target.virtualPath}`;
-        if (!stat.isDirectory()) return `Error: ${target.virtualPath} is a file, not a directory. Use read_file to read it.`;
-        const { entries, truncated } = await walkDir(target.realPath, { maxDepth: 2, maxEntries: LS_MAX_ENTRIES });
-        const listing = formatListing(target.virtualPath, entries) + (truncated ? `\n... (stopped after ${LS_MAX_ENTRIES} entries)` : "");
-        return sandbox.mask(headTruncate(listing, options.maxChars, "Use a more specific path to see fewer results"));
-      } catch (error) {
-        return unexpectedError("ls", error, sandbox);
-      }
+  return sandboxTool({
+    name: "ls",
+    provider: options.provider,
+    description:
+      "List a directory two levels deep. Directories end with '/', symlinks with '@'. Start with /mnt/user-data to see " +
+      `workspace, uploads and outputs, or ${options.provider.skillsContainerPath ?? "/mnt/skills"} for the skills.`,
+    schema: z.object({
+      description: descriptionArg,
+      path: z.string().describe("Absolute path of the directory to list."),
+    }),
+    run: async ({ path: input }, { sandbox }) => {
+      const target = sandbox.policy.resolve(input, "read");
+      if (!target.ok) return toolFailure(target.error, { verbatim: true });
+      const stat = statTarget(target);
+      if (!stat) return toolFailure(`Directory not found: ${target.virtualPath}`);
+      if (!stat.isDirectory()) return toolFailure(`${target.virtualPath} is a file, not a directory. Use read_file to read it.`);
+      const { entries, truncated } = await walkDir(target.realPath, { maxDepth: 2, maxEntries: LS_MAX_ENTRIES });
+      const listing = formatListing(target.virtualPath, entries) + (truncated ? `\n... (stopped after ${LS_MAX_ENTRIES} entries)` : "");
+      return sandbox.mask(headTruncate(listing, options.maxChars, "Use a more specific path to see fewer results"));
     },
-    {
-      name: "ls",
-      description:
-        "List a directory two levels deep. Directories end with '/', symlinks with '@'. Start with /mnt/user-data to see " +
-        `workspace, uploads and outputs, or ${options.provider.skillsContainerPath ?? "/mnt/skills"} for the skills.`,
-      schema: z.object({
-        description: descriptionArg,
-        path: z.string().describe("Absolute path of the directory to list."),
-      }),
-    },
-  );
+  });
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import { createTestSandbox } from "../testing/sandbox.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
+import type { ToolFailure } from "./sandbox-tool.js";
 import { selectLines } from "./text-file.js";
 
 const read = (args: Record<string, unknown>) => ({ description: "read", ...args });
@@ -16,7 +17,7 @@ test("selectLines: 1-based inclusive ranges and DeerFlow's notes", () => {
   assert.equal(selectLines(text, null, 1), "a");
   assert.equal(selectLines(text, 0, 1), "(start_line must be >= 1)");
   assert.equal(selectLines(text, 3, 2), "(start_line > end_line — no lines in range)");
-  assert.match(selectLines(text, 4, 5), /^Error: start_line 4 is past the end of the file, which has \d+ lines?\./);
+  assert.match((selectLines(text, 4, 5) as ToolFailure).error, /^start_line 4 is past the end of the file, which has \d+ lines?\./);
   assert.equal(selectLines("", 1, 2), "(empty)");
 });
 

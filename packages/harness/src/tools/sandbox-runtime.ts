@@ -9,6 +9,7 @@ import type { SandboxProvider, Sandbox } from "../sandbox/sandbox.js";
 import { threadIdOfSandbox } from "../sandbox/provider.js";
 import { threadPaths } from "../sandbox/virtual-paths.js";
 import { isHarnessError } from "../errors.js";
+import { type ToolFailure, toolFailure } from "./sandbox-tool.js";
 
 /** The parts of a langchain `ToolRuntime` the sandbox tools read. */
 export interface SandboxToolRuntime {
@@ -42,21 +43,14 @@ export function threadIdFromRuntime(provider: Pick<SandboxProvider, "home">, run
   return typeof configured === "string" ? configured : undefined;
 }
 
-/** The thread's sandbox (acquired on first use), or an `Error: ...` text for the model. */
-export function sandboxForRuntime(provider: SandboxProvider, runtime: SandboxToolRuntime | undefined): Sandbox | string {
+/** The thread's sandbox (acquired on first use), or the failure to show the model. */
+export function sandboxForRuntime(provider: SandboxProvider, runtime: SandboxToolRuntime | undefined): Sandbox | ToolFailure {
   const threadId = threadIdFromRuntime(provider, runtime);
-  if (!threadId) return "Error: this run has no thread id (configurable.thread_id), so there is no sandbox to use.";
+  if (!threadId) return toolFailure("this run has no thread id (configurable.thread_id), so there is no sandbox to use.");
   try {
     const sandbox = provider.get(provider.acquire(threadId));
-    return sandbox ?? "Error: the sandbox could not be acquired.";
+    return sandbox ?? toolFailure("the sandbox could not be acquired.");
   } catch (error) {
-    return `Error: ${isHarnessError(error) ? error.message : `the sandbox could not be acquired: ${(error as Error).message}`}`;
+    return toolFailure(isHarnessError(error) ? error.message : `the sandbox could not be acquired: ${(error as Error).message}`);
   }
-}
-
-/** Turns an unexpected exception into an error text with host paths masked. */
-export function unexpectedError(toolName: string, error: unknown, sandbox?: Sandbox): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const text = `Error: ${toolName} failed: ${message}`;
-  return sandbox ? sandbox.mask(text) : text;
 }

@@ -3,12 +3,11 @@
  * the first match), an ambiguous `old_str` is refused unless `replace_all` is set, and an empty
  * `old_str` is an error rather than a silent "OK": both are mistakes the model should see.
  */
-import { tool } from "langchain";
 import { z } from "zod";
-import { FileAccessError, readFileChecked, withPathLock, writeFileChecked } from "../sandbox/safe-fs.js";
+import { readFileChecked, withPathLock, writeFileChecked } from "../sandbox/safe-fs.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
-import { sandboxForRuntime, type SandboxToolRuntime } from "./sandbox-runtime.js";
+import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { decodeText, describeFsError, statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
 
@@ -35,41 +34,35 @@ export function replaceExact(
 
 /** Builds the `str_replace` tool. */
 export function createStrReplaceTool(options: { provider: SandboxProvider }) {
-  return tool(
-    async ({ path: input, old_str, new_str, replace_all }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(options.provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const target = sandbox.policy.resolve(input, "write");
-        if (!target.ok) return target.error;
-        const stat = statTarget(target);
-        if (!stat) return `Error: File not found: ${target.virtualPath}`;
-        if (!stat.isFile()) return `Error: ${target.virtualPath} is not a regular file.`;
-        if (stat.size > READ_FILE_WHOLE_MAX_BYTES) return `Error: ${target.virtualPath} is too large to edit with str_replace (${stat.size} bytes).`;
-        return await withPathLock(target.realPath, async () => {
-          const text = decodeText((await readFileChecked(sandbox.policy, target, READ_FILE_WHOLE_MAX_BYTES)).data);
-          if (text === null) return `Error: cannot edit '${target.virtualPath}': it appears to be a binary file.`;
-          const result = replaceExact(text, old_str, new_str, replace_all ?? false, target.virtualPath);
-          if ("error" in result) return `Error: ${result.error}`;
-          await writeFileChecked(sandbox.policy, target, result.text, false);
-          return "OK";
-        });
-      } catch (error) {
-        return sandbox.mask(error instanceof FileAccessError ? `Error: ${error.message}` : describeFsError(error, String(input)));
-      }
+  return sandboxTool({
+    name: "str_replace",
+    provider: options.provider,
+    description:
+      "Replace an exact string in a text file. old_str must match the file exactly (whitespace included) and, unless " +
+      "replace_all is true, occur exactly once.",
+    schema: z.object({
+      description: descriptionArg,
+      path: z.string().describe("Absolute path of the file to edit."),
+      old_str: z.string().describe("The exact text to replace."),
+      new_str: z.string().describe("The replacement text."),
+      replace_all: z.boolean().nullish().describe("Replace every occurrence instead of requiring exactly one. Default false."),
+    }),
+    describeError: (error, { path: input }) => describeFsError(error, String(input)),
+    run: async ({ path: input, old_str, new_str, replace_all }, { sandbox }) => {
+      const target = sandbox.policy.resolve(input, "write");
+      if (!target.ok) return toolFailure(target.error, { verbatim: true });
+      const stat = statTarget(target);
+      if (!stat) return toolFailure(`File not found: ${target.virtualPath}`);
+      if (!stat.isFile()) return toolFailure(`${target.virtualPath} is not a regular file.`);
+      if (stat.size > READ_FILE_WHOLE_MAX_BYTES) return toolFailure(`${target.virtualPath} is too large to edit with str_replace (${stat.size} bytes).`);
+      return await withPathLock(target.realPath, async () => {
+        const text = decodeText((await readFileChecked(sandbox.policy, target, READ_FILE_WHOLE_MAX_BYTES)).data);
+        if (text === null) return toolFailure(`cannot edit '${target.virtualPath}': it appears to be a binary file.`);
+        const result = replaceExact(text, old_str, new_str, replace_all ?? false, target.virtualPath);
+        if ("error" in result) return toolFailure(result.error);
+        await writeFileChecked(sandbox.policy, target, result.text, false);
+        return "OK";
+      });
     },
-    {
-      name: "str_replace",
-      description:
-        "Replace an exact string in a text file. old_str must match the file exactly (whitespace included) and, unless " +
-        "replace_all is true, occur exactly once.",
-      schema: z.object({
-        description: descriptionArg,
-        path: z.string().describe("Absolute path of the file to edit."),
-        old_str: z.string().describe("The exact text to replace."),
-        new_str: z.string().describe("The replacement text."),
-        replace_all: z.boolean().nullish().describe("Replace every occurrence instead of requiring exactly one. Default false."),
-      }),
-    },
-  );
+  });
 }

@@ -4,6 +4,8 @@
  */
 import fs from "node:fs";
 import type { AllowedPath } from "../sandbox/path-policy.js";
+import { FileAccessError } from "../sandbox/safe-fs.js";
+import { type ToolFailure, toolFailure } from "./sandbox-tool.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -17,8 +19,8 @@ export function decodeText(data: Buffer): string | null {
   }
 }
 
-/** Result of {@link selectLines}: the selected text, or one of DeerFlow's parenthesised notes. */
-export function selectLines(text: string, startLine?: number | null, endLine?: number | null, virtualPath = "the file"): string {
+/** Result of {@link selectLines}: the selected text, one of DeerFlow's parenthesised notes, or a start past the end. */
+export function selectLines(text: string, startLine?: number | null, endLine?: number | null, virtualPath = "the file"): string | ToolFailure {
   if (text === "") return "(empty)";
   if (startLine == null && endLine == null) return text;
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
@@ -39,20 +41,23 @@ export function statTarget(target: AllowedPath): fs.Stats | null {
   }
 }
 
-/** The model-facing text of a file-system error. */
+/** The model-facing sentence for a file-system error (`FileAccessError`s carry their own). */
 export function describeFsError(error: unknown, virtualPath: string): string {
+  if (error instanceof FileAccessError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return `Error: File not found: ${virtualPath}`;
-  if (code === "EACCES" || code === "EPERM") return `Error: Permission denied: ${virtualPath}`;
-  if (code === "EISDIR") return `Error: ${virtualPath} is a directory.`;
-  if (code === "ENOTDIR") return `Error: a parent of ${virtualPath} is not a directory.`;
-  if (code === "ELOOP") return `Error: Access denied: ${virtualPath} is a symlink that changed while it was being opened.`;
-  if (code === "ENAMETOOLONG") return `Error: Path is too long for the host file system: ${virtualPath}`;
-  if (code === "ENOSPC") return "Error: No space left on the device.";
-  return `Error: ${(error as Error).message}`;
+  if (code === "ENOENT") return `File not found: ${virtualPath}`;
+  if (code === "EACCES" || code === "EPERM") return `Permission denied: ${virtualPath}`;
+  if (code === "EISDIR") return `${virtualPath} is a directory.`;
+  if (code === "ENOTDIR") return `a parent of ${virtualPath} is not a directory.`;
+  if (code === "ELOOP") return `Access denied: ${virtualPath} is a symlink that changed while it was being opened.`;
+  if (code === "ENAMETOOLONG") return `Path is too long for the host file system: ${virtualPath}`;
+  if (code === "ENOSPC") return "No space left on the device.";
+  return (error as Error).message;
 }
 
-/** The error for a `start_line` beyond the last line. */
-export function startPastEnd(start: number, lineCount: number, virtualPath: string): string {
-  return `Error: start_line ${start} is past the end of ${virtualPath}, which has ${lineCount} line${lineCount === 1 ? "" : "s"}. Use a start_line from 1 to ${lineCount}.`;
+/** The failure for a `start_line` beyond the last line. */
+export function startPastEnd(start: number, lineCount: number, virtualPath: string): ToolFailure {
+  return toolFailure(
+    `start_line ${start} is past the end of ${virtualPath}, which has ${lineCount} line${lineCount === 1 ? "" : "s"}. Use a start_line from 1 to ${lineCount}.`,
+  );
 }

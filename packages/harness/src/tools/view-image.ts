@@ -4,7 +4,7 @@
  * view-image middleware reads them when it builds the one multimodal message the model sees next.
  */
 import { Command } from "@langchain/langgraph";
-import { ToolMessage, tool } from "langchain";
+import { ToolMessage } from "langchain";
 import { z } from "zod";
 import type { AllowedPath, PathPolicy } from "../sandbox/path-policy.js";
 import { readFileChecked } from "../sandbox/safe-fs.js";
@@ -13,7 +13,7 @@ import { USER_DATA_DIRS, VIRTUAL_USER_DATA, isInsideDir } from "../sandbox/virtu
 import type { ViewedImage } from "../state/reducers.js";
 import { checkImage } from "./image-format.js";
 import { VIEW_IMAGE_MAX_BYTES } from "./limits.js";
-import { sandboxForRuntime, type SandboxToolRuntime, unexpectedError } from "./sandbox-runtime.js";
+import { type ToolFailure, sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { statTarget } from "./text-file.js";
 
 /** True when the virtual path is in workspace, uploads or outputs (not skills, not the user-data root). */
@@ -23,59 +23,50 @@ export function isViewableLocation(virtualPath: string): boolean {
 
 /**
  * Validates an image for viewing: location, existence, size, extension and magic bytes. Returns the
- * `viewed_images` entry or the error text. Shared with the view-image middleware, which re-checks
+ * `viewed_images` entry or the failure. Shared with the view-image middleware, which re-checks
  * before reading the bytes.
  */
 export async function inspectImage(
   policy: PathPolicy,
   input: string,
   maxBytes: number = VIEW_IMAGE_MAX_BYTES,
-): Promise<{ target: AllowedPath; image: ViewedImage } | { error: string }> {
+): Promise<{ target: AllowedPath; image: ViewedImage } | ToolFailure> {
   const target = policy.resolve(input, "read");
-  if (!target.ok) return { error: target.error };
+  if (!target.ok) return toolFailure(target.error, { verbatim: true });
   if (!isViewableLocation(target.virtualPath)) {
-    return { error: `Error: Only images in /mnt/user-data/workspace, uploads or outputs can be viewed: ${target.virtualPath}` };
+    return toolFailure(`Only images in /mnt/user-data/workspace, uploads or outputs can be viewed: ${target.virtualPath}`);
   }
   const stat = statTarget(target);
-  if (!stat || !stat.isFile()) return { error: `Error: Image file not found: ${target.virtualPath}` };
+  if (!stat || !stat.isFile()) return toolFailure(`Image file not found: ${target.virtualPath}`);
   if (stat.size > maxBytes) {
-    return { error: `Error: Image file is too large: ${stat.size} bytes (at most ${maxBytes} bytes): ${target.virtualPath}` };
+    return toolFailure(`Image file is too large: ${stat.size} bytes (at most ${maxBytes} bytes): ${target.virtualPath}`);
   }
   const { data } = await readFileChecked(policy, target, 16);
   const format = checkImage(target.virtualPath, data);
-  if (typeof format === "string") return { error: format };
+  if ("error" in format) return format;
   return { target, image: { mime_type: format.mimeType, size: stat.size, actual_path: target.realPath } };
 }
 
 /** Builds the `view_image` tool. */
 export function createViewImageTool(options: { provider: SandboxProvider }) {
-  return tool(
-    async ({ image_path }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(options.provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const result = await inspectImage(sandbox.policy, image_path);
-        if ("error" in result) return sandbox.mask(result.error);
-        return new Command({
-          update: {
-            viewed_images: { [result.target.virtualPath]: result.image },
-            messages: [
-              new ToolMessage({ content: "Successfully read image", name: "view_image", tool_call_id: runtime?.toolCallId ?? "" }),
-            ],
-          },
-        });
-      } catch (error) {
-        return unexpectedError("view_image", error, sandbox);
-      }
+  return sandboxTool({
+    name: "view_image",
+    provider: options.provider,
+    description:
+      "Look at an image file (png, jpg, jpeg, gif or webp, at most 20 MiB) in /mnt/user-data/workspace, uploads or outputs. " +
+      "The image is shown to you right after this call.",
+    schema: z.object({
+      image_path: z.string().describe("Absolute path of the image, e.g. /mnt/user-data/uploads/photo.png."),
+    }),
+    run: async ({ image_path }, { sandbox, runtime }) => {
+      const result = await inspectImage(sandbox.policy, image_path);
+      if ("error" in result) return result;
+      return new Command({
+        update: {
+          viewed_images: { [result.target.virtualPath]: result.image },
+          messages: [new ToolMessage({ content: "Successfully read image", name: "view_image", tool_call_id: runtime?.toolCallId ?? "" })],
+        },
+      });
     },
-    {
-      name: "view_image",
-      description:
-        "Look at an image file (png, jpg, jpeg, gif or webp, at most 20 MiB) in /mnt/user-data/workspace, uploads or outputs. " +
-        "The image is shown to you right after this call.",
-      schema: z.object({
-        image_path: z.string().describe("Absolute path of the image, e.g. /mnt/user-data/uploads/photo.png."),
-      }),
-    },
-  );
+  });
 }

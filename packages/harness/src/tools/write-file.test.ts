@@ -7,7 +7,7 @@ import { writeSizeError } from "./write-file.js";
 
 test("writeSizeError enforces the cap on whole writes only", () => {
   assert.equal(writeSizeError("abc", false, 3), null);
-  assert.match(writeSizeError("abcd", false, 3) ?? "", /^Error: write_file content is 4 bytes, over the 3-byte limit for one write\. .*append: true/);
+  assert.match(writeSizeError("abcd", false, 3) ?? "", /^write_file content is 4 bytes, over the 3-byte limit for one write\. .*append: true/);
   assert.equal(writeSizeError("abcd", true, 3), null);
   assert.equal(writeSizeError("abcd", false, 0), null, "0 disables the cap");
   assert.match(writeSizeError("éé", false, 3) ?? "", /4 bytes/, "counted in UTF-8 bytes");

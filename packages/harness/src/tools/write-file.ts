@@ -3,11 +3,10 @@
  * non-append payload is capped (DeerFlow: 80 KiB) because a model that emits one huge argument tends
  * to get it truncated by the provider; the error says how to write in chunks instead.
  */
-import { tool } from "langchain";
 import { z } from "zod";
-import { FileAccessError, withPathLock, writeFileChecked } from "../sandbox/safe-fs.js";
+import { withPathLock, writeFileChecked } from "../sandbox/safe-fs.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
-import { sandboxForRuntime, type SandboxToolRuntime } from "./sandbox-runtime.js";
+import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { describeFsError, statTarget } from "./text-file.js";
 import { descriptionArg } from "./tool-args.js";
 
@@ -20,48 +19,42 @@ export interface WriteFileToolOptions {
 
 const ERROR_TEXT_MAX = 2000;
 
-/** The error for an oversized payload, or null when it fits. */
+/** The sentence for an oversized payload (without "Error: "), or null when it fits. */
 export function writeSizeError(content: string, append: boolean, maxBytes: number): string | null {
   const bytes = Buffer.byteLength(content);
   if (append || maxBytes <= 0 || bytes <= maxBytes) return null;
   return (
-    `Error: write_file content is ${bytes} bytes, over the ${maxBytes}-byte limit for one write. ` +
+    `write_file content is ${bytes} bytes, over the ${maxBytes}-byte limit for one write. ` +
     "Write the first part now, then add the rest with append: true in chunks, or change an existing file with str_replace."
   );
 }
 
 /** Builds the `write_file` tool. */
 export function createWriteFileTool(options: WriteFileToolOptions) {
-  return tool(
-    async ({ path: input, content, append }, runtime: SandboxToolRuntime) => {
-      const sandbox = sandboxForRuntime(options.provider, runtime);
-      if (typeof sandbox === "string") return sandbox;
-      try {
-        const target = sandbox.policy.resolve(input, "write");
-        if (!target.ok) return target.error;
-        const tooBig = writeSizeError(content, append ?? false, options.maxBytes);
-        if (tooBig) return tooBig;
-        if (statTarget(target)?.isDirectory()) return `Error: ${target.virtualPath} is a directory.`;
-        await withPathLock(target.realPath, () => writeFileChecked(sandbox.policy, target, content, append ?? false));
-        return "OK";
-      } catch (error) {
-        const text = error instanceof FileAccessError ? `Error: ${error.message}` : describeFsError(error, String(input));
-        return sandbox.mask(text).slice(0, ERROR_TEXT_MAX);
-      }
+  return sandboxTool({
+    name: "write_file",
+    provider: options.provider,
+    description:
+      "Write text to a file, creating it and any missing parent directories, or replacing its content. " +
+      "Set append to true to add to the end instead. Put deliverables in /mnt/user-data/outputs/ and scratch work in " +
+      `/mnt/user-data/workspace/. ${options.provider.skillsContainerPath ?? "/mnt/skills"}/ is read-only.`,
+    schema: z.object({
+      description: descriptionArg,
+      path: z.string().describe("Absolute path of the file to write."),
+      content: z.string().describe("The text to write."),
+      append: z.boolean().nullish().describe("Append to the end of the file instead of replacing it. Default false."),
+    }),
+    describeError: (error, { path: input }) => describeFsError(error, String(input)),
+    maxErrorChars: ERROR_TEXT_MAX,
+    run: async ({ path: input, content, append }, { sandbox }) => {
+      const target = sandbox.policy.resolve(input, "write");
+      if (!target.ok) return toolFailure(target.error, { verbatim: true });
+      const tooBig = writeSizeError(content, append ?? false, options.maxBytes);
+      if (tooBig) return toolFailure(tooBig);
+      if (statTarget(target)?.isDirectory()) return toolFailure(`${target.virtualPath} is a directory.`);
+      await withPathLock(target.realPath, () => writeFileChecked(sandbox.policy, target, content, append ?? false));
+      return "OK";
     },
-    {
-      name: "write_file",
-      description:
-        "Write text to a file, creating it and any missing parent directories, or replacing its content. " +
-        "Set append to true to add to the end instead. Put deliverables in /mnt/user-data/outputs/ and scratch work in " +
-        `/mnt/user-data/workspace/. ${options.provider.skillsContainerPath ?? "/mnt/skills"}/ is read-only.`,
-      schema: z.object({
-        description: descriptionArg,
-        path: z.string().describe("Absolute path of the file to write."),
-        content: z.string().describe("The text to write."),
-        append: z.boolean().nullish().describe("Append to the end of the file instead of replacing it. Default false."),
-      }),
-    },
-  );
+  });
 }
 

@@ -65,7 +65,7 @@ export async function saveUploads(
   // goes through the path policy and is then held open, and every copy and link names entries of
   // exactly that directory.
   const uploads = policy.resolve(VIRTUAL_UPLOADS, "write");
-  if (!uploads.ok) refuse(uploads.error.replace(/^Error: /, ""));
+  if (!uploads.ok) refuse(uploads.error);
   try {
     return await withDirChecked(policy, uploads, async (entry) => {
       const staged: string[] = [];

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { createHarness } from "../../src/agent/harness.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createHistoryArchive } from "../../src/history/history-archive.js";
-import { HISTORY_SEARCH_HINT } from "../../src/middleware/durable-context-render.js";
+import { HISTORY_SEARCH_HINT } from "../../src/middleware/durable-context/index.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
 

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
-import { durableContextMiddleware } from "../../src/middleware/durable-context.js";
+import { durableContextMiddleware } from "../../src/middleware/durable-context/index.js";
 import { subagentLimitMiddleware } from "../../src/middleware/subagent-limit.js";
 import { ThreadStateSchema } from "../../src/state/thread-state.js";
 import type { TaskEvent } from "../../src/subagents/events.js";

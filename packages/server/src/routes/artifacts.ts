@@ -71,7 +71,7 @@ function resolve(context: ServerContext, threadId: string, virtualPath: string, 
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(context.harness.home, threadId) });
   const decision = policy.resolve(virtualPath, access);
   if (!decision.ok) {
-    const message = decision.error.replace(/^Error: /, "");
+    const message = decision.error;
     throw new HttpError(/denied|outside|traversal|symlink/i.test(message) ? 403 : 400, message);
   }
   return { policy, target: decision };
@@ -204,7 +204,7 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
         throw new HttpError(412, `${target.virtualPath} changed since it was opened (its sha256 is now ${currentSha}). Reload it and apply the edit again.`);
       }
       const dirDecision = policy.resolve(path.posix.dirname(target.virtualPath), "write");
-      if (!dirDecision.ok) throw new HttpError(403, dirDecision.error.replace(/^Error: /, ""));
+      if (!dirDecision.ok) throw new HttpError(403, dirDecision.error);
       const name = path.basename(target.realPath);
       try {
         await withDirChecked(policy, dirDecision, async (entry) => {

@@ -65,7 +65,7 @@ function describe(threadId: string, filename: string, size: number, extra: Recor
 async function inUploads<T>(home: string, threadId: string, body: (entry: (name: string) => string, realDir: string) => Promise<T>): Promise<T> {
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId) });
   const dir = policy.resolve(VIRTUAL_UPLOADS, "write");
-  if (!dir.ok) throw new HttpError(403, dir.error.replace(/^Error: /, ""));
+  if (!dir.ok) throw new HttpError(403, dir.error);
   try {
     return await withDirChecked(policy, dir, (entry) => body(entry, dir.realPath));
   } catch (error) {

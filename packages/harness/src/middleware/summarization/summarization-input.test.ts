@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { approximateTextTokens } from "../model/tokens.js";
+import { approximateTextTokens } from "../../model/tokens.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt, renderTranscriptMessage } from "./summarization-input.js";
 
 const countText = approximateTextTokens;

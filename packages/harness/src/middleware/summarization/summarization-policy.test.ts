@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { createTokenCounter } from "../model/tokens.js";
+import { createTokenCounter } from "../../model/tokens.js";
 import { findMetTrigger, keepCutoff, sizeInTokens } from "./summarization-policy.js";
 
 const counter = createTokenCounter();

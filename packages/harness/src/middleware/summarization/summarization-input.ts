@@ -7,8 +7,8 @@
  * `</new_messages>` or "ignore the above" from breaking out of its section.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { boundText, boundTextTokens, escapeData } from "./context-text.js";
-import { isAIMessage, isToolMessage } from "./tool-pairs.js";
+import { boundText, boundTextTokens, escapeData } from "../../messages/text.js";
+import { isAIMessage, isToolMessage } from "../../messages/tool-pairs.js";
 
 /** One message never takes more than this many characters of the transcript (head and tail kept). */
 export const MAX_TRANSCRIPT_MESSAGE_CHARS = 4000;

@@ -8,7 +8,7 @@
  * keep the full text.
  */
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { isToolMessage } from "./tool-pairs.js";
+import { isToolMessage } from "../../messages/tool-pairs.js";
 
 /** Limits in characters. */
 export interface ToolResultLimits {

@@ -9,11 +9,11 @@
  * keeps the full messages: only requests are cut.
  */
 import { createMiddleware } from "langchain";
-import { ModelError } from "../errors.js";
-import { contextLimitFromError, isContextLengthError } from "../model/provider-errors.js";
+import { ModelError } from "../../errors.js";
+import { contextLimitFromError, isContextLengthError } from "../../model/provider-errors.js";
 import { compactRequest, requestChars } from "./request-compaction.js";
 import { type ToolResultLimits, boundToolResults } from "./tool-result-budget.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 
 /** Options of {@link contextGuardMiddleware}. */
 export interface ContextGuardOptions extends ToolResultLimits {

@@ -11,15 +11,15 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import type { AnyHistoryArchive } from "../history/history-archive.js";
-import { type TokenCounter, createTokenCounter } from "../model/tokens.js";
-import { threadStateSubset } from "../state/thread-state.js";
-import { renderDurableContext } from "./durable-context-render.js";
+import type { AnyHistoryArchive } from "../../history/history-archive.js";
+import { type TokenCounter, createTokenCounter } from "../../model/tokens.js";
+import { threadStateSubset } from "../../state/thread-state.js";
+import { renderDurableContext } from "../durable-context/durable-context-render.js";
 import { findSafeCutoff } from "./summarization-cutoff.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt } from "./summarization-input.js";
 import { type ContextSize, type PolicyMeasure, findMetTrigger, keepCutoff } from "./summarization-policy.js";
 import { generateSummary } from "./summary-generation.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 
 /** Options of {@link summarizationMiddleware}. */
 export interface SummarizationOptions {

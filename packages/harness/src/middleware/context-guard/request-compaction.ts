@@ -4,7 +4,7 @@
  * out of the request. The thread itself is not changed; only this request shrinks.
  */
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { isToolMessage } from "./tool-pairs.js";
+import { isToolMessage } from "../../messages/tool-pairs.js";
 import { type ToolResultLimits, boundToolResults } from "./tool-result-budget.js";
 
 /** Each tool result is cut to at most this in a hard compaction. */

@@ -6,9 +6,9 @@ import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { z } from "zod";
-import { createHistoryArchive } from "../history/history-archive.js";
-import { ScriptedChatModel, type ScriptStep } from "../testing/scripted-model.js";
-import { tempHome } from "../testing/temp-home.js";
+import { createHistoryArchive } from "../../history/history-archive.js";
+import { ScriptedChatModel, type ScriptStep } from "../../testing/scripted-model.js";
+import { tempHome } from "../../testing/temp-home.js";
 import { latestUserMessageIndex, summarizationMiddleware, type SummarizationOptions } from "./summarization.js";
 
 const bash = tool(async ({ command }) => `ran ${command}`, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });

@@ -8,12 +8,12 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { type DelegationEntry, type SkillEntry, mergeSkillContext } from "../state/reducers.js";
-import { threadStateSubset } from "../state/thread-state.js";
+import { type DelegationEntry, type SkillEntry, mergeSkillContext } from "../../state/reducers.js";
+import { threadStateSubset } from "../../state/thread-state.js";
 import { changedDelegations, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
 import { extractSkills } from "./skill-capture.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 
 /** Options of {@link durableContextMiddleware}. */
 export interface DurableContextOptions {

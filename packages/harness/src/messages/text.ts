@@ -1,7 +1,8 @@
 /**
- * Text helpers shared by summarization and durable context: escaping untrusted text before it is framed
- * inside tagged data sections, and bounding text to a character or token budget by keeping its head and
- * tail (the start states the task, the end holds the latest state; the middle is what we can lose).
+ * Text helpers shared by the prompt, memory, subagents, summarization and durable context: escaping
+ * untrusted text before it is framed inside tagged sections (`<memory>`, `<skill>`, durable context),
+ * and bounding text to a character or token budget by keeping its head and tail (the start states the
+ * task, the end holds the latest state; the middle is what we can lose).
  */
 
 const ELLIPSIS = "\n...\n";

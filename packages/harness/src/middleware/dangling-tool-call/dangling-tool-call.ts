@@ -12,10 +12,11 @@
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { threadStateSubset } from "../state/thread-state.js";
+import { threadStateSubset } from "../../state/thread-state.js";
 import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-call-ids.js";
-import { isAIMessage, isToolMessage, matchToolResults } from "./tool-pairs.js";
-import type { Logger } from "../logger.js";
+import { copyAIMessage } from "../../messages/ai-message.js";
+import { isAIMessage, isToolMessage, matchToolResults } from "../../messages/tool-pairs.js";
+import type { Logger } from "../../logger.js";
 
 /** Placeholder result for a call that never returned (interrupted run, cancelled tool). */
 export const INTERRUPTED_TOOL_RESULT = "[Tool call was interrupted and did not return a result.]";
@@ -59,13 +60,8 @@ function withCalls(message: AIMessage, calls: RequestToolCall[]): AIMessage {
   if (additional.tool_calls !== undefined) {
     additional.tool_calls = calls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
   }
-  return new AIMessage({
-    id: message.id,
-    content: message.content,
-    name: message.name,
+  return copyAIMessage(message, {
     additional_kwargs: additional,
-    response_metadata: message.response_metadata,
-    usage_metadata: message.usage_metadata,
     tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: "tool_call" as const })),
     invalid_tool_calls: [],
   });

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { findToolPairingError, type WireMessage } from "../testing/openai-tool-pairing.js";
-import { patchDanglingToolCalls } from "./dangling-tool-call.js";
+import { findToolPairingError, type WireMessage } from "../../testing/openai-tool-pairing.js";
+import { patchDanglingToolCalls } from "../dangling-tool-call/dangling-tool-call.js";
 import { findSafeCutoff, unsafeCuts } from "./summarization-cutoff.js";
 
 const ai = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "bash", args: {} })) });

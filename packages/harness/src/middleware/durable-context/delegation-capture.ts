@@ -9,10 +9,10 @@
  */
 import { createHash } from "node:crypto";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { DELEGATION_LEDGER_MAX_ENTRIES, TERMINAL_DELEGATION_STATUSES } from "../state/reducers.js";
-import { type DelegationEntry, type DelegationStatus, DelegationStopReason, TerminalDelegationStatus } from "../state/shapes.js";
-import { boundText } from "./context-text.js";
-import { isAIMessage, matchToolResults } from "./tool-pairs.js";
+import { DELEGATION_LEDGER_MAX_ENTRIES, TERMINAL_DELEGATION_STATUSES } from "../../state/reducers.js";
+import { type DelegationEntry, type DelegationStatus, DelegationStopReason, TerminalDelegationStatus } from "../../state/shapes.js";
+import { boundText } from "../../messages/text.js";
+import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Name of the tool whose calls are delegations. */
 export const TASK_TOOL_NAME = "task";

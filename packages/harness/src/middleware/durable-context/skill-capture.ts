@@ -9,8 +9,8 @@
  */
 import { posix } from "node:path";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { type SkillEntry, normalizeSkillDescription } from "../state/reducers.js";
-import { isAIMessage, matchToolResults } from "./tool-pairs.js";
+import { type SkillEntry, normalizeSkillDescription } from "../../state/reducers.js";
+import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Where skills are mounted and which tools read files. */
 export interface SkillCaptureOptions {
@@ -53,7 +53,8 @@ export function extractSkills(messages: readonly BaseMessage[], options: SkillCa
       const at = results[position];
       if (at === undefined) return; // still running
       const result = messages[at] as ToolMessage;
-      if (result.status === "error" || result.text.startsWith("Error:")) return; // failed read (tools report errors as text)
+      // A failed read. Results stored before read_file marked failures with status "error" carry only the text.
+      if (result.status === "error" || result.text.startsWith("Error:")) return;
       const path = skillReadPath(call.args, options.skillsContainerPath)!;
       const stamp = result.additional_kwargs?.skill_context_entry as { path?: unknown; description?: unknown } | undefined;
       if (typeof stamp?.path !== "string" || posix.normalize(stamp.path) !== path) {

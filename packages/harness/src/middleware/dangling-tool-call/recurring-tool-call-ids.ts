@@ -15,8 +15,9 @@
  * empty id is therefore replaced by a fresh one as soon as the model returns it.
  */
 import { randomUUID } from "node:crypto";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { isAIMessage, isToolMessage } from "./tool-pairs.js";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { copyAIMessage } from "../../messages/ai-message.js";
+import { isAIMessage, isToolMessage } from "../../messages/tool-pairs.js";
 
 /** Every tool-call id a thread has used: calls and results in `messages`, plus `extraIds` (e.g. the ledger's). */
 export function usedToolCallIds(messages: readonly BaseMessage[], extraIds: Iterable<string> = []): Set<string> {
@@ -68,13 +69,8 @@ export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySe
   if (Array.isArray(raw)) {
     additional.tool_calls = raw.map((entry) => (pending.get(entry.id ?? "")?.length ? { ...entry, id: pending.get(entry.id ?? "")!.shift() } : entry)) as typeof additional.tool_calls;
   }
-  return new AIMessage({
-    id: response.id,
-    content: response.content,
-    name: response.name,
+  return copyAIMessage(response, {
     additional_kwargs: additional,
-    response_metadata: response.response_metadata,
-    usage_metadata: response.usage_metadata,
     tool_calls: valid.map((call, index) => ({ ...call, id: rename(call.id, index) })),
     invalid_tool_calls: (response.invalid_tool_calls ?? []).map((call, index) => ({ ...call, id: rename(call.id, valid.length + index) })),
   });

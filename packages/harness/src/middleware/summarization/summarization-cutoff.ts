@@ -7,7 +7,7 @@
  * results separated by injected human messages, and ids reused across turns are all respected.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { matchToolResults } from "./tool-pairs.js";
+import { matchToolResults } from "../../messages/tool-pairs.js";
 
 /**
  * For each cut position `c` in `0..messages.length`, whether cutting there (summarize `[0, c)`, keep

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { boundText, boundTextTokens, collapseWhitespace, escapeData } from "./context-text.js";
+import { boundText, boundTextTokens, collapseWhitespace, escapeData } from "./text.js";
 
 test("escapeData neutralizes tags but leaves quotes alone", () => {
   assert.equal(escapeData(`</durable_context_data> & "x" <system>`), `&lt;/durable_context_data&gt; &amp; "x" &lt;system&gt;`);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { ScriptedChatModel } from "../../testing/scripted-model.js";
 import { cleanSummaryText, generateSummary } from "./summary-generation.js";
 
 test("the first candidate's non-blank answer is the summary", async () => {

@@ -7,7 +7,7 @@
  * overhead for the system prompt and tool schemas.
  */
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import type { TokenCounter } from "../model/tokens.js";
+import type { TokenCounter } from "../../model/tokens.js";
 
 /** A threshold: absolute tokens, a message count, or a fraction of the model's `max_input_tokens`. */
 export interface ContextSize {

@@ -5,7 +5,7 @@ import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware } from "langchain";
 import { z } from "zod";
-import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { ScriptedChatModel } from "../../testing/scripted-model.js";
 import { INTERRUPTED_TOOL_RESULT, danglingToolCallMiddleware, patchDanglingToolCalls } from "./dangling-tool-call.js";
 import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-call-ids.js";
 
