@@ -70,10 +70,13 @@ function chain(log: Log): AgentMiddleware[] {
       return result;
     },
   });
+  // c declares its state as a zod object (plain last-value channels), as loop-detection and token-usage do.
+  let seen = 0;
   const c = createMiddleware({
     name: "c",
-    beforeModel: () => void log.push("c.beforeModel"),
-    afterModel: () => void log.push("c.afterModel"),
+    stateSchema: z.object({ c_seen: z.number().optional() }),
+    beforeModel: (state: { c_seen?: number }) => void log.push(`c.beforeModel seen=${state.c_seen}`),
+    afterModel: () => (log.push("c.afterModel"), { c_seen: ++seen }),
     afterAgent: () => void log.push("c.afterAgent"),
     tools: [echo],
   });
@@ -91,7 +94,7 @@ async function run(members: (log: Log) => AgentMiddleware[], steps: ScriptStep[]
   const result = (await agent.invoke({ messages: [new HumanMessage({ id: "u-1", content: "hello" })] }, config)) as State;
   let checkpoints = 0;
   for await (const _ of checkpointer.list(config)) checkpoints += 1;
-  const state = { messages: result.messages.map((m) => `${m.getType()}:${ToolMessage.isInstance(m) ? m.tool_call_id : m.id}:${String(m.content)}`), tally: result.tally, note: result.note };
+  const state = { c_seen: (result as { c_seen?: number }).c_seen, messages: result.messages.map((m) => `${m.getType()}:${ToolMessage.isInstance(m) ? m.tool_call_id : m.id}:${String(m.content)}`), tally: result.tally, note: result.note };
   return { log, state, checkpoints, nodes: Object.keys(agent.graph.nodes) };
 }
 
@@ -106,7 +109,7 @@ test("composed: one node per hook phase, hooks in langchain's order, state merge
     "a.beforeAgent",
     "a.beforeModel tally=",
     "b.beforeModel tally=a note=from a last=a-1",
-    "c.beforeModel",
+    "c.beforeModel seen=undefined",
     "a.wrap in",
     "b.wrap in",
     "b.wrap out",
@@ -117,6 +120,8 @@ test("composed: one node per hook phase, hooks in langchain's order, state merge
   // a adds a message and b removes it again; each step's tally gains a then b.
   assert.deepEqual(composed.state.tally, ["a", "b", "a", "b"]);
   assert.equal(composed.state.note, "from b");
+  assert.equal(composed.state.c_seen, 2);
+  assert.ok(composed.log.includes("c.beforeModel seen=1"));
   assert.ok(!composed.state.messages.some((entry) => entry.includes("added by a")));
 
   // (tool results get random ids, so they are compared by their call id)

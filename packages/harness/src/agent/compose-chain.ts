@@ -29,10 +29,12 @@
  * `afterModel`; the plan-mode reminder (`model`) routes the same either way.
  *
  * Members whose context or state cannot be split this way (a `contextSchema`, or a state schema that is
- * not a `StateSchema`) make the chain go to `createAgent` unchanged.
+ * neither a `StateSchema` nor a zod object) make the chain go to `createAgent` unchanged.
  */
 import { RemoveMessage } from "@langchain/core/messages";
+import { getInteropZodObjectShape, isInteropZodObject, isZodSchemaV4 } from "@langchain/core/utils/types";
 import { Overwrite, REMOVE_ALL_MESSAGES, ReducedValue, StateSchema, messagesStateReducer } from "@langchain/langgraph";
+import { schemaMetaRegistry } from "@langchain/langgraph/zod";
 import type { AgentMiddleware } from "langchain";
 
 type Phase = "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent";
@@ -63,10 +65,10 @@ export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_
   const reducers = new Map<string, Reducer>();
   const members: Member[] = [];
   for (const entry of chain) {
-    const schemaFields = entry.stateSchema ? (entry.stateSchema as unknown as StateSchema<Record<string, never>>).fields : {};
+    const schemaFields = channelsOf(entry.stateSchema)!;
     for (const [key, field] of Object.entries(schemaFields)) {
       if (!(key in fields)) fields[key] = field;
-      if (ReducedValue.isInstance(field) && !reducers.has(key)) reducers.set(key, field.reducer as Reducer);
+      if (ReducedValue.isInstance(field) && !reducers.has(key)) reducers.set(key, (field as { reducer: Reducer }).reducer);
     }
     const hooks: Member["hooks"] = {};
     for (const phase of PHASES) {
@@ -94,9 +96,27 @@ export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_
   return [composed as unknown as AgentMiddleware, ...rest];
 }
 
-/** Whether a member's hooks can share a node: its context and state split by key as langchain does. */
+/** Whether a member's hooks can share a node: no context of its own, and state channels we can read. */
 function composable(entry: AgentMiddleware): boolean {
-  return entry.contextSchema === undefined && (entry.stateSchema === undefined || StateSchema.isInstance(entry.stateSchema));
+  return entry.contextSchema === undefined && channelsOf(entry.stateSchema) !== undefined;
+}
+
+/**
+ * A member's state schema as channel definitions, the way langchain's agent state reads it: a
+ * StateSchema's fields as they are; a zod object's fields as plain last-value channels unless LangGraph's
+ * schema registry gives them a reducer. Undefined for a schema of another kind.
+ */
+function channelsOf(schema: unknown): Record<string, unknown> | undefined {
+  if (schema === undefined) return {};
+  if (StateSchema.isInstance(schema)) return (schema as unknown as { fields: Record<string, unknown> }).fields;
+  if (!isInteropZodObject(schema)) return undefined;
+  const channels: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(getInteropZodObjectShape(schema))) {
+    const reducer = isZodSchemaV4(field) ? schemaMetaRegistry.get(field)?.reducer : undefined;
+    if (!reducer) channels[key] = field;
+    else channels[key] = new ReducedValue(field as never, { reducer: reducer.fn, ...(reducer.schema ? { inputSchema: reducer.schema as never } : {}) });
+  }
+  return channels;
 }
 
 /** The member without its node hooks: what langchain still needs from it besides the composed node. */
@@ -114,7 +134,8 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
     let jumpTo: string | undefined;
     for (const member of members) {
       const { fn, canJumpTo } = member.hooks[phase]!;
-      let result = (await fn(pick(current, member.keys), runtime)) as Record<string, unknown> | undefined | null;
+      const view = pick(current, member.keys);
+      let result = (await fn(view, runtime)) as Record<string, unknown> | undefined | null;
       if (!result) continue;
       changed = true;
       if (typeof result.jumpTo === "string" && !canJumpTo.includes(result.jumpTo)) {
@@ -128,7 +149,9 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
         result = { ...((result.result as Record<string, unknown> | undefined) ?? {}), jumpTo: result.jumpTo };
       }
       const { jumpTo: target, ...update } = result;
-      for (const [key, value] of Object.entries(update)) {
+      // As its own node would, the member writes back every reduced channel it read, its result over them
+      // (langchain's node returns the state it was given with the hook's result spread over it).
+      for (const [key, value] of Object.entries({ ...pickReduced(view, reducers), ...update })) {
         current[key] = apply(key, current[key], value, reducers);
         const list = writes.get(key);
         if (list) list.push(value);
@@ -141,6 +164,9 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
     }
     if (!changed) return undefined;
     const out: Record<string, unknown> = {};
+    // langchain spreads this node's whole input under what it returns: a reduced channel no member wrote is
+    // set to the value it already has, so its reducer does not run on it once more.
+    for (const key of reducers.keys()) if (state[key] !== undefined) out[key] = new Overwrite(state[key]);
     for (const [key, values] of writes) out[key] = values.length === 1 ? values[0] : combined(key, current[key], reducers);
     out.jumpTo = jumpTo;
     return out;
@@ -159,6 +185,13 @@ function apply(key: string, current: unknown, value: unknown, reducers: Readonly
 function combined(key: string, value: unknown, reducers: ReadonlyMap<string, Reducer>): unknown {
   if (key === "messages") return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...(value as unknown[])];
   return reducers.has(key) ? new Overwrite(value) : value;
+}
+
+/** The reduced channels of a member's view (messages excepted: merging a list into itself changes nothing). */
+function pickReduced(view: Record<string, unknown>, reducers: ReadonlyMap<string, Reducer>): Record<string, unknown> {
+  const reduced: Record<string, unknown> = {};
+  for (const key of Object.keys(view)) if (reducers.has(key)) reduced[key] = view[key];
+  return reduced;
 }
 
 /** What a member's own node would have read: the built-in channels and the ones its schema declares. */
