@@ -30,7 +30,7 @@ export interface CliThreadFigures {
 }
 
 /** Runs the thread and measures the home directory. */
-export async function cliThread(root: string, turns: number, log: (line: string) => void): Promise<CliThreadFigures> {
+export async function cliThread(root: string, turns: number, log: (line: string) => void, keep = false): Promise<CliThreadFigures> {
   const cli = path.join(root, "packages/cli/dist/main.js");
   let conversationBytes = 0;
   const fake = await startFakeOpenAIServer({
@@ -83,7 +83,8 @@ export async function cliThread(root: string, turns: number, log: (line: string)
     return { turns, homeDiskBytes: du(["-sk"]) * 1024, homeApparentBytes: du(["-sb"]), databaseBytes, conversationBytes, wallMs };
   } finally {
     await fake.close();
-    rmSync(scratch, { recursive: true, force: true });
+    if (keep) log(`  cli-thread: kept ${scratch}`);
+    else rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -190,7 +190,7 @@ try {
   } else if (process.argv.includes("cli-thread")) {
     // `npm run bench -- cli-thread`: 300 short turns through `deerflow chat` (bench/cli-thread.ts); prints its table.
     const { cliThread, cliThreadTable } = await import("./cli-thread.js");
-    process.stdout.write(`\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log))}\n`);
+    process.stdout.write(`\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log, process.argv.includes("--keep")))}\n`);
   } else if (process.argv.includes("recall")) {
     // `npm run bench -- recall`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");
