@@ -30,6 +30,7 @@ async function overhead() {
   const variants = await Promise.all(names.map((name) => buildVariant(name, path.join(scratch, `overhead-${name}`))));
   const turnStarts = new Map<Variant, number[]>(variants.map((v) => [v, []]));
   const turnOverheads = new Map<Variant, number[]>(variants.map((v) => [v, []]));
+  const began = performance.now();
   for (let done = 0; done < TURNS; done += ROUND) {
     for (const variant of variants) {
       for (let turn = done + 1; turn <= done + ROUND; turn++) {
@@ -44,7 +45,7 @@ async function overhead() {
         turnOverheads.get(variant)!.push(wall - modelMs - toolMs);
       }
     }
-    log(`  overhead: ${done + ROUND}/${TURNS} turns`);
+    log(`  overhead: ${done + ROUND}/${TURNS} turns (${((performance.now() - began) / 1000).toFixed(0)} s)`);
   }
   const result = Object.fromEntries(
     variants.map((v) => {
@@ -83,6 +84,7 @@ function growth(): Record<string, VariantRun> {
       maxBuffer: 1 << 20,
     });
     out[name] = JSON.parse(stdout.trim().split("\n").at(-1)!) as VariantRun;
+    log(`    ${name}: ${(out[name]!.elapsedMs / 1000).toFixed(0)} s`);
   }
   return out;
 }
@@ -185,6 +187,10 @@ try {
   } else if (process.argv.includes("web")) {
     // `npm run bench -- web`: the web app's rendering figures in Chromium (bench/web.ts).
     await (await import("./web.js")).main(quick);
+  } else if (process.argv.includes("cli-thread")) {
+    // `npm run bench -- cli-thread`: 300 short turns through `deerflow chat` (bench/cli-thread.ts); prints its table.
+    const { cliThread, cliThreadTable } = await import("./cli-thread.js");
+    process.stdout.write(`\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log, process.argv.includes("--keep")))}\n`);
   } else if (process.argv.includes("recall")) {
     // `npm run bench -- recall [--postgres]`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");

@@ -46,6 +46,7 @@ import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
+import { composeChain } from "./compose-chain.js";
 import { buildLeadChain, buildSubagentChain, type LeadRuntime } from "./lead-agent-chain.js";
 import { createLeadMemory } from "./lead-memory.js";
 import { promptDate, renderLeadPrompt } from "./prompt.js";
@@ -214,9 +215,10 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     logger: setup.logger,
   });
 
-  // Every middleware hook is a graph step (about nine per model-and-tools round), so langchain's default
-  // limit of 25 would stop a run after two rounds; DeerFlow's ceiling of 1000 allows about a hundred.
-  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware, checkpointer: setup.checkpointer }).withConfig({
+  // The chain reaches createAgent composed: one graph node per hook phase (compose-chain.ts). Each is still a
+  // graph step (four per model-and-tools round), so langchain's default limit of 25 would stop a run after a
+  // few rounds; DeerFlow's ceiling of 1000 allows about two hundred.
+  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware: composeChain(middleware), checkpointer: setup.checkpointer }).withConfig({
     recursionLimit: DEFAULT_RECURSION_LIMIT,
   });
   const info: LeadAgentInfo = {
@@ -457,7 +459,7 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       onWarning: setup.onWarning,
       logger: setup.logger.child("subagent"),
     });
-    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware, checkpointer: false });
+    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware: composeChain(middleware), checkpointer: false });
     return agent as unknown as SubagentGraph;
   };
 }
