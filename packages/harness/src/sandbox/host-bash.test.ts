@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createSandboxProvider } from "./provider.js";
-import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
+import { rewriteVirtualPaths } from "./command-paths.js";
 import { PathPolicy } from "./path-policy.js";
 import { createTestSandbox } from "./testing.js";
 
