@@ -97,7 +97,10 @@ export class ProgressRenderer {
 
   private onCustom(event: Record<string, unknown>): void {
     const type = String(event.type ?? "");
-    if (type === "llm_retry") return this.line(`  ⟳ model ${String(event.model ?? "")}: ${String(event.message ?? "retrying")}`);
+    if (type === "llm_retry") {
+      this.line(`  ⟳ model ${String(event.model ?? "")}: ${String(event.message ?? "retrying")}`);
+      return;
+    }
     if (!type.startsWith("task_")) return;
     const id = String(event.task_id ?? "").slice(-8);
     const detail =
