@@ -1,6 +1,8 @@
 // The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
-// for the sandbox tests, chromium for the web e2e tests, build), then runs every *.test.ts under packages/
-// with node:test through tsx, then the web app's component tests with Vitest.
+// for the sandbox tests, chromium for the web e2e tests, build), checks the whole tree with Biome (lint,
+// formatting, the import layering; about a second), then runs every *.test.ts under packages/ with
+// node:test through tsx, then the web app's component tests with Vitest. A lint failure does not hide the
+// test results: the tests still run, and the command exits non-zero at the end.
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -8,6 +10,14 @@ import path from "node:path";
 import { ensureBuilt, ensureInstalled, root } from "./setup.mjs";
 
 ensureInstalled();
+
+// Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
+console.error("checking the tree with biome (lint, format, import layering)");
+const lint = spawnSync(process.execPath, [path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--error-on-warnings"], {
+  cwd: root,
+  stdio: "inherit",
+});
+const lintStatus = lint.status ?? 1;
 if (existsSync(path.join(root, "scripts", "setup-bwrap.sh"))) {
   try {
     execFileSync("bash", [path.join(root, "scripts", "setup-bwrap.sh")], { stdio: "inherit" });
@@ -57,4 +67,7 @@ if (existsSync(path.join(web, "package.json")) && (filters.length === 0 || filte
   const vitest = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"], { cwd: web, stdio: "inherit", env: { ...process.env, DEERFLOW_TEST: "1" } });
   webStatus = vitest.status ?? 1;
 }
-process.exit((result.status ?? 1) || webStatus);
+if (lintStatus !== 0) {
+  console.error("lint failed (see the biome report before the tests): `npm run format` fixes formatting; the rest needs an edit.");
+}
+process.exit((result.status ?? 1) || webStatus || lintStatus);

@@ -98,7 +98,10 @@ export class ProgressRenderer {
 
   private onCustom(data: unknown): void {
     const retry = data as HarnessStreamEvent | null;
-    if (retry?.type === "llm_retry") return this.line(`  ⟳ model ${retry.model ?? ""}: ${retry.message ?? "retrying"}`);
+    if (retry?.type === "llm_retry") {
+      this.line(`  ⟳ model ${retry.model ?? ""}: ${retry.message ?? "retrying"}`);
+      return;
+    }
     const parsed = TaskEvent.safeParse(data);
     if (!parsed.success) return;
     const event = parsed.data;

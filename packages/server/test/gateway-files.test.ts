@@ -114,7 +114,7 @@ test("artifacts: content types, download, active content as attachment, ranges, 
 
     const download = await get("mnt/user-data/outputs/report.md?download=true");
     assert.match(download.headers.get("content-disposition")!, /^attachment; filename="report.md"/);
-    for (const [file, type] of [["page.html", "text/html"], ["pic.svg", "image/svg+xml"]]) {
+    for (const [file, type] of [["page.html", "text/html"], ["pic.svg", "image/svg+xml"]] as const) {
       const active = await get(`mnt/user-data/outputs/${file}`);
       assert.ok(active.headers.get("content-type")!.startsWith(type));
       assert.match(active.headers.get("content-disposition")!, /^attachment;/, `${file} is never inline`);

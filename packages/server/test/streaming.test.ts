@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { collect, gate, lastUserText, parseSse, readSse, startTestServer } from "./helpers.js";
+import { collect, gate, parseSse, readSse, startTestServer } from "./helpers.js";
 
 test("a streamed run sends metadata first, every requested mode, ids everywhere and end last", async () => {
   const t = await startTestServer({

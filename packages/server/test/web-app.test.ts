@@ -121,9 +121,9 @@ test("artifacts: bytes of the thread's files, downloads, active content as attac
     assert.match(page.headers.get("content-disposition") ?? "", /^attachment/);
     assert.equal(page.headers.get("content-security-policy"), "sandbox");
 
-    for (const escape of ["mnt/user-data/outputs/../../../secret.txt", "mnt/user-data/outputs/%2e%2e/%2e%2e/%2e%2e/secret.txt", "etc/passwd", "mnt/user-data/outputs/link.txt"]) {
-      const response = await get(escape);
-      assert.ok([403, 404].includes(response.status), `${escape} answered ${response.status}`);
+    for (const attempt of ["mnt/user-data/outputs/../../../secret.txt", "mnt/user-data/outputs/%2e%2e/%2e%2e/%2e%2e/secret.txt", "etc/passwd", "mnt/user-data/outputs/link.txt"]) {
+      const response = await get(attempt);
+      assert.ok([403, 404].includes(response.status), `${attempt} answered ${response.status}`);
       assert.doesNotMatch(await response.text(), /^secret$/);
     }
     assert.equal((await get("mnt/user-data/outputs/missing.md")).status, 404);

@@ -114,6 +114,7 @@ export function App() {
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
   const title = threadState.title ?? threads.find((thread) => thread.id === threadId)?.title ?? (threadId ? "Chat" : "New chat");
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the app closes the drawers
     <div
       className={`app ${showSidebar ? "sidebar-open" : ""} ${panel.open && threadId ? "panel-open" : ""}`}
       onKeyDown={(event) => {

@@ -60,7 +60,7 @@ test("new facts at or above the threshold are added with category, thread source
     ],
   );
   assert.equal(added.length, 2);
-  assert.match(added[0].id, /^fact_/);
+  assert.match(added[0]?.id ?? "", /^fact_/);
 });
 
 test("a restated fact (case, spacing, final period) is not added twice; it can raise the confidence", () => {
@@ -70,7 +70,7 @@ test("a restated fact (case, spacing, final period) is not added twice; it can r
     { newFacts: [{ content: "prefers  typescript.", confidence: 0.95 }, { content: "Uses pnpm", confidence: 0.9 }, { content: "uses PNPM", confidence: 0.8 }] },
     options,
   );
-  assert.deepEqual(memory.facts.map((f) => [f.id, f.content, f.confidence]), [["fact_a", "Prefers TypeScript", 0.95], [added[0].id, "Uses pnpm", 0.9]]);
+  assert.deepEqual(memory.facts.map((f) => [f.id, f.content, f.confidence]), [["fact_a", "Prefers TypeScript", 0.95], [added[0]?.id, "Uses pnpm", 0.9]]);
   assert.equal(normaliseFactContent(" Prefers\tTypeScript. "), "prefers typescript");
 });
 

@@ -40,8 +40,8 @@ test("only the top 15 facts by confidence are shown", () => {
   const text = formatMemoryForInjection(memory, { maxTokens: 10_000 });
   const lines = text.split("\n").filter((line) => line.startsWith("- ["));
   assert.equal(lines.length, 15);
-  assert.match(lines[0], /0\.89\] Fact number 19$/);
-  assert.match(lines[14], /0\.75\] Fact number 5$/);
+  assert.match(lines[0] ?? "", /0\.89\] Fact number 19$/);
+  assert.match(lines[14] ?? "", /0\.75\] Fact number 5$/);
 });
 
 test("empty memory renders nothing, not an empty block", () => {

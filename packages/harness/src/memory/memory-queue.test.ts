@@ -22,7 +22,7 @@ test("a thread's job runs only after debounceMs of quiet, with its newest conver
 
   mock.timers.tick(400);
   await settle();
-  assert.deepEqual(processed.map((job) => job.conversation[0].content), ["first turn + second turn"]);
+  assert.deepEqual(processed.map((job) => job.conversation[0]?.content), ["first turn + second turn"]);
   assert.equal(queue.pending(), 0);
 });
 
@@ -52,7 +52,7 @@ test("flush processes everything waiting now, one job at a time, and resolves wh
       running += 1;
       maxRunning = Math.max(maxRunning, running);
       await settle();
-      processed.push(`${job.threadId}:${job.conversation[0].content}`);
+      processed.push(`${job.threadId}:${job.conversation[0]?.content}`);
       running -= 1;
     },
   });
@@ -93,7 +93,7 @@ test("the same thread id under two agent names is two jobs, each tagged with its
   queue.enqueue("t1", says("x"), { agentName: "writer" });
   queue.enqueue("t1", says("y"));
   await queue.flush();
-  assert.deepEqual(processed.map((job) => [job.agentName, job.conversation[0].content]), [["writer", "x"], [undefined, "y"]]);
+  assert.deepEqual(processed.map((job) => [job.agentName, job.conversation[0]?.content]), [["writer", "x"], [undefined, "y"]]);
 });
 
 test("close flushes, then refuses new conversations with a warning", async () => {
@@ -105,5 +105,5 @@ test("close flushes, then refuses new conversations with a warning", async () =>
   queue.enqueue("t2", says("y"));
   await queue.flush();
   assert.deepEqual(processed, ["t1"]);
-  assert.match(warnings[0], /closed; the conversation of thread t2 will not be remembered/);
+  assert.match(warnings[0] ?? "", /closed; the conversation of thread t2 will not be remembered/);
 });

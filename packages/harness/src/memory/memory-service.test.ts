@@ -32,7 +32,7 @@ async function run(home: string, task: string, options: { agentName?: string; me
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
   await memory.close();
-  const systemPrompt = contentText(agentModel.calls[0].messages[0].content, "\n");
+  const systemPrompt = contentText(agentModel.calls[0]?.messages[0]?.content ?? "", "\n");
   return { memory, memoryModel, systemPrompt, pendingBeforeClose, warnings };
 }
 
@@ -100,5 +100,5 @@ test("an unreadable memory file never breaks the prompt: it is set aside with a 
   const warnings: string[] = [];
   const service = createMemoryService({ home, model: new ScriptedChatModel([]), onWarning: (m) => warnings.push(m) });
   assert.equal(service.promptBlock(), "");
-  assert.match(warnings[0], /moved to .*memory\.json\.corrupt-/);
+  assert.match(warnings[0] ?? "", /moved to .*memory\.json\.corrupt-/);
 });

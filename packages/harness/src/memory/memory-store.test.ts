@@ -24,7 +24,7 @@ test("saved memory is on disk as JSON and loads back (creating the directory)", 
   const store = createMemoryStore(file);
   store.save(withFact(emptyMemory(), "fact_1", "Prefers TypeScript"));
   assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).facts[0].content, "Prefers TypeScript");
-  assert.equal(store.load().facts[0].id, "fact_1");
+  assert.equal(store.load().facts[0]?.id, "fact_1");
 });
 
 test("load returns a copy: changing it does not change what the next load returns", (t) => {
@@ -54,14 +54,14 @@ test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning,
   assert.deepEqual(store.load(), emptyMemory());
   const backups = fs.readdirSync(dir).filter((name) => name.startsWith("memory.json.corrupt-"));
   assert.equal(backups.length, 1);
-  assert.match(backups[0], /^memory\.json\.corrupt-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/);
-  assert.equal(fs.readFileSync(path.join(dir, backups[0]), "utf8"), '{"userContext": {"workContext": {"summary": "trunc');
+  assert.match(backups[0] ?? "", /^memory\.json\.corrupt-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/);
+  assert.equal(fs.readFileSync(path.join(dir, backups[0]!), "utf8"), '{"userContext": {"workContext": {"summary": "trunc');
   assert.equal(fs.existsSync(file), false);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /not valid JSON.*moved to .*corrupt-/);
+  assert.match(warnings[0] ?? "", /not valid JSON.*moved to .*corrupt-/);
 
   store.update((memory) => withFact(memory, "fact_1", "works again"));
-  assert.equal(store.load().facts[0].content, "works again");
+  assert.equal(store.load().facts[0]?.content, "works again");
 });
 
 test("valid JSON that is not a memory document is also treated as corrupt", (t) => {
@@ -127,7 +127,7 @@ test("export writes the memory; import of that file restores it", (t) => {
   store.exportTo(exported);
   store.clear();
   store.importFrom(exported);
-  assert.equal(store.load().facts[0].content, "Prefers TypeScript");
+  assert.equal(store.load().facts[0]?.content, "Prefers TypeScript");
 });
 
 test("import refuses a bad file and leaves the current memory untouched", (t) => {
@@ -165,7 +165,7 @@ test("import accepts a DeerFlow export (key `user`, source as { threadId })", (t
   store.importFrom(file);
   const memory = store.load();
   assert.equal(memory.userContext.workContext.summary, "Payments engineer");
-  assert.equal(memory.facts[0].source, "t9");
+  assert.equal(memory.facts[0]?.source, "t9");
 });
 
 test("a lock held by a live process makes writers wait, then fail with memory_locked", (t) => {
@@ -184,6 +184,6 @@ test("a lock left by a dead process is broken and the write goes through", (t) =
   fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), token: "dead" }));
   const store = createMemoryStore(file, { lock: { timeoutMs: 1000 } });
   store.save(withFact(emptyMemory(), "fact_1", "saved"));
-  assert.equal(store.load().facts[0].id, "fact_1");
+  assert.equal(store.load().facts[0]?.id, "fact_1");
   assert.equal(fs.existsSync(`${file}.lock`), false);
 });

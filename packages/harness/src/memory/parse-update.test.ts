@@ -13,7 +13,7 @@ test("a bare JSON object, a ```json fence, or JSON after a sentence are all read
   ]) {
     const parsed = parseMemoryUpdate(text);
     assert.ok(parsed.ok, text);
-    assert.equal(parsed.update.newFacts?.[0].content, "Prefers TypeScript");
+    assert.equal(parsed.update.newFacts?.[0]?.content, "Prefers TypeScript");
   }
 });
 

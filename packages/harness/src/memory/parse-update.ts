@@ -118,7 +118,7 @@ function parseCandidate(json: string): { ok: true; update: MemoryUpdate } | { ok
   const result = MemoryUpdate.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    return { ok: false, reason: `the reply has the wrong shape at ${issue.path.join(".") || "(root)"}: ${issue.message}` };
+    return { ok: false, reason: `the reply has the wrong shape at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? result.error.message}` };
   }
   return { ok: true, update: result.data };
 }

@@ -43,7 +43,7 @@ export function formatConversationForUpdate(turns: readonly MemoryTurn[], maxCha
   const lines: string[] = [];
   let total = 0;
   for (let index = turns.length - 1; index >= 0 && total < maxChars; index -= 1) {
-    const turn = turns[index];
+    const turn = turns[index]!; // index runs inside the bounds
     let line = `${turn.role === "user" ? "User" : "Assistant"}: ${escapeData(turn.content)}`;
     if (total + line.length > maxChars) line = `[earlier text omitted] ${line.slice(line.length - (maxChars - total))}`;
     lines.unshift(line);

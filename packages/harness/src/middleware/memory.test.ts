@@ -37,9 +37,9 @@ test("after a run with tool calls, the thread's user messages and final answer a
   );
 
   assert.equal(jobs.length, 1);
-  assert.equal(jobs[0].threadId, "thread-42");
-  assert.equal(jobs[0].agentName, "researcher");
-  assert.deepEqual(jobs[0].turns, [
+  assert.equal(jobs[0]?.threadId, "thread-42");
+  assert.equal(jobs[0]?.agentName, "researcher");
+  assert.deepEqual(jobs[0]?.turns, [
     { role: "user", content: "I work at Acme on payment APIs" },
     { role: "assistant", content: "You work on payment APIs at Acme." },
   ]);
@@ -56,7 +56,7 @@ test("a second run on the thread queues the whole conversation so far", async ()
   await agent.invoke({ messages: [new HumanMessage({ content: "hello", id: "h-a" })] }, config);
   await agent.invoke({ messages: [new HumanMessage({ content: "I prefer TypeScript", id: "h-b" })] }, config);
   assert.equal(jobs.length, 2);
-  assert.deepEqual(jobs[1].turns.map((turn) => turn.content), ["hello", "Hi!", "I prefer TypeScript", "TypeScript it is."]);
+  assert.deepEqual(jobs[1]?.turns.map((turn) => turn.content), ["hello", "Hi!", "I prefer TypeScript", "TypeScript it is."]);
 });
 
 test("a run without a thread id queues nothing", async () => {

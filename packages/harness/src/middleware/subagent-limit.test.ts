@@ -81,7 +81,7 @@ test("in an agent run, a response with ten task calls runs only the allowed numb
     ["did job 0", "did job 1", "did job 2", "listed"],
   );
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /asked for 10 task calls in one response; kept the first 3, dropped 7/);
+  assert.match(warnings[0] ?? "", /asked for 10 task calls in one response; kept the first 3, dropped 7/);
   assert.equal(out.messages.filter((m) => m.id === "lead-1").length, 1, "the response was replaced, not duplicated");
 });
 

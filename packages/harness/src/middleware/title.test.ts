@@ -88,7 +88,7 @@ test("a thread gets a model title after its first exchange, never regenerated, a
   assert.equal((await agent.graph.getState(config)).values.title, "Lyon weather today");
   assert.ok(streamed.includes("It is sunny in Lyon."), "the answer streams");
   assert.ok(!streamed.some((text) => text.includes("Lyon weather today")), "the title call does not stream");
-  const prompt = titleModel.calls[0].messages[0].text;
+  const prompt = titleModel.calls[0]?.messages[0]?.text ?? "";
   assert.ok(prompt.includes("User: Weather in Lyon?") && prompt.includes("Assistant: It is sunny in Lyon."));
 
   await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "And tomorrow?" })] }, config);

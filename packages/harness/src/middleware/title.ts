@@ -113,13 +113,13 @@ export function cleanTitle(raw: string, limits: { maxWords: number; maxChars: nu
 
 /** Fills the title prompt template. */
 export function renderTitlePrompt(template: string, values: { maxWords: number; userMessage: string; assistantMessage: string }): string {
-  const fill: Record<string, string> = {
+  const fill = {
     max_words: String(values.maxWords),
     user_msg: values.userMessage.slice(0, EXCERPT_CHARS),
     assistant_msg: values.assistantMessage.slice(0, EXCERPT_CHARS),
   };
   // One pass, so placeholder-like text inside the messages is never substituted.
-  return template.replace(/\{(max_words|user_msg|assistant_msg)\}/g, (_, key: string) => fill[key]);
+  return template.replace(/\{(max_words|user_msg|assistant_msg)\}/g, (_, key: keyof typeof fill) => fill[key]);
 }
 
 /**
@@ -132,8 +132,8 @@ export function firstExchange(messages: readonly BaseMessage[]): { user: string;
   const replies = messages.slice(userIndex + 1).filter((message) => AIMessage.isInstance(message));
   if (replies.length === 0) return undefined;
   const visible = (message: BaseMessage) => message.text.replace(THINKING, "").trim();
-  const answered = replies.find((message) => visible(message) !== "") ?? replies[0];
-  return { user: userText(messages[userIndex]), assistant: visible(answered) };
+  const answered = replies.find((message) => visible(message) !== "") ?? replies[0]!; // replies is not empty
+  return { user: userText(messages[userIndex]!), assistant: visible(answered) };
 }
 
 /**

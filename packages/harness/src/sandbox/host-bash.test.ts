@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createSandboxProvider } from "./provider.js";
-import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
+import { rewriteVirtualPaths } from "./command-paths.js";
 import { PathPolicy } from "./path-policy.js";
 import { createTestSandbox } from "../testing/sandbox.js";
 import { createTempHome, tempHome } from "../testing/temp-home.js";

@@ -73,7 +73,7 @@ export function createLargeValueSerde(db: Database.Database, inner: Serde = new 
   };
 
   const restore = (text: string): string =>
-    text.replace(REFERENCE, (whole, hash: string) => {
+    text.replace(REFERENCE, (_whole, hash: string) => {
       select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
       const row = select?.get(hash);
       if (!row) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from large_values in ${db.name}. The file was edited or truncated; restore it from a backup.`);

@@ -13,7 +13,7 @@ test("summarizeStep keeps AI text and tool calls short and serializable", () => 
   );
   assert.equal(summary?.role, "ai");
   assert.equal(summary?.text.length, 501);
-  assert.equal(summary?.tool_calls?.[0].name, "write_file");
+  assert.equal(summary?.tool_calls?.[0]?.name, "write_file");
   assert.equal(summary?.tool_calls?.[0].args.length, 201);
   assert.deepEqual(JSON.parse(JSON.stringify(summary)), summary, "JSON round trip is lossless");
 });

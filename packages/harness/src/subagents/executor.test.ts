@@ -59,7 +59,7 @@ test("a real createAgent subagent runs from its own prompt and reports every ste
     tokenUsage: { input_tokens: 30, output_tokens: 12, total_tokens: 42 },
   });
   assert.deepEqual(spec, { type: "general-purpose", toolNames: ["echo"], maxTurns: 25 });
-  const firstCall = model.calls[0].messages;
+  const firstCall = model.calls[0]?.messages ?? [];
   assert.equal(firstCall.length, 2, "the subagent sees only its own system prompt and the job");
   assert.ok(SystemMessage.isInstance(firstCall[0]));
   assert.equal(firstCall[0].text, GENERAL_PURPOSE_SUBAGENT.systemPrompt);
@@ -79,7 +79,7 @@ test("a real createAgent subagent runs from its own prompt and reports every ste
       [3, "ai", "The echo said hello."],
     ],
   );
-  assert.deepEqual(running[0].message.tool_calls, [{ name: "echo", args: '{"text":"hello"}' }]);
+  assert.deepEqual(running[0]?.message.tool_calls, [{ name: "echo", args: '{"text":"hello"}' }]);
   assert.deepEqual(opts.events[0], { type: "task_started", task_id: "call_1", description: "Echo things", subagent_type: "general-purpose" });
 });
 

@@ -12,7 +12,6 @@ import {
   type RunStatus,
   type RunStore,
   ThreadBusyError,
-  type ThreadPatch,
   type ThreadQuery,
   type ThreadRecord,
   type ThreadStore,

@@ -110,7 +110,7 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
  */
 export function waitingJsonResponse(context: ServerContext, run: RunRecord, result: (signal: AbortSignal) => Promise<unknown>, options: { signal: AbortSignal; cancelOnDisconnect: boolean; status?: number }): Response {
   const reader = new AbortController();
-  const { contentLocation, location } = runPaths(run);
+  const { contentLocation } = runPaths(run);
   let done = false;
   const disconnected = () => {
     reader.abort();

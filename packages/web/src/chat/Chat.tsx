@@ -87,9 +87,9 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
   const running = stream.isLoading;
   const artifacts = values?.artifacts ?? [];
   const tokens = latestTokenUsage(messages);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the artifact list's content, not its identity
   useEffect(() => {
     onState({ title: values?.title, artifacts, tokens });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [values?.title, artifacts.join("\n"), tokens]);
 
   const send = async (text: string, files: File[] = []): Promise<SendResult> => {
@@ -153,10 +153,10 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
     getItemKey: (index) => shown[index]?.id ?? index,
     scrollMargin: list.current?.offsetTop ?? 0,
   });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll only when a message arrives or a run starts or ends
   useEffect(() => {
     if (virtual) virtualizer.scrollToIndex(shown.length - 1, { align: "end" });
     bottom.current?.scrollIntoView({ block: "end" });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [messages.length, running]);
 
   const lastAiIndex = shown.map((m) => m.type).lastIndexOf("ai");

@@ -28,7 +28,12 @@ export function CodeBlock({ code, language }: { code: string; language?: string 
   }, [code, language]);
   return (
     <pre className="code">
-      {html ? <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} /> : <code>{code}</code>}
+      {html ? (
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: highlight.js escapes the code it marks up
+        <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
+      ) : (
+        <code>{code}</code>
+      )}
     </pre>
   );
 }

@@ -69,7 +69,14 @@ export function SkillsPage({ apiKey }: SkillsPageProps) {
           {skills.map((skill) => (
             <li key={skill.name} className="skill" data-testid="skill">
               <label className="row">
-                <input type="checkbox" role="switch" aria-label={`Enable ${skill.name}`} checked={skill.enabled} onChange={(event) => void toggle(skill, event.target.checked)} />
+                <input
+                  type="checkbox"
+                  // biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox carries its checked state
+                  role="switch"
+                  aria-label={`Enable ${skill.name}`}
+                  checked={skill.enabled}
+                  onChange={(event) => void toggle(skill, event.target.checked)}
+                />
                 <span>
                   <strong>{skill.display_name ?? skill.name}</strong>
                   {skill.description && <span className="muted small skill-description">{skill.description}</span>}

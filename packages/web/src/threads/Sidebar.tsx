@@ -94,7 +94,7 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
                     onOpen(thread.id);
                   }}
                 >
-                  {thread.status === "busy" && <span className="dot" aria-label="running" />}
+                  {thread.status === "busy" && <span className="dot" role="img" aria-label="running" />}
                   {thread.title}
                 </a>
                 <button type="button" className="icon-btn" aria-label={`Rename ${thread.title}`} onClick={() => setEditing({ id: thread.id, title: thread.title })}>
