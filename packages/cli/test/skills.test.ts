@@ -8,8 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
-import { skillMd, writeArchive } from "../../harness/test/skills/skill-archives.js";
-import { createTempHome, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
+import { createTempHome, skillMd, startFakeOpenAIServer, type TempHome, writeArchive } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
 const dirs: TempHome[] = [];

@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { tempHome } from "@deerflow/harness/testing";

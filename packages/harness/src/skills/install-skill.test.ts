@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
-import { skillMd, writeArchive } from "../../test/skills/skill-archives.js";
+import { skillMd, writeArchive } from "../testing/skill-archives.js";
 import { HarnessError } from "../errors.js";
 import { createTempHome } from "../testing/index.js";
 import { installSkillArchive } from "./install-skill.js";

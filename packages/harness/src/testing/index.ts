@@ -38,3 +38,4 @@ export {
 export { articleHtml, startCanary, startWebStandIn, type Canary, type WebStandIn } from "./web-stand-in.js";
 export { spawnServe, type ServeProcess, type SpawnServeOptions } from "./serve-process.js";
 export { fakeModelConfig } from "./config-yaml.js";
+export { type ArchiveEntry, skillMd, writeArchive } from "./skill-archives.js";
