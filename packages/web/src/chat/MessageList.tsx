@@ -7,9 +7,10 @@
  */
 import type { Message } from "@langchain/langgraph-sdk";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef, type RefObject } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { SubagentCard } from "../harness/subagents";
 import { estimateHeight } from "./estimate-height";
+import { warmMarkdown } from "./Markdown";
 import { isShown, textOf, toolCallsOf } from "./messages";
 import { MessageView } from "./MessageView";
 
@@ -33,6 +34,8 @@ const NO_CARDS: SubagentCard[] = [];
 /** Renders the thread's messages. */
 export function MessageList({ messages, running, cards, scroller }: MessageListProps) {
   const shown = useMemo(() => messages.filter(isShown), [messages]);
+  // Tool results only, so pairing a row's calls does not scan the whole thread.
+  const results = useMemo(() => messages.filter((m) => m.type === "tool"), [messages]);
   // Only the last shown message can be the streaming one; an earlier answer never flips to running
   // when a new question is sent.
   const streamingIndex = running && shown.at(-1)?.type === "ai" ? shown.length - 1 : -1;
@@ -41,21 +44,42 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
     return found.length > 0 ? found : NO_CARDS;
   };
   const row = (message: Message, index: number, key?: string | number) => (
-    <MessageView key={key} message={message} tools={toolCallsOf(message, messages)} running={index === streamingIndex} subagents={cardsOf(message)} />
+    <MessageView key={key} message={message} tools={toolCallsOf(message, results)} running={index === streamingIndex} subagents={cardsOf(message)} />
   );
 
   const list = useRef<HTMLDivElement>(null);
   const virtual = shown.length >= VIRTUALIZE_FROM;
-  const width = scroller.current?.clientWidth ?? 720;
+  // Where the list starts inside the scroller, read after layout (reading it while rendering forced a
+  // layout on every scroll frame).
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => setMargin(list.current?.offsetTop ?? 0), [virtual]);
+  const estimates = useRef(new WeakMap<Message, number>());
+  // Stable callbacks: the virtualizer recomputes every row's position whenever getItemKey changes.
+  const getItemKey = useCallback((index: number) => shown[index]?.id ?? index, [shown]);
+  const estimateSize = useCallback(
+    (index: number) => {
+      // A close first guess from the text's length keeps the corrections made by measuring small.
+      const message = shown[index];
+      if (!message) return 96;
+      let height = estimates.current.get(message);
+      if (height === undefined) estimates.current.set(message, (height = estimateHeight(textOf(message.content), message.type === "human", scroller.current?.clientWidth ?? 720)));
+      return height;
+    },
+    [shown, scroller],
+  );
   const virtualizer = useVirtualizer({
     count: virtual ? shown.length : 0,
     getScrollElement: () => scroller.current,
-    // A close first guess from the text's length keeps the corrections made by measuring small.
-    estimateSize: (index) => estimateHeight(textOf(shown[index]?.content), shown[index]?.type === "human", width),
+    estimateSize,
     overscan: 4,
-    getItemKey: (index) => shown[index]?.id ?? index,
-    scrollMargin: list.current?.offsetTop ?? 0,
+    getItemKey,
+    scrollMargin: margin,
   });
+  // Parse the Markdown of a long thread while the browser is idle, so rows scrolled into view reuse it.
+  useEffect(() => {
+    if (virtual) return warmMarkdown(shown.flatMap((m) => (m.type === "ai" ? [textOf(m.content)] : [])).reverse());
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [virtual, shown.length]);
   useEffect(() => {
     if (virtual) virtualizer.scrollToIndex(shown.length - 1, { align: "end" });
     // eslint-disable-next-line react-hooks/exhaustive-deps

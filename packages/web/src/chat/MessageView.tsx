@@ -65,7 +65,7 @@ export const MessageView = memo(
             <div className="reasoning-text">{reasoning}</div>
           </details>
         )}
-        {text && <Markdown text={text} />}
+        {text && <Markdown text={text} streaming={running} />}
         {tools.map((view, index) => (
           <ToolCard key={view.call.id ?? index} view={view} running={running} />
         ))}
