@@ -5,7 +5,7 @@
  */
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { hasMath, Markdown } from "../src/chat/Markdown";
+import { CodeBlock, hasMath, Markdown } from "../src/chat/Markdown";
 import { markdownBlocks } from "../src/chat/markdown-blocks";
 
 afterEach(cleanup);
@@ -50,5 +50,15 @@ describe("streaming Markdown", () => {
     const whole = html(render(<Markdown text={text} />).container);
     cleanup();
     expect(html(render(<Markdown text={text} streaming />).container)).toBe(whole);
+  });
+});
+
+describe("code blocks", () => {
+  it("are highlighted once highlight.js has loaded, and a changed code shows at once, never an older highlighting", async () => {
+    const { container, rerender } = render(<CodeBlock code={"const answer = 42;"} language="ts" />);
+    await vi.waitFor(() => expect(container.querySelector("code.hljs .hljs-keyword")?.textContent).toBe("const"), { timeout: 10_000 });
+    rerender(<CodeBlock code={"const answer = 42;\nlet more = 1;"} language="ts" />);
+    expect(container.querySelector("code")?.textContent).toBe("const answer = 42;\nlet more = 1;");
+    await vi.waitFor(() => expect(container.querySelectorAll("code.hljs .hljs-keyword").length).toBe(2), { timeout: 10_000 });
   });
 });

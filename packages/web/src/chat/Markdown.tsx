@@ -27,9 +27,9 @@ const highlighted = new Map<string, string>();
  */
 export function CodeBlock({ code, language }: { code: string; language?: string }) {
   const key = `${language ?? ""}\n${code}`;
-  const [html, setHtml] = useState(() => highlighted.get(key));
+  const [, setVersion] = useState(0);
   useEffect(() => {
-    if (highlighted.has(key)) return setHtml(highlighted.get(key));
+    if (highlighted.has(key)) return;
     let alive = true;
     const later: (run: () => void) => void = (globalThis as { requestIdleCallback?: (run: () => void) => void }).requestIdleCallback ?? ((run) => setTimeout(run, 1));
     loadHighlighter().then(
@@ -38,7 +38,7 @@ export function CodeBlock({ code, language }: { code: string; language?: string 
           if (!alive) return;
           highlighted.set(key, highlight(code, language));
           if (highlighted.size > 500) highlighted.delete(highlighted.keys().next().value!);
-          setHtml(highlighted.get(key));
+          setVersion((n) => n + 1);
         }),
       () => undefined,
     );
@@ -46,6 +46,8 @@ export function CodeBlock({ code, language }: { code: string; language?: string 
       alive = false;
     };
   }, [key, code, language]);
+  // Only the highlighting of this very code: while code streams in, older highlighting is stale.
+  const html = highlighted.get(key);
   return (
     <pre className="code">
       {html ? <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} /> : <code>{code}</code>}
