@@ -59,6 +59,9 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
     assistantId: "lead_agent",
     threadId,
     reconnectOnMount: true,
+    // Coalesce stream updates into one render per 50 ms: without it every token re-renders the chat
+    // synchronously, and the hook's own work per render grows with the thread (docs/benchmarks.md).
+    throttle: 50,
     onThreadId: (id) => {
       created.current = id;
       onThreadCreated(id);
