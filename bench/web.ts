@@ -68,7 +68,7 @@ export async function main(quick: boolean): Promise<void> {
     script: (body) => {
       const last = body.messages.filter((m) => m.role === "user").at(-1);
       const words = Number(/Stream a long answer of (\d+) words/.exec(JSON.stringify(last?.content ?? ""))?.[1] ?? 0);
-      return { content: words > 0 ? `${Array.from({ length: words }, (_, i) => `w${i}`).join(" ")} END-OF-ANSWER` : "Summary." };
+      return { content: words > 0 ? `${Array.from({ length: words }, (_, i) => `w${i}`).join(" ")} END-OF-ANSWER-${words}` : "Summary." };
     },
   });
   const server = await serve({
@@ -153,7 +153,7 @@ export async function main(quick: boolean): Promise<void> {
       const streamStart = performance.now();
       await page.getByLabel("Message").fill(`Stream a long answer of ${words} words`);
       await page.getByLabel("Message").press("Enter");
-      await page.getByText("END-OF-ANSWER").waitFor({ timeout: 1_800_000 });
+      await page.getByText(`END-OF-ANSWER-${words}`).waitFor({ timeout: 1_800_000 });
       const ms = performance.now() - streamStart;
       if (profiler) await printProfile(page, (await profiler.send("Profiler.stop")).profile as CpuProfile);
       const counts = await page.evaluate(() => (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders);
