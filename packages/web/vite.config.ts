@@ -10,6 +10,9 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     chunkSizeWarningLimit: 900,
+    // KaTeX's fonts stay files: the page's Content-Security-Policy allows fonts from this server only,
+    // not data: URLs.
+    assetsInlineLimit: (file) => (/\.(woff2?|ttf)$/.test(file) ? false : undefined),
     rollupOptions: {
       // zod's sources carry comments next to @__PURE__ markers that Rollup cannot place; harmless noise.
       onwarn(warning, warn) {

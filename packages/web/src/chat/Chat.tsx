@@ -3,12 +3,11 @@
  * token by token, rejoins a running run after a reload (`reconnectOnMount`), and stops it (Stop also
  * cancels the run on the server). Around the messages it shows what the harness does: the plan,
  * subagent cards (from `custom` events), the clarification question, the summary notice, and a run
- * error with Retry. Artifacts open in the side panel owned by the parent. Long threads are virtualized:
- * from {@link VIRTUALIZE_FROM} messages on, only the messages near the viewport are in the DOM.
+ * error with Retry. Artifacts open in the side panel owned by the parent. The messages themselves are
+ * rendered by {@link MessageList} (virtualized for long threads).
  */
 import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { AlertCircle, FileText, RotateCcw } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isUnauthorized } from "../api";
@@ -19,8 +18,8 @@ import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard
 import { runContext, type Settings } from "../settings/settings";
 import { Composer, type SendResult } from "./Composer";
 import { uploadFiles } from "./uploads";
-import { isShown, latestTokenUsage, pendingClarification, toolCallsOf } from "./messages";
-import { MessageView } from "./MessageView";
+import { MessageList } from "./MessageList";
+import { isShown, latestTokenUsage, pendingClarification } from "./messages";
 
 /** The thread state the app reads (the harness's ThreadState, as JSON). */
 export interface AgentState extends Record<string, unknown> {
@@ -31,9 +30,6 @@ export interface AgentState extends Record<string, unknown> {
   summary_text?: string | null;
   delegations?: SavedDelegation[];
 }
-
-/** From this many shown messages on, the list renders only what is near the viewport. */
-export const VIRTUALIZE_FROM = 150;
 
 /** Props of {@link Chat}. */
 export interface ChatProps {
@@ -63,6 +59,9 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
     assistantId: "lead_agent",
     threadId,
     reconnectOnMount: true,
+    // Coalesce stream updates into one render per 50 ms: without it every token re-renders the chat
+    // synchronously, and the hook's own work per render grows with the thread (docs/benchmarks.md).
+    throttle: 50,
     onThreadId: (id) => {
       created.current = id;
       onThreadCreated(id);
@@ -102,7 +101,8 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
       if (Object.keys(outcome.refused).length > 0) return { refused: outcome.refused };
       attached = outcome.stored.map((file) => ({ filename: file.filename, size: file.size, path: file.virtual_path ?? file.path }));
     }
-    const message = { type: "human" as const, content: text, ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}) };
+    // An id of our own keeps the message's key (and its rendered row) when the server echoes it back.
+    const message = { type: "human" as const, id: crypto.randomUUID(), content: text, ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}) };
     void stream.submit(
       { messages: [message] },
       {
@@ -138,28 +138,14 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
   // Live cards from this session's events win over the ones saved in state (a thread opened later).
   const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
   const taskCallIds = new Set(messages.flatMap((m) => ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).filter((c) => c.name === "task").map((c) => c.id)));
-  const cardsOf = (message: Message) =>
-    ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) => (call.name === "task" && call.id && allCards[call.id] ? [allCards[call.id]!] : []));
   const cardList = Object.values(allCards).filter((card) => !taskCallIds.has(card.id));
   const bottom = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
-  const list = useRef<HTMLDivElement>(null);
-  const virtual = shown.length >= VIRTUALIZE_FROM;
-  const virtualizer = useVirtualizer({
-    count: virtual ? shown.length : 0,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => 96,
-    overscan: 6,
-    getItemKey: (index) => shown[index]?.id ?? index,
-    scrollMargin: list.current?.offsetTop ?? 0,
-  });
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll only when a message arrives or a run starts or ends
   useEffect(() => {
-    if (virtual) virtualizer.scrollToIndex(shown.length - 1, { align: "end" });
     bottom.current?.scrollIntoView({ block: "end" });
   }, [messages.length, running]);
 
-  const lastAiIndex = shown.map((m) => m.type).lastIndexOf("ai");
   const error = stream.error;
   return (
     <div className="chat">
@@ -175,22 +161,7 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
             Earlier messages of this conversation were summarised to fit the model's context.
           </div>
         )}
-        {virtual ? (
-          <div ref={list} className="virtual-list" style={{ height: virtualizer.getTotalSize() }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const message = shown[item.index]!;
-              return (
-                <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="virtual-row" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
-                  <MessageView message={message} tools={toolCallsOf(message, messages)} running={running && item.index === lastAiIndex} subagents={cardsOf(message)} />
-                </div>
-              );
-            })}
-          </div>
-        ) : (
-          shown.map((message, index) => (
-            <MessageView key={message.id ?? index} message={message} tools={toolCallsOf(message, messages)} running={running && index === lastAiIndex} subagents={cardsOf(message)} />
-          ))
-        )}
+        <MessageList messages={messages} running={running} cards={allCards} scroller={scroller} />
         <Plan todos={values?.todos} />
         <Subagents cards={cardList} />
         {!running && artifacts.length > 0 && (

@@ -1,7 +1,8 @@
 /**
  * One chat message: the user's text, or the agent's answer (Markdown), its reasoning collapsed, and
- * its tool calls as cards. Memoized on the message object, so earlier messages do not re-render while
- * the last one streams (the SDK keeps unchanged messages' identity).
+ * its tool calls as cards. Memoized on what it shows (same-message.ts), not on object identity: the SDK
+ * hands over new objects for unchanged messages on every `values` event, and earlier messages must not
+ * re-render while the last one streams.
  */
 import type { Message } from "@langchain/langgraph-sdk";
 import { Brain, Paperclip } from "lucide-react";
@@ -10,6 +11,7 @@ import { Subagents } from "../harness/Subagents";
 import type { SubagentCard } from "../harness/subagents";
 import { Markdown } from "./Markdown";
 import { reasoningOf, textOf, type ToolCallView } from "./messages";
+import { sameCards, sameMessage, sameTools } from "./same-message";
 import { ToolCard } from "./ToolCard";
 
 /** Props of {@link MessageView}. */
@@ -19,14 +21,6 @@ export interface MessageViewProps {
   running: boolean;
   /** Subagent cards of this message's `task` calls (the card's id is the tool call's id). */
   subagents?: SubagentCard[];
-}
-
-function sameCards(a: SubagentCard[] = [], b: SubagentCard[] = []): boolean {
-  return a.length === b.length && a.every((card, index) => card === b[index]);
-}
-
-function sameTools(a: ToolCallView[], b: ToolCallView[]): boolean {
-  return a.length === b.length && a.every((view, index) => view.call.id === b[index]!.call.id && view.result?.text === b[index]!.result?.text && view.call.args === b[index]!.call.args);
 }
 
 /**
@@ -71,7 +65,7 @@ export const MessageView = memo(
             <div className="reasoning-text">{reasoning}</div>
           </details>
         )}
-        {text && <Markdown text={text} />}
+        {text && <Markdown text={text} streaming={running} />}
         {tools.map((view, index) => (
           <ToolCard key={view.call.id ?? index} view={view} running={running} />
         ))}
@@ -79,5 +73,5 @@ export const MessageView = memo(
       </div>
     );
   },
-  (before, after) => before.message === after.message && before.running === after.running && sameTools(before.tools, after.tools) && sameCards(before.subagents, after.subagents),
+  (before, after) => sameMessage(before.message, after.message) && before.running === after.running && sameTools(before.tools, after.tools) && sameCards(before.subagents, after.subagents),
 );
