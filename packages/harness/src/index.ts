@@ -85,7 +85,9 @@ export {
 } from "./state/reducers.js";
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 export { openCheckpointStore, type CheckpointStore, type CheckpointStoreOptions, storageError } from "./storage/checkpointer.js";
-export { collectLargeValues, createLargeValueSerde, LARGE_VALUE_CHARS } from "./storage/large-values.js";
+export { collectLargeValues, createLargeValueSerde, LARGE_VALUE_CHARS, type LargeValueTable, sqliteLargeValues } from "./storage/large-values.js";
+export { createPostgresPruner } from "./storage/postgres-retention.js";
+export { collectPostgresLargeValues, createPostgresSaver, postgresLargeValues } from "./storage/postgres-large-values.js";
 export { type CheckpointPruner, createSqlitePruner, keptCheckpointIds, type PruneReport, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "./storage/retention.js";
 export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
 export {
