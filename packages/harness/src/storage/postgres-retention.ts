@@ -71,10 +71,12 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
     [threadId, drop],
   );
   // A blob is one channel's value at one version; it goes once no remaining checkpoint names that version.
+  // NOT IN over the named versions is one hashed set, so a long thread costs checkpoints + blobs, not their product.
   const blobs = await sized(
     `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND b.checkpoint_ns = ''
-       AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = $1 AND c.checkpoint_ns = ''
-                         AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)
+       AND (b.channel, b.version) NOT IN (
+         SELECT v.key, v.value FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v
+         WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND v.value IS NOT NULL)
      RETURNING pg_column_size(b.*) AS size`,
     [threadId],
   );
