@@ -115,7 +115,8 @@ Lists saved threads, newest first: id, last update, message count and title (whe
 delete removes a thread's checkpoints, compacted history and files ({home}/threads/ID); a thread
 that a run holds is refused.
 prune applies a checkpoint retention policy (default: checkpoints.retention from the config) to
-every thread no run holds and vacuums the database; it reports what it freed.
+every thread no run holds and vacuums the SQLite file (Postgres reuses the space itself); it
+reports what it freed.
 `,
 };
 

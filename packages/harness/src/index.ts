@@ -117,6 +117,8 @@ export { McpServerInput, type McpServerSpec, McpSpecError, type McpTransport, to
 export { type CheckpointStore, type CheckpointStoreOptions, openCheckpointStore } from "./storage/checkpointer.js";
 export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
 export { collectLargeValues } from "./storage/large-values.js";
+export { collectPostgresLargeValues } from "./storage/postgres-large-values.js";
+export { createPostgresPruner } from "./storage/postgres-retention.js";
 export { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "./storage/retention.js";
 export {
   migrate,

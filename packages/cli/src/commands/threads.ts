@@ -2,7 +2,8 @@
  * `deerflow threads [--limit N]`: the saved threads, newest first, with title, message count and last
  * update. `deerflow threads delete ID`: removes a thread's checkpoints, archived history and files,
  * unless a run holds it. `deerflow threads prune [--retention runs|latest|all]`: applies a checkpoint
- * retention policy (default: the config's) to every idle thread and vacuums the file. Listing opens
+ * retention policy (default: the config's) to every idle thread and vacuums the file (on Postgres it
+ * reports the bytes the deleted rows took; the database reuses them itself). Listing opens
  * the database read-only (it works on a read-only home).
  */
 import { rmSync } from "node:fs";
@@ -10,6 +11,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   collectLargeValues,
+  collectPostgresLargeValues,
+  createPostgresPruner,
   createSqlitePruner,
   isValidThreadId,
   openPostgresThreadLeases,
@@ -97,19 +100,16 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
     throw new UsageError(`--retention takes one of ${RETENTION_POLICIES.join(", ")}, got "${retentionRaw}".`);
   }
   const reader = await openThreadReader(configPath, { writable: true });
-  if (reader.config.database.backend === "postgres") {
-    await reader.close();
-    process.stderr.write(`deerflow threads prune works on SQLite only for now; ${reader.where} keeps every checkpoint.\n`);
-    return 1;
-  }
   const policy = (retentionRaw ?? reader.config.checkpoints.retention) as RetentionPolicy;
-  const leases = openThreadLeases(reader.store.file);
+  const postgres = reader.postgres;
+  const leases = postgres ? openPostgresThreadLeases(postgres.pool) : openThreadLeases(reader.store.file);
   try {
-    const pruner = createSqlitePruner(reader.store.db);
+    const pruner = postgres ? createPostgresPruner(postgres.pool) : createSqlitePruner(reader.store.db);
     let checkpoints = 0;
     let threads = 0;
+    let bytes = 0;
     const busy: string[] = [];
-    for (const threadId of reader.store.listThreadIds()) {
+    for (const threadId of await reader.listThreadIds()) {
       // A thread a run holds keeps its steps (crash-resume needs them); a later prune catches up.
       if (await leases.holder(threadId)) {
         busy.push(threadId);
@@ -120,19 +120,29 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
         const report = await pruner.pruneThread(threadId, policy);
         checkpoints += report.checkpoints;
         threads += report.threads;
+        bytes += report.bytes ?? 0;
       } finally {
-        lease.release();
+        await lease.release();
       }
+    }
+    const skipped = busy.length > 0 ? ` Skipped busy threads: ${busy.join(", ")}.` : "";
+    if (postgres) {
+      // Long values only pruned checkpoints referred to go too; Postgres reuses the space of deleted rows
+      // itself (autovacuum), so the report is what the rows took.
+      if (busy.length === 0) bytes += (await collectPostgresLargeValues(postgres.pool)).bytes;
+      process.stderr.write(`Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); ${size(bytes)} of rows freed in ${reader.where}.${skipped}\n`);
+      return 0;
     }
     // Long values only pruned checkpoints referred to go too (a full scan: here, not after every run).
     if (busy.length === 0) collectLargeValues(reader.store.db);
     const freed = reclaimSpace(reader.store.db, true);
-    process.stderr.write(
-      `Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${(freed / 2 ** 20).toFixed(1)} MiB.${busy.length > 0 ? ` Skipped busy threads: ${busy.join(", ")}.` : ""}\n`,
-    );
+    process.stderr.write(`Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${mib(freed)} MiB.${skipped}\n`);
     return 0;
   } finally {
-    leases.close();
+    await leases.close();
     await reader.close();
   }
 }
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const size = (bytes: number) => (bytes >= 2 ** 20 ? `${mib(bytes)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);

@@ -32,6 +32,7 @@ import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
 import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
+import { createPostgresPruner } from "../storage/postgres-retention.js";
 import { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace } from "../storage/retention.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
 import { openPostgresDatabase, type PostgresDatabase, resolveDatabaseUrl } from "../storage/postgres-database.js";
@@ -93,7 +94,7 @@ export interface HarnessOptions {
   logger?: Logger;
   /** How many compiled graphs (one per option set) are kept (default 16). */
   agentCacheSize?: number;
-  /** Applies `checkpoints.retention` after runs; default: the built-in SQLite store's (none with a checkpointer from code). */
+  /** Applies `checkpoints.retention` after runs; default: the built-in SQLite or Postgres store's (none with a checkpointer from code). */
   pruner?: CheckpointPruner;
 }
 
@@ -356,8 +357,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   // On Postgres the archive is in the database too, so every process sees a thread's compacted messages.
   setup.threadArchive = postgres ? createPostgresHistoryArchive(postgres.pool) : setup.archive && asyncArchive(setup.archive);
   setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
-  // Postgres plugs in its own pruner later (CheckpointPruner); until then retention applies to SQLite only.
-  setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : undefined);
+  setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : postgres ? createPostgresPruner(postgres.pool) : undefined);
   const archive = setup.threadArchive;
 
   const models = new ModelCache();

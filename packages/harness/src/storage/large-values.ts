@@ -1,6 +1,7 @@
 /**
- * Large values stored once: a serializer for the SQLite checkpointer that moves every long string
- * out of a checkpoint into a content-addressed table and leaves a short reference in its place.
+ * Large values stored once: a serializer for the checkpointers (SQLite here, Postgres through
+ * `postgres-large-values.ts`) that moves every long string out of a checkpoint into a
+ * content-addressed table and leaves a short reference in its place.
  *
  * LangGraph writes the whole state after every step, so a 19 KB tool result, or a 10 MB tool argument
  * that a tool then refused, was written again in every later checkpoint of the thread until
@@ -25,24 +26,60 @@ const REFERENCE = /"\\u0000dfv:([0-9a-f]{64})"/g;
 
 type Serde = JsonPlusSerializer;
 
+/** Where the stored values live: a SQLite table, or Postgres's (`postgres-large-values.ts`). */
+export interface LargeValueTable {
+  /** False on a read-only store: checkpoints are written as they are (nothing is written at all). */
+  readonly writable: boolean;
+  /** Named in the error when a checkpoint refers to a value that is missing. */
+  readonly where: string;
+  /** Stores values by hash; a hash already stored is left as it is. */
+  put(values: ReadonlyMap<string, string>): void | Promise<void>;
+  /** The stored bodies of those of `hashes` that exist. */
+  get(hashes: readonly string[]): Map<string, string> | Promise<Map<string, string>>;
+}
+
 const SCHEMA = "CREATE TABLE IF NOT EXISTS large_values (hash TEXT PRIMARY KEY, body TEXT NOT NULL)";
 
-/**
- * Wraps `inner` (default: LangGraph's JSON serializer) so long strings go to `large_values` in `db`.
- *
- * @example
- * const saver = new SqliteSaver(db, createLargeValueSerde(db));
- */
-export function createLargeValueSerde(db: Database.Database, inner: Serde = new JsonPlusSerializer(), thresholdChars = LARGE_VALUE_CHARS): Serde {
+/** The `large_values` table of a SQLite database (created unless the database is read-only). */
+export function sqliteLargeValues(db: Database.Database): LargeValueTable {
   const writable = !db.readonly;
   if (writable) db.exec(SCHEMA);
   const hasTable = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get());
   const insert = writable ? db.prepare("INSERT OR IGNORE INTO large_values (hash, body) VALUES (?, ?)") : null;
   let select: Database.Statement<[string], { body: string }> | null = null;
+  return {
+    writable,
+    where: `large_values in ${db.name}`,
+    put(values) {
+      for (const [hash, body] of values) insert!.run(hash, body);
+    },
+    get(hashes) {
+      select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
+      const found = new Map<string, string>();
+      for (const hash of hashes) {
+        const row = select?.get(hash);
+        if (row) found.set(hash, row.body);
+      }
+      return found;
+    },
+  };
+}
+
+/**
+ * Wraps `inner` (default: LangGraph's JSON serializer) so long strings go to `large_values` in `db`
+ * (a SQLite database, or any {@link LargeValueTable}).
+ *
+ * @example
+ * const saver = new SqliteSaver(db, createLargeValueSerde(db));
+ */
+export function createLargeValueSerde(db: Database.Database | LargeValueTable, inner: Serde = new JsonPlusSerializer(), thresholdChars = LARGE_VALUE_CHARS): Serde {
+  const table = "put" in db ? db : sqliteLargeValues(db);
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
 
-  const extract = (text: string): string => {
+  /** The text with every long JSON string replaced by a reference, and the strings by hash. */
+  const extract = (text: string): { lean: string; values: Map<string, string> } => {
+    const values = new Map<string, string>();
     const parts: string[] = [];
     let copied = 0;
     let at = 0;
@@ -52,7 +89,7 @@ export function createLargeValueSerde(db: Database.Database, inner: Serde = new 
       let close = open + 1;
       for (;;) {
         close = text.indexOf('"', close);
-        if (close < 0) return text; // not JSON as expected: store as is
+        if (close < 0) return { lean: text, values: new Map() }; // not JSON as expected: store as is
         let slashes = 0;
         while (text.charCodeAt(close - 1 - slashes) === 92) slashes++;
         if (slashes % 2 === 0) break;
@@ -61,37 +98,41 @@ export function createLargeValueSerde(db: Database.Database, inner: Serde = new 
       if (close - open - 1 >= thresholdChars) {
         const body = text.slice(open + 1, close);
         const hash = createHash("sha256").update(body).digest("hex");
-        insert!.run(hash, body);
+        values.set(hash, body);
         parts.push(text.slice(copied, open), `"${MARK}${hash}"`);
         copied = close + 1;
       }
       at = close + 1;
     }
-    if (copied === 0) return text;
+    if (copied === 0) return { lean: text, values };
     parts.push(text.slice(copied));
-    return parts.join("");
+    return { lean: parts.join(""), values };
   };
 
-  const restore = (text: string): string =>
-    text.replace(REFERENCE, (_whole, hash: string) => {
-      select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
-      const row = select?.get(hash);
-      if (!row) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from large_values in ${db.name}. The file was edited or truncated; restore it from a backup.`);
-      return `"${row.body}"`;
+  const restore = async (text: string): Promise<string> => {
+    const hashes = [...new Set([...text.matchAll(REFERENCE)].map((match) => match[1]!))];
+    const bodies = await table.get(hashes);
+    return text.replace(REFERENCE, (_whole, hash: string) => {
+      const body = bodies.get(hash);
+      if (body === undefined) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`);
+      return `"${body}"`;
     });
+  };
 
   const serde = Object.create(inner) as Serde;
   serde.dumpsTyped = async (obj: unknown) => {
     const [type, data] = await inner.dumpsTyped(obj);
-    if (!writable || type !== "json" || data.length < thresholdChars) return [type, data];
-    const text = decoder.decode(data);
-    const lean = extract(text);
-    return [type, lean === text ? data : encoder.encode(lean)];
+    if (!table.writable || type !== "json" || data.length < thresholdChars) return [type, data];
+    const { lean, values } = extract(decoder.decode(data));
+    if (values.size === 0) return [type, data];
+    // Stored before the checkpoint that refers to them is written.
+    await table.put(values);
+    return [type, encoder.encode(lean)];
   };
   serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
     if (type === "json") {
       const text = typeof data === "string" ? data : decoder.decode(data);
-      if (text.includes(MARK)) return inner.loadsTyped(type, restore(text));
+      if (text.includes(MARK)) return inner.loadsTyped(type, await restore(text));
     }
     return inner.loadsTyped(type, data);
   };

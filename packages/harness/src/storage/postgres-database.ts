@@ -7,12 +7,13 @@
  * session advisory lock: the first process migrates, the others wait and then find nothing to do. A
  * database migrated by a newer DeerFlow.ts (a version this build does not know) is refused rather than
  * written with an older idea of its tables. One list holds the tables of every layer (history archive and
- * its search index, thread leases, the server's threads, runs and run events) so one number says where a
+ * its search index, thread leases, the server's threads, runs and run events, large checkpoint values) so one number says where a
  * database is.
  */
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { ConfigError, HarnessError } from "../errors.js";
+import { createPostgresSaver } from "./postgres-large-values.js";
 
 /** Any number the advisory lock of DeerFlow.ts migrations can be told apart by ("DFTS" in ASCII). */
 const MIGRATION_LOCK = 0x44465453;
@@ -116,6 +117,18 @@ CREATE TABLE IF NOT EXISTS history_search (
 CREATE INDEX IF NOT EXISTS history_search_tsv ON history_search USING GIN (tsv);
 `,
   },
+  {
+    version: 4,
+    name: "large values stored once",
+    // Long strings of checkpoints (postgres-large-values.ts), by SHA-256; used_at guards collection.
+    sql: `
+CREATE TABLE IF NOT EXISTS large_values (
+  hash TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  used_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */
@@ -191,7 +204,8 @@ export async function openPostgresDatabase(url: string, options: PostgresDatabas
     await pool.end().catch(() => {});
     throw connectionError(url, error);
   }
-  const saver = new PostgresSaver(pool);
+  // Long strings (big tool results and arguments) are stored once, not in every version of a channel.
+  const saver = createPostgresSaver(pool);
   try {
     if (options.migrate ?? true) await migrate(pool, saver);
     else await checkVersion(pool);

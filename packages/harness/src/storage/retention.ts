@@ -12,8 +12,8 @@
  * - `all`: keep everything (what LangGraph does on its own).
  * - `latest`: only the head.
  *
- * {@link CheckpointPruner} is the small interface a store implements; SQLite's is here, a Postgres
- * store can provide its own through `HarnessOptions.pruner`.
+ * {@link CheckpointPruner} is the small interface a store implements; SQLite's is here, Postgres's in
+ * `postgres-retention.ts`; code with its own store passes one as `HarnessOptions.pruner`.
  */
 import type Database from "better-sqlite3";
 
@@ -26,6 +26,10 @@ export interface PruneReport {
   threads: number;
   checkpoints: number;
   writes: number;
+  /** Channel values no kept checkpoint refers to (Postgres stores them apart from checkpoints). */
+  blobs?: number;
+  /** Bytes the deleted rows took (Postgres; SQLite reports what the file shrank by instead). */
+  bytes?: number;
 }
 
 /** Applies a retention policy to a thread's stored checkpoints. */

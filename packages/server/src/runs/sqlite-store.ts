@@ -303,6 +303,14 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         for (const table of ["checkpoints", "writes", "history_archive"]) {
           if (tableExists(table)) db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(threadId);
         }
+        if (!tableExists("history_search")) return;
+        // The full-text index has external content: each row leaves it by a 'delete' with its old text.
+        if (tableExists("history_fts")) {
+          db.prepare(
+            `INSERT INTO history_fts (history_fts, rowid, text) SELECT 'delete', id, text FROM history_search WHERE thread_id = ? AND text <> ''`,
+          ).run(threadId);
+        }
+        db.prepare("DELETE FROM history_search WHERE thread_id = ?").run(threadId);
       })();
     },
     copyThreadState(fromThreadId, toThreadId) {
@@ -315,6 +323,12 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         for (const [table, list] of Object.entries(columns)) {
           if (!tableExists(table)) continue;
           db.prepare(`INSERT INTO ${table} (thread_id, ${list}) SELECT ?, ${list} FROM ${table} WHERE thread_id = ?`).run(toThreadId, fromThreadId);
+        }
+        // The copy's compacted messages stay searchable: its own index rows, then their full-text entries.
+        if (!tableExists("history_search")) return;
+        db.prepare("INSERT INTO history_search (thread_id, seq, turn, role, text) SELECT ?, seq, turn, role, text FROM history_search WHERE thread_id = ? ORDER BY seq").run(toThreadId, fromThreadId);
+        if (tableExists("history_fts")) {
+          db.prepare("INSERT INTO history_fts (rowid, text) SELECT id, text FROM history_search WHERE thread_id = ? AND text <> ''").run(toThreadId);
         }
       })();
     },

@@ -1,0 +1,76 @@
+/**
+ * Large values stored once on Postgres: the `large_values` table (migration 4) behind the same
+ * serializer as SQLite's, so a big tool result is not written again with every new version of the
+ * thread's `messages` channel (PostgresSaver stores one blob per channel version, each a full copy).
+ *
+ * A value's `used_at` is refreshed whenever a checkpoint stores it again, and `deerflow threads prune`
+ * collects only values no checkpoint or pending write refers to that were not used for an hour, so a
+ * checkpoint another process is writing at that moment never loses its value.
+ */
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type pg from "pg";
+import { createLargeValueSerde, type LargeValueTable } from "./large-values.js";
+
+/** The `large_values` table of a migrated database (an unmigrated one reads as holding nothing). */
+export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
+  return {
+    writable: true,
+    where: "the large_values table of the Postgres database",
+    async put(values) {
+      await pool.query(
+        `INSERT INTO large_values (hash, body) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (hash) DO UPDATE SET used_at = now()`,
+        [[...values.keys()], [...values.values()]],
+      );
+    },
+    async get(hashes) {
+      try {
+        const result = await pool.query<{ hash: string; body: string }>("SELECT hash, body FROM large_values WHERE hash = ANY($1)", [hashes]);
+        return new Map(result.rows.map((row) => [row.hash, row.body]));
+      } catch (error) {
+        if ((error as { code?: string }).code === "42P01") return new Map();
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The Postgres checkpointer with long strings stored once. Metadata keeps the plain serializer: it
+ * goes into a JSONB column, which cannot hold the reference's NUL character.
+ *
+ * @example
+ * const saver = createPostgresSaver(pool);
+ */
+export function createPostgresSaver(pool: pg.Pool): PostgresSaver {
+  const plain = new JsonPlusSerializer();
+  class LeanPostgresSaver extends PostgresSaver {
+    protected override async _dumpMetadata(metadata: Parameters<PostgresSaver["_dumpMetadata"]>[0]) {
+      const [, data] = await plain.dumpsTyped(metadata);
+      return JSON.parse(new TextDecoder().decode(data).replace(/\0/g, ""));
+    }
+  }
+  return new LeanPostgresSaver(pool, createLargeValueSerde(postgresLargeValues(pool)));
+}
+
+/**
+ * Deletes stored values no checkpoint blob or pending write refers to and that no checkpoint stored
+ * within `graceSeconds` (default an hour). A full scan: `deerflow threads prune` runs it. Returns the
+ * number of values and the bytes they took.
+ */
+export async function collectPostgresLargeValues(pool: pg.Pool, graceSeconds = 3600): Promise<{ values: number; bytes: number }> {
+  try {
+    const result = await pool.query<{ size: number }>(
+      `DELETE FROM large_values v WHERE v.used_at < now() - make_interval(secs => $1)
+         AND NOT EXISTS (SELECT 1 FROM checkpoint_blobs b WHERE position(convert_to(v.hash, 'UTF8') IN b.blob) > 0)
+         AND NOT EXISTS (SELECT 1 FROM checkpoint_writes w WHERE position(convert_to(v.hash, 'UTF8') IN w.blob) > 0)
+       RETURNING pg_column_size(v.*) AS size`,
+      [graceSeconds],
+    );
+    return { values: result.rowCount ?? 0, bytes: result.rows.reduce((sum, row) => sum + Number(row.size), 0) };
+  } catch (error) {
+    if ((error as { code?: string }).code === "42P01") return { values: 0, bytes: 0 };
+    throw error;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Checkpoint retention on Postgres: the same policies and the same choice of kept checkpoints as the
+ * SQLite pruner (`keptCheckpointIds`), over `@langchain/langgraph-checkpoint-postgres`'s tables.
+ *
+ * That checkpointer stores channel values apart from checkpoints: `checkpoint_blobs` holds one row per
+ * channel version, and a checkpoint names the versions it sees in `checkpoint.channel_versions`. So a
+ * prune deletes the dropped checkpoints and their pending writes, then the blobs no remaining
+ * checkpoint of the thread names. One transaction per thread, holding a per-thread advisory lock so two
+ * pruners of the same thread (two servers, a CLI prune beside a worker) take turns. Postgres reuses the
+ * freed space itself (autovacuum), so there is no vacuum step; the report counts the bytes the deleted
+ * rows took (`pg_column_size`).
+ */
+import type pg from "pg";
+import { type CheckpointPruner, keptCheckpointIds, type PruneReport, type RetentionPolicy } from "./retention.js";
+
+/** Any number the per-thread prune lock can be told apart by ("DFPR" in ASCII). */
+const PRUNE_LOCK = 0x44465052;
+
+/**
+ * The Postgres pruner. Subgraph namespaces are left as they are.
+ *
+ * @example
+ * const pruner = createPostgresPruner(database.pool);
+ * await pruner.pruneThread("t1", "runs");
+ */
+export function createPostgresPruner(pool: pg.Pool): CheckpointPruner {
+  return {
+    async pruneThread(threadId, policy) {
+      const none: PruneReport = { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
+      if (policy === "all") return none;
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        try {
+          const report = await pruneIn(client, threadId, policy);
+          await client.query("COMMIT");
+          return report;
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          // Never set up (no checkpoint table yet): nothing to prune.
+          if ((error as { code?: string }).code === "42P01") return none;
+          throw error;
+        }
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+async function pruneIn(client: pg.PoolClient, threadId: string, policy: RetentionPolicy): Promise<PruneReport> {
+  await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [PRUNE_LOCK, threadId]);
+  // Checkpoint ids are time-ordered (UUIDv6); the metadata as text, as the shared chooser reads it.
+  const rows = await client.query<{ checkpoint_id: string; parent_checkpoint_id: string | null; metadata: string }>(
+    "SELECT checkpoint_id, parent_checkpoint_id, metadata::text AS metadata FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id",
+    [threadId],
+  );
+  const keep = keptCheckpointIds(rows.rows, policy);
+  const drop = rows.rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
+  if (drop.length === 0) return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
+  const sized = async (sql: string, params: unknown[]) => {
+    const result = await client.query<{ size: number }>(sql, params);
+    return { count: result.rowCount ?? 0, bytes: result.rows.reduce((sum, row) => sum + Number(row.size), 0) };
+  };
+  const checkpoints = await sized(
+    "DELETE FROM checkpoints c WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2) RETURNING pg_column_size(c.*) AS size",
+    [threadId, drop],
+  );
+  const writes = await sized(
+    "DELETE FROM checkpoint_writes w WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2) RETURNING pg_column_size(w.*) AS size",
+    [threadId, drop],
+  );
+  // A blob is one channel's value at one version; it goes once no remaining checkpoint names that version.
+  // NOT IN over the named versions is one hashed set, so a long thread costs checkpoints + blobs, not their product.
+  const blobs = await sized(
+    `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND b.checkpoint_ns = ''
+       AND (b.channel, b.version) NOT IN (
+         SELECT v.key, v.value FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v
+         WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND v.value IS NOT NULL)
+     RETURNING pg_column_size(b.*) AS size`,
+    [threadId],
+  );
+  return {
+    threads: 1,
+    checkpoints: checkpoints.count,
+    writes: writes.count,
+    blobs: blobs.count,
+    bytes: checkpoints.bytes + writes.bytes + blobs.bytes,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * checkpoints.retention on Postgres (database.backend postgres): the same checkpoints stay as on
+ * SQLite, the channel values only dropped checkpoints used go with them, and a thread still reads,
+ * time-travels, continues and resumes a failed run afterwards. Each test has its own database and
+ * skips with the reason without Postgres.
+ */
+import assert from "node:assert/strict";
+import { test, type TestContext } from "node:test";
+import { tool } from "@langchain/core/tools";
+import pg from "pg";
+import { z } from "zod";
+import { createHarness } from "../../src/agent/harness.js";
+import { parseConfigText } from "../../src/config/load-config.js";
+import { createTempHome, ScriptedChatModel, type ScriptStep, testDatabase } from "../../src/testing/index.js";
+
+async function open(t: TestContext, retention: string, steps: ScriptStep[] = [{ content: "noted" }], options: Parameters<typeof createHarness>[1] = {}) {
+  const db = await testDatabase();
+  if ("skip" in db) {
+    t.skip(db.skip);
+    return null;
+  }
+  const home = createTempHome();
+  const config = parseConfigText(
+    `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\ncheckpoints: {retention: ${retention}}\ndatabase: {backend: postgres, url: '${db.url}'}\n`,
+    { source: null, env: {} },
+  );
+  const chatModel = new ScriptedChatModel(steps, { loop: true });
+  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {}, ...options });
+  const sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  const count = async (table: string) => Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE thread_id = 't1'`)).rows[0].n);
+  // Blobs no checkpoint names, and versions a checkpoint names that have no blob.
+  const orphans = async () =>
+    Number(
+      (await sql.query(`SELECT count(*) AS n FROM checkpoint_blobs b WHERE thread_id = 't1' AND NOT EXISTS
+        (SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`)).rows[0].n,
+    );
+  const missing = async () =>
+    Number(
+      (await sql.query(`SELECT count(*) AS n FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = 't1' AND NOT EXISTS
+        (SELECT 1 FROM checkpoint_blobs b WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = v.key AND b.version = v.value)`)).rows[0].n,
+    );
+  const close = async () => {
+    await harness.close();
+    await sql.end();
+    home.cleanup();
+    await db.drop();
+  };
+  return { harness, agent: harness.agent(), thread: { configurable: { thread_id: "t1" } }, count, orphans, missing, close };
+}
+
+async function play(run: NonNullable<Awaited<ReturnType<typeof open>>>, turns: number) {
+  const reports = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    await run.agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, run.thread);
+    reports.push(await run.harness.afterRun("t1"));
+  }
+  return reports;
+}
+
+const messagesOf = (values: unknown) => (values as { messages: unknown[] }).messages.length;
+
+test("Postgres, runs (the default): first and last step of each run, their values and nothing else; the thread reads, time-travels and continues", async (t) => {
+  const run = await open(t, "runs");
+  if (!run) return;
+  try {
+    const reports = await play(run, 3);
+    assert.equal(await run.count("checkpoints"), 6, "first and last step of each run");
+    assert.ok(reports.every((report) => report.checkpoints > 0 && (report.blobs ?? 0) > 0 && (report.bytes ?? 0) > 0), JSON.stringify(reports));
+    assert.equal(await run.orphans(), 0, "no channel value that no checkpoint names");
+    assert.equal(await run.missing(), 0, "every kept checkpoint's values are there");
+    assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 6);
+    const points = [];
+    for await (const snapshot of run.agent.graph.getStateHistory(run.thread)) points.push(messagesOf(snapshot.values));
+    assert.deepEqual(points, [6, 5, 4, 3, 2, 1], "each run: its answer and its question, newest first");
+    await run.agent.invoke({ messages: [{ role: "user", content: "turn 4" }] }, run.thread);
+    assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 8);
+    assert.equal((await run.harness.history("t1")).length, 8);
+    const again = await run.harness.afterRun("t1");
+    assert.ok(again.checkpoints > 0);
+    assert.equal(await run.count("checkpoints"), 8);
+    assert.deepEqual(await run.harness.afterRun("t1"), { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 }, "a second prune finds nothing");
+  } finally {
+    await run.close();
+  }
+});
+
+test("Postgres, latest keeps only the head and its values", async (t) => {
+  const run = await open(t, "latest");
+  if (!run) return;
+  try {
+    await play(run, 3);
+    assert.equal(await run.count("checkpoints"), 1);
+    assert.equal(await run.orphans(), 0);
+    assert.equal(await run.missing(), 0);
+    assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 6);
+    await run.agent.invoke({ messages: [{ role: "user", content: "turn 4" }] }, run.thread);
+    assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 8);
+  } finally {
+    await run.close();
+  }
+});
+
+test("Postgres, all keeps every step", async (t) => {
+  const run = await open(t, "all");
+  if (!run) return;
+  try {
+    const reports = await play(run, 3);
+    assert.ok((await run.count("checkpoints")) > 9, `all keeps every step (${await run.count("checkpoints")} rows)`);
+    assert.ok(reports.every((report) => report.checkpoints === 0));
+  } finally {
+    await run.close();
+  }
+});
+
+test("Postgres, default retention: a run that failed after a tool ran resumes from the failed step, without running the tool again", async (t) => {
+  let resumed = false;
+  let toolRuns = 0;
+  const note = tool(async () => {
+    toolRuns += 1;
+    return "written down";
+  }, { name: "note", description: "Writes a note.", schema: z.object({ text: z.string() }) });
+  // The model calls the tool, then is down until the test brings it back.
+  const step: ScriptStep = (messages) => {
+    const last = messages.at(-1)!;
+    if (last.getType() === "human" && String(last.content).startsWith("note")) return { tool_calls: [{ name: "note", args: { text: "x" } }] };
+    if (last.getType() !== "tool") return { content: "ok" };
+    if (!resumed) throw new Error("model endpoint down");
+    return { content: "noted it" };
+  };
+  const run = await open(t, "runs", [step], { tools: [note] });
+  if (!run) return;
+  try {
+    await play(run, 2);
+    await assert.rejects(run.agent.invoke({ messages: [{ role: "user", content: "note this" }] }, run.thread), /model endpoint down/);
+    await run.harness.afterRun("t1");
+    assert.equal(toolRuns, 1);
+    resumed = true;
+    const values = await run.agent.invoke(null, run.thread);
+    assert.equal(toolRuns, 1, "the tool's result was kept, not run again");
+    const messages = (values as { messages: { content: unknown; getType(): string }[] }).messages;
+    assert.equal(messages.at(-1)!.content, "noted it");
+    assert.deepEqual(messages.map((message) => message.getType()), ["human", "ai", "human", "ai", "human", "ai", "tool", "ai"]);
+    await run.harness.afterRun("t1");
+    assert.equal(await run.missing(), 0);
+    assert.equal(await run.orphans(), 0);
+  } finally {
+    await run.close();
+  }
+});
