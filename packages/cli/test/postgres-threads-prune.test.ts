@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { before, test, type TestContext } from "node:test";
 import pg from "pg";
-import { createTempHome, startFakeOpenAIServer, testDatabase } from "../../harness/src/testing/index.js";
+import { createTempHome, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
 import { CLI, deerflow } from "./run-cli.js";
 
 before(() => {

@@ -36,6 +36,8 @@ const VALUES = [
   "threadUserDataDir", "titleMiddleware", "toServerSpec", "todoListMiddleware", "tokenUsageMiddleware",
   "toolCallRepairMiddleware", "toolErrorsMiddleware", "updateExtensionsFile", "uploadsMiddleware",
   "validateThreadId", "viewImageMiddleware", "withDirChecked", "withPathLock",
+  "asyncArchive", "collectPostgresLargeValues", "createPostgresHistoryArchive", "createPostgresPruner",
+  "importSqliteArchive", "runLeaseMs",
 ];
 
 const TYPES = [
@@ -54,6 +56,7 @@ const TYPES = [
   "ThreadDataOptions", "ThreadLease", "ThreadLeaseOptions", "ThreadLeases", "ThreadState", "TitleOptions",
   "TodoListOptions", "TokenCounter", "TokenUsage", "TokenUsageOptions", "ToolCallRepairOptions", "ToolErrorsOptions",
   "UploadLimits", "UploadsOptions", "ViewImageOptions", "WebToolsOptions",
+  "AnyHistoryArchive", "ArchiveImport", "AsyncHistoryArchive",
 ];
 
 /** The names `index.ts` exports, split into values and type-only exports, read from its syntax. */

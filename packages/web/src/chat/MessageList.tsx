@@ -52,6 +52,7 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
   // Where the list starts inside the scroller, read after layout (reading it while rendering forced a
   // layout on every scroll frame).
   const [margin, setMargin] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the offset changes when the list switches to virtual rows
   useLayoutEffect(() => setMargin(list.current?.offsetTop ?? 0), [virtual]);
   const estimates = useRef(new WeakMap<Message, number>());
   // Stable callbacks: the virtualizer recomputes every row's position whenever getItemKey changes.
@@ -76,13 +77,13 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
     scrollMargin: margin,
   });
   // Parse the Markdown of a long thread while the browser is idle, so rows scrolled into view reuse it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: warm again only when messages are added, not on every new array
   useEffect(() => {
     if (virtual) return warmMarkdown(shown.flatMap((m) => (m.type === "ai" ? [textOf(m.content)] : [])).reverse());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [virtual, shown.length]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll only when a message arrives or a run starts or ends
   useEffect(() => {
     if (virtual) virtualizer.scrollToIndex(shown.length - 1, { align: "end" });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shown.length, running]);
 
   if (!virtual) return <>{shown.map((message, index) => row(message, index, message.id ?? index))}</>;
