@@ -66,6 +66,14 @@ describe("Composer files", () => {
     render(<MessageView message={message} tools={[]} running={false} />);
     expect(screen.getByTestId("msg-human").textContent).toContain("data.csv");
   });
+
+  it("a user message shows what the user typed, not the uploads block the harness added for the model", () => {
+    const content = "<uploaded_files>\nThe following files were uploaded in this message:\n\n- data.csv\n</uploaded_files>\n\nsee file";
+    const message = { type: "human", id: "h2", content, additional_kwargs: { original_user_content: "see file", files: [{ filename: "data.csv", size: 3 }] } } as unknown as Message;
+    render(<MessageView message={message} tools={[]} running={false} />);
+    const bubble = screen.getByTestId("msg-human").querySelector(".bubble")!;
+    expect(bubble.textContent).toBe("see file");
+  });
 });
 
 describe("tool calls", () => {

@@ -10,7 +10,7 @@ import { memo } from "react";
 import { Subagents } from "../harness/Subagents";
 import type { SubagentCard } from "../harness/subagents";
 import { Markdown } from "./Markdown";
-import { reasoningOf, textOf, type ToolCallView } from "./messages";
+import { reasoningOf, shownText, type ToolCallView } from "./messages";
 import { sameCards, sameMessage, sameTools } from "./same-message";
 import { ToolCard } from "./ToolCard";
 
@@ -36,7 +36,7 @@ function countRender(message: Message): void {
 export const MessageView = memo(
   function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
     countRender(message);
-    const text = textOf(message.content);
+    const text = shownText(message);
     if (message.type === "human") {
       const files = ((message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs?.files ?? []).filter((f) => f?.filename);
       return (

@@ -27,6 +27,17 @@ export function textOf(content: unknown): string {
     .join("");
 }
 
+/**
+ * What a message shows as its text. For a user's message that is what the user typed: the harness puts
+ * an `<uploaded_files>` block for the model in front of it and keeps the typed text in
+ * `additional_kwargs.original_user_content`.
+ */
+export function shownText(message: Message): string {
+  const original = (message as { additional_kwargs?: { original_user_content?: unknown } }).additional_kwargs?.original_user_content;
+  if (message.type === "human" && typeof original === "string") return original;
+  return textOf(message.content);
+}
+
 /** The model's reasoning, when it sent any (`reasoning_content`, or reasoning/thinking blocks). */
 export function reasoningOf(message: Message): string {
   const kwargs = (message as { additional_kwargs?: Record<string, unknown> }).additional_kwargs ?? {};

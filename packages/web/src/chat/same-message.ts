@@ -6,7 +6,7 @@
  */
 import type { Message } from "@langchain/langgraph-sdk";
 import type { SubagentCard } from "../harness/subagents";
-import { reasoningOf, textOf, type ToolCallView } from "./messages";
+import { reasoningOf, shownText, type ToolCallView } from "./messages";
 
 function filesOf(message: Message): unknown {
   return (message as { additional_kwargs?: { files?: unknown } }).additional_kwargs?.files;
@@ -19,7 +19,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 /** True when two messages render the same (same id and kind, same text, reasoning and files). */
 export function sameMessage(a: Message, b: Message): boolean {
   if (a === b) return true;
-  return a.id === b.id && a.type === b.type && textOf(a.content) === textOf(b.content) && reasoningOf(a) === reasoningOf(b) && sameJson(filesOf(a), filesOf(b));
+  return a.id === b.id && a.type === b.type && shownText(a) === shownText(b) && reasoningOf(a) === reasoningOf(b) && sameJson(filesOf(a), filesOf(b));
 }
 
 /** True when two lists of tool calls show the same calls, arguments and results. */
