@@ -185,12 +185,13 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
          RETURNING ${RUN_COLUMNS}`,
         [maxAttempts, new Date().toISOString()],
       );
-      // Out of attempts, or cancelled while its worker died: the caller ends these.
+      // Out of attempts, or cancelled while its worker died: the caller ends these. Said explicitly, not
+      // as "what the first statement left": a lease that lapses between the two must not count as out.
       const exhausted = await pool.query<RunRow>(
         `UPDATE server_runs SET worker_id = $1, lease_expires = now() + make_interval(secs => $2)
-         WHERE status = 'running' AND lease_expires < now()
+         WHERE status = 'running' AND lease_expires < now() AND (cancel_action IS NOT NULL OR COALESCE((kwargs->>'attempt')::int, 0) >= $3)
          RETURNING ${RUN_COLUMNS}`,
-        [workerId, leaseMs / 1000],
+        [workerId, leaseMs / 1000, maxAttempts],
       );
       if (requeued.rows.length > 0) this.notify();
       return { requeued: requeued.rows.map(toRun), exhausted: exhausted.rows.map(toRun) };
