@@ -4,10 +4,14 @@
  * - Claim: the oldest pending run whose thread has neither a running run nor an older pending one,
  *   taken with `FOR UPDATE SKIP LOCKED` so processes never wait on each other's claims; the partial
  *   unique index on running runs rejects a second running run of a thread if two claims still race.
- * - A claimed run carries this process's id and a lease; a heartbeat renews the leases of the runs it
- *   executes. A process that dies stops renewing; the sweeper (any process) puts its runs back to
- *   pending, and the next claim resumes them from the thread's last checkpoint (the worker does not send
- *   the input again once it was checkpointed). After `maxAttempts` the run ends with an error instead.
+ * - A claimed run carries a lease token (this process's id plus one per claim, in `worker_id`) and a
+ *   lease; a heartbeat renews the leases of the runs it executes. A process that dies stops renewing;
+ *   the sweeper (any process) puts its runs back to pending, and the next claim resumes them from the
+ *   thread's last checkpoint (the worker does not send the input again once it was checkpointed). After
+ *   `maxAttempts` the run ends with an error instead.
+ * - Fencing: a process that is alive but late (a stalled event loop) also loses its runs that way, so
+ *   the worker checks its token (`fence`) before every checkpoint and run write and stops at the first
+ *   failed check. The token is per claim, so a run this same process claims again is fenced too.
  * - Wake-ups and cancels travel over LISTEN/NOTIFY; a cancel is also a durable column, read by the
  *   heartbeat, so it reaches the owner even when a notification is lost.
  */
@@ -35,6 +39,8 @@ export interface PostgresRunQueue extends RunQueue {
   readonly workerId: string;
   /** Runs whose owner's lease expired: those with attempts left go back to pending; the rest are returned to be failed. */
   sweep(): Promise<{ requeued: RunRecord[]; exhausted: RunRecord[] }>;
+  /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
+  fence(runId: string): () => Promise<boolean>;
   close(): void;
 }
 
@@ -53,7 +59,9 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
   const deliverCancel = (runId: string, action: CancelAction) => {
     for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener(action);
   };
-  const lostListeners = new Map<string, () => void>();
+  // The lease token of each run's latest claim here, and the executions to tell when theirs is gone.
+  const tokens = new Map<string, string>();
+  const lostListeners = new Map<string, { runId: string; listener: () => void }>();
   const offRuns = notifier.on(CHANNELS.runs, wakeAll);
   const offCancel = notifier.on(CHANNELS.cancel, (payload) => {
     const [runId, action] = payload.split(":");
@@ -66,19 +74,19 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
   const heartbeat = setInterval(() => {
     if (lostListeners.size === 0) return;
     void pool
-      .query<{ run_id: string; cancel_action: string | null }>(
-        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $2) WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3) RETURNING run_id, cancel_action",
-        [workerId, leaseMs / 1000, [...lostListeners.keys()]],
+      .query<{ run_id: string; worker_id: string; cancel_action: string | null }>(
+        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $1) WHERE worker_id = ANY($2) AND status = 'running' RETURNING run_id, worker_id, cancel_action",
+        [leaseMs / 1000, [...lostListeners.keys()]],
       )
       .then(async (result) => {
         for (const row of result.rows) if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
-        // Runs executed here that the renewal did not find: still ours only if still running under our id.
-        const renewed = new Set(result.rows.map((row) => row.run_id));
-        const missing = [...lostListeners.keys()].filter((runId) => !renewed.has(runId));
+        // Executions the renewal did not find: still theirs only if the run still carries their token.
+        const renewed = new Set(result.rows.map((row) => row.worker_id));
+        const missing = [...lostListeners.keys()].filter((token) => !renewed.has(token));
         if (missing.length === 0) return;
-        const owned = await pool.query<{ run_id: string }>("SELECT run_id FROM server_runs WHERE run_id = ANY($1) AND worker_id = $2", [missing, workerId]);
-        const still = new Set(owned.rows.map((row) => row.run_id));
-        for (const runId of missing) if (!still.has(runId)) lostListeners.get(runId)?.();
+        const owned = await pool.query<{ worker_id: string }>("SELECT worker_id FROM server_runs WHERE worker_id = ANY($1)", [missing]);
+        const still = new Set(owned.rows.map((row) => row.worker_id));
+        for (const token of missing) if (!still.has(token)) lostListeners.get(token)?.listener();
       })
       .catch((error) => options.log(`queue: lease renewal failed (${(error as Error).message}); retrying.`));
   }, Math.max(50, Math.floor(leaseMs / 3)));
@@ -87,6 +95,7 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
   return {
     workerId,
     async claim() {
+      const token = `${workerId}/${randomUUID().slice(0, 8)}`;
       try {
         const result = await pool.query<RunRow>(
           `UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3
@@ -98,9 +107,11 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
              ORDER BY r.seq FOR UPDATE SKIP LOCKED LIMIT 1
            ) AND status = 'pending'
            RETURNING ${RUN_COLUMNS}`,
-          [workerId, leaseMs / 1000, new Date().toISOString()],
+          [token, leaseMs / 1000, new Date().toISOString()],
         );
-        return result.rows[0] ? toRun(result.rows[0]) : null;
+        if (!result.rows[0]) return null;
+        tokens.set(result.rows[0].run_id, token);
+        return toRun(result.rows[0]);
       } catch (error) {
         // Another process claimed a run of the same thread first (partial unique index): try again later.
         if ((error as { code?: string }).code === "23505") return null;
@@ -147,9 +158,21 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
       };
     },
     onLost(runId, listener) {
-      lostListeners.set(runId, listener);
+      const token = tokens.get(runId);
+      if (!token) return () => {};
+      const entry = { runId, listener };
+      lostListeners.set(token, entry);
       return () => {
-        if (lostListeners.get(runId) === listener) lostListeners.delete(runId);
+        if (lostListeners.get(token) === entry) lostListeners.delete(token);
+        if (tokens.get(runId) === token) tokens.delete(runId);
+      };
+    },
+    fence(runId) {
+      const token = tokens.get(runId);
+      return async () => {
+        if (!token) return false;
+        const owned = await pool.query("SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'", [runId, token]);
+        return (owned.rowCount ?? 0) > 0;
       };
     },
     async recover() {
@@ -162,12 +185,13 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
          RETURNING ${RUN_COLUMNS}`,
         [maxAttempts, new Date().toISOString()],
       );
-      // Out of attempts, or cancelled while its worker died: the caller ends these.
+      // Out of attempts, or cancelled while its worker died: the caller ends these. Said explicitly, not
+      // as "what the first statement left": a lease that lapses between the two must not count as out.
       const exhausted = await pool.query<RunRow>(
         `UPDATE server_runs SET worker_id = $1, lease_expires = now() + make_interval(secs => $2)
-         WHERE status = 'running' AND lease_expires < now()
+         WHERE status = 'running' AND lease_expires < now() AND (cancel_action IS NOT NULL OR COALESCE((kwargs->>'attempt')::int, 0) >= $3)
          RETURNING ${RUN_COLUMNS}`,
-        [workerId, leaseMs / 1000],
+        [workerId, leaseMs / 1000, maxAttempts],
       );
       if (requeued.rows.length > 0) this.notify();
       return { requeued: requeued.rows.map(toRun), exhausted: exhausted.rows.map(toRun) };

@@ -156,6 +156,11 @@ export interface RunQueue {
    * another process took it over), so the executor stops without touching the run.
    */
   onLost?(runId: string, listener: () => void): () => void;
+  /**
+   * Shared queues only, called right after `claim()` returned `runId`: a check that this claim still owns
+   * the run. The worker calls it before each write so an executor that lost its lease writes nothing.
+   */
+  fence?(runId: string): () => Promise<boolean>;
   /** Runs left `running` by a process that died: back to pending so they resume. Returns them. */
   recover(): Promise<RunRecord[]>;
 }

@@ -9,10 +9,16 @@
  * restores the thread to its head before the run and deletes the run. On shutdown the worker stops
  * claiming, gives running runs a grace period, then stops them and leaves them pending, so the next
  * start resumes them from their last checkpoint.
+ *
+ * Fencing (shared queues): an executor whose lease lapsed may still be running while another process
+ * resumes its run. It checks the queue's fence before every checkpoint write (through a checkpointer
+ * wrapper handed to the graph) and every write of the run, and stops at the first failed check without
+ * settling anything. The new owner reads the run again once it holds the thread, so it continues from
+ * what the previous executor recorded (where the run started, whether its input was checkpointed).
  */
 import { randomUUID } from "node:crypto";
 import { describeRunError, type Harness } from "@deerflow/harness";
-import { Command } from "@langchain/langgraph";
+import { type BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import type { SqliteRunStores } from "./sqlite-store.js";
 import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
@@ -100,7 +106,8 @@ export function createWorker(deps: WorkerDeps) {
       entry.done = execute(entry)
         .catch((error) => deps.log(`worker: run ${run!.run_id} could not be settled: ${(error as Error).stack ?? error}`))
         .finally(() => {
-          active.delete(run!.run_id);
+          // Not a newer execution of the same run (claimed again here after this one lost its lease).
+          if (active.get(run!.run_id) === entry) active.delete(run!.run_id);
           queue.notify();
         });
     }
@@ -117,6 +124,14 @@ export function createWorker(deps: WorkerDeps) {
       entry.stop = "lost";
       controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
     });
+    const fence = queue.fence?.(run.run_id);
+    /** Throws (and stops the run as lost) when this execution no longer owns the run. */
+    const holdOrStop = async () => {
+      if (!fence || (await fence())) return;
+      entry.stop = "lost";
+      controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
+      throw controller.signal.reason;
+    };
     const attempt = (run.kwargs.attempt ?? 0) + 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
     await ensureMetadata(events, run, attempt);
@@ -126,6 +141,13 @@ export function createWorker(deps: WorkerDeps) {
     let release: (() => void) | undefined;
     try {
       release = await deps.threadLease?.(run.thread_id, controller.signal);
+      if (fence) {
+        // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
+        await holdOrStop();
+        const fresh = await runs.get(run.run_id);
+        if (fresh?.kwargs.start_checkpoint_id !== undefined) kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
+        if (fresh?.kwargs.input_consumed) kwargs.input_consumed = true;
+      }
       const agent = harness.agent(kwargs.run_options as never);
       agentModel = agent.deerflow.model.entry;
       const threadConfig = { configurable: { thread_id: run.thread_id } };
@@ -155,6 +177,8 @@ export function createWorker(deps: WorkerDeps) {
         assistant_id: run.assistant_id,
         graph_id: GRAPH_ID,
         ...(kwargs.checkpoint_id && !kwargs.input_consumed ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns } : {}),
+        // LangGraph's per-call checkpointer key: the harness's own, behind the fence.
+        ...(fence && harness.setup.checkpointer ? { __pregel_checkpointer: fencedCheckpointer(harness.setup.checkpointer, holdOrStop) } : {}),
       };
       const streamOptions = {
         configurable,
@@ -172,6 +196,7 @@ export function createWorker(deps: WorkerDeps) {
         if (first) {
           first = false;
           if (!kwargs.input_consumed && !kwargs.command) {
+            await holdOrStop();
             kwargs.input_consumed = true;
             await runs.update(run.run_id, { kwargs: { input_consumed: true } });
           }
@@ -211,6 +236,8 @@ export function createWorker(deps: WorkerDeps) {
     } finally {
       off();
       offLost?.();
+      // Whether the run is still ours decides everything that follows (an unreachable database: assume so).
+      if (fence && !entry.stop && !(await fence().catch(() => true))) entry.stop = "lost";
       // checkpoints.retention, under the thread's lease; not after a shutdown or a lost lease (the run is not over).
       if (entry.stop !== "shutdown" && entry.stop !== "lost") await harness.afterRun(run.thread_id);
       release?.();
@@ -285,6 +312,23 @@ export function createWorker(deps: WorkerDeps) {
       await loop;
     },
   };
+}
+
+/** The checkpointer with `check` awaited before each write (a failed check throws instead of writing). */
+function fencedCheckpointer(saver: BaseCheckpointSaver, check: () => Promise<void>): BaseCheckpointSaver {
+  return new Proxy(saver, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (key === "put" || key === "putWrites") {
+        return async (...args: unknown[]) => {
+          await check();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
 }
 
 /** The worker `createWorker` returns. */
