@@ -6,7 +6,7 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CodeBlock, hasMath, Markdown } from "../src/chat/Markdown";
-import { markdownBlocks } from "../src/chat/markdown-blocks";
+import { blockPieces, MAX_PIECE, markdownBlocks } from "../src/chat/markdown-blocks";
 
 afterEach(cleanup);
 
@@ -42,6 +42,32 @@ describe("streaming Markdown", () => {
     expect(blocks).toHaveLength(5);
     expect(blocks[2]).toBe("```js\nconst a = 1;\n\nconst b = 2;\n```");
     expect(markdownBlocks("$$\na\n\nb\n$$\n\nafter")).toEqual(["$$\na\n\nb\n$$", "after"]);
+  });
+
+  it("cuts a long paragraph into bounded pieces that stay the same as the text grows", () => {
+    // One 20,000-word paragraph: without pieces every update re-parsed all of it (over a second near the end).
+    const words = Array.from({ length: 20_000 }, (_, i) => `w${i}`);
+    const early = markdownBlocks(`# Title\n\n${words.slice(0, 12_000).join(" ")}`);
+    const late = markdownBlocks(`# Title\n\n${words.join(" ")}`);
+    expect(late.every((piece) => piece.length <= MAX_PIECE)).toBe(true);
+    expect(late.slice(1).join("")).toBe(words.join(" "));
+    // Only the last piece of the earlier text may differ later: the others keep their text, so their memoized rows do not parse again.
+    expect(late.slice(0, early.length - 1)).toEqual(early.slice(0, -1));
+    expect(late.length).toBeGreaterThan(early.length);
+  });
+
+  it("cuts at a line break when there is one, and never cuts code, math or a table", () => {
+    const lines = Array.from({ length: 400 }, (_, i) => `- item ${i} of a long list`);
+    const pieces = blockPieces(lines.join("\n"), 1000);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.slice(0, -1).every((piece) => piece.endsWith("\n"))).toBe(true);
+    expect(pieces.join("")).toBe(lines.join("\n"));
+    const code = `\`\`\`\n${"x = 1\n".repeat(2000)}\`\`\``;
+    expect(markdownBlocks(code, 1000)).toEqual([code]);
+    const math = `$$\n${"a + b\n".repeat(2000)}$$`;
+    expect(markdownBlocks(math, 1000)).toEqual([math]);
+    const table = `| a | b |\n|---|---|\n${"| 1 | 2 |\n".repeat(2000)}`.trimEnd();
+    expect(markdownBlocks(table, 1000)).toEqual([table]);
   });
 
   it("renders block by block the same as the whole text", () => {

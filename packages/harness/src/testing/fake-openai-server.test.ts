@@ -200,3 +200,17 @@ test("streams are SSE frames ending with data: [DONE]", async () => {
     assert.equal(chunks.map((c) => c.choices[0].delta.content ?? "").join(""), "hi there");
   });
 });
+
+test("the server never closes an idle connection itself, so a client reusing one cannot race its close", async () => {
+  // With Node's default the server announced `keep-alive: timeout=5` and closed idle sockets after 5 s; a
+  // model call reusing one at that moment failed with UND_ERR_SOCKET (seen in the web benchmark).
+  await withServer({ script: [{ content: "one" }, { content: "two" }] }, async (server) => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake", messages: [{ role: "user", content: "hi" }] }) });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("connection"), "keep-alive");
+      assert.equal(response.headers.get("keep-alive"), null, "no idle timeout announced: the client decides when to close");
+      await response.text();
+    }
+  });
+});

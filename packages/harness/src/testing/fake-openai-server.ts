@@ -171,6 +171,10 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
       sendJson(res, 404, errorBody(404, { message: `Fake OpenAI server: no route ${req.method} ${path}` }));
     }
   });
+  // Never close an idle connection from this side: Node's default (5 s) races a client that reuses the
+  // connection at that moment, and the model call fails with UND_ERR_SOCKET (the test configs do not
+  // retry). The client closes its idle connections itself; close() ends whatever is left.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 

@@ -7,7 +7,7 @@
 import { memo, useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
-import { markdownBlocks } from "./markdown-blocks";
+import { MAX_PIECE, markdownBlocks } from "./markdown-blocks";
 
 type Highlighter = (code: string, language: string | undefined) => string;
 let highlighterPromise: Promise<Highlighter> | undefined;
@@ -154,7 +154,7 @@ const Block = memo(function Block({ text, math }: { text: string; math: MathPlug
 
 /**
  * While a message streams, the text to render: the latest, but at most once per interval that grows
- * with the last block's length (parsing a long paragraph on every token fell behind the stream and
+ * with the length of what re-parses (parsing a long paragraph on every token fell behind the stream and
  * blocked the page). A finished message always renders its whole, final text at once.
  */
 function useStreamedText(text: string, streaming: boolean): string {
@@ -162,7 +162,8 @@ function useStreamedText(text: string, streaming: boolean): string {
   const last = useRef(0);
   useEffect(() => {
     if (!streaming) return;
-    const tail = text.length - Math.max(text.lastIndexOf("\n\n"), 0);
+    // The part that re-parses: the last block, at most one piece of it (markdown-blocks.ts).
+    const tail = Math.min(MAX_PIECE, text.length - Math.max(text.lastIndexOf("\n\n"), 0));
     const interval = Math.min(1000, Math.max(50, tail / 50));
     const timer = setTimeout(() => {
       last.current = performance.now();
