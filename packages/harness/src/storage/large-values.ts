@@ -11,6 +11,13 @@
  *
  * Works on the serialized JSON text: only checkpoints longer than the threshold are scanned, and the
  * scan jumps from quote to quote.
+ *
+ * Messages stored once, too: a checkpoint's `messages` channel repeats every message of the bounded
+ * window in every checkpoint, and `runs` retention keeps two checkpoints per run, so a long thread of
+ * short turns stored each message about twenty times (a 300-turn CLI thread: 15 MB for 73 KB said).
+ * Each message of at least MESSAGE_REF_CHARS serialized characters goes to `large_values` under the
+ * SHA-256 of its JSON, and the checkpoint carries a reference; reading puts the JSON back before it is
+ * revived, so what is read is what was written.
  */
 import { createHash } from "node:crypto";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
@@ -22,6 +29,11 @@ export const LARGE_VALUE_CHARS = 16 * 1024;
 /** The reference left in a checkpoint: a JSON string starting with a NUL escape, then the hash. */
 const MARK = "\\u0000dfv:";
 const REFERENCE = /"\\u0000dfv:([0-9a-f]{64})"/g;
+/** A checkpoint message of at least this many serialized characters is stored once (a reference is 75). */
+export const MESSAGE_REF_CHARS = 200;
+/** The reference to a stored message: as above with `dfm:`; restored to the message's JSON object. */
+const MESSAGE_MARK = "\\u0000dfm:";
+const MESSAGE_REFERENCE = /"\\u0000dfm:([0-9a-f]{64})"/g;
 
 type Serde = JsonPlusSerializer;
 
@@ -72,17 +84,37 @@ export function createLargeValueSerde(db: Database.Database, inner: Serde = new 
     return parts.join("");
   };
 
+  const stored = (hash: string): string => {
+    select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
+    const row = select?.get(hash);
+    if (!row) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from large_values in ${db.name}. The file was edited or truncated; restore it from a backup.`);
+    return row.body;
+  };
+  // Messages first: a stored message's JSON may itself hold references to long strings.
   const restore = (text: string): string =>
-    text.replace(REFERENCE, (whole, hash: string) => {
-      select ??= hasTable() ? db.prepare("SELECT body FROM large_values WHERE hash = ?") : null;
-      const row = select?.get(hash);
-      if (!row) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from large_values in ${db.name}. The file was edited or truncated; restore it from a backup.`);
-      return `"${row.body}"`;
-    });
+    text.replace(MESSAGE_REFERENCE, (_whole, hash: string) => stored(hash)).replace(REFERENCE, (_whole, hash: string) => `"${stored(hash)}"`);
+
+  /** The checkpoint with each long enough message of its `messages` channel stored and replaced by a reference. */
+  const withMessagesStored = async (obj: unknown): Promise<unknown> => {
+    const values = (obj as { channel_values?: Record<string, unknown> } | null)?.channel_values;
+    const messages = values?.messages;
+    if (!Array.isArray(messages) || messages.length === 0) return obj;
+    const refs = await Promise.all(
+      messages.map(async (message: unknown) => {
+        const [type, data] = await inner.dumpsTyped(message);
+        if (type !== "json" || data.length < MESSAGE_REF_CHARS) return message;
+        const body = extract(decoder.decode(data));
+        const hash = createHash("sha256").update(body).digest("hex");
+        insert!.run(hash, body);
+        return `\u0000dfm:${hash}`;
+      }),
+    );
+    return { ...(obj as object), channel_values: { ...values, messages: refs } };
+  };
 
   const serde = Object.create(inner) as Serde;
   serde.dumpsTyped = async (obj: unknown) => {
-    const [type, data] = await inner.dumpsTyped(obj);
+    const [type, data] = await inner.dumpsTyped(writable ? await withMessagesStored(obj) : obj);
     if (!writable || type !== "json" || data.length < thresholdChars) return [type, data];
     const text = decoder.decode(data);
     const lean = extract(text);
@@ -91,7 +123,7 @@ export function createLargeValueSerde(db: Database.Database, inner: Serde = new 
   serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
     if (type === "json") {
       const text = typeof data === "string" ? data : decoder.decode(data);
-      if (text.includes(MARK)) return inner.loadsTyped(type, restore(text));
+      if (text.includes(MARK) || text.includes(MESSAGE_MARK)) return inner.loadsTyped(type, restore(text));
     }
     return inner.loadsTyped(type, data);
   };
