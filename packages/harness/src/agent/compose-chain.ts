@@ -28,12 +28,21 @@
  * sends `end` through the `afterAgent` hooks. No built-in member jumps to `end` or `tools` from
  * `afterModel`; the plan-mode reminder (`model`) routes the same either way.
  *
+ * With `afterModelInModelCall`, a chain whose `afterModel` hooks never jump has no `after_model` node at
+ * all: the hooks run in the composed middleware's `wrapModelCall` (the outermost wrapper, so after every
+ * other wrapper and the model) on the state with the response appended, and their updates travel with
+ * the model node's own as a Command. A model round is then three graph steps (model, tools,
+ * before_model), as in an agent whose middleware has no `afterModel`. The hooks see what the node saw,
+ * with one difference: a response without an id gets its id before the hooks rather than from the
+ * messages reducer after them. A handler result that is not an AI message (a structured-output retry) is
+ * passed on without running them.
+ *
  * Members whose context or state cannot be split this way (a `contextSchema`, or a state schema that is
  * neither a `StateSchema` nor a zod object) make the chain go to `createAgent` unchanged.
  */
-import { RemoveMessage } from "@langchain/core/messages";
+import { AIMessage, RemoveMessage } from "@langchain/core/messages";
 import { getInteropZodObjectShape, isInteropZodObject, isZodSchemaV4 } from "@langchain/core/utils/types";
-import { Overwrite, REMOVE_ALL_MESSAGES, ReducedValue, StateSchema, messagesStateReducer } from "@langchain/langgraph";
+import { Command, Overwrite, REMOVE_ALL_MESSAGES, ReducedValue, StateSchema, messagesStateReducer } from "@langchain/langgraph";
 import { schemaMetaRegistry } from "@langchain/langgraph/zod";
 import type { AgentMiddleware } from "langchain";
 
@@ -51,6 +60,12 @@ interface Member {
   hooks: Partial<Record<Phase, { fn: HookFn; canJumpTo: string[] }>>;
 }
 
+/** Options of {@link composeChain}. */
+export interface ComposeChainOptions {
+  /** Run non-jumping `afterModel` hooks inside the model node instead of a node of their own (see the file comment). */
+  afterModelInModelCall?: boolean;
+}
+
 /** The default name of the node-hook middleware (its nodes are `deerflow-chain.before_model` and so on). */
 export const COMPOSED_CHAIN_NAME = "deerflow-chain";
 
@@ -58,7 +73,7 @@ export const COMPOSED_CHAIN_NAME = "deerflow-chain";
  * The middleware list to give `createAgent` for `chain`: one middleware with at most one hook per phase,
  * then each member's wrappers and tools. Behaves like `chain` itself (see the file comment).
  */
-export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_CHAIN_NAME): AgentMiddleware[] {
+export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_CHAIN_NAME, options: ComposeChainOptions = {}): AgentMiddleware[] {
   if (chain.some((entry) => entry.name === name)) throw new Error(`composeChain: a chain member is already named "${name}"; pass another name.`);
   if (!chain.every(composable)) return [...chain];
   const fields: Record<string, unknown> = {};
@@ -89,7 +104,8 @@ export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_
     if (phase === "afterModel" || phase === "afterAgent") ordered.reverse();
     const hook = phaseHook(phase, ordered, reducers);
     const canJumpTo = [...new Set(ordered.flatMap((member) => member.hooks[phase]!.canJumpTo))];
-    composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
+    if (phase === "afterModel" && options.afterModelInModelCall && canJumpTo.length === 0) composed.wrapModelCall = afterModelWrapper(hook);
+    else composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
   }
 
   const rest = chain.map(withoutNodeHooks).filter((entry) => entry.wrapModelCall || entry.wrapToolCall || entry.tools?.length || entry.streamTransformers?.length);
@@ -170,6 +186,24 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
     for (const [key, values] of writes) out[key] = values.length === 1 ? values[0] : combined(key, current[key], reducers);
     out.jumpTo = jumpTo;
     return out;
+  };
+}
+
+/** A `wrapModelCall` running the composed `afterModel` hook on the model's response (see the file comment). */
+function afterModelWrapper(hook: HookFn) {
+  return async (request: { state: Record<string, unknown>; runtime: unknown }, handler: (request: unknown) => Promise<unknown>) => {
+    const response = await handler(request);
+    if (!AIMessage.isInstance(response)) return response;
+    // The id the messages reducer would give it, so a member replacing the response replaces, not appends.
+    if (response.id == null) {
+      response.id = crypto.randomUUID();
+      response.lc_kwargs.id = response.id;
+    }
+    const messages = [...((request.state.messages as unknown[] | undefined) ?? []), response];
+    const update = (await hook({ ...request.state, messages }, request.runtime)) as Record<string, unknown> | undefined;
+    if (!update) return response;
+    const { jumpTo: _jumpTo, ...rest } = update;
+    return new Command({ update: rest });
   };
 }
 

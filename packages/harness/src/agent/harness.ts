@@ -219,7 +219,7 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
   // The chain reaches createAgent composed: one graph node per hook phase (compose-chain.ts). Each is still a
   // graph step (four per model-and-tools round), so langchain's default limit of 25 would stop a run after a
   // few rounds; DeerFlow's ceiling of 1000 allows about two hundred.
-  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware: composeChain(middleware), checkpointer: setup.checkpointer }).withConfig({
+  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }), checkpointer: setup.checkpointer }).withConfig({
     recursionLimit: DEFAULT_RECURSION_LIMIT,
   });
   const info: LeadAgentInfo = {
@@ -237,6 +237,14 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
 }
 
 const NOTHING_PRUNED: PruneReport = { threads: 0, checkpoints: 0, writes: 0 };
+/** Free space below which afterRun leaves the pages for later checkpoints to reuse. */
+const RECLAIM_FLOOR_BYTES = 1 << 20;
+
+function worthReclaiming(db: CheckpointStore["db"]): boolean {
+  const free = db.pragma("freelist_count", { simple: true }) as number;
+  const pages = db.pragma("page_count", { simple: true }) as number;
+  return free * 4 > pages && free * (db.pragma("page_size", { simple: true }) as number) >= RECLAIM_FLOOR_BYTES;
+}
 
 /**
  * Applies the retention policy to a thread whose run just ended, off the run's own path. A failure
@@ -248,8 +256,10 @@ async function afterRun(setup: HarnessSetup, threadId: string): Promise<PruneRep
   try {
     const report = await setup.pruner.pruneThread(threadId, policy);
     const db = setup.store?.db;
-    // Freed pages are reused by later checkpoints; hand them back to the file system only when many pile up.
-    if (db?.open && report.checkpoints > 0 && (db.pragma("freelist_count", { simple: true }) as number) * 4 > (db.pragma("page_count", { simple: true }) as number)) reclaimSpace(db, false);
+    // Freed pages are reused by later checkpoints; hand them back to the file system only when many pile up:
+    // a quarter of the file and at least RECLAIM_FLOOR_BYTES (a small thread's file would otherwise be
+    // vacuumed after nearly every run, the larger part of afterRun's time).
+    if (db?.open && report.checkpoints > 0 && worthReclaiming(db)) reclaimSpace(db, false);
     return report;
   } catch (error) {
     setup.logger.warn(`checkpoint retention on thread ${threadId} failed (nothing was lost; \`deerflow threads prune\` retries): ${(error as Error).message}`);
@@ -459,7 +469,7 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       onWarning: setup.onWarning,
       logger: setup.logger.child("subagent"),
     });
-    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware: composeChain(middleware), checkpointer: false });
+    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }), checkpointer: false });
     return agent as unknown as SubagentGraph;
   };
 }

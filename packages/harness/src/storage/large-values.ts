@@ -12,6 +12,13 @@
  *
  * Works on the serialized JSON text: only checkpoints longer than the threshold are scanned, and the
  * scan jumps from quote to quote.
+ *
+ * Messages stored once, too: a checkpoint's `messages` channel repeats every message of the bounded
+ * window in every checkpoint, and `runs` retention keeps two checkpoints per run, so a long thread of
+ * short turns stored each message about twenty times (a 300-turn CLI thread: 15 MB for 73 KB said).
+ * Each message of at least MESSAGE_REF_CHARS serialized characters goes to `large_values` under the
+ * SHA-256 of its JSON, and the checkpoint carries a reference; reading puts the JSON back before it is
+ * revived, so what is read is what was written.
  */
 import { createHash } from "node:crypto";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
@@ -23,6 +30,11 @@ export const LARGE_VALUE_CHARS = 16 * 1024;
 /** The reference left in a checkpoint: a JSON string starting with a NUL escape, then the hash. */
 const MARK = "\\u0000dfv:";
 const REFERENCE = /"\\u0000dfv:([0-9a-f]{64})"/g;
+/** A checkpoint message of at least this many serialized characters is stored once (a reference is 75). */
+export const MESSAGE_REF_CHARS = 200;
+/** The reference to a stored message: as above with `dfm:`; restored to the message's JSON object. */
+const MESSAGE_MARK = "\\u0000dfm:";
+const MESSAGE_REFERENCE = /"\\u0000dfm:([0-9a-f]{64})"/g;
 
 type Serde = JsonPlusSerializer;
 
@@ -110,18 +122,54 @@ export function createLargeValueSerde(db: Database.Database | LargeValueTable, i
   };
 
   const restore = async (text: string): Promise<string> => {
+    // Messages first: a stored message's JSON may itself hold references to long strings.
+    const messageHashes = [...new Set([...text.matchAll(MESSAGE_REFERENCE)].map((match) => match[1]!))];
+    if (messageHashes.length > 0) {
+      const messages = await table.get(messageHashes);
+      text = text.replace(MESSAGE_REFERENCE, (_whole, hash: string) => {
+        const body = messages.get(hash);
+        if (body === undefined) throw missing(hash);
+        return body;
+      });
+    }
     const hashes = [...new Set([...text.matchAll(REFERENCE)].map((match) => match[1]!))];
+    if (hashes.length === 0) return text;
     const bodies = await table.get(hashes);
     return text.replace(REFERENCE, (_whole, hash: string) => {
       const body = bodies.get(hash);
-      if (body === undefined) throw new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`);
+      if (body === undefined) throw missing(hash);
       return `"${body}"`;
     });
+  };
+  const missing = (hash: string) =>
+    new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`);
+
+  /** The checkpoint with each long enough message of its `messages` channel stored and replaced by a reference. */
+  const withMessagesStored = async (obj: unknown): Promise<unknown> => {
+    const values = (obj as { channel_values?: Record<string, unknown> } | null)?.channel_values;
+    const messages = values?.messages;
+    if (!Array.isArray(messages) || messages.length === 0) return obj;
+    const stored = new Map<string, string>();
+    const refs = await Promise.all(
+      messages.map(async (message: unknown) => {
+        const [type, data] = await inner.dumpsTyped(message);
+        if (type !== "json" || data.length < MESSAGE_REF_CHARS) return message;
+        const { lean: body, values: longStrings } = extract(decoder.decode(data));
+        for (const [hash, text] of longStrings) stored.set(hash, text);
+        const hash = createHash("sha256").update(body).digest("hex");
+        stored.set(hash, body);
+        return `\u0000dfm:${hash}`;
+      }),
+    );
+    // Stored before the checkpoint that refers to them is written.
+    if (stored.size > 0) await table.put(stored);
+    return { ...(obj as object), channel_values: { ...values, messages: refs } };
+  };
   };
 
   const serde = Object.create(inner) as Serde;
   serde.dumpsTyped = async (obj: unknown) => {
-    const [type, data] = await inner.dumpsTyped(obj);
+    const [type, data] = await inner.dumpsTyped(table.writable ? await withMessagesStored(obj) : obj);
     if (!table.writable || type !== "json" || data.length < thresholdChars) return [type, data];
     const { lean, values } = extract(decoder.decode(data));
     if (values.size === 0) return [type, data];
@@ -132,7 +180,7 @@ export function createLargeValueSerde(db: Database.Database | LargeValueTable, i
   serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
     if (type === "json") {
       const text = typeof data === "string" ? data : decoder.decode(data);
-      if (text.includes(MARK)) return inner.loadsTyped(type, await restore(text));
+      if (text.includes(MARK) || text.includes(MESSAGE_MARK)) return inner.loadsTyped(type, await restore(text));
     }
     return inner.loadsTyped(type, data);
   };
@@ -140,15 +188,16 @@ export function createLargeValueSerde(db: Database.Database | LargeValueTable, i
 }
 
 /**
- * Deletes stored values no checkpoint or pending write refers to any more (after pruning or deleting
- * threads). A full scan: `deerflow threads prune` runs it, not every run. Returns how many it removed.
+ * Deletes stored values no checkpoint, pending write or stored message refers to any more (after
+ * pruning or deleting threads; a long string inside a stored message goes a prune after its message). A full scan: `deerflow threads prune` runs it, not every run. Returns how many it removed.
  */
 export function collectLargeValues(db: Database.Database): number {
   if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get()) return 0;
   return db
     .prepare(
       `DELETE FROM large_values WHERE NOT EXISTS (SELECT 1 FROM checkpoints WHERE instr(CAST(checkpoint AS TEXT), large_values.hash) > 0)
-       AND NOT EXISTS (SELECT 1 FROM writes WHERE instr(CAST(value AS TEXT), large_values.hash) > 0)`,
+       AND NOT EXISTS (SELECT 1 FROM writes WHERE instr(CAST(value AS TEXT), large_values.hash) > 0)
+       AND NOT EXISTS (SELECT 1 FROM large_values AS stored WHERE stored.hash <> large_values.hash AND instr(stored.body, large_values.hash) > 0)`,
     )
     .run().changes;
 }

@@ -65,6 +65,7 @@ export async function collectPostgresLargeValues(pool: pg.Pool, graceSeconds = 3
       `DELETE FROM large_values v WHERE v.used_at < now() - make_interval(secs => $1)
          AND NOT EXISTS (SELECT 1 FROM checkpoint_blobs b WHERE position(convert_to(v.hash, 'UTF8') IN b.blob) > 0)
          AND NOT EXISTS (SELECT 1 FROM checkpoint_writes w WHERE position(convert_to(v.hash, 'UTF8') IN w.blob) > 0)
+         AND NOT EXISTS (SELECT 1 FROM large_values m WHERE m.hash <> v.hash AND position(v.hash IN m.body) > 0)
        RETURNING pg_column_size(v.*) AS size`,
       [graceSeconds],
     );

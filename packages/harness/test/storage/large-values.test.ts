@@ -80,3 +80,41 @@ test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
     home.cleanup();
   }
 });
+
+test("each message of a checkpoint is stored once: checkpoints carry references, history and state read back the same", async () => {
+  const home = createTempHome();
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
+  const chatModel = new ScriptedChatModel([{ content: `noted, ${"a reply of some length ".repeat(12)}` }], { loop: true });
+  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {} });
+  try {
+    const agent = harness.agent();
+    const thread = { configurable: { thread_id: "t1" } };
+    const said = (turn: number) => `turn ${turn}: ${"a user line of some length ".repeat(10)}`;
+    for (let turn = 1; turn <= 6; turn++) await agent.invoke({ messages: [{ role: "user", content: said(turn) }] }, thread);
+    const db = new Database(harness.setup.store!.file, { readonly: true });
+    try {
+      const blobs = (db.prepare("SELECT CAST(checkpoint AS TEXT) AS text FROM checkpoints").all() as { text: string }[]).map((row) => row.text);
+      // Without it, the first user line is in every checkpoint after its turn began; now only in the run's
+      // input checkpoint, as the raw input of `__start__` (not a message yet).
+      assert.deepEqual(blobs.filter((text) => text.includes("turn 1: a user line")).map((text) => text.includes('"__start__"')), [true]);
+      const stored = (db.prepare("SELECT body FROM large_values").all() as { body: string }[]).filter((row) => row.body.includes("turn 1: a user line"));
+      // Once per form: as given, and as the chain stamped it (name and timestamp) on its first step.
+      assert.equal(stored.length, 2, "the first user line is stored once per form");
+    } finally {
+      db.close();
+    }
+    const state = await agent.graph.getState(thread);
+    const messages = (state.values as { messages: BaseMessage[] }).messages;
+    assert.equal(messages.length, 12);
+    assert.deepEqual(messages.filter((m) => m.getType() === "human").map((m) => m.content), [1, 2, 3, 4, 5, 6].map(said));
+    let earlier = 0;
+    for await (const snapshot of agent.graph.getStateHistory(thread)) {
+      const count = ((snapshot.values as { messages?: BaseMessage[] }).messages ?? []).length;
+      if (count > 0) earlier++;
+    }
+    assert.ok(earlier > 12, `history reads every checkpoint back (${earlier} with messages)`);
+  } finally {
+    await harness.close();
+    home.cleanup();
+  }
+});
