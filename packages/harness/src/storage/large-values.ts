@@ -165,7 +165,6 @@ export function createLargeValueSerde(db: Database.Database | LargeValueTable, i
     if (stored.size > 0) await table.put(stored);
     return { ...(obj as object), channel_values: { ...values, messages: refs } };
   };
-  };
 
   const serde = Object.create(inner) as Serde;
   serde.dumpsTyped = async (obj: unknown) => {

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { createHarness } from "../../src/agent/harness.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
+import { collectLargeValues } from "../../src/storage/large-values.js";
 
 const fileMb = (file: string) => {
   const db = new Database(file);
@@ -113,6 +114,33 @@ test("each message of a checkpoint is stored once: checkpoints carry references,
       if (count > 0) earlier++;
     }
     assert.ok(earlier > 12, `history reads every checkpoint back (${earlier} with messages)`);
+  } finally {
+    await harness.close();
+    home.cleanup();
+  }
+});
+
+test("collecting unreferenced values keeps the long strings that stored messages refer to", async () => {
+  const home = createTempHome();
+  const big = `BEGIN ${"observation ".repeat(40 * 1024 / 12)} END`;
+  const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: latest}\n", { source: null, env: {} });
+  const chatModel = new ScriptedChatModel(
+    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0 ? { tool_calls: [{ name: "fetch_doc", args: {} }] } : { content: "read it" })],
+    { loop: true },
+  );
+  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [fetchTool], onWarning: () => {} });
+  try {
+    const agent = harness.agent();
+    const thread = { configurable: { thread_id: "t1" } };
+    await agent.invoke({ messages: [{ role: "user", content: "fetch it" }] }, thread);
+    await harness.afterRun("t1");
+    const db = new Database(harness.setup.store!.file);
+    collectLargeValues(db);
+    db.close();
+    const state = await agent.graph.getState(thread);
+    const tools = (state.values as { messages: BaseMessage[] }).messages.filter((m) => m.getType() === "tool");
+    assert.equal(tools[0]!.content, big);
   } finally {
     await harness.close();
     home.cleanup();
