@@ -6,23 +6,37 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { createHistoryArchive, createPostgresHistoryArchive } from "@deerflow/harness";
 import pg from "pg";
 import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
 import { deerflow } from "./run-cli.js";
 
-test("run, threads, history and threads delete work on the Postgres database", async (t) => {
+/**
+ * A fresh database and a temp home whose config.yaml names Postgres and the local sandbox, with the
+ * `env` that names the database through DATABASE_URL; both removed after the test. Null (the test
+ * skipped, the reason printed) when no Postgres answers.
+ */
+async function postgresHome(t: TestContext) {
   const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
+  if ("skip" in db) {
+    t.skip(db.skip);
+    return null;
+  }
   const dir = createTempHome({ prefix: "df-pg-cli-" });
   t.after(async () => {
     dir.cleanup();
     await db.drop();
   });
   writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
-  const env = { DATABASE_URL: db.url };
+  return { dir, db, env: { DATABASE_URL: db.url } };
+}
+
+test("run, threads, history and threads delete work on the Postgres database", async (t) => {
+  const home = await postgresHome(t);
+  if (!home) return;
+  const { dir, db, env } = home;
   const run = await deerflow(dir.path, ["run", "Say hello"], { env });
   assert.equal(run.code, 0, run.stderr);
 
@@ -50,15 +64,9 @@ test("run, threads, history and threads delete work on the Postgres database", a
 });
 
 test("a thread another machine holds in the Postgres lease table is busy for `deerflow run`", async (t) => {
-  const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
-  const dir = createTempHome({ prefix: "df-pg-cli-" });
-  t.after(async () => {
-    dir.cleanup();
-    await db.drop();
-  });
-  writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
-  const env = { DATABASE_URL: db.url };
+  const home = await postgresHome(t);
+  if (!home) return;
+  const { dir, db, env } = home;
   const first = await deerflow(dir.path, ["run", "Say hello"], { env });
   assert.equal(first.code, 0, first.stderr);
 
@@ -86,25 +94,20 @@ test("a thread another machine holds in the Postgres lease table is busy for `de
 });
 
 test("`deerflow history` on Postgres shows compacted messages from the archive there; `threads delete` removes them", async (t) => {
-  const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
+  const home = await postgresHome(t);
+  if (!home) return;
+  const { dir, db, env } = home;
   const server = await startFakeOpenAIServer({
     strict: true,
     script: (body, index): FakeStep => (JSON.stringify(body.messages).includes("<new_messages>") ? { content: `Summary ${index}.` } : { content: `Answer ${index}.` }),
   });
-  const dir = createTempHome({ prefix: "df-pg-cli-" });
-  t.after(async () => {
-    await server.close();
-    dir.cleanup();
-    await db.drop();
-  });
+  t.after(() => server.close());
   writeFileSync(
     path.join(dir.path, "config.yaml"),
     `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\n` +
       "database: {backend: postgres}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n" +
       "summarization: {trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}\n",
   );
-  const env = { DATABASE_URL: db.url };
   const first = await deerflow(dir.path, ["run", "Question one"], { env });
   assert.equal(first.code, 0, first.stderr);
   const thread = /thread: ([\w-]+)/.exec(first.stderr)![1]!;
@@ -138,20 +141,14 @@ test("`deerflow history` on Postgres shows compacted messages from the archive t
 });
 
 test("`deerflow db migrate` moves an archive left in the home's SQLite file into Postgres, once", async (t) => {
-  const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
-  const dir = createTempHome({ prefix: "df-pg-cli-" });
-  t.after(async () => {
-    dir.cleanup();
-    await db.drop();
-  });
-  writeFileSync(path.join(dir.path, "config.yaml"), "database: {backend: postgres}\nsandbox: {use: local}\n");
+  const home = await postgresHome(t);
+  if (!home) return;
+  const { dir, db, env } = home;
   // What an earlier build on Postgres wrote: the compacted messages in {home}/checkpoints.sqlite.
   mkdirSync(path.join(dir.path, ".deer-flow"), { recursive: true });
   const old = createHistoryArchive(path.join(dir.path, ".deer-flow", "checkpoints.sqlite"));
   old.append("old-thread", [new HumanMessage({ id: "h1", content: "The vault combination is 4471." }), new AIMessage({ id: "a1", content: "Noted." })], { compactedAt: "2026-01-02T03:04:05.000Z", summary: "S" });
   old.close();
-  const env = { DATABASE_URL: db.url };
 
   const migrated = await deerflow(dir.path, ["db", "migrate"], { env });
   assert.equal(migrated.code, 0, migrated.stderr);

@@ -121,6 +121,7 @@ export { collectPostgresLargeValues } from "./storage/postgres-large-values.js";
 export { createPostgresPruner } from "./storage/postgres-retention.js";
 export { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "./storage/retention.js";
 export {
+  inTransaction,
   migrate,
   openPostgresDatabase,
   type PostgresDatabase,

@@ -37,7 +37,7 @@ const VALUES = [
   "toolCallRepairMiddleware", "toolErrorsMiddleware", "updateExtensionsFile", "uploadsMiddleware",
   "validateThreadId", "viewImageMiddleware", "withDirChecked", "withPathLock",
   "asyncArchive", "collectPostgresLargeValues", "createPostgresHistoryArchive", "createPostgresPruner",
-  "importSqliteArchive", "runLeaseMs",
+  "importSqliteArchive", "inTransaction", "runLeaseMs",
 ];
 
 const TYPES = [

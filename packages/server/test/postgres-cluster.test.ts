@@ -4,109 +4,22 @@
  * reason when no Postgres is reachable.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { createTempHome, type FakeOpenAIServer, fakeModelConfig, startFakeOpenAIServer, type TempHome, testDatabase } from "@deerflow/harness/testing";
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
 import { collect, gate, lastUserText, until } from "./helpers.js";
-
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
-
-interface Proc {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-  client: Client;
-  url: string;
-}
-
-interface Cluster {
-  fake: FakeOpenAIServer;
-  home: TempHome;
-  config: string;
-  dbUrl: string;
-  procs: Proc[];
-  start(args?: string[]): Promise<Proc>;
-}
-
-/** A fresh database, a shared home and config, and a way to start `deerflow serve` processes on them. */
-async function cluster(t: import("node:test").TestContext, script: Parameters<typeof startFakeOpenAIServer>[0]["script"]): Promise<Cluster | null> {
-  const db = await testDatabase();
-  if ("skip" in db) {
-    t.skip(db.skip);
-    return null;
-  }
-  const fake = await startFakeOpenAIServer({ script });
-  const home = createTempHome();
-  const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, fakeModelConfig(fake.url, `database: {backend: postgres, url: '${db.url}'}`));
-  const procs: Proc[] = [];
-  t.after(async () => {
-    for (const proc of procs) proc.child.kill("SIGKILL");
-    await Promise.all(procs.map((proc) => proc.exited));
-    await fake.close();
-    home.cleanup();
-    await db.drop();
-  });
-  return {
-    fake,
-    home,
-    config,
-    dbUrl: db.url,
-    procs,
-    async start(args = []) {
-      const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
-        env: { ...process.env, DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "3000" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const out = { stdout: "", stderr: "" };
-      child.stdout!.on("data", (chunk) => (out.stdout += chunk));
-      child.stderr!.on("data", (chunk) => (out.stderr += chunk));
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      const proc = { child, out, exited } as Proc;
-      procs.push(proc);
-      await Promise.race([
-        until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 30_000, "the server's URL"),
-        exited.then((code) => {
-          throw new Error(`serve exited ${code}: ${out.stderr}`);
-        }),
-      ]);
-      proc.url = /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
-      proc.client = new Client({ apiUrl: proc.url });
-      return proc;
-    },
-  };
-}
-
-const human = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
-type Messages = { messages: { type: string; content: unknown }[] };
+import { assertRunSeenAcross, echoHoldingSlow, human, type Messages, startCluster } from "./serve-process.js";
 
 test("a run created on A is streamed, joined, interrupted and rolled back from B (two processes, one database)", async (t) => {
-  const block = gate();
-  t.after(() => block.open());
-  const c = await cluster(t, async (body) => {
-    if (lastUserText(body) === "slow") await block.wait;
-    return { content: `echo ${lastUserText(body)}` };
-  });
+  const c = await startCluster(t, echoHoldingSlow(t));
   if (!c) return;
   // Both start at once on the empty database: one migrates, the other waits for it.
   const [a, b] = await Promise.all([c.start(), c.start(["--api-only"])]);
   const ok = (await (await fetch(`${b.url}/ok`)).json()) as { ok: boolean; database: { backend: string; ok: boolean } };
   assert.deepEqual([ok.ok, ok.database.backend, ok.database.ok], [true, "postgres", true]);
 
-  const thread = await a.client.threads.create();
-  const fast = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("hello"), streamMode: ["values", "messages-tuple"] });
-  const streamed = await collect(b.client.runs.joinStream(thread.thread_id, fast.run_id, { lastEventId: "-1", streamMode: ["values", "messages-tuple"] }));
-  const names = streamed.map((part) => part.event);
-  assert.equal(names[0], "metadata");
-  assert.ok(names.includes("values") && names.includes("messages"), names.join(","));
-  const joined = (await b.client.runs.join(thread.thread_id, fast.run_id)) as Messages;
-  assert.equal(joined.messages.at(-1)!.content, "echo hello");
+  const { thread } = await assertRunSeenAcross(a, b);
 
   const slow = await a.client.runs.create(thread.thread_id, "lead_agent", human("slow"));
   await until(() => c.fake.requests.some((request) => lastUserText(request) === "slow"), 15_000, "the slow model call");
@@ -131,7 +44,7 @@ test("kill -9 of the process running a run: the other finishes it and a joined c
   const never = gate();
   t.after(() => never.open());
   let slowCalls = 0;
-  const c = await cluster(t, async (body) => {
+  const c = await startCluster(t, async (body) => {
     if (lastUserText(body) === "slow" && ++slowCalls === 1) await never.wait;
     return { content: `echo ${lastUserText(body)}` };
   });
@@ -161,7 +74,7 @@ test("kill -9 of the process running a run: the other finishes it and a joined c
 });
 
 test("50 runs over two processes on 10 threads with enqueue: each thread's runs serial, none lost", async (t) => {
-  const c = await cluster(t, async (body) => {
+  const c = await startCluster(t, async (body) => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     return { content: `echo ${lastUserText(body)}` };
   });
@@ -193,7 +106,7 @@ test("50 runs over two processes on 10 threads with enqueue: each thread's runs 
 });
 
 test("a run whose worker died three times ends with an error and end, and the thread is retryable", async (t) => {
-  const c = await cluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
+  const c = await startCluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
   if (!c) return;
   const a = await c.start();
   const thread = await a.client.threads.create();
@@ -224,7 +137,7 @@ test("a run whose worker died three times ends with an error and end, and the th
 });
 
 test("serve --workers 2: the API process executes nothing itself, its worker children run the runs", async (t) => {
-  const c = await cluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
+  const c = await startCluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
   if (!c) return;
   const api = await c.start(["--workers", "2"]);
   await until(() => (api.out.stderr.match(/DeerFlow worker \d+ executing runs/g) ?? []).length === 2, 30_000, "two workers");

@@ -5,114 +5,45 @@
  * when Postgres or Redis is not reachable.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { createTempHome, type FakeOpenAIServer, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
-import { Client } from "@langchain/langgraph-sdk";
+import { type TestContext, test } from "node:test";
+import { createTempHome } from "@deerflow/harness/testing";
 import pg from "pg";
-import { collect, gate, lastUserText, parseSse, readSse, until } from "./helpers.js";
+import { collect, lastUserText, parseSse, readSse, until } from "./helpers.js";
 import { testRedis, type TestRedis } from "./redis.js";
+import { assertRunSeenAcross, echoHoldingSlow, human, type ServeProcess, startCluster, startServe } from "./serve-process.js";
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
-
-interface Proc {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-  client: Client;
-  url: string;
-}
-
-/** Starts `deerflow serve` with a config; resolves once it listens (or rejects with its stderr). */
-async function serve(config: string, home: string, procs: Proc[], args: string[] = []): Promise<Proc> {
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--config", config, ...args], {
-    env: { ...process.env, DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "", DEER_FLOW_RUN_LEASE_MS: "3000", REDIS_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  child.stdout!.on("data", (chunk) => (out.stdout += chunk));
-  child.stderr!.on("data", (chunk) => (out.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const proc = { child, out, exited } as Proc;
-  procs.push(proc);
-  await Promise.race([
-    until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 30_000, "the server's URL"),
-    exited.then((code) => {
-      throw new Error(`serve exited ${code}: ${out.stderr}`);
-    }),
-  ]);
-  proc.url = /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
-  proc.client = new Client({ apiUrl: proc.url });
-  return proc;
-}
+/** `deerflow serve` on `config`, with no REDIS_URL from the environment to mask the config's `stream.url`. */
+const serve = (config: string, home: string, procs: ServeProcess[], args: string[] = []) => startServe({ config, home, procs, args, env: { REDIS_URL: "" } });
 
 /** A fresh database and key prefix, a shared home and config with `stream.backend: redis`. */
-async function cluster(t: import("node:test").TestContext, script: Parameters<typeof startFakeOpenAIServer>[0]["script"]) {
+async function cluster(t: TestContext, script: Parameters<typeof startCluster>[1]) {
   const redis = await testRedis();
   if ("skip" in redis) {
     t.skip(redis.skip);
     return null;
   }
-  const db = await testDatabase();
-  if ("skip" in db) {
+  const base = await startCluster(t, script, {
+    extraConfig: [`stream: {backend: redis, url: '${redis.url}', key_prefix: '${redis.prefix}'}`],
+    env: { REDIS_URL: "" },
+  });
+  if (!base) {
     await redis.cleanup();
-    t.skip(db.skip);
     return null;
   }
-  const fake: FakeOpenAIServer = await startFakeOpenAIServer({ script });
-  const home = createTempHome();
-  const config = path.join(home.path, "config.yaml");
-  writeFileSync(
-    config,
-    [
-      "models:",
-      `  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${fake.url}', max_retries: 0}`,
-      "sandbox: {use: local}",
-      "memory: {enabled: false}",
-      "title: {enabled: false}",
-      `database: {backend: postgres, url: '${db.url}'}`,
-      `stream: {backend: redis, url: '${redis.url}', key_prefix: '${redis.prefix}'}`,
-      "",
-    ].join("\n"),
-  );
-  const procs: Proc[] = [];
-  t.after(async () => {
-    for (const proc of procs) proc.child.kill("SIGKILL");
-    await Promise.all(procs.map((proc) => proc.exited));
-    await fake.close();
-    home.cleanup();
-    await db.drop();
-    await redis.cleanup();
-  });
-  return { fake, redis: redis as TestRedis, dbUrl: db.url, start: (args?: string[]) => serve(config, home.path, procs, args) };
+  t.after(() => redis.cleanup());
+  return { ...base, redis: redis as TestRedis };
 }
 
-const human = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
-type Messages = { messages: { type: string; content: unknown }[] };
-
 test("redis streams: a run created on A is streamed, replayed from an id, joined and cancelled on B; its events live in Redis, not in run_events", async (t) => {
-  const block = gate();
-  t.after(() => block.open());
-  const c = await cluster(t, async (body) => {
-    if (lastUserText(body) === "slow") await block.wait;
-    return { content: `echo ${lastUserText(body)}` };
-  });
+  const c = await cluster(t, echoHoldingSlow(t));
   if (!c) return;
   const [a, b] = await Promise.all([c.start(), c.start(["--api-only"])]);
   const ok = (await (await fetch(`${b.url}/ok`)).json()) as { ok: boolean; database: { ok: boolean }; stream: { backend: string; ok: boolean } };
   assert.deepEqual([ok.ok, ok.database.ok, ok.stream], [true, true, { backend: "redis", ok: true }]);
 
-  const thread = await a.client.threads.create();
-  const fast = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("hello"), streamMode: ["values", "messages-tuple"] });
-  const streamed = await collect(b.client.runs.joinStream(thread.thread_id, fast.run_id, { lastEventId: "-1", streamMode: ["values", "messages-tuple"] }));
-  const names = streamed.map((part) => part.event);
-  assert.equal(names[0], "metadata");
-  assert.ok(names.includes("values") && names.includes("messages"), names.join(","));
-  const joined = (await b.client.runs.join(thread.thread_id, fast.run_id)) as Messages;
-  assert.equal(joined.messages.at(-1)!.content, "echo hello");
+  const { thread, fast, streamed } = await assertRunSeenAcross(a, b);
 
   // Join from an id on B: strictly the events after it, numbered on from it, and end.
   const full = parseSse(await readSse(await fetch(`${b.url}/threads/${thread.thread_id}/runs/${fast.run_id}/stream`, { headers: { "last-event-id": "-1" } })));
@@ -150,7 +81,7 @@ test("redis streams: an unreachable Redis stops serve at start with exit 2 namin
   t.after(() => home.cleanup());
   const config = path.join(home.path, "config.yaml");
   writeFileSync(config, ["models:", "  - {name: demo, use: demo}", "sandbox: {use: local}", "stream: {backend: redis, url: 'redis://127.0.0.1:1'}", ""].join("\n"));
-  const procs: Proc[] = [];
+  const procs: ServeProcess[] = [];
   await assert.rejects(serve(config, home.path, procs), /serve exited 2: .*Cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*fix stream\.url/s);
   writeFileSync(config, ["models:", "  - {name: demo, use: demo}", "sandbox: {use: local}", "stream: {backend: redis, url: 'http://cache:6379'}", ""].join("\n"));
   await assert.rejects(serve(config, home.path, procs), /serve exited 2: .*stream\.url must start with redis:\/\//s);

@@ -10,6 +10,18 @@ import { collect, gate, lastUserText, parseSse, readSse, startTestServer, until 
 const say = (text: string) => ({ messages: [{ role: "user", content: text }] });
 type Values = { messages: { type: string; content: string }[] };
 
+/** A test server whose model answers "ok", holding a "slow" message until `block` opens. */
+async function startSlowModelServer() {
+  const block = gate();
+  const t = await startTestServer({
+    script: async (body) => {
+      if (lastUserText(body) === "slow") await block.wait;
+      return { content: "ok" };
+    },
+  });
+  return { block, t };
+}
+
 test("wait returns the final values; create then join returns them too; list and get see the runs", async () => {
   const t = await startTestServer({ script: (body) => ({ content: `echo: ${lastUserText(body)}` }) });
   try {
@@ -71,13 +83,7 @@ test("join-stream replays from an event id, from -1, and sends gap when the curs
 });
 
 test("cancel interrupts a running run (status interrupted, thread idle, user message kept); finished runs are not cancellable", async () => {
-  const block = gate();
-  const t = await startTestServer({
-    script: async (body) => {
-      if (lastUserText(body) === "slow") await block.wait;
-      return { content: "ok" };
-    },
-  });
+  const { block, t } = await startSlowModelServer();
   try {
     const thread = await t.client.threads.create();
     const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("slow") });
@@ -198,13 +204,7 @@ test("bad run requests: unknown field, wrong type, unknown assistant, unknown th
 });
 
 test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer: return=minimal", async () => {
-  const block = gate();
-  const t = await startTestServer({
-    script: async (body) => {
-      if (lastUserText(body) === "slow") await block.wait;
-      return { content: "ok" };
-    },
-  });
+  const { block, t } = await startSlowModelServer();
   try {
     const created = await t.client.runs.create(null, "lead_agent", { input: say("slow"), config: { recursion_limit: 5000 } });
     const fetched = (await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string; kwargs: { recursion_limit: number } };

@@ -6,15 +6,7 @@
  * silently ignoring it would leave the user wondering why a setting has no effect.
  */
 import { z } from "zod";
-import {
-  LLM_DEFAULTS,
-  LOOP_DETECTION_DEFAULTS,
-  MEMORY_DEFAULTS,
-  SANDBOX_LIMIT_DEFAULTS,
-  SUBAGENTS_DEFAULTS,
-  TITLE_DEFAULTS,
-  UPLOADS_DEFAULTS,
-} from "./defaults.js";
+import * as defaults from "./defaults.js";
 
 /** Spellings of `use:` we accept; DeerFlow's Python class paths map onto our providers. */
 export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
@@ -93,11 +85,11 @@ export const MemoryConfig = z.strictObject({
   enabled: z.boolean().default(true),
   injection_enabled: z.boolean().default(true),
   storage_path: z.string().default(""),
-  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(MEMORY_DEFAULTS.debounce_seconds),
+  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(defaults.MEMORY_DEFAULTS.debounce_seconds),
   model_name: z.string().nullable().default(null),
-  max_facts: z.number().int().positive().default(MEMORY_DEFAULTS.max_facts),
-  fact_confidence_threshold: z.number().min(0).max(1).default(MEMORY_DEFAULTS.fact_confidence_threshold),
-  max_injection_tokens: z.number().int().positive().default(MEMORY_DEFAULTS.max_injection_tokens),
+  max_facts: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_facts),
+  fact_confidence_threshold: z.number().min(0).max(1).default(defaults.MEMORY_DEFAULTS.fact_confidence_threshold),
+  max_injection_tokens: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_injection_tokens),
 });
 
 /** Placeholders a title prompt may use; `{user_msg}` is required (a title of nothing is no title). */
@@ -105,8 +97,8 @@ const TITLE_PLACEHOLDERS = ["max_words", "user_msg", "assistant_msg"];
 
 export const TitleConfig = z.strictObject({
   enabled: z.boolean().default(true),
-  max_words: z.number().int().min(1).max(20).default(TITLE_DEFAULTS.max_words),
-  max_chars: z.number().int().min(10).max(200).default(TITLE_DEFAULTS.max_chars),
+  max_words: z.number().int().min(1).max(20).default(defaults.TITLE_DEFAULTS.max_words),
+  max_chars: z.number().int().min(10).max(200).default(defaults.TITLE_DEFAULTS.max_chars),
   model_name: z.string().nullable().default(null),
   prompt_template: z
     .string()
@@ -124,12 +116,12 @@ export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
   bash_command_timeout: Seconds.default(600),
-  bash_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
-  read_file_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars),
-  ls_output_max_chars: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars),
-  write_file_max_bytes: z.number().int().min(0).default(SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
-  glob_max_results: z.number().int().positive().max(1000).default(SANDBOX_LIMIT_DEFAULTS.glob_max_results),
-  grep_max_results: z.number().int().positive().max(500).default(SANDBOX_LIMIT_DEFAULTS.grep_max_results),
+  bash_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
+  read_file_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars),
+  ls_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars),
+  write_file_max_bytes: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
+  glob_max_results: z.number().int().positive().max(1000).default(defaults.SANDBOX_LIMIT_DEFAULTS.glob_max_results),
+  grep_max_results: z.number().int().positive().max(500).default(defaults.SANDBOX_LIMIT_DEFAULTS.grep_max_results),
 });
 
 export const SkillsConfig = z.strictObject({
@@ -138,9 +130,9 @@ export const SkillsConfig = z.strictObject({
 });
 
 export const UploadsConfig = z.strictObject({
-  max_files: z.number().int().positive().default(UPLOADS_DEFAULTS.max_files),
-  max_file_size: z.number().int().positive().default(UPLOADS_DEFAULTS.max_file_size),
-  max_total_size: z.number().int().positive().default(UPLOADS_DEFAULTS.max_total_size),
+  max_files: z.number().int().positive().default(defaults.UPLOADS_DEFAULTS.max_files),
+  max_file_size: z.number().int().positive().default(defaults.UPLOADS_DEFAULTS.max_file_size),
+  max_total_size: z.number().int().positive().default(defaults.UPLOADS_DEFAULTS.max_total_size),
 });
 
 export const SubagentTypeConfig = z.strictObject({
@@ -155,10 +147,10 @@ export const SubagentTypeConfig = z.strictObject({
 
 export const SubagentsConfig = z.strictObject({
   enabled: z.boolean().default(false),
-  max_concurrent: z.number().int().positive().default(SUBAGENTS_DEFAULTS.max_concurrent),
-  timeout_seconds: Seconds.default(SUBAGENTS_DEFAULTS.timeout_seconds),
+  max_concurrent: z.number().int().positive().default(defaults.SUBAGENTS_DEFAULTS.max_concurrent),
+  timeout_seconds: Seconds.default(defaults.SUBAGENTS_DEFAULTS.timeout_seconds),
   max_turns: z.number().int().positive().nullable().default(null),
-  max_total_per_run: z.number().int().min(1).max(50).default(SUBAGENTS_DEFAULTS.max_total_per_run),
+  max_total_per_run: z.number().int().min(1).max(50).default(defaults.SUBAGENTS_DEFAULTS.max_total_per_run),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
 });
@@ -166,8 +158,8 @@ export const SubagentsConfig = z.strictObject({
 export const LoopDetectionConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
-    warn_threshold: z.number().int().min(2).max(100).default(LOOP_DETECTION_DEFAULTS.warn_threshold),
-    hard_limit: z.number().int().min(2).max(100).default(LOOP_DETECTION_DEFAULTS.hard_limit),
+    warn_threshold: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.warn_threshold),
+    hard_limit: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.hard_limit),
   })
   .refine((value) => value.hard_limit >= value.warn_threshold, { message: "hard_limit must be at least warn_threshold", path: ["hard_limit"] });
 
@@ -231,11 +223,11 @@ export const CheckpointsConfig = z.strictObject({
 
 /** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
 export const LlmCallConfig = z.strictObject({
-  timeout_seconds: Seconds.default(LLM_DEFAULTS.timeout_seconds),
+  timeout_seconds: Seconds.default(defaults.LLM_DEFAULTS.timeout_seconds),
   max_retries: z.number().int().min(0).max(20).default(3),
-  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_base_delay_ms),
-  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(LLM_DEFAULTS.retry_cap_delay_ms),
-  retry_after_max_seconds: Seconds.default(LLM_DEFAULTS.retry_after_max_seconds),
+  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(defaults.LLM_DEFAULTS.retry_base_delay_ms),
+  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(defaults.LLM_DEFAULTS.retry_cap_delay_ms),
+  retry_after_max_seconds: Seconds.default(defaults.LLM_DEFAULTS.retry_after_max_seconds),
   title_timeout_seconds: Seconds.default(15),
   memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),

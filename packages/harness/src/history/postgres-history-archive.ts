@@ -12,6 +12,7 @@
  */
 import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import type pg from "pg";
+import { inTransaction } from "../storage/postgres-database.js";
 import type { AsyncHistoryArchive, HistoryEntry } from "./history-archive.js";
 import { type HistoryHit, messageText, nextTurn, PASSAGE_CHARS, queryWords, roleOf } from "./history-search.js";
 
@@ -26,22 +27,6 @@ const HEADLINE = 'StartSel="", StopSel="", MaxWords=64, MinWords=24, MaxFragment
 
 /** Postgres text cannot hold NUL characters; the search text drops them (the stored message keeps them). */
 const withoutNul = (text: string) => text.replace(/\u0000/g, "");
-
-/** Runs `work` in one transaction on one connection. */
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** `fallback` when the tables are not there yet (a reader on a database an older build migrated). */
 async function orWhenUnmigrated<T>(query: Promise<T>, fallback: T): Promise<T> {

@@ -9,6 +9,17 @@ import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const call = (name: string, id: string) => ({ name, id, args: {}, type: "tool_call" as const });
 
+/** A `task` tool that records each prompt it runs in `ran` and answers `did <prompt>`. */
+function recordingTaskTool(ran: string[]) {
+  return tool(
+    async ({ prompt }) => {
+      ran.push(prompt);
+      return `did ${prompt}`;
+    },
+    { name: "task", description: "Delegate.", schema: z.object({ prompt: z.string() }) },
+  );
+}
+
 test("limitTaskCalls keeps the first N task calls and every other tool call, in order, under the same id", () => {
   const message = new AIMessage({
     id: "ai-1",
@@ -57,13 +68,7 @@ test("the limit is clamped to [1, 4] with a default of 3 (1 means one at a time)
 
 test("in an agent run, a response with ten task calls runs only the allowed number and warns", async () => {
   const ran: string[] = [];
-  const task = tool(
-    async ({ prompt }) => {
-      ran.push(prompt);
-      return `did ${prompt}`;
-    },
-    { name: "task", description: "Delegate.", schema: z.object({ prompt: z.string() }) },
-  );
+  const task = recordingTaskTool(ran);
   const other = tool(async () => "listed", { name: "ls", description: "List.", schema: z.object({}) });
   const calls = Array.from({ length: 10 }, (_, i) => ({ name: "task", id: `t${i}`, args: { prompt: `job ${i}` }, type: "tool_call" as const }));
   const model = new ScriptedChatModel([
@@ -87,13 +92,7 @@ test("in an agent run, a response with ten task calls runs only the allowed numb
 
 test("a run starts at most maxTotal subagents; later task calls get an error result and the run goes on; the next run starts afresh", async () => {
   const ran: string[] = [];
-  const task = tool(
-    async ({ prompt }) => {
-      ran.push(prompt);
-      return `did ${prompt}`;
-    },
-    { name: "task", description: "Delegate.", schema: z.object({ prompt: z.string() }) },
-  );
+  const task = recordingTaskTool(ran);
   const taskCall = (id: string) => ({ name: "task", id, args: { prompt: id }, type: "tool_call" as const });
   const model = new ScriptedChatModel([
     new AIMessage({ id: "r1", content: "", tool_calls: [taskCall("a"), taskCall("b")] }),

@@ -5,7 +5,7 @@ import path from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
-import type { UploadedFile } from "../state/reducers.js";
+import type { UploadedFile } from "../state/shapes.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { saveUploads } from "../uploads/save-uploads.js";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { VIRTUAL_UPLOADS, threadPaths } from "../sandbox/virtual-paths.js";
-import type { UploadedFile } from "../state/reducers.js";
+import type { UploadedFile } from "../state/shapes.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { STAGING_PREFIX } from "../uploads/upload-name.js";
 import type { Logger } from "../logger.js";

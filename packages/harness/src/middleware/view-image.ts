@@ -14,7 +14,7 @@ import { createMiddleware } from "langchain";
 import { PathPolicy } from "../sandbox/path-policy.js";
 import { readFileChecked } from "../sandbox/safe-fs.js";
 import { threadUserDataDir } from "../sandbox/virtual-paths.js";
-import type { ThreadDataState, ViewedImage } from "../state/reducers.js";
+import type { ThreadDataState, ViewedImage } from "../state/shapes.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { VIEW_IMAGE_MAX_BYTES } from "../tools/limits.js";
 import { inspectImage } from "../tools/view-image.js";

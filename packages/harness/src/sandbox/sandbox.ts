@@ -5,7 +5,7 @@
  * bubblewrap the thread directory is bind-mounted, so the host view and the sandbox view are the same
  * files). Only shell commands differ between providers.
  */
-import type { ThreadDataState } from "../state/reducers.js";
+import type { ThreadDataState } from "../state/shapes.js";
 import type { PathPolicy } from "./path-policy.js";
 import type { RunProcessResult } from "./run-process.js";
 

@@ -73,6 +73,22 @@ export function rewriteShellPaths(command: string, roots: ReadonlyArray<readonly
     return false;
   };
 
+  /** Copies `text`, which stands at `i` in the command, unchanged and moves past it. */
+  const copy = (text: string) => {
+    out.push(text);
+    i += text.length;
+  };
+  /** Enters a quoting context at its opener (`'`, `$'`, `"`, `$(`, a backtick). */
+  const open = (kind: Context, opener: string) => {
+    stack.push({ kind, depth: 0 });
+    copy(opener);
+  };
+  /** Leaves the innermost context at its closer. */
+  const close = (closer: string) => {
+    stack.pop();
+    copy(closer);
+  };
+
   const readHeredocBodies = () => {
     // `i` is just past a newline in plain context: each pending here-document body follows in order.
     for (const doc of pending.splice(0)) {
@@ -82,22 +98,15 @@ export function rewriteShellPaths(command: string, roots: ReadonlyArray<readonly
         const line = command.slice(i, lineEnd);
         const bare = doc.stripTabs ? line.replace(/^\t+/, "") : line;
         if (bare === doc.delimiter) {
-          out.push(line);
-          i = lineEnd;
-          if (end !== -1) {
-            out.push("\n");
-            i += 1;
-          }
+          copy(line);
+          if (end !== -1) copy("\n");
           break;
         }
         const kind = doc.quoted ? "heredoc-literal" : "heredoc";
         while (i < lineEnd) {
           if (!tryRoot(kind)) out.push(command[i++]!);
         }
-        if (end !== -1) {
-          out.push("\n");
-          i += 1;
-        }
+        if (end !== -1) copy("\n");
       }
     }
   };
@@ -128,109 +137,59 @@ export function rewriteShellPaths(command: string, roots: ReadonlyArray<readonly
       }
     }
     if (delimiter !== "") pending.push({ delimiter, quoted, stripTabs });
-    out.push(command.slice(i, Math.min(j, n)));
-    i = Math.min(j, n);
+    copy(command.slice(i, Math.min(j, n)));
   };
 
   while (i < n) {
     const frame = stack[stack.length - 1]!;
     const c = command[i]!;
     if (frame.kind === "single") {
-      if (c === "'") {
-        stack.pop();
-        out.push(c);
-        i += 1;
-      } else if (!tryRoot("single")) {
-        out.push(c);
-        i += 1;
-      }
+      if (c === "'") close(c);
+      else if (!tryRoot("single")) copy(c);
       continue;
     }
-    if (frame.kind === "ansi") {
-      if (c === "\\") {
-        out.push(command.slice(i, i + 2));
-        i += 2;
-      } else if (c === "'") {
-        stack.pop();
-        out.push(c);
-        i += 1;
-      } else if (!tryRoot("ansi")) {
-        out.push(c);
-        i += 1;
-      }
-      continue;
-    }
-    if (frame.kind === "double") {
-      if (c === "\\") {
-        out.push(command.slice(i, i + 2));
-        i += 2;
-      } else if (c === '"') {
-        stack.pop();
-        out.push(c);
-        i += 1;
-      } else if (c === "$" && command[i + 1] === "(") {
-        stack.push({ kind: "subst", depth: 0 });
-        out.push("$(");
-        i += 2;
-      } else if (c === "`") {
-        stack.push({ kind: "backtick", depth: 0 });
-        out.push(c);
-        i += 1;
-      } else if (!tryRoot("double")) {
-        out.push(c);
-        i += 1;
-      }
+    if (frame.kind === "ansi" || frame.kind === "double") {
+      // $'…' ends at `'` and only quotes; "…" ends at `"` and still opens $(…) and `…`.
+      const closer = frame.kind === "ansi" ? "'" : '"';
+      if (c === "\\") copy(command.slice(i, i + 2));
+      else if (c === closer) close(c);
+      else if (frame.kind === "double" && c === "$" && command[i + 1] === "(") open("subst", "$(");
+      else if (frame.kind === "double" && c === "`") open("backtick", c);
+      else if (!tryRoot(frame.kind)) copy(c);
       continue;
     }
     // plain, $(…) and `…`: the shell's own word rules.
     if (c === "\\") {
-      out.push(command.slice(i, i + 2));
-      i += 2;
+      copy(command.slice(i, i + 2));
     } else if (c === "'") {
-      stack.push({ kind: "single", depth: 0 });
-      out.push(c);
-      i += 1;
+      open("single", c);
     } else if (c === "$" && command[i + 1] === "'") {
-      stack.push({ kind: "ansi", depth: 0 });
-      out.push("$'");
-      i += 2;
+      open("ansi", "$'");
     } else if (c === '"') {
-      stack.push({ kind: "double", depth: 0 });
-      out.push(c);
-      i += 1;
+      open("double", c);
     } else if (c === "$" && command[i + 1] === "(") {
-      stack.push({ kind: "subst", depth: 0 });
-      out.push("$(");
-      i += 2;
+      open("subst", "$(");
     } else if (c === "`") {
-      if (frame.kind === "backtick") stack.pop();
-      else stack.push({ kind: "backtick", depth: 0 });
-      out.push(c);
-      i += 1;
+      if (frame.kind === "backtick") close(c);
+      else open("backtick", c);
     } else if (c === "(" && frame.kind === "subst") {
       frame.depth += 1;
-      out.push(c);
-      i += 1;
+      copy(c);
     } else if (c === ")" && frame.kind === "subst") {
       if (frame.depth === 0) stack.pop();
       else frame.depth -= 1;
-      out.push(c);
-      i += 1;
+      copy(c);
     } else if (c === "#" && (i === 0 || /[\s;&|()]/.test(command[i - 1]!))) {
       const end = command.indexOf("\n", i);
-      const stop = end === -1 ? n : end;
-      out.push(command.slice(i, stop));
-      i = stop;
+      copy(command.slice(i, end === -1 ? n : end));
     } else if (c === "<" && command[i + 1] === "<" && command[i + 2] !== "<" && !(frame.kind === "subst" && frame.depth > 0)) {
       // (Inside `$((…))` a `<<` is a shift, not a here-document.)
       readHeredocStart();
     } else if (c === "\n") {
-      out.push(c);
-      i += 1;
+      copy(c);
       if (pending.length > 0) readHeredocBodies();
     } else if (!tryRoot("plain")) {
-      out.push(c);
-      i += 1;
+      copy(c);
     }
   }
   return out.join("");

@@ -3,7 +3,7 @@
  * cancellation of running commands. A provider only says how a prepared command is checked and
  * spawned (see `local-sandbox.ts` and `bwrap-sandbox.ts`).
  */
-import type { ThreadDataState } from "../state/reducers.js";
+import type { ThreadDataState } from "../state/shapes.js";
 import { maskHostPaths } from "./mask.js";
 import type { PathPolicy } from "./path-policy.js";
 import { type RunProcessResult, runProcess } from "./run-process.js";

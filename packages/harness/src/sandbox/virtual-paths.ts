@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { HarnessError } from "../errors.js";
-import type { ThreadDataState } from "../state/reducers.js";
+import type { ThreadDataState } from "../state/shapes.js";
 
 /** Virtual root of a thread's read-write files. */
 export const VIRTUAL_USER_DATA = "/mnt/user-data";

@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  type DelegationEntry,
-  type SkillEntry,
-  mergeArtifacts,
-  mergeDelegations,
-  mergeSandbox,
-  mergeSkillContext,
-  mergeTodos,
-  mergeViewedImages,
-} from "./reducers.js";
+import { mergeArtifacts, mergeDelegations, mergeSandbox, mergeSkillContext, mergeTodos, mergeViewedImages } from "./reducers.js";
+import type { DelegationEntry, SkillEntry } from "./shapes.js";
 
 const delegation = (id: string, status: DelegationEntry["status"], extra: Partial<DelegationEntry> = {}): DelegationEntry => ({
   id,

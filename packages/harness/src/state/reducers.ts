@@ -16,19 +16,6 @@ import {
   type ViewedImage,
 } from "./shapes.js";
 
-// The persisted shapes live in shapes.ts; their types are re-exported here for the reducers' callers.
-export type {
-  DelegationEntry,
-  DelegationStatus,
-  DelegationStopReason,
-  SandboxState,
-  SkillEntry,
-  ThreadDataState,
-  TodoItem,
-  UploadedFile,
-  ViewedImage,
-} from "./shapes.js";
-
 export const TERMINAL_DELEGATION_STATUSES: ReadonlySet<DelegationStatus> = new Set(TerminalDelegationStatus.options);
 export const DELEGATION_LEDGER_MAX_ENTRIES = 50;
 export const SKILL_CONTEXT_MAX_ENTRIES = 8;

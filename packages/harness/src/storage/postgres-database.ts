@@ -296,6 +296,28 @@ function refuseNewer(version: number): void {
   }
 }
 
+/**
+ * Runs `work` in one transaction on one pooled connection: committed when it returns, rolled back when it
+ * throws (the error goes on to the caller), the connection released either way.
+ *
+ * @example
+ * await inTransaction(pool, (client) => client.query("DELETE FROM server_runs WHERE thread_id = $1", [threadId]));
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** Turns pg's connection failures into what is wrong and what to do. */
 export function connectionError(url: string, error: unknown): HarnessError {
   const code = String((error as { code?: unknown }).code ?? "");

@@ -15,7 +15,7 @@ import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { randomUUID } from "node:crypto";
-import type { SandboxState, ThreadDataState } from "../state/reducers.js";
+import type { SandboxState, ThreadDataState } from "../state/shapes.js";
 import { type TaskEventSink, fanOut } from "./events.js";
 import { StepTracker } from "./step-tracker.js";
 import type { CreateSubagent, SubagentInput, SubagentResult, SubagentType } from "./types.js";

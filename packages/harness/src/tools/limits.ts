@@ -20,15 +20,20 @@ export interface SandboxToolLimits {
   grepMaxResults: number;
 }
 
+/** The tool limits a config's `sandbox:` section sets (its limit keys, as `SANDBOX_LIMIT_DEFAULTS` names them). */
+export function toolLimitsFrom(sandbox: Readonly<Record<keyof typeof SANDBOX_LIMIT_DEFAULTS, number>>): SandboxToolLimits {
+  return {
+    readFileMaxChars: sandbox.read_file_output_max_chars,
+    lsMaxChars: sandbox.ls_output_max_chars,
+    bashOutputMaxChars: sandbox.bash_output_max_chars,
+    writeFileMaxBytes: sandbox.write_file_max_bytes,
+    globMaxResults: sandbox.glob_max_results,
+    grepMaxResults: sandbox.grep_max_results,
+  };
+}
+
 /** DeerFlow's defaults. */
-export const DEFAULT_TOOL_LIMITS: Readonly<SandboxToolLimits> = Object.freeze({
-  readFileMaxChars: SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars,
-  lsMaxChars: SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars,
-  bashOutputMaxChars: SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars,
-  writeFileMaxBytes: SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes,
-  globMaxResults: SANDBOX_LIMIT_DEFAULTS.glob_max_results,
-  grepMaxResults: SANDBOX_LIMIT_DEFAULTS.grep_max_results,
-});
+export const DEFAULT_TOOL_LIMITS: Readonly<SandboxToolLimits> = Object.freeze(toolLimitsFrom(SANDBOX_LIMIT_DEFAULTS));
 
 /** Hard ceilings on what the model may ask `glob` and `grep` for. */
 export const GLOB_MAX_RESULTS_CEILING = 1000;

@@ -11,7 +11,7 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { type StructuredToolInterface, type ToolRuntime, tool } from "@langchain/core/tools";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { SandboxState, ThreadDataState } from "../state/reducers.js";
+import type { SandboxState, ThreadDataState } from "../state/shapes.js";
 import { type TaskEvent, type TaskEventSink, fanOut } from "../subagents/events.js";
 import { runSubagent } from "../subagents/executor.js";
 import type { SubagentRegistry } from "../subagents/registry.js";

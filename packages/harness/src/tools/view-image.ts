@@ -10,7 +10,7 @@ import type { AllowedPath, PathPolicy } from "../sandbox/path-policy.js";
 import { readFileChecked } from "../sandbox/safe-fs.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { USER_DATA_DIRS, VIRTUAL_USER_DATA, isInsideDir } from "../sandbox/virtual-paths.js";
-import type { ViewedImage } from "../state/reducers.js";
+import type { ViewedImage } from "../state/shapes.js";
 import { checkImage } from "./image-format.js";
 import { VIEW_IMAGE_MAX_BYTES } from "./limits.js";
 import { type ToolFailure, sandboxTool, toolFailure } from "./sandbox-tool.js";

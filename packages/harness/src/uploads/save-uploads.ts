@@ -11,7 +11,7 @@ import { HarnessError } from "../errors.js";
 import { PathPolicy } from "../sandbox/path-policy.js";
 import { FileAccessError, withDirChecked } from "../sandbox/safe-fs.js";
 import { VIRTUAL_UPLOADS, ensureThreadDirs, threadUserDataDir } from "../sandbox/virtual-paths.js";
-import type { UploadedFile } from "../state/reducers.js";
+import type { UploadedFile } from "../state/shapes.js";
 import { STAGING_PREFIX, cleanUploadName, numberedName } from "./upload-name.js";
 import { UPLOADS_DEFAULTS } from "../config/defaults.js";
 

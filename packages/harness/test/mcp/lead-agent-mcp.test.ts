@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { createLeadAgent } from "../../src/agent/create-lead-agent.js";
+import { createLeadAgent, type LeadAgent, type LeadAgentOptions } from "../../src/agent/create-lead-agent.js";
+import type { AppConfig } from "../../src/config/schema.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createMcpService } from "../../src/mcp/mcp-service.js";
 import { resolveMcpServers } from "../../src/mcp/resolve-servers.js";
@@ -20,6 +21,16 @@ const baseEnv = () => ({ PATH: process.env.PATH, HOME: process.env.HOME });
 const toolNames = (request: ChatCompletionRequest) => (request.tools ?? []).map((entry) => entry.function.name);
 const toolResults = (request: ChatCompletionRequest) => request.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
 const systemText = (request: ChatCompletionRequest) => request.messages.filter((message) => message.role === "system").map((message) => JSON.stringify(message.content)).join("\n");
+
+/** Creates the lead agent, runs `work` with it, and closes it (its MCP clients with it) whatever happens. */
+async function withLeadAgent(config: AppConfig, options: LeadAgentOptions, work: (agent: LeadAgent) => Promise<void>): Promise<void> {
+  const agent = await createLeadAgent(config, options);
+  try {
+    await work(agent);
+  } finally {
+    await agent.close();
+  }
+}
 
 test("a user adds the filesystem server in extensions_config.json; the agent lists and reads files through it", async () => {
   const home = createTempHome({ files: { "data/report.txt": "Quarterly revenue: 42 million.\n", "data/todo.md": "- ship MCP\n" } });
@@ -39,8 +50,7 @@ test("a user adds the filesystem server in extensions_config.json; the agent lis
   });
   try {
     const config = parseConfigText(modelYaml(server.url), { source: path.join(home.path, "config.yaml"), env: {} });
-    const agent = await createLeadAgent(config, { home: path.join(home.path, ".deer-flow"), env: { ...baseEnv(), DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions } });
-    try {
+    await withLeadAgent(config, { home: path.join(home.path, ".deer-flow"), env: { ...baseEnv(), DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions } }, async (agent) => {
       const out = await agent.invoke({ messages: [{ role: "user", content: "What does the report in my data folder say?" }] }, { configurable: { thread_id: "fs" } });
       assert.equal(out.messages.at(-1)!.content, "Revenue was 42 million.");
       assert.ok(!agent.deerflow.middlewareNames.includes("deferred-tools"), "14 tools are under the default threshold: nothing is deferred");
@@ -51,9 +61,7 @@ test("a user adds the filesystem server in extensions_config.json; the agent lis
       assert.match(results[0]!, /\[FILE\] todo\.md/);
       assert.equal(results[1], "Quarterly revenue: 42 million.\n");
       assert.equal(server.rejected.length, 0);
-    } finally {
-      await agent.close();
-    }
+    });
   } finally {
     await server.close();
     home.cleanup();
@@ -70,14 +78,11 @@ for (const mode of ["streamableHttp", "sse"] as const) {
     });
     try {
       const yaml = `${modelYaml(server.url)}mcp_servers:\n  everything: {url: '${everything.url}'${mode === "sse" ? ", transport: sse" : ""}, headers: {X-Test: yes}}\n`;
-      const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: home.path, env: baseEnv(), onWarning: assert.fail });
-      try {
+      await withLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: home.path, env: baseEnv(), onWarning: assert.fail }, async (agent) => {
         await agent.invoke({ messages: [{ role: "user", content: "echo and add" }] }, { configurable: { thread_id: "http" } });
         const results = toolResults(server.requests[1]!);
         assert.deepEqual(results, ["Echo: hello over HTTP", "The sum of 2 and 3 is 5."]);
-      } finally {
-        await agent.close();
-      }
+      });
     } finally {
       await server.close();
       await everything.close();
@@ -100,8 +105,7 @@ test("past the threshold, MCP tools are deferred: a catalogue and tool_search, p
   });
   try {
     const yaml = `${modelYaml(server.url)}tool_search: {threshold: 5}\nmcp_servers:\n  filesystem: {command: '${process.execPath}', args: ['${FILESYSTEM_SERVER}', '${data}']}\n`;
-    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: path.join(home.path, ".deer-flow"), env: baseEnv() });
-    try {
+    await withLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: path.join(home.path, ".deer-flow"), env: baseEnv() }, async (agent) => {
       assert.deepEqual(agent.deerflow.middlewareNames.slice(-5), ["deferred-tools", "loop-detection", "token-usage", "context-guard", "clarification"]);
       assert.ok(agent.deerflow.toolNames.includes("tool_search"));
       const out = await agent.invoke({ messages: [{ role: "user", content: "what is in data?" }] }, { configurable: { thread_id: "deferred" } });
@@ -118,9 +122,7 @@ test("past the threshold, MCP tools are deferred: a catalogue and tool_search, p
       assert.match(toolResults(fourth!)[2]!, /\[FILE\] a\.txt/);
       assert.deepEqual((out as { promoted_tools?: string[] }).promoted_tools, ["list_directory"]);
       assert.equal(server.rejected.length, 0);
-    } finally {
-      await agent.close();
-    }
+    });
   } finally {
     await server.close();
     home.cleanup();

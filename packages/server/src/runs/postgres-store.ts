@@ -4,19 +4,12 @@
  * per-thread transaction lock, so two processes taking runs for one thread see each other; the partial
  * unique index on running runs is what finally makes "one running run per thread" hold.
  */
+import { inTransaction as transaction } from "@deerflow/harness";
 import type pg from "pg";
 import type { CheckpointAdmin } from "./worker.js";
-import {
-  type MultitaskStrategy,
-  type RunKwargs,
-  type RunRecord,
-  type RunStatus,
-  type RunStore,
-  ThreadBusyError,
-  type ThreadQuery,
-  type ThreadRecord,
-  type ThreadStore,
-} from "./types.js";
+import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
+import { ThreadBusyError } from "./types.js";
+import type { RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
@@ -25,65 +18,17 @@ const ROLLBACK_SETTLE_MS = 250;
 const ROLLBACK_MAX_PASSES = 20;
 
 /** A `server_runs` row as pg returns it (JSONB already parsed). */
-export interface RunRow {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: string;
-  metadata: Record<string, unknown>;
-  multitask_strategy: string;
-  kwargs: RunKwargs;
-}
+export type RunRow = StoredRunRow<unknown>;
+
+/** JSONB columns come back parsed. */
+const asParsed = (value: unknown) => value;
 
 /** The record of a run row. */
-export function toRun(row: RunRow): RunRecord {
-  return {
-    run_id: row.run_id,
-    thread_id: row.thread_id,
-    assistant_id: row.assistant_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    status: row.status as RunStatus,
-    metadata: row.metadata,
-    multitask_strategy: row.multitask_strategy as MultitaskStrategy,
-    kwargs: row.kwargs,
-  };
-}
-
-function toThread(row: Record<string, unknown>): ThreadRecord {
-  return {
-    thread_id: row.thread_id as string,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-    state_updated_at: row.state_updated_at as string,
-    metadata: row.metadata as Record<string, unknown>,
-    status: row.status as ThreadRecord["status"],
-    values: (row.values as Record<string, unknown> | null) ?? null,
-    interrupts: row.interrupts as Record<string, unknown[]>,
-    error: (row.error as string | null) ?? null,
-  };
-}
+export const toRun = (row: RunRow): RunRecord => runFromRow(row, asParsed);
+const toThread = (row: StoredThreadRow<unknown>): ThreadRecord => threadFromRow(row, asParsed);
 
 const RUN_COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
 const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
-
-/** Runs `work` in a transaction on one pooled connection. */
-export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** The thread store on Postgres. */
 export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {

@@ -5,17 +5,9 @@
  * transactions, which is what makes "one running run per thread" hold.
  */
 import Database from "better-sqlite3";
-import {
-  type MultitaskStrategy,
-  type RunKwargs,
-  type RunRecord,
-  type RunStatus,
-  type RunStore,
-  ThreadBusyError,
-  type ThreadQuery,
-  type ThreadRecord,
-  type ThreadStore,
-} from "./types.js";
+import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
+import { ThreadBusyError } from "./types.js";
+import type { RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS server_threads (
@@ -45,59 +37,13 @@ CREATE INDEX IF NOT EXISTS server_runs_thread ON server_runs (thread_id, seq);
 CREATE INDEX IF NOT EXISTS server_runs_status ON server_runs (status, seq);
 `;
 
-interface ThreadRow {
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-  state_updated_at: string;
-  metadata: string;
-  status: string;
-  values: string | null;
-  interrupts: string;
-  error: string | null;
-}
-
-interface RunRow {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: string;
-  metadata: string;
-  multitask_strategy: string;
-  kwargs: string;
-}
+type ThreadRow = StoredThreadRow<string>;
+type RunRow = StoredRunRow<string>;
 
 const now = () => new Date().toISOString();
 
-function toThread(row: ThreadRow): ThreadRecord {
-  return {
-    thread_id: row.thread_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    state_updated_at: row.state_updated_at,
-    metadata: JSON.parse(row.metadata),
-    status: row.status as ThreadRecord["status"],
-    values: row.values === null ? null : JSON.parse(row.values),
-    interrupts: JSON.parse(row.interrupts),
-    error: row.error,
-  };
-}
-
-function toRun(row: RunRow): RunRecord {
-  return {
-    run_id: row.run_id,
-    thread_id: row.thread_id,
-    assistant_id: row.assistant_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    status: row.status as RunStatus,
-    metadata: JSON.parse(row.metadata),
-    multitask_strategy: row.multitask_strategy as MultitaskStrategy,
-    kwargs: JSON.parse(row.kwargs) as RunKwargs,
-  };
-}
+const toThread = (row: ThreadRow) => threadFromRow(row, JSON.parse);
+const toRun = (row: RunRow) => runFromRow(row, JSON.parse);
 
 /** True when `actual` contains `expected` (JSONB `@>` semantics: objects by key, everything else equal). */
 export function contains(actual: unknown, expected: unknown): boolean {

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { type DelegationEntry, mergeDelegations } from "../../state/reducers.js";
+import { mergeDelegations } from "../../state/reducers.js";
+import type { DelegationEntry } from "../../state/shapes.js";
 import { changedDelegations, extractDelegations, readSubagentMetadata } from "./delegation-capture.js";
 
 /** DeerFlow's subagent status contract v2 (subagent_status_contract.json), the values a `task` result may carry. */

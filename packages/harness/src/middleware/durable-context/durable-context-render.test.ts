@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import type { DelegationEntry } from "../../state/reducers.js";
+import type { DelegationEntry } from "../../state/shapes.js";
 import { DURABLE_CONTEXT_AUTHORITY, projectDurableContext, renderDelegation, renderDurableContext } from "./durable-context-render.js";
 
 const NOW = "2026-01-01T00:00:00.000Z";

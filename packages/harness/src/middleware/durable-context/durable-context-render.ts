@@ -8,7 +8,7 @@
  * `durable_context_data` and `hide_from_ui`, which exists in the request only.
  */
 import { type BaseMessage, HumanMessage, type SystemMessage } from "@langchain/core/messages";
-import type { DelegationEntry, SkillEntry } from "../../state/reducers.js";
+import type { DelegationEntry, SkillEntry } from "../../state/shapes.js";
 import { boundText, collapseWhitespace, escapeData } from "../../messages/text.js";
 
 /** Rules appended to the system message whenever the data block is sent. */

@@ -8,7 +8,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { type DelegationEntry, type SkillEntry, mergeSkillContext } from "../../state/reducers.js";
+import { mergeSkillContext } from "../../state/reducers.js";
+import type { DelegationEntry, SkillEntry } from "../../state/shapes.js";
 import { threadStateSubset } from "../../state/thread-state.js";
 import { changedDelegations, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";

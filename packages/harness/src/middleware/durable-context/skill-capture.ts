@@ -9,7 +9,8 @@
  */
 import { posix } from "node:path";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { type SkillEntry, normalizeSkillDescription } from "../../state/reducers.js";
+import { normalizeSkillDescription } from "../../state/reducers.js";
+import type { SkillEntry } from "../../state/shapes.js";
 import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Where skills are mounted and which tools read files. */
