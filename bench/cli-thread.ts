@@ -17,8 +17,10 @@ import { performance } from "node:perf_hooks";
 import { startFakeOpenAIServer } from "@deerflow/harness/testing";
 
 /** Each user line and answer is about 150–200 characters: the issue's 52 KB over 300 turns. */
-const userLine = (turn: number) => `Turn ${turn}: please note that item ${turn} of the checklist is done, the next one is ${turn + 1}, and tell me in one line what is left.`;
-const answerFor = (turn: number) => `Noted: item ${turn} is done and item ${turn + 1} is next. Everything after it on the checklist is still open; say when you want a recap.`;
+const userLine = (turn: number) =>
+  `Turn ${turn}: please note that item ${turn} of the checklist is done, the next one is ${turn + 1}, and tell me in one line what is left.`;
+const answerFor = (turn: number) =>
+  `Noted: item ${turn} is done and item ${turn + 1} is next. Everything after it on the checklist is still open; say when you want a recap.`;
 
 export interface CliThreadFigures {
   turns: number;
@@ -30,7 +32,12 @@ export interface CliThreadFigures {
 }
 
 /** Runs the thread and measures the home directory. */
-export async function cliThread(root: string, turns: number, log: (line: string) => void, keep = false): Promise<CliThreadFigures> {
+export async function cliThread(
+  root: string,
+  turns: number,
+  log: (line: string) => void,
+  keep = false,
+): Promise<CliThreadFigures> {
   const cli = path.join(root, "packages/cli/dist/main.js");
   let conversationBytes = 0;
   const fake = await startFakeOpenAIServer({
@@ -55,7 +62,8 @@ export async function cliThread(root: string, turns: number, log: (line: string)
       ].join("\n"),
     );
     const lines = Array.from({ length: turns }, (_, index) => userLine(index + 1));
-    for (const [index, line] of lines.entries()) conversationBytes += Buffer.byteLength(line) + Buffer.byteLength(answerFor(index + 1));
+    for (const [index, line] of lines.entries())
+      conversationBytes += Buffer.byteLength(line) + Buffer.byteLength(answerFor(index + 1));
     const start = performance.now();
     const child = spawn(process.execPath, [cli, "chat", "--config", config, "--thread", "cli-bench"], {
       cwd: scratch,
@@ -76,11 +84,22 @@ export async function cliThread(root: string, turns: number, log: (line: string)
     child.stdin.end(`${lines.join("\n")}\n/exit\n`);
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     const wallMs = performance.now() - start;
-    if (code !== 0 || answers !== turns) throw new Error(`deerflow chat exited ${code} after ${answers}/${turns} answers${errors ? `: ${errors.slice(0, 500)}` : ""}`);
-    const du = (flags: string[]) => Number(spawnSync("du", [...flags, home], { encoding: "utf8" }).stdout.split(/\s/)[0]);
+    if (code !== 0 || answers !== turns)
+      throw new Error(
+        `deerflow chat exited ${code} after ${answers}/${turns} answers${errors ? `: ${errors.slice(0, 500)}` : ""}`,
+      );
+    const du = (flags: string[]) =>
+      Number(spawnSync("du", [...flags, home], { encoding: "utf8" }).stdout.split(/\s/)[0]);
     const database = path.join(home, "checkpoints.sqlite");
     const databaseBytes = ["", "-wal"].reduce((sum, suffix) => sum + (fileSize(database + suffix) ?? 0), 0);
-    return { turns, homeDiskBytes: du(["-sk"]) * 1024, homeApparentBytes: du(["-sb"]), databaseBytes, conversationBytes, wallMs };
+    return {
+      turns,
+      homeDiskBytes: du(["-sk"]) * 1024,
+      homeApparentBytes: du(["-sb"]),
+      databaseBytes,
+      conversationBytes,
+      wallMs,
+    };
   } finally {
     await fake.close();
     if (keep) log(`  cli-thread: kept ${scratch}`);

@@ -38,7 +38,15 @@ for (let done = 0; done < turns; done += ROUND) {
     }
   }
 }
-const rows = variants.map((v) => ({ name: v.name, step: median(stepOverheads(v.recorder, starts.get(v)!)), turn: median(overheads.get(v)!), cpu: median(cpu.get(v)!) }));
+const rows = variants.map((v) => ({
+  name: v.name,
+  step: median(stepOverheads(v.recorder, starts.get(v)!)),
+  turn: median(overheads.get(v)!),
+  cpu: median(cpu.get(v)!),
+}));
 const peer = rows.at(-1)!;
-for (const row of rows) process.stdout.write(`${row.name}: step ${row.step.toFixed(2)} ms (${(row.step / peer.step).toFixed(2)}x), turn ${row.turn.toFixed(2)} ms (${(row.turn / peer.turn).toFixed(2)}x), CPU per turn ${row.cpu.toFixed(2)} ms (${(row.cpu / peer.cpu).toFixed(2)}x)\n`);
+for (const row of rows)
+  process.stdout.write(
+    `${row.name}: step ${row.step.toFixed(2)} ms (${(row.step / peer.step).toFixed(2)}x), turn ${row.turn.toFixed(2)} ms (${(row.turn / peer.turn).toFixed(2)}x), CPU per turn ${row.cpu.toFixed(2)} ms (${(row.cpu / peer.cpu).toFixed(2)}x)\n`,
+  );
 await Promise.all(variants.map((v) => v.close()));

@@ -24,12 +24,31 @@ import { ScriptedChatModel, testDatabase } from "../packages/harness/src/testing
 import { createSearchHistoryTool } from "../packages/harness/src/tools/search-history.js";
 
 const TURNS = 200;
-const AREAS = ["billing", "staging", "analytics", "mobile", "search", "auth", "payments", "reporting", "onboarding", "support"];
+const AREAS = [
+  "billing",
+  "staging",
+  "analytics",
+  "mobile",
+  "search",
+  "auth",
+  "payments",
+  "reporting",
+  "onboarding",
+  "support",
+];
 const THINGS = [
-  ["owner", (i: number) => `${["Margarethe", "Oluwaseun", "Thibault", "Ingrid", "Kenji", "Priyanka", "Esteban", "Ludmila", "Caoimhe", "Bartholomew"][i % 10]} ${["Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad"][i % 5]}`],
+  [
+    "owner",
+    (i: number) =>
+      `${["Margarethe", "Oluwaseun", "Thibault", "Ingrid", "Kenji", "Priyanka", "Esteban", "Ludmila", "Caoimhe", "Bartholomew"][i % 10]} ${["Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad"][i % 5]}`,
+  ],
   ["deadline", (i: number) => `${10 + (i % 18)} ${["March", "April", "May", "June", "July"][i % 5]}`],
   ["port", (i: number) => String(20000 + i * 137)],
-  ["codename", (i: number) => `${["Heron", "Quokka", "Marlin", "Ibex", "Kestrel", "Lynx", "Narwhal", "Ocelot", "Puffin", "Tapir"][i % 10]}-${100 + i}`],
+  [
+    "codename",
+    (i: number) =>
+      `${["Heron", "Quokka", "Marlin", "Ibex", "Kestrel", "Lynx", "Narwhal", "Ocelot", "Puffin", "Tapir"][i % 10]}-${100 + i}`,
+  ],
   ["budget", (i: number) => `${(12 + i) * 1000} euros`],
 ] as const;
 
@@ -52,7 +71,8 @@ function plantFacts(): Fact[] {
 }
 
 function userText(turn: number, fact: Fact | undefined): string {
-  if (fact) return `Turn ${turn}: please remember this for later: the ${fact.subject} is ${fact.value}. Then carry on with the review.`;
+  if (fact)
+    return `Turn ${turn}: please remember this for later: the ${fact.subject} is ${fact.value}. Then carry on with the review.`;
   const area = AREAS[(turn * 7) % AREAS.length];
   return `Turn ${turn}: review the ${area} dashboards, check the logs for errors and summarize the open items briefly.`;
 }
@@ -63,7 +83,10 @@ function standInSummary(prompt: string): string {
   return `Summary: ${lines.map((line) => line.replace(/^(Human|Summary):\s*/, "")).join(" ")}`.slice(-1000);
 }
 
-export async function recallBenchmark(log: (line: string) => void, options: { postgres?: boolean } = {}): Promise<string> {
+export async function recallBenchmark(
+  log: (line: string) => void,
+  options: { postgres?: boolean } = {},
+): Promise<string> {
   const db = options.postgres ? await testDatabase() : null;
   if (db && "skip" in db) return `Recall on Postgres skipped: ${db.skip}`;
   const home = mkdtempSync(path.join(os.tmpdir(), "deerflow-recall-"));
@@ -83,10 +106,12 @@ export async function recallBenchmark(log: (line: string) => void, options: { po
       (db ? `database: {backend: postgres, url: '${db.url}'}\n` : ""),
     { source: null, env: {} },
   );
-  const harness = await createHarness(config, { home, env: {}, chatModel: model, onWarning: () => {} }).catch(async (error) => {
-    await db?.drop();
-    throw error;
-  });
+  const harness = await createHarness(config, { home, env: {}, chatModel: model, onWarning: () => {} }).catch(
+    async (error) => {
+      await db?.drop();
+      throw error;
+    },
+  );
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "recall" } };
@@ -98,7 +123,11 @@ export async function recallBenchmark(log: (line: string) => void, options: { po
     }
     // What the model is shown on the next request: play one more turn and read its request.
     await agent.invoke({ messages: [{ role: "user", content: "Turn 201: what do you remember?" }] }, thread);
-    const shown = model.calls.filter((call) => call.toolNames.includes("search_history")).at(-1)!.messages.map((m) => String(m.content)).join("\n");
+    const shown = model.calls
+      .filter((call) => call.toolNames.includes("search_history"))
+      .at(-1)!
+      .messages.map((m) => String(m.content))
+      .join("\n");
     const tool = createSearchHistoryTool(harness.setup.threadArchive!);
     let inSummary = 0;
     let inSearch = 0;
@@ -115,7 +144,9 @@ export async function recallBenchmark(log: (line: string) => void, options: { po
       if (!b) misses.push(fact.subject);
     }
     const pct = (n: number) => `${((n / facts.length) * 100).toFixed(0)}%`;
-    const compactions = (await harness.setup.threadArchive!.read("recall")).filter((entry) => entry.kind === "compaction").length;
+    const compactions = (await harness.setup.threadArchive!.read("recall")).filter(
+      (entry) => entry.kind === "compaction",
+    ).length;
     return [
       `| Recall${db ? " on Postgres" : ""} (${facts.length} questions, ${TURNS}-turn thread, ${compactions} compactions) | Answers present |`,
       "|---|---|",

@@ -50,7 +50,10 @@ async function overhead() {
   const result = Object.fromEntries(
     variants.map((v) => {
       const steps = stepOverheads(v.recorder, turnStarts.get(v)!);
-      return [v.name, { stepMedian: median(steps), stepP95: percentile(steps, 0.95), turnMedian: median(turnOverheads.get(v)!) }];
+      return [
+        v.name,
+        { stepMedian: median(steps), stepP95: percentile(steps, 0.95), turnMedian: median(turnOverheads.get(v)!) },
+      ];
     }),
   );
   await Promise.all(variants.map((v) => v.close()));
@@ -78,11 +81,23 @@ function growth(): Record<string, VariantRun> {
     log(`  growth: ${name}`);
     // DeerFlow.ts variants sample every turn (their files stay small); the baselines only at the marks.
     const sampling = name.startsWith("deerflow") || name === "summarizing" ? "every" : marks.join(",");
-    const stdout = execFileSync(process.execPath, ["--import", "tsx", path.join(root, "bench/variant.ts"), name, String(TURNS), path.join(scratch, `growth-${name}`), sampling], {
-      cwd: root,
-      encoding: "utf8",
-      maxBuffer: 1 << 20,
-    });
+    const stdout = execFileSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(root, "bench/variant.ts"),
+        name,
+        String(TURNS),
+        path.join(scratch, `growth-${name}`),
+        sampling,
+      ],
+      {
+        cwd: root,
+        encoding: "utf8",
+        maxBuffer: 1 << 20,
+      },
+    );
     out[name] = JSON.parse(stdout.trim().split("\n").at(-1)!) as VariantRun;
     log(`    ${name}: ${(out[name]!.elapsedMs / 1000).toFixed(0)} s`);
   }
@@ -114,7 +129,11 @@ function startup() {
 function growthTarget(early: number, late: number, [m1, m2, m3, m4]: number[]): string[] {
   const drift = (late / early - 1) * 100;
   const verdict = late <= early ? "met" : drift <= 1 ? "met within 1% (linear)" : "**missed**";
-  return [`(a) bytes/turn, turns ${m3}–${m4} ≤ turns ${m1}–${m2}`, `${(late / 1024).toFixed(1)} vs ${(early / 1024).toFixed(1)} KiB (${drift >= 0 ? "+" : ""}${drift.toFixed(2)}%)`, verdict];
+  return [
+    `(a) bytes/turn, turns ${m3}–${m4} ≤ turns ${m1}–${m2}`,
+    `${(late / 1024).toFixed(1)} vs ${(early / 1024).toFixed(1)} KiB (${drift >= 0 ? "+" : ""}${drift.toFixed(2)}%)`,
+    verdict,
+  ];
 }
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
@@ -136,12 +155,32 @@ async function main() {
   const vs = (value: number, peer: number, text: string) => `${text} (${fmt(value / peer)}×)`;
   const rowsPerTurn = (run: VariantRun, from: number, to: number) => bytesPerTurnSlope(run.rows, from, to);
   const rows = [
-    ["Per-step overhead, median / p95 (ms)", ...cols.map((n) => vs(o[n]!.stepMedian, o.summarizing!.stepMedian, `${fmt(o[n]!.stepMedian)} / ${fmt(o[n]!.stepP95)}`))],
-    ["Per-turn harness time, median (ms)", ...cols.map((n) => vs(o[n]!.turnMedian, o.summarizing!.turnMedian, fmt(o[n]!.turnMedian)))],
-    ...[m1, m2, m4].map((t) => [`Checkpoint file after ${t} turns`, ...cols.map((n) => vs(g[n]!.sizes[t]!, d.sizes[t]!, kb(g[n]!.sizes[t]!)))]),
-    [`Bytes per turn, last ${m4 - m3} turns`, ...cols.map((n) => vs(perTurn(g[n]!, m3, m4), perTurn(d, m3, m4), kb(perTurn(g[n]!, m3, m4))))],
-    [`Bytes per turn ÷ the turn's new message bytes`, ...cols.map((n) => `${fmt(perTurn(g[n]!, m3, m4) / g[n]!.newMessageBytesPerTurn, 0)}×`)],
-    [`Checkpoint rows per turn, last ${m4 - m3} turns`, ...cols.map((n) => vs(rowsPerTurn(g[n]!, m3, m4), rowsPerTurn(d, m3, m4), fmt(rowsPerTurn(g[n]!, m3, m4), 1)))],
+    [
+      "Per-step overhead, median / p95 (ms)",
+      ...cols.map((n) =>
+        vs(o[n]!.stepMedian, o.summarizing!.stepMedian, `${fmt(o[n]!.stepMedian)} / ${fmt(o[n]!.stepP95)}`),
+      ),
+    ],
+    [
+      "Per-turn harness time, median (ms)",
+      ...cols.map((n) => vs(o[n]!.turnMedian, o.summarizing!.turnMedian, fmt(o[n]!.turnMedian))),
+    ],
+    ...[m1, m2, m4].map((t) => [
+      `Checkpoint file after ${t} turns`,
+      ...cols.map((n) => vs(g[n]!.sizes[t]!, d.sizes[t]!, kb(g[n]!.sizes[t]!))),
+    ]),
+    [
+      `Bytes per turn, last ${m4 - m3} turns`,
+      ...cols.map((n) => vs(perTurn(g[n]!, m3, m4), perTurn(d, m3, m4), kb(perTurn(g[n]!, m3, m4)))),
+    ],
+    [
+      `Bytes per turn ÷ the turn's new message bytes`,
+      ...cols.map((n) => `${fmt(perTurn(g[n]!, m3, m4) / g[n]!.newMessageBytesPerTurn, 0)}×`),
+    ],
+    [
+      `Checkpoint rows per turn, last ${m4 - m3} turns`,
+      ...cols.map((n) => vs(rowsPerTurn(g[n]!, m3, m4), rowsPerTurn(d, m3, m4), fmt(rowsPerTurn(g[n]!, m3, m4), 1))),
+    ],
     [`Checkpoint rows after ${m4} turns`, ...cols.map((n) => String(g[n]!.rows[m4] ?? "n/a"))],
     ["Peak / total request tokens", ...cols.map((n) => `${g[n]!.peakRequestTokens} / ${g[n]!.totalRequestTokens}`)],
     ["Peak RSS (MiB)", ...cols.map((n) => vs(g[n]!.maxRssMb, d.maxRssMb, fmt(g[n]!.maxRssMb, 0)))],
@@ -150,18 +189,51 @@ async function main() {
   // What one turn adds to a request: the unsummarized run's peak spread over its turns (an upper bound).
   const oneTurnTokens = nosum.peakRequestTokens / TURNS;
   const targets = [
-    [`Step overhead (a) ≤ 1.0× (d)`, `${fmt(o.deerflow!.stepMedian / o.summarizing!.stepMedian)}×`, mark(o.deerflow!.stepMedian <= o.summarizing!.stepMedian)],
-    [`Turn harness time (a) ≤ 1.0× (d)`, `${fmt(o.deerflow!.turnMedian / o.summarizing!.turnMedian)}×`, mark(o.deerflow!.turnMedian <= o.summarizing!.turnMedian)],
-    [`Bytes per turn (a) ≤ 0.1× (d), last ${m4 - m3} turns`, `${fmt(perTurn(a, m3, m4) / perTurn(d, m3, m4), 3)}×`, mark(perTurn(a, m3, m4) <= 0.1 * perTurn(d, m3, m4))],
-    [`Step overhead (a) ≤ 1.5× (b)`, `${fmt(o.deerflow!.stepMedian / o.createAgent!.stepMedian)}×`, mark(o.deerflow!.stepMedian <= 1.5 * o.createAgent!.stepMedian)],
-    [`Step overhead (a) below (c)`, `${fmt(o.deerflow!.stepMedian / o.deepagents!.stepMedian)}×`, mark(o.deerflow!.stepMedian < o.deepagents!.stepMedian)],
+    [
+      `Step overhead (a) ≤ 1.0× (d)`,
+      `${fmt(o.deerflow!.stepMedian / o.summarizing!.stepMedian)}×`,
+      mark(o.deerflow!.stepMedian <= o.summarizing!.stepMedian),
+    ],
+    [
+      `Turn harness time (a) ≤ 1.0× (d)`,
+      `${fmt(o.deerflow!.turnMedian / o.summarizing!.turnMedian)}×`,
+      mark(o.deerflow!.turnMedian <= o.summarizing!.turnMedian),
+    ],
+    [
+      `Bytes per turn (a) ≤ 0.1× (d), last ${m4 - m3} turns`,
+      `${fmt(perTurn(a, m3, m4) / perTurn(d, m3, m4), 3)}×`,
+      mark(perTurn(a, m3, m4) <= 0.1 * perTurn(d, m3, m4)),
+    ],
+    [
+      `Step overhead (a) ≤ 1.5× (b)`,
+      `${fmt(o.deerflow!.stepMedian / o.createAgent!.stepMedian)}×`,
+      mark(o.deerflow!.stepMedian <= 1.5 * o.createAgent!.stepMedian),
+    ],
+    [
+      `Step overhead (a) below (c)`,
+      `${fmt(o.deerflow!.stepMedian / o.deepagents!.stepMedian)}×`,
+      mark(o.deerflow!.stepMedian < o.deepagents!.stepMedian),
+    ],
     growthTarget(perTurn(a, m1, m2), perTurn(a, m3, m4), [m1, m2, m3, m4]),
-    [`(a) file at ${m4} turns ≤ 1/5 of (b)`, `${fmt(a.sizes[m4]! / g.createAgent!.sizes[m4]!, 3)}×`, mark(a.sizes[m4]! <= g.createAgent!.sizes[m4]! / 5)],
-    [`(a) peak request ≤ trigger (${SUMMARIZATION_TRIGGER_TOKENS}) + one turn`, `${a.peakRequestTokens} ≤ ${Math.round(SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)}`, mark(a.peakRequestTokens <= SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)],
+    [
+      `(a) file at ${m4} turns ≤ 1/5 of (b)`,
+      `${fmt(a.sizes[m4]! / g.createAgent!.sizes[m4]!, 3)}×`,
+      mark(a.sizes[m4]! <= g.createAgent!.sizes[m4]! / 5),
+    ],
+    [
+      `(a) peak request ≤ trigger (${SUMMARIZATION_TRIGGER_TOKENS}) + one turn`,
+      `${a.peakRequestTokens} ≤ ${Math.round(SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)}`,
+      mark(a.peakRequestTokens <= SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens),
+    ],
     ["`deerflow --version` < 200 ms", `${fmt(s.versionMs, 0)} ms`, mark(s.versionMs < 200)],
     ["One-step demo run < 2 s", `${fmt(s.demoRunMs, 0)} ms`, mark(s.demoRunMs < 2000)],
   ];
-  const table = (header: string[], body: string[][]) => [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  const table = (header: string[], body: string[][]) =>
+    [
+      `| ${header.join(" | ")} |`,
+      `|${header.map(() => "---").join("|")}|`,
+      ...body.map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n");
   const machine = `${os.cpus()[0]?.model ?? "cpu"}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const figures = [
     table(["", "(a) DeerFlow.ts", "(b) createAgent", "(c) deepagents", "(d) createAgent + summarization"], rows),
@@ -190,7 +262,9 @@ try {
   } else if (process.argv.includes("cli-thread")) {
     // `npm run bench -- cli-thread`: 300 short turns through `deerflow chat` (bench/cli-thread.ts); prints its table.
     const { cliThread, cliThreadTable } = await import("./cli-thread.js");
-    process.stdout.write(`\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log, process.argv.includes("--keep")))}\n`);
+    process.stdout.write(
+      `\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log, process.argv.includes("--keep")))}\n`,
+    );
   } else if (process.argv.includes("recall")) {
     // `npm run bench -- recall [--postgres]`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");

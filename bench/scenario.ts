@@ -48,7 +48,10 @@ const TURN_TEXT = (turn: number) => `Turn ${turn}: look something up twice and r
 /** A chat model that plays the scenario instantly. Calls without tools (summarizers) get a summary. */
 class BenchModel extends BaseChatModel {
   private seq = 0;
-  constructor(private readonly recorder: Recorder, private readonly toolNames: string[] = []) {
+  constructor(
+    private readonly recorder: Recorder,
+    private readonly toolNames: string[] = [],
+  ) {
     super({});
   }
   _llmType() {
@@ -65,7 +68,10 @@ class BenchModel extends BaseChatModel {
     let message: AIMessage;
     if (!this.toolNames.includes("note")) {
       this.recorder.summarizerCalls++;
-      message = new AIMessage({ id, content: "Summary: the user asked for lookups each turn; each was done and reported." });
+      message = new AIMessage({
+        id,
+        content: "Summary: the user asked for lookups each turn; each was done and reported.",
+      });
     } else {
       this.recorder.requestTokens.push(countTokens(messages));
       this.recorder.toolGaps.push(this.recorder.toolMs);
@@ -74,12 +80,19 @@ class BenchModel extends BaseChatModel {
       const toolsThisTurn = messages.slice(lastHuman + 1).filter((m) => m.getType() === "tool").length;
       message =
         toolsThisTurn < 2
-          ? new AIMessage({ id, content: "", tool_calls: [{ id: `${id}-c`, name: "note", args: { topic: `step ${toolsThisTurn}` }, type: "tool_call" }] })
+          ? new AIMessage({
+              id,
+              content: "",
+              tool_calls: [
+                { id: `${id}-c`, name: "note", args: { topic: `step ${toolsThisTurn}` }, type: "tool_call" },
+              ],
+            })
           : new AIMessage({ id, content: "Done: both lookups are reported above." });
     }
     if (this.toolNames.includes("note")) {
       this.recorder.calls.push([start, performance.now()]);
-      this.recorder.newMessageBytes += Buffer.byteLength(String(message.content)) + Buffer.byteLength(JSON.stringify(message.tool_calls ?? []));
+      this.recorder.newMessageBytes +=
+        Buffer.byteLength(String(message.content)) + Buffer.byteLength(JSON.stringify(message.tool_calls ?? []));
     }
     return { generations: [{ text: String(message.content), message }] };
   }
@@ -108,7 +121,8 @@ export interface Variant {
 }
 
 /** Summarization of variant (a): the issue's trigger and keep, so request size stays bounded. */
-const SUMMARIZATION_ON = "summarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}";
+const SUMMARIZATION_ON =
+  "summarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}";
 export const SUMMARIZATION_TRIGGER_TOKENS = 4000;
 
 /** Builds a variant in `dir` (a fresh directory). */
@@ -124,28 +138,51 @@ export async function buildVariant(name: VariantName, dir: string): Promise<Vari
   };
   if (name === "deerflow" || name === "deerflow-nosum") {
     const yaml = `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
-    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), { home: dir, env: {}, chatModel: model, tools, onWarning: () => {} });
-    return { name, recorder, file: path.join(dir, "checkpoints.sqlite"), turn: async (i) => {
-      await agent.invoke(input(i), config);
-      // What the CLI and the server do once a run ends: apply checkpoints.retention (counted as harness time).
-      await agent.deerflow.afterRun("bench");
-    }, close: () => agent.close() };
+    const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), {
+      home: dir,
+      env: {},
+      chatModel: model,
+      tools,
+      onWarning: () => {},
+    });
+    return {
+      name,
+      recorder,
+      file: path.join(dir, "checkpoints.sqlite"),
+      turn: async (i) => {
+        await agent.invoke(input(i), config);
+        // What the CLI and the server do once a run ends: apply checkpoints.retention (counted as harness time).
+        await agent.deerflow.afterRun("bench");
+      },
+      close: () => agent.close(),
+    };
   }
   const file = path.join(dir, "checkpoints.sqlite");
   const checkpointer = SqliteSaver.fromConnString(file);
   // (d): the peer a TypeScript user would pick, langchain's own summarization at (a)'s trigger and keep.
-  const summarizing = summarizationMiddleware({ model, trigger: { tokens: SUMMARIZATION_TRIGGER_TOKENS }, keep: { messages: 10 } });
+  const summarizing = summarizationMiddleware({
+    model,
+    trigger: { tokens: SUMMARIZATION_TRIGGER_TOKENS },
+    keep: { messages: 10 },
+  });
   const agent =
     name === "createAgent"
       ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer })
       : name === "summarizing"
-        ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer, middleware: [summarizing] })
+        ? createAgent({
+            model,
+            tools,
+            systemPrompt: "You are a helpful agent.",
+            checkpointer,
+            middleware: [summarizing],
+          })
         : createDeepAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer });
   return {
     name,
     recorder,
     file,
-    turn: async (i) => void (await (agent as { invoke(input: unknown, config: unknown): Promise<unknown> }).invoke(input(i), config)),
+    turn: async (i) =>
+      void (await (agent as { invoke(input: unknown, config: unknown): Promise<unknown> }).invoke(input(i), config)),
     close: async () => (checkpointer as unknown as { db: { close(): void } }).db.close(),
   };
 }

@@ -11,7 +11,13 @@ import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createTempHome, fakeModelConfig, spawnServe, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
+import {
+  createTempHome,
+  fakeModelConfig,
+  spawnServe,
+  startFakeOpenAIServer,
+  testDatabase,
+} from "@deerflow/harness/testing";
 import { median, percentile } from "./measure.js";
 
 /** One row: a database, a number of processes, and what their runs measured. */
@@ -25,7 +31,12 @@ export interface ProcessRow {
   failed: number;
 }
 
-type StreamRun = (url: string, threadId: string, text: string, modes: string[]) => Promise<{ ttfeMs: number; ok: boolean }>;
+type StreamRun = (
+  url: string,
+  threadId: string,
+  text: string,
+  modes: string[],
+) => Promise<{ ttfeMs: number; ok: boolean }>;
 
 interface Serve {
   child: ChildProcess;
@@ -34,45 +45,83 @@ interface Serve {
 }
 
 async function startServe(cli: string, config: string, home: string): Promise<Serve> {
-  const server = spawnServe(cli, ["--port", "0", "--config", config], { env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" } });
+  const server = spawnServe(cli, ["--port", "0", "--config", config], {
+    env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" },
+  });
   return { child: server.child, url: await server.url(60_000), exited: server.exited.then(() => undefined) };
 }
 
 async function stopAll(serves: Serve[]): Promise<void> {
   for (const serve of serves) serve.child.kill("SIGTERM");
-  await Promise.all(serves.map((serve) => Promise.race([serve.exited, new Promise((resolve) => setTimeout(resolve, 15_000))])));
+  await Promise.all(
+    serves.map((serve) => Promise.race([serve.exited, new Promise((resolve) => setTimeout(resolve, 15_000))])),
+  );
   for (const serve of serves) serve.child.kill("SIGKILL");
 }
 
 async function createThread(url: string): Promise<string> {
-  const response = await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const response = await fetch(`${url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   return ((await response.json()) as { thread_id: string }).thread_id;
 }
 
 /** `total` runs, `level` at a time, run i on process i mod n (its thread created there too). */
-async function measure(urls: string[], total: number, level: number, streamRun: StreamRun, modes: string[]): Promise<Omit<ProcessRow, "label">> {
+async function measure(
+  urls: string[],
+  total: number,
+  level: number,
+  streamRun: StreamRun,
+  modes: string[],
+): Promise<Omit<ProcessRow, "label">> {
   const warm = await Promise.all(urls.map((url) => createThread(url)));
   await Promise.all(warm.map((threadId, index) => streamRun(urls[index]!, threadId, "warm", modes)));
-  const threads = await Promise.all(Array.from({ length: total }, (_, index) => createThread(urls[index % urls.length]!)));
+  const threads = await Promise.all(
+    Array.from({ length: total }, (_, index) => createThread(urls[index % urls.length]!)),
+  );
   const results: Array<{ ttfeMs: number; ok: boolean }> = [];
   const started = performance.now();
   for (let offset = 0; offset < total; offset += level) {
     const batch = threads.slice(offset, offset + level);
-    results.push(...(await Promise.all(batch.map((threadId, index) => streamRun(urls[(offset + index) % urls.length]!, threadId, `q${offset + index}`, modes)))));
+    results.push(
+      ...(await Promise.all(
+        batch.map((threadId, index) =>
+          streamRun(urls[(offset + index) % urls.length]!, threadId, `q${offset + index}`, modes),
+        ),
+      )),
+    );
   }
   const wall = (performance.now() - started) / 1000;
   const ttfe = results.map((result) => result.ttfeMs);
-  return { processes: urls.length, runs: total, perSecond: total / wall, p50: median(ttfe), p99: percentile(ttfe, 0.99), failed: results.filter((result) => !result.ok).length };
+  return {
+    processes: urls.length,
+    runs: total,
+    perSecond: total / wall,
+    p50: median(ttfe),
+    p99: percentile(ttfe, 0.99),
+    failed: results.filter((result) => !result.ok).length,
+  };
 }
 
 /**
  * Measures SQLite with one process, Postgres with one and with two. Returns the rows and, when Postgres
  * was unreachable, the reason its rows are missing.
  */
-export async function measureProcesses(options: { root: string; quick: boolean; level: number; streamRun: StreamRun; modes: string[]; log: (line: string) => void }): Promise<{ rows: ProcessRow[]; skipped: string | null }> {
+export async function measureProcesses(options: {
+  root: string;
+  quick: boolean;
+  level: number;
+  streamRun: StreamRun;
+  modes: string[];
+  log: (line: string) => void;
+}): Promise<{ rows: ProcessRow[]; skipped: string | null }> {
   const cli = path.join(options.root, "packages/cli/dist/main.js");
   const total = options.quick ? 20 : 100;
-  const fake = await startFakeOpenAIServer({ script: () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }) });
+  const fake = await startFakeOpenAIServer({
+    script: () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }),
+  });
   const rows: ProcessRow[] = [];
   let skipped: string | null = null;
   const temp = createTempHome({ prefix: "deerflow-bench-procs-" });
@@ -87,8 +136,19 @@ export async function measureProcesses(options: { root: string; quick: boolean; 
     try {
       // Started one after the other: the first migrates an empty database, the second finds it done.
       for (let index = 0; index < count; index += 1) serves.push(await startServe(cli, config, home));
-      const row = { label, ...(await measure(serves.map((serve) => serve.url), total, options.level, options.streamRun, options.modes)) };
-      options.log(`  ${label}, ${count} process${count > 1 ? "es" : ""}: ${row.runs} runs, ${row.perSecond.toFixed(1)} runs/s, ${row.failed} failed`);
+      const row = {
+        label,
+        ...(await measure(
+          serves.map((serve) => serve.url),
+          total,
+          options.level,
+          options.streamRun,
+          options.modes,
+        )),
+      };
+      options.log(
+        `  ${label}, ${count} process${count > 1 ? "es" : ""}: ${row.runs} runs, ${row.perSecond.toFixed(1)} runs/s, ${row.failed} failed`,
+      );
       rows.push(row);
     } finally {
       await stopAll(serves);
@@ -103,14 +163,24 @@ export async function measureProcesses(options: { root: string; quick: boolean; 
       options.log(`  Postgres rows skipped: ${db.skip}`);
     } else {
       try {
-        await run("Postgres", configFor("pg1", `database: {backend: postgres, url: '${db.url}'}`), path.join(scratch, "pg1-home"), 1);
+        await run(
+          "Postgres",
+          configFor("pg1", `database: {backend: postgres, url: '${db.url}'}`),
+          path.join(scratch, "pg1-home"),
+          1,
+        );
       } finally {
         await db.drop();
       }
       const db2 = await testDatabase();
       if ("skip" in db2) throw new Error(db2.skip);
       try {
-        await run("Postgres", configFor("pg2", `database: {backend: postgres, url: '${db2.url}'}`), path.join(scratch, "pg2-home"), 2);
+        await run(
+          "Postgres",
+          configFor("pg2", `database: {backend: postgres, url: '${db2.url}'}`),
+          path.join(scratch, "pg2-home"),
+          2,
+        );
       } finally {
         await db2.drop();
       }

@@ -43,7 +43,11 @@ async function streamRun(url: string, threadId: string, text: string, modes: str
   const response = await fetch(`${url}/threads/${threadId}/runs/stream`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ assistant_id: "lead_agent", input: { messages: [{ role: "user", content: text }] }, stream_mode: modes }),
+    body: JSON.stringify({
+      assistant_id: "lead_agent",
+      input: { messages: [{ role: "user", content: text }] },
+      stream_mode: modes,
+    }),
   });
   const reader = response.body!.getReader();
   let ttfe = -1;
@@ -62,15 +66,23 @@ async function streamRun(url: string, threadId: string, text: string, modes: str
   const ids = frames.map((block) => Number(/^id: (.*)$/m.exec(block)?.[1]));
   // The in-memory log numbers events 1, 2, 3, ...; the Postgres one row id × 10000 + index: there ids
   // must only grow (a repeat or a step back is a duplicate or a reordering).
-  const ordered = ids[0] === 1 ? ids.every((id, index) => id === index + 1) : ids.every((id, index) => Number.isFinite(id) && (index === 0 || id > ids[index - 1]!));
-  const ok = response.status === 200 && names[0] === "metadata" && names.at(-1) === "end" && !names.includes("error") && ordered;
+  const ordered =
+    ids[0] === 1
+      ? ids.every((id, index) => id === index + 1)
+      : ids.every((id, index) => Number.isFinite(id) && (index === 0 || id > ids[index - 1]!));
+  const ok =
+    response.status === 200 && names[0] === "metadata" && names.at(-1) === "end" && !names.includes("error") && ordered;
   return { ttfeMs: ttfe, totalMs: performance.now() - start, bytes, ok, events: frames.length };
 }
 
 async function createThreads(url: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) {
-    const response = await fetch(`${url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const response = await fetch(`${url}/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     ids.push(((await response.json()) as { thread_id: string }).thread_id);
   }
   return ids;
@@ -79,9 +91,18 @@ async function createThreads(url: string, count: number): Promise<string[]> {
 /** Runs the server benchmark; writes docs/benchmarks.md unless `quick`. */
 export async function main(quick: boolean): Promise<void> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "deerflow-bench-server-"));
-  const model = new ScriptedChatModel([() => ({ content: "ok", usage_metadata: { input_tokens: 10, output_tokens: 1, total_tokens: 11 } })], { loop: true });
+  const model = new ScriptedChatModel(
+    [() => ({ content: "ok", usage_metadata: { input_tokens: 10, output_tokens: 1, total_tokens: 11 } })],
+    { loop: true },
+  );
   const config = parseConfigText(
-    ["models:", "  - {name: bench, use: openai, model: bench, api_key: x}", "sandbox: {use: local}", "memory: {enabled: false}", "title: {enabled: false}"].join("\n"),
+    [
+      "models:",
+      "  - {name: bench, use: openai, model: bench, api_key: x}",
+      "sandbox: {use: local}",
+      "memory: {enabled: false}",
+      "title: {enabled: false}",
+    ].join("\n"),
     { source: null, env: {} },
   );
   const harness = await createHarness(config, { home: scratch, env: {}, chatModel: model, onWarning: () => {} });
@@ -92,7 +113,15 @@ export async function main(quick: boolean): Promise<void> {
     // Warm-up: first graph build, SQLite pages, JIT.
     for (const threadId of await createThreads(url, 5)) await streamRun(url, threadId, "warm", UI_MODES);
 
-    const concurrency: Array<{ level: number; runs: number; perSecond: number; p50: number; p99: number; allOk: boolean; failed: number }> = [];
+    const concurrency: Array<{
+      level: number;
+      runs: number;
+      perSecond: number;
+      p50: number;
+      p99: number;
+      allOk: boolean;
+      failed: number;
+    }> = [];
     for (const level of [1, 10, 100]) {
       const total = quick ? Math.max(level, 20) : Math.max(level * 2, 100);
       const threads = await createThreads(url, total);
@@ -100,20 +129,36 @@ export async function main(quick: boolean): Promise<void> {
       const started = performance.now();
       for (let offset = 0; offset < total; offset += level) {
         const batch = threads.slice(offset, offset + level);
-        results.push(...(await Promise.all(batch.map((threadId, index) => streamRun(url, threadId, `q${offset + index}`, UI_MODES)))));
+        results.push(
+          ...(await Promise.all(
+            batch.map((threadId, index) => streamRun(url, threadId, `q${offset + index}`, UI_MODES)),
+          )),
+        );
       }
       const wall = (performance.now() - started) / 1000;
       const ttfe = results.map((result) => result.ttfeMs);
       const failed = results.filter((result) => !result.ok).length;
-      concurrency.push({ level, runs: total, perSecond: total / wall, p50: median(ttfe), p99: percentile(ttfe, 0.99), allOk: failed === 0, failed });
+      concurrency.push({
+        level,
+        runs: total,
+        perSecond: total / wall,
+        p50: median(ttfe),
+        p99: percentile(ttfe, 0.99),
+        allOk: failed === 0,
+        failed,
+      });
       log(`  ${level} concurrent: ${total} runs, ${(total / wall).toFixed(1)} runs/s, ${failed} failed`);
     }
 
     const sample = quick ? 10 : 30;
     const bytesFor = async (modes: string[]) => {
       const results: StreamResult[] = [];
-      for (const threadId of await createThreads(url, sample)) results.push(await streamRun(url, threadId, "How are you?", modes));
-      return { bytes: median(results.map((result) => result.bytes)), events: median(results.map((result) => result.events)) };
+      for (const threadId of await createThreads(url, sample))
+        results.push(await streamRun(url, threadId, "How are you?", modes));
+      return {
+        bytes: median(results.map((result) => result.bytes)),
+        events: median(results.map((result) => result.events)),
+      };
     };
     const uiBytes = await bytesFor(UI_MODES);
     const valuesBytes = await bytesFor(["values"]);
@@ -126,7 +171,11 @@ export async function main(quick: boolean): Promise<void> {
     const httpThreads = await createThreads(url, sample);
     for (let index = 0; index < sample; index += 1) {
       const start = performance.now();
-      for await (const _ of await graph.stream({ messages: [{ role: "user", content: "How are you?" }] }, { configurable: { thread_id: `inproc-${index}` }, streamMode: ["values", "messages", "updates", "custom"] })) void _;
+      for await (const _ of await graph.stream(
+        { messages: [{ role: "user", content: "How are you?" }] },
+        { configurable: { thread_id: `inproc-${index}` }, streamMode: ["values", "messages", "updates", "custom"] },
+      ))
+        void _;
       inProcess.push(performance.now() - start);
       overHttp.push((await streamRun(url, httpThreads[index]!, "How are you?", UI_MODES)).totalMs);
     }
@@ -144,7 +193,10 @@ export async function main(quick: boolean): Promise<void> {
       "",
       "| Concurrent streamed runs | Runs | Runs per second | Time to first event p50 / p99 (ms) | All complete, every event once and in order |",
       "|---|---|---|---|---|",
-      ...concurrency.map((row) => `| ${row.level} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.allOk ? "yes" : `no (${row.failed} failed)`} |`),
+      ...concurrency.map(
+        (row) =>
+          `| ${row.level} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.allOk ? "yes" : `no (${row.failed} failed)`} |`,
+      ),
       "",
       "| SSE per run (one-turn run on a new thread) | Bytes | Events |",
       "|---|---|---|",
@@ -157,14 +209,20 @@ export async function main(quick: boolean): Promise<void> {
       "",
       `| \`deerflow serve\` processes, ${processLevel} streamed runs at a time | Database | Runs | Runs per second | Time to first event p50 / p99 (ms) | All complete, every event once and in order |`,
       "|---|---|---|---|---|---|",
-      ...processes.rows.map((row) => `| ${row.processes} | ${row.label} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.failed === 0 ? "yes" : `no (${row.failed} failed)`} |`),
+      ...processes.rows.map(
+        (row) =>
+          `| ${row.processes} | ${row.label} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.failed === 0 ? "yes" : `no (${row.failed} failed)`} |`,
+      ),
       ...(processes.skipped ? ["", `Postgres rows skipped: ${processes.skipped}`] : []),
     ].join("\n");
     process.stdout.write(`\n${figures}\n`);
     if (!quick) {
       const replace = (file: string) => {
         const text = readFileSync(file, "utf8");
-        const next = text.replace(/<!-- server-figures:start -->[\s\S]*?<!-- server-figures:end -->/, `<!-- server-figures:start -->\n${figures}\n<!-- server-figures:end -->`);
+        const next = text.replace(
+          /<!-- server-figures:start -->[\s\S]*?<!-- server-figures:end -->/,
+          `<!-- server-figures:start -->\n${figures}\n<!-- server-figures:end -->`,
+        );
         writeFileSync(file, next);
       };
       replace(path.join(root, "docs/benchmarks.md"));

@@ -31,12 +31,19 @@ function history(count = MESSAGES): Array<Record<string, unknown>> {
   return Array.from({ length: count }, (_, index) =>
     index % 2 === 0
       ? { type: "human", id: `bench-${index}`, content: `Question ${index}: what about deer number ${index}?` }
-      : { type: "ai", id: `bench-${index}`, content: `Answer ${index}: deer **${index}** grazes at dawn.\n\n- antlers shed in winter\n- \`code ${index}\` and a [link](https://example.com)` },
+      : {
+          type: "ai",
+          id: `bench-${index}`,
+          content: `Answer ${index}: deer **${index}** grazes at dawn.\n\n- antlers shed in winter\n- \`code ${index}\` and a [link](https://example.com)`,
+        },
   );
 }
 
 interface CpuProfile {
-  nodes: { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; hitCount?: number }[];
+  nodes: {
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    hitCount?: number;
+  }[];
 }
 
 /** Logs the ten places with the most self time in `profile`, with a bit of their source. */
@@ -55,10 +62,13 @@ async function printProfile(page: import("playwright-core").Page, profile: CpuPr
   for (const { hits, frame } of [...self.values()].sort((a, b) => b.hits - a.hits).slice(0, 10)) {
     let snippet = "";
     if (frame.url.startsWith("http")) {
-      if (!sources.has(frame.url)) sources.set(frame.url, (await (await page.request.get(frame.url)).text()).split("\n"));
+      if (!sources.has(frame.url))
+        sources.set(frame.url, (await (await page.request.get(frame.url)).text()).split("\n"));
       snippet = (sources.get(frame.url)![frame.lineNumber] ?? "").slice(frame.columnNumber, frame.columnNumber + 100);
     }
-    log(`web: profile ${((100 * hits) / total).toFixed(1)}% ${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop() || "(native)"}:${frame.lineNumber}:${frame.columnNumber} ${snippet}`);
+    log(
+      `web: profile ${((100 * hits) / total).toFixed(1)}% ${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop() || "(native)"}:${frame.lineNumber}:${frame.columnNumber} ${snippet}`,
+    );
   }
 }
 
@@ -70,7 +80,12 @@ export async function main(quick: boolean): Promise<void> {
     script: (body) => {
       const last = body.messages.filter((m) => m.role === "user").at(-1);
       const words = Number(/Stream a long answer of (\d+) words/.exec(JSON.stringify(last?.content ?? ""))?.[1] ?? 0);
-      return { content: words > 0 ? `${Array.from({ length: words }, (_, i) => `w${i}`).join(" ")} END-OF-ANSWER-${words}` : "Summary." };
+      return {
+        content:
+          words > 0
+            ? `${Array.from({ length: words }, (_, i) => `w${i}`).join(" ")} END-OF-ANSWER-${words}`
+            : "Summary.",
+      };
     },
   });
   const server = await serve({
@@ -92,13 +107,25 @@ export async function main(quick: boolean): Promise<void> {
       win.__deerflowRenders = {};
       win.__longTasks = [];
       // Long tasks (over 50 ms) block input and scrolling; counted from here on.
-      const Observer = (globalThis as unknown as { PerformanceObserver: new (callback: (list: { getEntries(): { duration: number }[] }) => void) => { observe(options: object): void } }).PerformanceObserver;
-      new Observer((list) => win.__longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: "longtask", buffered: true });
+      const Observer = (
+        globalThis as unknown as {
+          PerformanceObserver: new (
+            callback: (list: { getEntries(): { duration: number }[] }) => void,
+          ) => { observe(options: object): void };
+        }
+      ).PerformanceObserver;
+      new Observer((list) => win.__longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({
+        type: "longtask",
+        buffered: true,
+      });
     });
     // 1. Open.
     const start = performance.now();
     await page.goto(`${server.url}/threads/${thread.thread_id}`);
-    await page.getByTestId("msg-ai").getByText(`Answer ${MESSAGES - 1}:`).waitFor();
+    await page
+      .getByTestId("msg-ai")
+      .getByText(`Answer ${MESSAGES - 1}:`)
+      .waitFor();
     const openMs = performance.now() - start;
     const inDom = await page.locator("[data-testid=msg-human], [data-testid=msg-ai]").count();
     log(`web: opened in ${openMs.toFixed(0)} ms, ${inDom} messages in the DOM`);
@@ -107,12 +134,22 @@ export async function main(quick: boolean): Promise<void> {
     const scroll = (up: boolean) =>
       page.evaluate(async (upwards) => {
         // Runs in the page; typed loosely because the bench is compiled without the DOM library.
-        const win = globalThis as unknown as { document: { querySelector(selector: string): { scrollTop: number; scrollHeight: number; clientHeight: number } }; requestAnimationFrame(callback: () => void): void };
+        const win = globalThis as unknown as {
+          document: {
+            querySelector(selector: string): { scrollTop: number; scrollHeight: number; clientHeight: number };
+          };
+          requestAnimationFrame(callback: () => void): void;
+        };
         const scroller = win.document.querySelector(".messages");
         const times: number[] = [];
         let last = performance.now();
         // No named helpers in here: tsx would wrap them in a `__name` call the page does not have.
-        for (let step = 0; step < 400 && (upwards ? scroller.scrollTop > 0 : scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 1); step++) {
+        for (
+          let step = 0;
+          step < 400 &&
+          (upwards ? scroller.scrollTop > 0 : scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 1);
+          step++
+        ) {
           scroller.scrollTop = upwards ? Math.max(0, scroller.scrollTop - 600) : scroller.scrollTop + 600;
           await new Promise((resolve) => win.requestAnimationFrame(() => resolve(undefined)));
           const now = performance.now();
@@ -128,9 +165,13 @@ export async function main(quick: boolean): Promise<void> {
     });
     const cold = stats(await scroll(true));
     await page.getByTestId("msg-human").getByText("Question 0:").waitFor();
-    log(`web: scrolled to the top in ${cold.steps} steps; frame median ${cold.median.toFixed(1)} ms, p95 ${cold.p95.toFixed(1)} ms`);
+    log(
+      `web: scrolled to the top in ${cold.steps} steps; frame median ${cold.median.toFixed(1)} ms, p95 ${cold.p95.toFixed(1)} ms`,
+    );
     const warm = stats(await scroll(false));
-    log(`web: scrolled back down in ${warm.steps} steps; frame median ${warm.median.toFixed(1)} ms, p95 ${warm.p95.toFixed(1)} ms`);
+    log(
+      `web: scrolled back down in ${warm.steps} steps; frame median ${warm.median.toFixed(1)} ms, p95 ${warm.p95.toFixed(1)} ms`,
+    );
 
     // 3. Stream a long answer and count re-renders of earlier messages.
     const streamAnswer = async (words: number) => {
@@ -148,11 +189,18 @@ export async function main(quick: boolean): Promise<void> {
       await page.getByLabel("Message").fill(`Stream a long answer of ${words} words`);
       await page.getByLabel("Message").press("Enter");
       // A run error shows inline instead of the answer: stop there with its text, not after the timeout.
-      await page.getByText(`END-OF-ANSWER-${words}`).or(page.getByTestId("run-error")).first().waitFor({ timeout: 1_800_000 });
-      if (await page.getByTestId("run-error").isVisible()) throw new Error(`The ${words}-token run failed: ${await page.getByTestId("run-error").innerText()}`);
+      await page
+        .getByText(`END-OF-ANSWER-${words}`)
+        .or(page.getByTestId("run-error"))
+        .first()
+        .waitFor({ timeout: 1_800_000 });
+      if (await page.getByTestId("run-error").isVisible())
+        throw new Error(`The ${words}-token run failed: ${await page.getByTestId("run-error").innerText()}`);
       const ms = performance.now() - streamStart;
       if (profiler) await printProfile(page, (await profiler.send("Profiler.stop")).profile as CpuProfile);
-      const counts = await page.evaluate(() => (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders);
+      const counts = await page.evaluate(
+        () => (globalThis as unknown as { __deerflowRenders: Record<string, number> }).__deerflowRenders,
+      );
       const longTasks = await page.evaluate(() => (globalThis as unknown as { __longTasks: number[] }).__longTasks);
       const earlier = Object.entries(counts).filter(([id]) => id.startsWith("bench-"));
       const result = {
@@ -160,12 +208,19 @@ export async function main(quick: boolean): Promise<void> {
         ms,
         earlierRenders: earlier.reduce((sum, [, n]) => sum + n, 0),
         earlierDistinct: earlier.length,
-        streamedRenders: Math.max(0, ...Object.entries(counts).filter(([id]) => !id.startsWith("bench-")).map(([, n]) => n)),
+        streamedRenders: Math.max(
+          0,
+          ...Object.entries(counts)
+            .filter(([id]) => !id.startsWith("bench-"))
+            .map(([, n]) => n),
+        ),
         longTasks: longTasks.length,
         longest: Math.max(0, ...longTasks),
         blocked: longTasks.reduce((sum, n) => sum + n, 0),
       };
-      log(`web: streamed ${words} words in ${ms.toFixed(0)} ms; earlier messages rendered ${result.earlierRenders} times (${result.earlierDistinct} distinct), the answer ${result.streamedRenders} times; ${result.longTasks} long tasks (longest ${result.longest.toFixed(0)} ms, ${(result.blocked / 1000).toFixed(1)} s in all)`);
+      log(
+        `web: streamed ${words} words in ${ms.toFixed(0)} ms; earlier messages rendered ${result.earlierRenders} times (${result.earlierDistinct} distinct), the answer ${result.streamedRenders} times; ${result.longTasks} long tasks (longest ${result.longest.toFixed(0)} ms, ${(result.blocked / 1000).toFixed(1)} s in all)`,
+      );
       return result;
     };
     let serverOnlyMs: number | undefined;
@@ -183,7 +238,9 @@ export async function main(quick: boolean): Promise<void> {
       });
       for await (const _ of parts) events++;
       serverOnlyMs = performance.now() - bareStart;
-      log(`web: the server alone streamed 20000 words (${events} events) to the SDK's Client in ${serverOnlyMs.toFixed(0)} ms`);
+      log(
+        `web: the server alone streamed 20000 words (${events} events) to the SDK's Client in ${serverOnlyMs.toFixed(0)} ms`,
+      );
     }
 
     process.stdout.write(
@@ -201,7 +258,11 @@ export async function main(quick: boolean): Promise<void> {
           `| the same: time until the whole answer is shown | ${(run.ms / 1000).toFixed(1)} s | |`,
           `| the same: long tasks (> 50 ms) on the page meanwhile: count, longest, total | ${run.longTasks}, ${run.longest.toFixed(0)} ms, ${(run.blocked / 1000).toFixed(1)} s | |`,
         ]),
-        ...(serverOnlyMs === undefined ? [] : [`| the same 20,000-token answer streamed by the server alone to the SDK's \`Client\` (no browser), into a fresh 1,000-message thread | ${(serverOnlyMs / 1000).toFixed(1)} s | |`]),
+        ...(serverOnlyMs === undefined
+          ? []
+          : [
+              `| the same 20,000-token answer streamed by the server alone to the SDK's \`Client\` (no browser), into a fresh 1,000-message thread | ${(serverOnlyMs / 1000).toFixed(1)} s | |`,
+            ]),
         "",
       ].join("\n"),
     );

@@ -48,7 +48,11 @@ export function ensureBuilt(log = console.error) {
 export function ensureWebBuilt(log = console.error) {
   const web = path.join(root, "packages", "web");
   if (!existsSync(path.join(web, "package.json"))) return;
-  const sources = Math.max(newestMtime(path.join(web, "src")), newestMtime(path.join(web, "public")), statSync(path.join(web, "index.html")).mtimeMs);
+  const sources = Math.max(
+    newestMtime(path.join(web, "src")),
+    newestMtime(path.join(web, "public")),
+    statSync(path.join(web, "index.html")).mtimeMs,
+  );
   if (existsSync(path.join(web, "dist", "index.html")) && sources <= newestMtime(path.join(web, "dist"))) return;
   log("setup: building the web app...");
   run("npm", ["run", "build", "--silent", "-w", "@deerflow/web"]);

@@ -13,10 +13,14 @@ ensureInstalled();
 
 // Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
 console.error("checking the tree with biome (lint, format, import layering)");
-const lint = spawnSync(process.execPath, [path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--error-on-warnings"], {
-  cwd: root,
-  stdio: "inherit",
-});
+const lint = spawnSync(
+  process.execPath,
+  [path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--error-on-warnings"],
+  {
+    cwd: root,
+    stdio: "inherit",
+  },
+);
 const lintStatus = lint.status ?? 1;
 if (existsSync(path.join(root, "scripts", "setup-bwrap.sh"))) {
   try {
@@ -62,12 +66,28 @@ const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test
 // The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
 let webStatus = 0;
 const web = path.join(root, "packages", "web");
-if (existsSync(path.join(web, "package.json")) && (filters.length === 0 || filters.some((filter) => "packages/web/test".includes(filter) || filter.includes("packages/web/test") || filter === "web" || filter === "spec"))) {
+if (
+  existsSync(path.join(web, "package.json")) &&
+  (filters.length === 0 ||
+    filters.some(
+      (filter) =>
+        "packages/web/test".includes(filter) ||
+        filter.includes("packages/web/test") ||
+        filter === "web" ||
+        filter === "spec",
+    ))
+) {
   console.error("running the web app's component tests (vitest)");
-  const vitest = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"], { cwd: web, stdio: "inherit", env: { ...process.env, DEERFLOW_TEST: "1" } });
+  const vitest = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"], {
+    cwd: web,
+    stdio: "inherit",
+    env: { ...process.env, DEERFLOW_TEST: "1" },
+  });
   webStatus = vitest.status ?? 1;
 }
 if (lintStatus !== 0) {
-  console.error("lint failed (see the biome report before the tests): `npm run format` fixes formatting; the rest needs an edit.");
+  console.error(
+    "lint failed (see the biome report before the tests): `npm run format` fixes formatting; the rest needs an edit.",
+  );
 }
 process.exit((result.status ?? 1) || webStatus || lintStatus);

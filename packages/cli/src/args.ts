@@ -32,7 +32,10 @@ const AGENT_OPTIONS = {
 } as const;
 
 /** Parses `argv` with the shared agent flags plus `extra`. */
-export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], extra: E) {
+export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(
+  argv: string[],
+  extra: E,
+) {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: { ...AGENT_OPTIONS, ...extra }, allowPositionals: true, strict: true });

@@ -25,7 +25,9 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "--version" || command === "-v") {
-    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
     process.stdout.write(`deerflow ${manifest.version}\n`);
     return 0;
   }
@@ -34,7 +36,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const load = COMMANDS[command];
-  if (!load) throw new UsageError(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}. See deerflow --help.`);
+  if (!load)
+    throw new UsageError(
+      `Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}. See deerflow --help.`,
+    );
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(commandHelp(command) ?? HELP);
     return 0;
@@ -69,7 +74,9 @@ function onStreamError(error: NodeJS.ErrnoException): void {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   if (error.code === "ENOSPC") {
     try {
-      process.stderr.write("deerflow: The disk is full: the output could not be written (ENOSPC). Free some space and run again; the thread is saved.\n");
+      process.stderr.write(
+        "deerflow: The disk is full: the output could not be written (ENOSPC). Free some space and run again; the thread is saved.\n",
+      );
     } finally {
       process.exit(1);
     }

@@ -3,7 +3,13 @@
  * the first line of each tool result, todo list changes and subagent events, with a spinner while the
  * model is thinking when stderr is a terminal. stdout is left for the answer, so `deerflow run` pipes.
  */
-import { type HarnessStreamEvent, type SubagentStepSummary, TaskEvent, type TodoItem, type TodoStatus } from "@deerflow/harness";
+import {
+  type HarnessStreamEvent,
+  type SubagentStepSummary,
+  TaskEvent,
+  type TodoItem,
+  type TodoStatus,
+} from "@deerflow/harness";
 import type { BaseMessage } from "@langchain/core/messages";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -17,7 +23,10 @@ export class ProgressRenderer {
   private spinnerFrame = 0;
   private lastTodos = "";
 
-  constructor(private readonly out: NodeJS.WriteStream = process.stderr, private readonly quiet = false) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream = process.stderr,
+    private readonly quiet = false,
+  ) {}
 
   /** Call once per stream chunk. */
   onChunk(mode: string, data: unknown): void {
@@ -38,7 +47,8 @@ export class ProgressRenderer {
   markSeen(messages: readonly BaseMessage[]): void {
     for (const message of messages) {
       if (message.id) this.seenMessages.add(message.id);
-      for (const call of (message as { tool_calls?: { id?: string }[] }).tool_calls ?? []) if (call.id) this.seenCalls.add(call.id);
+      for (const call of (message as { tool_calls?: { id?: string }[] }).tool_calls ?? [])
+        if (call.id) this.seenCalls.add(call.id);
     }
   }
 
@@ -66,7 +76,8 @@ export class ProgressRenderer {
   private onMessage(message: BaseMessage): void {
     const type = message.getType();
     if (type === "ai") {
-      const calls = (message as { tool_calls?: { id?: string; name: string; args: Record<string, unknown> }[] }).tool_calls ?? [];
+      const calls =
+        (message as { tool_calls?: { id?: string; name: string; args: Record<string, unknown> }[] }).tool_calls ?? [];
       const fresh = calls.filter((call) => !call.id || !this.seenCalls.has(call.id));
       if (message.id && this.seenMessages.has(message.id) && fresh.length === 0) return;
       if (message.id) this.seenMessages.add(message.id);
@@ -107,10 +118,13 @@ export class ProgressRenderer {
     const event = parsed.data;
     const id = event.task_id.slice(-8);
     const detail =
-      event.type === "task_started" ? event.description :
-      event.type === "task_running" ? describeStep(event.message) :
-      event.type === "task_completed" ? firstLine(event.result) :
-      firstLine(event.error ?? "");
+      event.type === "task_started"
+        ? event.description
+        : event.type === "task_running"
+          ? describeStep(event.message)
+          : event.type === "task_completed"
+            ? firstLine(event.result)
+            : firstLine(event.error ?? "");
     this.line(`    ⤷ [${id}] ${event.type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
   }
 }
@@ -119,8 +133,10 @@ export class ProgressRenderer {
 function describeStep(step: SubagentStepSummary | undefined): string {
   if (!step || typeof step !== "object") return "";
   const text = firstLine(typeof step.text === "string" ? step.text : "");
-  if (step.tool_calls?.length) return `${text ? `${text} ` : ""}→ ${step.tool_calls.map((call) => call.name).join(", ")}`;
-  if (step.role === "tool") return `${step.status === "error" ? "✗" : "←"} ${step.name ?? "tool"}${text ? `: ${text}` : ""}`;
+  if (step.tool_calls?.length)
+    return `${text ? `${text} ` : ""}→ ${step.tool_calls.map((call) => call.name).join(", ")}`;
+  if (step.role === "tool")
+    return `${step.status === "error" ? "✗" : "←"} ${step.name ?? "tool"}${text ? `: ${text}` : ""}`;
   return text;
 }
 

@@ -72,10 +72,14 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   const { entry, reason } = agent.deerflow.model;
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   const sandbox = agent.deerflow.sandbox;
-  say(`sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`);
+  say(
+    `sandbox: ${sandbox.kind} (${sandbox.reason})${sandbox.bashAvailable ? "" : "; no bash tool (host bash is off)"}`,
+  );
   // On Postgres the lease lives in the database, so runs on other machines are kept apart too.
   const postgres = harness.setup.postgres;
-  const leases = postgres ? openPostgresThreadLeases(postgres.pool) : openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
+  const leases = postgres
+    ? openPostgresThreadLeases(postgres.pool)
+    : openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
   const close = async () => {
     await leases.close();
     await agent.close();
@@ -110,7 +114,10 @@ export async function runTurn(
 async function acquireThread(session: Session, renderer: ProgressRenderer, signal?: AbortSignal) {
   const waitMs = session.flags.waitSeconds * 1000;
   const holder = await session.leases.holder(session.threadId);
-  if (holder && waitMs > 0) renderer.line(`waiting: thread ${session.threadId} is busy (pid ${holder.pid}); waiting up to ${session.flags.waitSeconds} s`);
+  if (holder && waitMs > 0)
+    renderer.line(
+      `waiting: thread ${session.threadId} is busy (pid ${holder.pid}); waiting up to ${session.flags.waitSeconds} s`,
+    );
   return session.leases.acquire(session.threadId, { waitMs, signal });
 }
 
@@ -133,13 +140,22 @@ async function runHeldTurn(
     renderer.startSpinner();
     // "tasks" shows when the after-agent hooks (title, memory) start: the answer is final by then, and
     // `onAnswer` can show it without waiting for a slow title model.
-    const stream = await session.agent.stream(payload as never, { ...config, streamMode: ["updates", "custom", "tasks"] as const });
+    const stream = await session.agent.stream(payload as never, {
+      ...config,
+      streamMode: ["updates", "custom", "tasks"] as const,
+    });
     let answered = false;
     for await (const chunk of stream) {
       const [mode, data] = chunk as unknown as [string, unknown];
       if (mode === "tasks") {
         const task = data as { name?: string; input?: { messages?: BaseMessage[] }; result?: unknown };
-        if (!answered && onAnswer && task.name?.endsWith(".after_agent") && !("result" in task) && Array.isArray(task.input?.messages)) {
+        if (
+          !answered &&
+          onAnswer &&
+          task.name?.endsWith(".after_agent") &&
+          !("result" in task) &&
+          Array.isArray(task.input?.messages)
+        ) {
           answered = true;
           onAnswer(summarizeTurn(task.input.messages));
         }
@@ -150,7 +166,10 @@ async function runHeldTurn(
   } catch (error) {
     if (signal?.aborted) {
       await recordCancelledTasks(session, { configurable: config.configurable });
-      throw new HarnessError("run_interrupted", `Interrupted. The thread is saved; continue it with: deerflow run --thread ${session.threadId} "..."`);
+      throw new HarnessError(
+        "run_interrupted",
+        `Interrupted. The thread is saved; continue it with: deerflow run --thread ${session.threadId} "..."`,
+      );
     }
     throw describeRunError(error, session.agent.deerflow.model.entry, session.threadId);
   } finally {
@@ -162,7 +181,11 @@ async function runHeldTurn(
 }
 
 /** Copies files into the thread's uploads; the uploads middleware announces them to the model. */
-export async function uploadFiles(session: Session, files: readonly string[], say: (line: string) => void): Promise<void> {
+export async function uploadFiles(
+  session: Session,
+  files: readonly string[],
+  say: (line: string) => void,
+): Promise<void> {
   if (files.length === 0) return;
   const limits = session.config.uploads;
   const stored = await saveUploads(session.agent.deerflow.home, session.threadId, files, {

@@ -50,14 +50,22 @@ export interface ThreadReader {
 }
 
 /** Opens the thread database the config selects (the SQLite file, or Postgres), read-only unless `writable`. */
-export async function openThreadReader(configPath: string | undefined, options: { writable?: boolean } = {}): Promise<ThreadReader> {
+export async function openThreadReader(
+  configPath: string | undefined,
+  options: { writable?: boolean } = {},
+): Promise<ThreadReader> {
   const config = loadConfig({ path: configPath });
   const home = resolveHome();
-  const postgres = config.database.backend === "postgres" ? await openPostgresDatabase(resolveDatabaseUrl(config.database), { migrate: false }) : null;
+  const postgres =
+    config.database.backend === "postgres"
+      ? await openPostgresDatabase(resolveDatabaseUrl(config.database), { migrate: false })
+      : null;
   let store: CheckpointStore;
   try {
     // On Postgres nothing of a thread is in the file, so it is only read (a missing one is not created).
-    store = openCheckpointStore(databaseFile(home, config.database), { readOnly: !options.writable || postgres !== null });
+    store = openCheckpointStore(databaseFile(home, config.database), {
+      readOnly: !options.writable || postgres !== null,
+    });
   } catch (error) {
     await postgres?.close();
     throw error;
@@ -92,7 +100,11 @@ export async function openThreadReader(configPath: string | undefined, options: 
     async read(threadId) {
       const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
       if (!tuple) return null;
-      return { threadId, updatedAt: tuple.checkpoint.ts ?? null, values: tuple.checkpoint.channel_values as SavedThread["values"] };
+      return {
+        threadId,
+        updatedAt: tuple.checkpoint.ts ?? null,
+        values: tuple.checkpoint.channel_values as SavedThread["values"],
+      };
     },
     async close() {
       await archive.close();

@@ -27,7 +27,7 @@ test("a task can come from stdin (-) or from a file (--file)", async () => {
   const history = await deerflow(cwd, ["history", "--thread", JSON.parse(piped.stdout).thread_id]);
   assert.match(history.stdout, /Say hello from stdin/);
 
-  writeFileSync(path.join(cwd, "task.md"), "Say hello\nfrom a file with \"quotes\" and $HOME\n");
+  writeFileSync(path.join(cwd, "task.md"), 'Say hello\nfrom a file with "quotes" and $HOME\n');
   const fromFile = await deerflow(cwd, ["run", "--json", "--file", "task.md"]);
   assert.equal(fromFile.code, 0, fromFile.stderr);
   const fileHistory = await deerflow(cwd, ["history", "--thread", JSON.parse(fromFile.stdout).thread_id]);
@@ -45,7 +45,10 @@ test("run --json prints a JSON error object on failure", async () => {
   const cwd = tempDir();
   const unknown = await deerflow(cwd, ["run", "--json", "--model", "gpt-9", "x"]);
   assert.equal(unknown.code, 2);
-  const output = JSON.parse(unknown.stdout) as { thread_id: null; error: { code: string; message: string; exit_code: number } };
+  const output = JSON.parse(unknown.stdout) as {
+    thread_id: null;
+    error: { code: string; message: string; exit_code: number };
+  };
   assert.equal(output.thread_id, null);
   assert.equal(output.error.code, "model_unknown");
   assert.equal(output.error.exit_code, 2);
@@ -57,10 +60,17 @@ test("run --json prints a JSON error object on failure", async () => {
 test("threads --limit N shows the newest N; threads delete removes a thread and its files", async () => {
   const cwd = tempDir();
   const ids: string[] = [];
-  for (const task of ["first", "second", "third"]) ids.push(threadOf((await deerflow(cwd, ["run", `Say ${task}`])).stderr));
+  for (const task of ["first", "second", "third"])
+    ids.push(threadOf((await deerflow(cwd, ["run", `Say ${task}`])).stderr));
   const limited = await deerflow(cwd, ["threads", "--limit", "2"]);
   assert.equal(limited.code, 0, limited.stderr);
-  assert.deepEqual(limited.stdout.trim().split("\n").map((line) => line.split(" ")[0]), [ids[2], ids[1]]);
+  assert.deepEqual(
+    limited.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split(" ")[0]),
+    [ids[2], ids[1]],
+  );
   assert.equal((await deerflow(cwd, ["threads", "--limit", "0"])).code, 2);
 
   assert.ok(existsSync(path.join(cwd, ".deer-flow", "threads", ids[0]!)));
@@ -91,7 +101,9 @@ test("a corrupt checkpoints.sqlite gets a message naming the file and what to do
 
 const bwrapWorks = spawnSync("bwrap", ["--dev-bind", "/", "/", "true"]).status === 0;
 
-test("on a read-only home, threads and history work and run says what to do", { skip: !bwrapWorks && "bubblewrap is not usable here" }, async () => {
+test("on a read-only home, threads and history work and run says what to do", {
+  skip: !bwrapWorks && "bubblewrap is not usable here",
+}, async () => {
   const cwd = tempDir();
   const first = await deerflow(cwd, ["run", "Say hello"]);
   assert.equal(first.code, 0, first.stderr);
@@ -99,7 +111,11 @@ test("on a read-only home, threads and history work and run says what to do", { 
   // A read-only bind mount (permissions alone do not stop root, which the tests may run as).
   const readOnly = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn("bwrap", ["--dev-bind", "/", "/", "--ro-bind", cwd, cwd, "--chdir", cwd, process.execPath, CLI, ...args], { env: cliEnv(cwd) });
+      const child = spawn(
+        "bwrap",
+        ["--dev-bind", "/", "/", "--ro-bind", cwd, cwd, "--chdir", cwd, process.execPath, CLI, ...args],
+        { env: cliEnv(cwd) },
+      );
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -121,7 +137,11 @@ test("a full disk behind stdout says so instead of crashing", async () => {
   if (!existsSync("/dev/full")) return;
   const cwd = tempDir();
   const code = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, "run", "Say hello"], { cwd, env: cliEnv(cwd), stdio: ["ignore", openSync("/dev/full", "w"), "pipe"] });
+    const child = spawn(process.execPath, [CLI, "run", "Say hello"], {
+      cwd,
+      env: cliEnv(cwd),
+      stdio: ["ignore", openSync("/dev/full", "w"), "pipe"],
+    });
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     child.on("close", (exit) => resolve({ code: exit, stderr }));

@@ -10,7 +10,10 @@ import { CLI, deerflow } from "./run-cli.js";
 import { createTempHome, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
 
 function configWith(dir: TempHome, url: string): void {
-  writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
+  writeFileSync(
+    path.join(dir.path, "config.yaml"),
+    `models:\n  - name: fake\n    use: openai\n    model: fake-model\n    api_key: sk-test\n    base_url: ${url}\n    max_retries: 0\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
+  );
 }
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)?.[1];
@@ -54,7 +57,10 @@ test("with no config and no keys, the demo model completes a task offline", asyn
 
 test("an OpenAI-compatible model runs, and --thread continues the thread in a new process", async () => {
   const dir = tempDir();
-  const server = await startFakeOpenAIServer({ strict: true, script: [{ content: "Noted: your name is Ada." }, { content: "Your name is Ada." }] });
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: [{ content: "Noted: your name is Ada." }, { content: "Your name is Ada." }],
+  });
   try {
     configWith(dir, server.url);
     const first = await deerflow(dir.path, ["run", "My name is Ada."]);
@@ -100,7 +106,9 @@ test("usage errors exit 2", async () => {
 
 test("a 401 exits 1 with one line naming the model and base_url, and the thread keeps the message", async () => {
   const dir = tempDir();
-  const server = await startFakeOpenAIServer({ script: [{ status: 401, error: { message: "Incorrect API key provided" } }, { content: "Recovered." }] });
+  const server = await startFakeOpenAIServer({
+    script: [{ status: 401, error: { message: "Incorrect API key provided" } }, { content: "Recovered." }],
+  });
   try {
     configWith(dir, server.url);
     const failed = await deerflow(dir.path, ["run", "Remember the number 42."]);

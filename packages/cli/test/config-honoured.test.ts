@@ -38,10 +38,16 @@ test("database.sqlite_path moves the thread store; an unreachable postgres backe
   const threads = await deerflow(cwd, ["threads"]);
   assert.match(threads.stdout, /\d+ messages  Say hello/);
 
-  const postgres = await deerflow(withConfig("database: {backend: postgres, postgres_url: 'postgres://x@127.0.0.1:1/db'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  const postgres = await deerflow(
+    withConfig("database: {backend: postgres, postgres_url: 'postgres://x@127.0.0.1:1/db'}\nsandbox: {use: local}\n"),
+    ["run", "Say hello"],
+  );
   assert.equal(postgres.code, 2, postgres.stderr);
   assert.match(postgres.stderr, /Cannot reach Postgres at postgres:\/\/x@127\.0\.0\.1:1\/db/);
-  const malformed = await deerflow(withConfig("database: {backend: postgres, url: 'localhost:5432'}\nsandbox: {use: local}\n"), ["run", "Say hello"]);
+  const malformed = await deerflow(
+    withConfig("database: {backend: postgres, url: 'localhost:5432'}\nsandbox: {use: local}\n"),
+    ["run", "Say hello"],
+  );
   assert.equal(malformed.code, 2, malformed.stderr);
   assert.match(malformed.stderr, /database\.url must start with postgres:\/\//);
 });

@@ -8,9 +8,15 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { CLI, cliEnv, deerflow, startDeerflow } from "./run-cli.js";
-import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import {
+  type ChatCompletionRequest,
+  createTempHome,
+  type FakeStep,
+  startFakeOpenAIServer,
+} from "@deerflow/harness/testing";
 
-const isSubagent = (body: ChatCompletionRequest) => JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
+const isSubagent = (body: ChatCompletionRequest) =>
+  JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
 
 test("Ctrl-C cancels both running subagents and leaves the thread resumable", async () => {
   const dir = createTempHome({ prefix: "df-interrupt-" });
@@ -27,8 +33,14 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
       if (leadCalls === 1) {
         return {
           tool_calls: [
-            { name: "task", arguments: { description: "Research A", prompt: "Research provider A", subagent_type: "general-purpose" } },
-            { name: "task", arguments: { description: "Research B", prompt: "Research provider B", subagent_type: "general-purpose" } },
+            {
+              name: "task",
+              arguments: { description: "Research A", prompt: "Research provider A", subagent_type: "general-purpose" },
+            },
+            {
+              name: "task",
+              arguments: { description: "Research B", prompt: "Research provider B", subagent_type: "general-purpose" },
+            },
           ],
         };
       }
@@ -41,7 +53,11 @@ test("Ctrl-C cancels both running subagents and leaves the thread resumable", as
       `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
     );
     const env = cliEnv(dir.path);
-    const child = spawn(process.execPath, [CLI, "run", "--subagents", "Compare providers A and B"], { cwd: dir.path, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "run", "--subagents", "Compare providers A and B"], {
+      cwd: dir.path,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
     await new Promise<void>((resolve) => {
@@ -83,7 +99,9 @@ function writeHangingTool(dir: string): void {
 
 test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
   const dir = createTempHome({ prefix: "df-interrupt-" });
-  const server = await startFakeOpenAIServer({ script: [{ tool_calls: [{ name: "hang", arguments: {} }] }, { content: "after" }] });
+  const server = await startFakeOpenAIServer({
+    script: [{ tool_calls: [{ name: "hang", arguments: {} }] }, { content: "after" }],
+  });
   try {
     writeHangingTool(dir.path);
     writeFileSync(
@@ -93,7 +111,10 @@ test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
     const run = startDeerflow(dir.path, ["run", "go"]);
     await run.waitForStderr(/→ hang\(\)/);
     run.child.kill("SIGINT");
-    const ended = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+    const ended = await Promise.race([
+      run.exited,
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+    ]);
     if (ended === "still running") run.child.kill("SIGKILL");
     assert.deepEqual(ended, { code: 1, signal: null }, run.stderr);
     assert.match(run.stderr, /Interrupted\. The thread is saved/);
@@ -120,11 +141,15 @@ test("a second Ctrl-C exits at once when the graceful cancel hangs", async () =>
       `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: true, debounce_seconds: 0}\ntitle: {enabled: false}\n`,
     );
     const run = startDeerflow(dir.path, ["run", "I work at Acme."]);
-    while (!server.requests.some((body) => JSON.stringify(body.messages).includes("long-term memory"))) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!server.requests.some((body) => JSON.stringify(body.messages).includes("long-term memory")))
+      await new Promise((resolve) => setTimeout(resolve, 50));
     run.child.kill("SIGINT");
     await run.waitForStderr(/interrupted: cancelling/);
     run.child.kill("SIGINT");
-    const ended = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000))]);
+    const ended = await Promise.race([
+      run.exited,
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+    ]);
     if (ended === "still running") run.child.kill("SIGKILL");
     assert.deepEqual(ended, { code: 130, signal: null }, run.stderr);
     assert.match(run.stderr, /exiting now/);

@@ -7,7 +7,9 @@ import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing
 
 test("a rate-limited model call is retried and the CLI says so, with the wait", async () => {
   const dir = createTempHome({ prefix: "df-cli-retry-" });
-  const server = await startFakeOpenAIServer({ script: [{ status: 429, headers: { "retry-after": "1" } }, { content: "Done after waiting." }] });
+  const server = await startFakeOpenAIServer({
+    script: [{ status: 429, headers: { "retry-after": "1" } }, { content: "Done after waiting." }],
+  });
   try {
     writeFileSync(
       path.join(dir.path, "config.yaml"),

@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 import { createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import { CLI, deerflow } from "./run-cli.js";
 
-const FILESYSTEM_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+const FILESYSTEM_SERVER = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+);
 
 before(() => {
   assert.ok(existsSync(CLI), `build the CLI first (npm run build): ${CLI} is missing`);
@@ -33,7 +36,13 @@ test("mcp list shows each server's state and tools, and why a server did not sta
 
     const json = await deerflow(dir.path, ["mcp", "list", "--json"]);
     const parsed = JSON.parse(json.stdout) as { servers: { name: string; state: string; tools: unknown[] }[] };
-    assert.deepEqual(parsed.servers.map((server) => [server.name, server.state]), [["filesystem", "connected"], ["ghost", "failed"]]);
+    assert.deepEqual(
+      parsed.servers.map((server) => [server.name, server.state]),
+      [
+        ["filesystem", "connected"],
+        ["ghost", "failed"],
+      ],
+    );
   } finally {
     dir.cleanup();
   }
@@ -62,13 +71,25 @@ test("deerflow run lists and reads files through the filesystem server added in 
     ],
   });
   try {
-    writeFileSync(path.join(dir.path, "config.yaml"), `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk-test, base_url: '${server.url}', max_retries: 0}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`);
-    writeFileSync(path.join(dir.path, "extensions_config.json"), JSON.stringify({ mcpServers: { filesystem: { enabled: true, type: "stdio", command: process.execPath, args: [FILESYSTEM_SERVER, notes] } } }));
+    writeFileSync(
+      path.join(dir.path, "config.yaml"),
+      `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk-test, base_url: '${server.url}', max_retries: 0}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
+    );
+    writeFileSync(
+      path.join(dir.path, "extensions_config.json"),
+      JSON.stringify({
+        mcpServers: {
+          filesystem: { enabled: true, type: "stdio", command: process.execPath, args: [FILESYSTEM_SERVER, notes] },
+        },
+      }),
+    );
     const result = await deerflow(dir.path, ["run", "What is in my notes folder?"]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), "The plan: launch on Friday.");
     assert.match(result.stderr, /list_directory/);
-    const toolResults = server.requests[2]!.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
+    const toolResults = server.requests[2]!.messages.filter((message) => message.role === "tool").map((message) =>
+      String(message.content),
+    );
     assert.deepEqual(toolResults, ["[FILE] plan.md", "Launch on Friday.\n"]);
   } finally {
     await server.close();

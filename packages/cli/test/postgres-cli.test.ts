@@ -99,7 +99,10 @@ test("`deerflow history` on Postgres shows compacted messages from the archive t
   const { dir, db, env } = home;
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: (body, index): FakeStep => (JSON.stringify(body.messages).includes("<new_messages>") ? { content: `Summary ${index}.` } : { content: `Answer ${index}.` }),
+    script: (body, index): FakeStep =>
+      JSON.stringify(body.messages).includes("<new_messages>")
+        ? { content: `Summary ${index}.` }
+        : { content: `Answer ${index}.` },
   });
   t.after(() => server.close());
   writeFileSync(
@@ -119,18 +122,29 @@ test("`deerflow history` on Postgres shows compacted messages from the archive t
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
   try {
-    assert.ok(((await sql.query("SELECT 1 FROM history_archive WHERE thread_id = $1", [thread])).rowCount ?? 0) > 0, "the archive is in Postgres");
+    assert.ok(
+      ((await sql.query("SELECT 1 FROM history_archive WHERE thread_id = $1", [thread])).rowCount ?? 0) > 0,
+      "the archive is in Postgres",
+    );
     assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "no SQLite file under the home");
     const history = await deerflow(dir.path, ["history", "--thread", thread], { env });
     assert.equal(history.code, 0, history.stderr);
-    for (const question of ["Question one", "Question two", "Question three", "Question four"]) assert.match(history.stdout, new RegExp(`user: ${question}`));
+    for (const question of ["Question one", "Question two", "Question three", "Question four"])
+      assert.match(history.stdout, new RegExp(`user: ${question}`));
     assert.match(history.stdout, /──── compacted \d+ messages at /);
-    assert.match((await deerflow(dir.path, ["history", "--thread", thread, "--summaries"], { env })).stdout, /summary: Summary \d+\./);
+    assert.match(
+      (await deerflow(dir.path, ["history", "--thread", thread, "--summaries"], { env })).stdout,
+      /summary: Summary \d+\./,
+    );
 
     const removed = await deerflow(dir.path, ["threads", "delete", thread], { env });
     assert.equal(removed.code, 0, removed.stderr);
     for (const table of ["history_archive", "history_search"]) {
-      assert.equal((await sql.query(`SELECT 1 FROM ${table} WHERE thread_id = $1`, [thread])).rowCount, 0, `${table} rows removed`);
+      assert.equal(
+        (await sql.query(`SELECT 1 FROM ${table} WHERE thread_id = $1`, [thread])).rowCount,
+        0,
+        `${table} rows removed`,
+      );
     }
     assert.ok(!existsSync(path.join(dir.path, ".deer-flow", "checkpoints.sqlite")), "still no SQLite file");
     assert.notEqual((await deerflow(dir.path, ["history", "--thread", thread], { env })).code, 0);
@@ -147,24 +161,44 @@ test("`deerflow db migrate` moves an archive left in the home's SQLite file into
   // What an earlier build on Postgres wrote: the compacted messages in {home}/checkpoints.sqlite.
   mkdirSync(path.join(dir.path, ".deer-flow"), { recursive: true });
   const old = createHistoryArchive(path.join(dir.path, ".deer-flow", "checkpoints.sqlite"));
-  old.append("old-thread", [new HumanMessage({ id: "h1", content: "The vault combination is 4471." }), new AIMessage({ id: "a1", content: "Noted." })], { compactedAt: "2026-01-02T03:04:05.000Z", summary: "S" });
+  old.append(
+    "old-thread",
+    [
+      new HumanMessage({ id: "h1", content: "The vault combination is 4471." }),
+      new AIMessage({ id: "a1", content: "Noted." }),
+    ],
+    { compactedAt: "2026-01-02T03:04:05.000Z", summary: "S" },
+  );
   old.close();
 
   const migrated = await deerflow(dir.path, ["db", "migrate"], { env });
   assert.equal(migrated.code, 0, migrated.stderr);
   assert.match(migrated.stdout, /Migrated .* to schema version \d+/);
-  assert.match(migrated.stdout, /Moved the history archive of 1 thread\(s\) \(2 compacted messages\) from .*checkpoints\.sqlite into the database\./);
+  assert.match(
+    migrated.stdout,
+    /Moved the history archive of 1 thread\(s\) \(2 compacted messages\) from .*checkpoints\.sqlite into the database\./,
+  );
   const history = await deerflow(dir.path, ["history", "--thread", "old-thread"], { env });
   assert.equal(history.code, 0, history.stderr);
-  assert.match(history.stdout, /user: The vault combination is 4471\.\n\nassistant: Noted\.\n\n──── compacted 2 messages at 2026-01-02T03:04:05\.000Z ────/);
+  assert.match(
+    history.stdout,
+    /user: The vault combination is 4471\.\n\nassistant: Noted\.\n\n──── compacted 2 messages at 2026-01-02T03:04:05\.000Z ────/,
+  );
 
   const pool = new pg.Pool({ connectionString: db.url });
   try {
-    assert.match((await createPostgresHistoryArchive(pool).search("old-thread", "vault combination", 5))[0]!.passage, /4471/, "searchable after the move");
+    assert.match(
+      (await createPostgresHistoryArchive(pool).search("old-thread", "vault combination", 5))[0]!.passage,
+      /4471/,
+      "searchable after the move",
+    );
   } finally {
     await pool.end();
   }
   const again = await deerflow(dir.path, ["db", "migrate"], { env });
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stdout, /nothing to do\.\nLeft 1 thread\(s\) of .* alone: the database already has their archive\.\n$/);
+  assert.match(
+    again.stdout,
+    /nothing to do\.\nLeft 1 thread\(s\) of .* alone: the database already has their archive\.\n$/,
+  );
 });

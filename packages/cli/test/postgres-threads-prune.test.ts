@@ -48,7 +48,8 @@ async function twoRuns(t: TestContext, retention: string | null) {
   }
   await sql.connect();
   const thread = (await sql.query("SELECT DISTINCT thread_id FROM checkpoints")).rows[0].thread_id as string;
-  const rows = async (table = "checkpoints") => Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE thread_id = $1`, [thread])).rows[0].n);
+  const rows = async (table = "checkpoints") =>
+    Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE thread_id = $1`, [thread])).rows[0].n);
   return { dir, env, thread, rows };
 }
 
@@ -69,7 +70,12 @@ test("Postgres: threads prune applies a policy to threads saved under `all` and 
   assert.ok(before > 4, `all kept every step (${before})`);
   const pruned = await deerflow(run.dir.path, ["threads", "prune", "--retention", "latest"], { env: run.env });
   assert.equal(pruned.code, 0, pruned.stderr);
-  assert.match(pruned.stderr, new RegExp(`Pruned ${before - 1} checkpoints from 1 threads \\(retention: latest\\); \\d+\\.\\d (KiB|MiB) of rows freed in postgres://`));
+  assert.match(
+    pruned.stderr,
+    new RegExp(
+      `Pruned ${before - 1} checkpoints from 1 threads \\(retention: latest\\); \\d+\\.\\d (KiB|MiB) of rows freed in postgres://`,
+    ),
+  );
   assert.doesNotMatch(pruned.stderr, /; 0\.0 KiB/, "the freed rows are counted");
   assert.equal(await run.rows(), 1);
   assert.ok((await run.rows("checkpoint_blobs")) < blobsBefore, "values only pruned steps used are gone");

@@ -18,7 +18,11 @@ export function cliEnv(cwd: string): Record<string, string> {
 }
 
 /** Runs `deerflow ...args` in `cwd`; `input`, when given, is written to its stdin. */
-export function deerflow(cwd: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function deerflow(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
@@ -48,7 +52,11 @@ export interface RunningCli {
 
 /** Starts `deerflow ...args` in `cwd` without waiting for it. */
 export function startDeerflow(cwd: string, args: string[], options: { env?: Record<string, string> } = {}): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...cliEnv(cwd), ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...cliEnv(cwd), ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
@@ -57,7 +65,9 @@ export function startDeerflow(cwd: string, args: string[], options: { env?: Reco
     stderr += chunk;
     for (const waiter of [...waiters]) if (waiter.pattern.test(stderr)) waiter.resolve();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     get stdout() {
@@ -70,7 +80,9 @@ export function startDeerflow(cwd: string, args: string[], options: { env?: Reco
       if (pattern.test(stderr)) return Promise.resolve();
       return new Promise((resolve, reject) => {
         waiters.push({ pattern, resolve });
-        void exited.then(() => (pattern.test(stderr) ? resolve() : reject(new Error(`exited before stderr matched ${pattern}:\n${stderr}`))));
+        void exited.then(() =>
+          pattern.test(stderr) ? resolve() : reject(new Error(`exited before stderr matched ${pattern}:\n${stderr}`)),
+        );
       });
     },
     exited,

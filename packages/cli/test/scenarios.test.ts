@@ -7,7 +7,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { deerflow } from "./run-cli.js";
-import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
+import {
+  type ChatCompletionRequest,
+  createTempHome,
+  type FakeStep,
+  startFakeOpenAIServer,
+  type TempHome,
+} from "@deerflow/harness/testing";
 
 const dirs: TempHome[] = [];
 after(() => dirs.forEach((dir) => dir.cleanup()));
@@ -22,15 +28,35 @@ function project(url: string, extra = ""): string {
 }
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)![1]!;
-const systemText = (body: ChatCompletionRequest) => body.messages.filter((m) => m.role === "system").map((m) => JSON.stringify(m.content)).join("\n");
-const isMemoryUpdate = (body: ChatCompletionRequest) => systemText(body).includes("long-term memory that an AI assistant has about its user");
+const systemText = (body: ChatCompletionRequest) =>
+  body.messages
+    .filter((m) => m.role === "system")
+    .map((m) => JSON.stringify(m.content))
+    .join("\n");
+const isMemoryUpdate = (body: ChatCompletionRequest) =>
+  systemText(body).includes("long-term memory that an AI assistant has about its user");
 
 test("run --upload: the model reads the upload, writes a summary, presents it; the CLI shows the artifact", async () => {
   const server = await startFakeOpenAIServer({
     strict: true,
     script: [
-      { tool_calls: [{ name: "read_file", arguments: { description: "read", path: "/mnt/user-data/uploads/notes.txt" } }] },
-      { tool_calls: [{ name: "write_file", arguments: { description: "write", path: "/mnt/user-data/outputs/summary.md", content: "# Summary\nShip v1 on Friday." } }] },
+      {
+        tool_calls: [
+          { name: "read_file", arguments: { description: "read", path: "/mnt/user-data/uploads/notes.txt" } },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            name: "write_file",
+            arguments: {
+              description: "write",
+              path: "/mnt/user-data/outputs/summary.md",
+              content: "# Summary\nShip v1 on Friday.",
+            },
+          },
+        ],
+      },
       { tool_calls: [{ name: "present_files", arguments: { filepaths: ["/mnt/user-data/outputs/summary.md"] } }] },
       { content: "Summary written to summary.md." },
     ],
@@ -38,12 +64,28 @@ test("run --upload: the model reads the upload, writes a summary, presents it; t
   try {
     const cwd = project(server.url, "memory: {enabled: false}\ntitle: {enabled: false}\n");
     writeFileSync(path.join(cwd, "notes.txt"), "Meeting notes: ship v1 on Friday.");
-    const result = await deerflow(cwd, ["run", "--upload", "notes.txt", "summarise the upload into a file and present it"]);
+    const result = await deerflow(cwd, [
+      "run",
+      "--upload",
+      "notes.txt",
+      "summarise the upload into a file and present it",
+    ]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(JSON.stringify(server.requests[0]!.messages), /uploaded_files[\s\S]*notes\.txt/);
     assert.match(JSON.stringify(server.requests[1]!.messages), /Meeting notes: ship v1 on Friday\./);
-    const hostPath = path.join(cwd, ".deer-flow", "threads", threadOf(result.stderr), "user-data", "outputs", "summary.md");
-    assert.match(result.stderr, new RegExp(`artifacts:\\n  /mnt/user-data/outputs/summary\\.md -> ${hostPath.replace(/[.]/g, "\\.")}`));
+    const hostPath = path.join(
+      cwd,
+      ".deer-flow",
+      "threads",
+      threadOf(result.stderr),
+      "user-data",
+      "outputs",
+      "summary.md",
+    );
+    assert.match(
+      result.stderr,
+      new RegExp(`artifacts:\\n  /mnt/user-data/outputs/summary\\.md -> ${hostPath.replace(/[.]/g, "\\.")}`),
+    );
     assert.equal(readFileSync(hostPath, "utf8"), "# Summary\nShip v1 on Friday.");
     assert.equal(server.rejected.length, 0);
   } finally {
@@ -60,7 +102,8 @@ test("memory: what one run learns is in the next thread's system prompt and in `
     ],
   });
   const server = await startFakeOpenAIServer({
-    script: (body): FakeStep => (isMemoryUpdate(body) ? { content: `\`\`\`json\n${update}\n\`\`\`` } : { content: "Noted." }),
+    script: (body): FakeStep =>
+      isMemoryUpdate(body) ? { content: `\`\`\`json\n${update}\n\`\`\`` } : { content: "Noted." },
   });
   try {
     const cwd = project(server.url, "title: {enabled: false}\n");
@@ -69,7 +112,10 @@ test("memory: what one run learns is in the next thread's system prompt and in `
     const second = await deerflow(cwd, ["run", "what do you know about me?"]);
     assert.equal(second.code, 0, second.stderr);
     const lastLeadRequest = server.requests.filter((body) => !isMemoryUpdate(body)).at(-1)!;
-    assert.match(systemText(lastLeadRequest), /<memory>[\s\S]*Acme on payment APIs[\s\S]*Prefers TypeScript[\s\S]*<\/memory>/);
+    assert.match(
+      systemText(lastLeadRequest),
+      /<memory>[\s\S]*Acme on payment APIs[\s\S]*Prefers TypeScript[\s\S]*<\/memory>/,
+    );
     const shown = await deerflow(cwd, ["memory", "show"]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /Works at Acme on payment APIs/);
@@ -82,8 +128,22 @@ test("memory: what one run learns is in the next thread's system prompt and in `
 });
 
 test("a clarifying question ends `run` with exit 3, and `chat` takes the answer on the same thread", async () => {
-  const ask = { tool_calls: [{ name: "ask_clarification", arguments: { question: "Which environment?", clarification_type: "approach_choice", options: ["staging", "production"] } }] };
-  const server = await startFakeOpenAIServer({ strict: true, script: [ask, ask, { content: "Deploying to staging." }] });
+  const ask = {
+    tool_calls: [
+      {
+        name: "ask_clarification",
+        arguments: {
+          question: "Which environment?",
+          clarification_type: "approach_choice",
+          options: ["staging", "production"],
+        },
+      },
+    ],
+  };
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    script: [ask, ask, { content: "Deploying to staging." }],
+  });
   try {
     const cwd = project(server.url, "memory: {enabled: false}\ntitle: {enabled: false}\n");
     const run = await deerflow(cwd, ["run", "deploy it"]);
@@ -113,16 +173,34 @@ test("the demo model's plan-mode run completes its todos, presents its note and 
   assert.equal(output.title, "Write about deer");
   assert.match(result.stderr, /todos:\n\s+\[~\]/);
   assert.match(result.stderr, /\[x\] Present the note/);
-  assert.ok(existsSync(path.join(dir.path, ".deer-flow", "threads", threadOf(result.stderr), "user-data", "outputs", "note-write-about-deer.md")));
+  assert.ok(
+    existsSync(
+      path.join(
+        dir.path,
+        ".deer-flow",
+        "threads",
+        threadOf(result.stderr),
+        "user-data",
+        "outputs",
+        "note-write-about-deer.md",
+      ),
+    ),
+  );
 });
 
 test("`deerflow history` shows every message, including compacted ones, with a marker", async () => {
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: (body, index): FakeStep => (JSON.stringify(body.messages).includes("<new_messages>") ? { content: `Summary ${index}.` } : { content: `Answer ${index}.` }),
+    script: (body, index): FakeStep =>
+      JSON.stringify(body.messages).includes("<new_messages>")
+        ? { content: `Summary ${index}.` }
+        : { content: `Answer ${index}.` },
   });
   try {
-    const cwd = project(server.url, "memory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}\n");
+    const cwd = project(
+      server.url,
+      "memory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {trigger: {type: messages, value: 4}, keep: {type: messages, value: 2}}\n",
+    );
     const first = await deerflow(cwd, ["run", "Question one"]);
     const thread = threadOf(first.stderr);
     for (const question of ["Question two", "Question three", "Question four"]) {
@@ -131,7 +209,8 @@ test("`deerflow history` shows every message, including compacted ones, with a m
     }
     const history = await deerflow(cwd, ["history", "--thread", thread]);
     assert.equal(history.code, 0, history.stderr);
-    for (const question of ["Question one", "Question two", "Question three", "Question four"]) assert.match(history.stdout, new RegExp(`user: ${question}`));
+    for (const question of ["Question one", "Question two", "Question three", "Question four"])
+      assert.match(history.stdout, new RegExp(`user: ${question}`));
     assert.match(history.stdout, /──── compacted \d+ messages at /);
     assert.equal(server.rejected.length, 0);
   } finally {

@@ -22,15 +22,25 @@ function project(url = "http://127.0.0.1:9/v1"): string {
   );
   return dir.path;
 }
-const HAIKU = skillMd("haiku-writer", "Writes a haiku into outputs and presents it.", "# Haiku writer\n\n1. Write three lines (5, 7, 5 syllables) to /mnt/user-data/outputs/haiku.txt.\n2. Present the file.\n");
+const HAIKU = skillMd(
+  "haiku-writer",
+  "Writes a haiku into outputs and presents it.",
+  "# Haiku writer\n\n1. Write three lines (5, 7, 5 syllables) to /mnt/user-data/outputs/haiku.txt.\n2. Present the file.\n",
+);
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)![1]!;
 
 test("install a .skill archive, see it in skills list, and the agent follows it", async () => {
   const cwd = project();
-  const archive = writeArchive(path.join(cwd, "haiku-writer.skill"), { "haiku-writer/SKILL.md": HAIKU, "haiku-writer/examples.md": "old pond / frog" });
+  const archive = writeArchive(path.join(cwd, "haiku-writer.skill"), {
+    "haiku-writer/SKILL.md": HAIKU,
+    "haiku-writer/examples.md": "old pond / frog",
+  });
   const installed = await deerflow(cwd, ["skills", "install", "haiku-writer.skill"]);
   assert.equal(installed.code, 0, installed.stderr);
-  assert.match(installed.stderr, new RegExp(`Installed haiku-writer in ${path.join(cwd, "skills", "custom", "haiku-writer")} \\(2 files\\)`));
+  assert.match(
+    installed.stderr,
+    new RegExp(`Installed haiku-writer in ${path.join(cwd, "skills", "custom", "haiku-writer")} \\(2 files\\)`),
+  );
   assert.ok(existsSync(archive));
 
   const list = await deerflow(cwd, ["skills", "list"]);
@@ -42,22 +52,53 @@ test("install a .skill archive, see it in skills list, and the agent follows it"
   const server = await startFakeOpenAIServer({
     strict: true,
     script: [
-      { tool_calls: [{ name: "read_file", arguments: { description: "load skill", path: "/mnt/skills/custom/haiku-writer/SKILL.md" } }] },
-      { tool_calls: [{ name: "write_file", arguments: { description: "haiku", path: "/mnt/user-data/outputs/haiku.txt", content: haiku } }] },
+      {
+        tool_calls: [
+          {
+            name: "read_file",
+            arguments: { description: "load skill", path: "/mnt/skills/custom/haiku-writer/SKILL.md" },
+          },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            name: "write_file",
+            arguments: { description: "haiku", path: "/mnt/user-data/outputs/haiku.txt", content: haiku },
+          },
+        ],
+      },
       { tool_calls: [{ name: "present_files", arguments: { filepaths: ["/mnt/user-data/outputs/haiku.txt"] } }] },
       { content: "Your haiku is in haiku.txt." },
-      { tool_calls: [{ name: "write_file", arguments: { description: "haiku", path: "/mnt/user-data/outputs/haiku.txt", content: haiku } }] },
+      {
+        tool_calls: [
+          {
+            name: "write_file",
+            arguments: { description: "haiku", path: "/mnt/user-data/outputs/haiku.txt", content: haiku },
+          },
+        ],
+      },
       { tool_calls: [{ name: "present_files", arguments: { filepaths: ["/mnt/user-data/outputs/haiku.txt"] } }] },
       { content: "Done." },
     ],
   });
   try {
-    writeFileSync(path.join(cwd, "config.yaml"), readFileSync(path.join(cwd, "config.yaml"), "utf8").replace("http://127.0.0.1:9/v1", server.url));
+    writeFileSync(
+      path.join(cwd, "config.yaml"),
+      readFileSync(path.join(cwd, "config.yaml"), "utf8").replace("http://127.0.0.1:9/v1", server.url),
+    );
     const run = await deerflow(cwd, ["run", "write me a haiku about rain"]);
     assert.equal(run.code, 0, run.stderr);
     const system = JSON.stringify(server.requests[0]!.messages[0]);
-    assert.match(system, /<name>haiku-writer<\/name>.*<location>\/mnt\/skills\/custom\/haiku-writer\/SKILL\.md<\/location>/);
-    assert.match(JSON.stringify(server.requests[1]!.messages.at(-1)), /# Haiku writer.*Write three lines/, "the skill body came back from read_file");
+    assert.match(
+      system,
+      /<name>haiku-writer<\/name>.*<location>\/mnt\/skills\/custom\/haiku-writer\/SKILL\.md<\/location>/,
+    );
+    assert.match(
+      JSON.stringify(server.requests[1]!.messages.at(-1)),
+      /# Haiku writer.*Write three lines/,
+      "the skill body came back from read_file",
+    );
     const output = path.join(cwd, ".deer-flow", "threads", threadOf(run.stderr), "user-data", "outputs", "haiku.txt");
     assert.equal(readFileSync(output, "utf8"), haiku);
     assert.match(run.stderr, /artifacts:\n {2}\/mnt\/user-data\/outputs\/haiku\.txt/);
@@ -66,7 +107,11 @@ test("install a .skill archive, see it in skills list, and the agent follows it"
     assert.equal(slash.code, 0, slash.stderr);
     const sent = JSON.stringify(server.requests[4]!.messages);
     assert.match(sent, /slash_skill_activation.*# Haiku writer/, "slash activation put the body into the request");
-    assert.match(JSON.stringify(server.requests[4]!.messages.at(-1)), /"\/haiku-writer about snow"/, "the user's message is kept as typed");
+    assert.match(
+      JSON.stringify(server.requests[4]!.messages.at(-1)),
+      /"\/haiku-writer about snow"/,
+      "the user's message is kept as typed",
+    );
     assert.equal(server.rejected.length, 0);
   } finally {
     await server.close();
@@ -75,7 +120,10 @@ test("install a .skill archive, see it in skills list, and the agent follows it"
 
 test("disable and enable persist in extensions_config.json next to keys the CLI does not own", async () => {
   const cwd = project();
-  writeFileSync(path.join(cwd, "extensions_config.json"), JSON.stringify({ mcpServers: { fs: { enabled: true, command: "npx" } } }));
+  writeFileSync(
+    path.join(cwd, "extensions_config.json"),
+    JSON.stringify({ mcpServers: { fs: { enabled: true, command: "npx" } } }),
+  );
   const off = await deerflow(cwd, ["skills", "disable", "deep-research"]);
   assert.equal(off.code, 0, off.stderr);
   assert.deepEqual(JSON.parse(readFileSync(path.join(cwd, "extensions_config.json"), "utf8")), {
@@ -87,7 +135,10 @@ test("disable and enable persist in extensions_config.json next to keys the CLI 
   assert.match((await deerflow(cwd, ["skills", "list"])).stdout, /^deep-research\s+public\s+enabled/m);
   const missing = await deerflow(cwd, ["skills", "enable", "no-such-skill"]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /No skill named "no-such-skill" is installed\. Installed: data-analysis, deep-research, report-writer\./);
+  assert.match(
+    missing.stderr,
+    /No skill named "no-such-skill" is installed\. Installed: data-analysis, deep-research, report-writer\./,
+  );
 });
 
 test("hostile archives are refused with the reason and nothing is written", async () => {
@@ -97,9 +148,13 @@ test("hostile archives are refused with the reason and nothing is written", asyn
   const cases: Array<[string, Parameters<typeof writeArchive>[1], RegExp]> = [
     ["abs", { "SKILL.md": ok, "/tmp/evil.txt": "x" }, /"\/tmp\/evil\.txt" is an absolute path/],
     ["dotdot", { "SKILL.md": ok, "../evil.txt": "x" }, /climbs out of the skill folder/],
-    ["symlink", { "SKILL.md": ok, "passwd": { data: "/etc/passwd", mode: 0o120777 } }, /"passwd" is a symlink/],
-    ["huge", { "SKILL.md": ok, "noise.bin": { data: randomBytes(21 * 1024 * 1024), level: 0 } }, /the archive is 21\.0 MiB, more than the 20\.0 MiB limit/],
-    ["bomb", { "SKILL.md": ok, "zeros": { data: new Uint8Array(40 * 1024 * 1024), level: 9 } }, /looks like a zip bomb/],
+    ["symlink", { "SKILL.md": ok, passwd: { data: "/etc/passwd", mode: 0o120777 } }, /"passwd" is a symlink/],
+    [
+      "huge",
+      { "SKILL.md": ok, "noise.bin": { data: randomBytes(21 * 1024 * 1024), level: 0 } },
+      /the archive is 21\.0 MiB, more than the 20\.0 MiB limit/,
+    ],
+    ["bomb", { "SKILL.md": ok, zeros: { data: new Uint8Array(40 * 1024 * 1024), level: 9 } }, /looks like a zip bomb/],
     ["no-skill-md", { "readme.md": "hi" }, /no SKILL\.md/],
     ["bad-frontmatter", { "SKILL.md": "---\nname: evil\n---\n" }, /frontmatter description: is required/],
   ];

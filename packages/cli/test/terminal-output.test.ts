@@ -7,7 +7,13 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { deerflow } from "./run-cli.js";
-import { type ChatCompletionRequest, createTempHome, type FakeStep, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
+import {
+  type ChatCompletionRequest,
+  createTempHome,
+  type FakeStep,
+  startFakeOpenAIServer,
+  type TempHome,
+} from "@deerflow/harness/testing";
 
 const dirs: TempHome[] = [];
 after(() => dirs.forEach((dir) => dir.cleanup()));
@@ -29,8 +35,15 @@ test("escape sequences in model text, tool output and titles never reach the ter
     script: (body: ChatCompletionRequest): FakeStep => {
       if (!body.tools?.length) return { content: `${ESC}]0;owned${ESC}\\\\Title` }; // the title model
       const results = body.messages.filter((message) => message.role === "tool").length;
-      if (results === 0) return { content: `Writing ${ESC}[2J`, tool_calls: [{ name: "write_file", arguments: { description: "write it", path: file, content: `${ESC}[31mred\x07\n` } }] };
-      if (results === 1) return { tool_calls: [{ name: "read_file", arguments: { description: "read it", path: file } }] };
+      if (results === 0)
+        return {
+          content: `Writing ${ESC}[2J`,
+          tool_calls: [
+            { name: "write_file", arguments: { description: "write it", path: file, content: `${ESC}[31mred\x07\n` } },
+          ],
+        };
+      if (results === 1)
+        return { tool_calls: [{ name: "read_file", arguments: { description: "read it", path: file } }] };
       return { content: `Done ${ESC}]52;c;cGF5bG9hZA==\x07 \x9b31m` };
     },
   });
@@ -52,21 +65,37 @@ test("escape sequences in model text, tool output and titles never reach the ter
 });
 
 test("subagent progress prints each step's text", async () => {
-  const isSubagent = (body: ChatCompletionRequest) => JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
+  const isSubagent = (body: ChatCompletionRequest) =>
+    JSON.stringify(body.messages[0]?.content ?? "").includes("You are a subagent");
   let subagentCalls = 0;
   const server = await startFakeOpenAIServer({
     script: (body): FakeStep => {
       if (isSubagent(body)) {
         subagentCalls += 1;
-        if (subagentCalls === 1) return { content: "Checking the pricing pages first.", tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] };
+        if (subagentCalls === 1)
+          return {
+            content: "Checking the pricing pages first.",
+            tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }],
+          };
         return { content: "Provider A costs 3 USD per million tokens." };
       }
       if (body.messages.some((message) => message.role === "tool")) return { content: "A is cheaper." };
-      return { tool_calls: [{ name: "task", arguments: { description: "Price A", prompt: "Find A's price", subagent_type: "general-purpose" } }] };
+      return {
+        tool_calls: [
+          {
+            name: "task",
+            arguments: { description: "Price A", prompt: "Find A's price", subagent_type: "general-purpose" },
+          },
+        ],
+      };
     },
   });
   try {
-    const run = await deerflow(dirWith(server.url, "title: {enabled: false}\n"), ["run", "--subagents", "Compare prices"]);
+    const run = await deerflow(dirWith(server.url, "title: {enabled: false}\n"), [
+      "run",
+      "--subagents",
+      "Compare prices",
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /running: Checking the pricing pages first\. → ls/);
     assert.match(run.stderr, /running: ← ls: /);

@@ -46,7 +46,8 @@ test("a second run on a busy thread is refused or waits; no turn is lost", async
     assert.equal(waiting.stdout.trim(), "Second answer.");
 
     const history = await deerflow(dir.path, ["history", "--thread", "T"]);
-    for (const text of ["first task", "First answer.", "second task", "Second answer."]) assert.match(history.stdout, new RegExp(text));
+    for (const text of ["first task", "First answer.", "second task", "Second answer."])
+      assert.match(history.stdout, new RegExp(text));
 
     // A run killed outright (no release) does not keep the thread busy: its dead pid's lease is taken over.
     const killed = startDeerflow(dir.path, ["run", "--thread", "T", "first task again"]);

@@ -36,7 +36,10 @@ export class HarnessError extends Error {
 
 /** A config file (or config value passed in code) that cannot be used as it is. */
 export class ConfigError extends HarnessError {
-  constructor(message: string, options?: { cause?: unknown; code?: "config_invalid" | "config_not_found" | "model_unknown" }) {
+  constructor(
+    message: string,
+    options?: { cause?: unknown; code?: "config_invalid" | "config_not_found" | "model_unknown" },
+  ) {
     super(options?.code ?? "config_invalid", message, options);
     this.name = "ConfigError";
   }

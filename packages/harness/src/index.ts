@@ -14,8 +14,19 @@ export {
   type HarnessOptions,
   type HarnessSetup,
 } from "./agent/harness.js";
-export { createLeadAgent, type LeadAgent, type LeadAgentInfo, type LeadAgentOptions } from "./agent/create-lead-agent.js";
-export { buildLeadChain, buildSubagentChain, type LeadChainInput, type LeadRuntime, type SubagentChainInput } from "./agent/lead-agent-chain.js";
+export {
+  createLeadAgent,
+  type LeadAgent,
+  type LeadAgentInfo,
+  type LeadAgentOptions,
+} from "./agent/create-lead-agent.js";
+export {
+  buildLeadChain,
+  buildSubagentChain,
+  type LeadChainInput,
+  type LeadRuntime,
+  type SubagentChainInput,
+} from "./agent/lead-agent-chain.js";
 export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
 
 // --- Middleware factories: the lead chain's entries, in chain order, then the optional ones.
@@ -30,7 +41,11 @@ export { titleMiddleware, type TitleOptions } from "./middleware/title.js";
 export { memoryMiddleware, type MemoryMiddlewareOptions } from "./middleware/memory.js";
 export { viewImageMiddleware, type ViewImageOptions } from "./middleware/view-image.js";
 export { subagentLimitMiddleware, type SubagentLimitOptions } from "./middleware/subagent-limit.js";
-export { clarificationFromMessages, clarificationMiddleware, type PendingClarification } from "./middleware/clarification.js";
+export {
+  clarificationFromMessages,
+  clarificationMiddleware,
+  type PendingClarification,
+} from "./middleware/clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
@@ -52,7 +67,12 @@ export {
   TITLE_DEFAULTS,
   UPLOADS_DEFAULTS,
 } from "./config/defaults.js";
-export { findExtensionsFile, readExtensionsFile, updateExtensionsFile, type ExtensionsLocation } from "./config/extensions-file.js";
+export {
+  findExtensionsFile,
+  readExtensionsFile,
+  updateExtensionsFile,
+  type ExtensionsLocation,
+} from "./config/extensions-file.js";
 
 // --- Models and token counting.
 export { createChatModel, type CreateChatModelOptions } from "./model/create-chat-model.js";
@@ -111,7 +131,13 @@ export { parseSlashSkill } from "./skills/slash.js";
 export { createMcpService, type McpServerStatus, type McpService, type McpServiceOptions } from "./mcp/mcp-service.js";
 export { openMcpService, type OpenMcpServiceOptions } from "./mcp/open-mcp-service.js";
 export { resolveMcpServers, type ResolvedServers, type ResolveServersOptions } from "./mcp/resolve-servers.js";
-export { McpServerInput, type McpServerSpec, McpSpecError, type McpTransport, toServerSpec } from "./mcp/server-spec.js";
+export {
+  McpServerInput,
+  type McpServerSpec,
+  McpSpecError,
+  type McpTransport,
+  toServerSpec,
+} from "./mcp/server-spec.js";
 
 // --- Storage and history: checkpoints, retention, Postgres, thread leases, the message archive.
 export { type CheckpointStore, type CheckpointStoreOptions, openCheckpointStore } from "./storage/checkpointer.js";
@@ -119,7 +145,14 @@ export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
 export { collectLargeValues } from "./storage/large-values.js";
 export { collectPostgresLargeValues } from "./storage/postgres-large-values.js";
 export { createPostgresPruner } from "./storage/postgres-retention.js";
-export { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace, RETENTION_POLICIES, type RetentionPolicy } from "./storage/retention.js";
+export {
+  type CheckpointPruner,
+  createSqlitePruner,
+  type PruneReport,
+  reclaimSpace,
+  RETENTION_POLICIES,
+  type RetentionPolicy,
+} from "./storage/retention.js";
 export {
   inTransaction,
   migrate,
@@ -130,7 +163,15 @@ export {
   resolveDatabaseUrl,
   SCHEMA_VERSION,
 } from "./storage/postgres-database.js";
-export { type LeaseHolder, openThreadLeases, runLeaseMs, ThreadBusyError, type ThreadLease, type ThreadLeaseOptions, type ThreadLeases } from "./storage/thread-lease.js";
+export {
+  type LeaseHolder,
+  openThreadLeases,
+  runLeaseMs,
+  ThreadBusyError,
+  type ThreadLease,
+  type ThreadLeaseOptions,
+  type ThreadLeases,
+} from "./storage/thread-lease.js";
 export { openPostgresThreadLeases } from "./storage/postgres-thread-lease.js";
 export { formatHistory, mergeHistory } from "./history/format-history.js";
 export {
@@ -160,6 +201,19 @@ export {
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
 
 // --- Events, errors and logging.
-export { type HarnessStreamEvent, type LlmRetryEvent, SubagentStepSummary, SubagentTokenUsage, TaskEvent } from "./events.js";
-export { ConfigError, HarnessError, type HarnessErrorCode, isHarnessError, ModelError, SandboxError } from "./errors.js";
+export {
+  type HarnessStreamEvent,
+  type LlmRetryEvent,
+  SubagentStepSummary,
+  SubagentTokenUsage,
+  TaskEvent,
+} from "./events.js";
+export {
+  ConfigError,
+  HarnessError,
+  type HarnessErrorCode,
+  isHarnessError,
+  ModelError,
+  SandboxError,
+} from "./errors.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";

@@ -30,7 +30,15 @@ import { adoptCheckpointThreads } from "./runs/threads.js";
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
 const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
 /** DeerFlow gateway routes (contract §B.4). */
-ROUTES.push(registerGatewayMetaRoutes, registerUploadRoutes, registerArtifactRoutes, registerThreadHistoryRoutes, registerMemoryRoutes, registerSkillRoutes, registerMcpConfigRoutes);
+ROUTES.push(
+  registerGatewayMetaRoutes,
+  registerUploadRoutes,
+  registerArtifactRoutes,
+  registerThreadHistoryRoutes,
+  registerMemoryRoutes,
+  registerSkillRoutes,
+  registerMcpConfigRoutes,
+);
 
 /** Options of `createServer`; every field has a default. */
 export interface ServerOptions extends Partial<ResolvedServerOptions> {
@@ -65,7 +73,8 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   const config = harness.setup.config;
   const env = options.env ?? process.env;
   const resolved: ResolvedServerOptions = {
-    apiKeys: options.apiKeys ?? withAdminKeys(resolveApiKeys(config.server.api_keys, env), config.server.admin_api_keys),
+    apiKeys:
+      options.apiKeys ?? withAdminKeys(resolveApiKeys(config.server.api_keys, env), config.server.admin_api_keys),
     corsOrigins: options.corsOrigins ?? config.server.cors_origins,
     maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
     heartbeatMs: options.heartbeatMs ?? 5000,
@@ -114,7 +123,10 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       return { url: `http://${shownHost}:${bound.port}`, host: bound.address, port: bound.port };
     },
     async startWorkerOnly() {
-      if (!harness.setup.postgres) throw new Error("A worker-only process needs database.backend postgres: the SQLite queue lives in one process.");
+      if (!harness.setup.postgres)
+        throw new Error(
+          "A worker-only process needs database.backend postgres: the SQLite queue lives in one process.",
+        );
       await services.open?.();
       await services.worker.start();
     },

@@ -32,9 +32,19 @@ test("agent-chat-ui: info, thread list by graph_id, new thread, history, resumab
     assert.ok(history.length > 0);
     // Regenerate: fork from the checkpoint before the answer.
     const parent = history.find((entry) => (entry.values as Values).messages?.length === 1)!;
-    const forked = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: null, checkpoint: parent.checkpoint, streamMode: ["values"] }));
+    const forked = await collect(
+      t.client.runs.stream(thread.thread_id, "lead_agent", {
+        input: null,
+        checkpoint: parent.checkpoint,
+        streamMode: ["values"],
+      }),
+    );
     const final = forked.filter((part) => part.event === "values").at(-1)!.data as Values;
-    assert.deepEqual(final.messages.map((message) => message.type), ["human", "ai"], "the fork replaced the answer instead of appending");
+    assert.deepEqual(
+      final.messages.map((message) => message.type),
+      ["human", "ai"],
+      "the fork replaced the answer instead of appending",
+    );
   } finally {
     await t.close();
   }
@@ -60,7 +70,14 @@ test("DeerFlow's frontend: context run options, metadata update, rename, reload-
         onDisconnect: "continue",
         ifNotExists: "create",
         config: { recursion_limit: 1000 },
-        context: { thinking_enabled: false, is_plan_mode: true, subagent_enabled: false, reasoning_effort: "medium", thread_id: threadId, model_name: "fake" },
+        context: {
+          thinking_enabled: false,
+          is_plan_mode: true,
+          subagent_enabled: false,
+          reasoning_effort: "medium",
+          thread_id: threadId,
+          model_name: "fake",
+        },
         signal: controller.signal,
         onRunCreated: (meta) => void (created = meta),
       }),
@@ -75,7 +92,12 @@ test("DeerFlow's frontend: context run options, metadata update, rename, reload-
     await first;
     const run = await t.client.runs.get(threadId, created!.run_id);
     assert.equal(run.status, "running");
-    const rejoined = collect(t.client.runs.joinStream(threadId, created!.run_id, { lastEventId: "-1", streamMode: ["values", "messages-tuple", "updates", "custom"] }));
+    const rejoined = collect(
+      t.client.runs.joinStream(threadId, created!.run_id, {
+        lastEventId: "-1",
+        streamMode: ["values", "messages-tuple", "updates", "custom"],
+      }),
+    );
     block.open();
     const parts = await rejoined;
     assert.equal(parts[0]!.event, "metadata", "the rejoin replays from the start");
@@ -84,7 +106,12 @@ test("DeerFlow's frontend: context run options, metadata update, rename, reload-
     assert.equal(values.messages.at(-1)!.content, "done: long task");
 
     await t.client.threads.updateState(threadId, { values: { title: "My task" } });
-    const listed = await t.client.threads.search({ limit: 50, sortBy: "updated_at", sortOrder: "desc", select: ["thread_id", "updated_at", "values", "metadata"] });
+    const listed = await t.client.threads.search({
+      limit: 50,
+      sortBy: "updated_at",
+      sortOrder: "desc",
+      select: ["thread_id", "updated_at", "values", "metadata"],
+    });
     assert.equal((listed[0]!.values as Values).title, "My task");
     assert.equal(listed[0]!.metadata?.agent_name, "default");
     assert.equal((await t.client.runs.list(threadId))[0]!.status, "success");
@@ -107,7 +134,9 @@ test("deleting a thread with a running run stops the run and removes everything"
   });
   try {
     const thread = await t.client.threads.create();
-    const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "x" }] } });
+    const run = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: { messages: [{ role: "user", content: "x" }] },
+    });
     await until(() => t.fake.requests.length > 0, 10_000, "model call");
     const joining = collect(t.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }));
     await t.client.threads.delete(thread.thread_id);

@@ -32,14 +32,27 @@ test("reject answers 409 while the thread is busy; enqueue runs after, in order"
   try {
     const thread = await t.client.threads.create();
     const first = await startSlowRun(t, thread.thread_id);
-    await assert.rejects(t.client.runs.create(thread.thread_id, "lead_agent", { input: say("rejected") }), /HTTP 409.*already running/);
-    const queued = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("queued"), multitaskStrategy: "enqueue" });
+    await assert.rejects(
+      t.client.runs.create(thread.thread_id, "lead_agent", { input: say("rejected") }),
+      /HTTP 409.*already running/,
+    );
+    const queued = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("queued"),
+      multitaskStrategy: "enqueue",
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal((await t.client.runs.get(thread.thread_id, queued.run_id)).status, "pending", "the queued run waits for the running one");
+    assert.equal(
+      (await t.client.runs.get(thread.thread_id, queued.run_id)).status,
+      "pending",
+      "the queued run waits for the running one",
+    );
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "busy");
     block.open();
     const result = (await t.client.runs.join(thread.thread_id, queued.run_id)) as Values;
-    assert.deepEqual(result.messages.map((message) => message.content), ["slow", "echo: slow", "queued", "echo: queued"]);
+    assert.deepEqual(
+      result.messages.map((message) => message.content),
+      ["slow", "echo: slow", "queued", "echo: queued"],
+    );
     assert.equal((await t.client.runs.get(thread.thread_id, first.run_id)).status, "success");
     assert.deepEqual(calls, ["slow", "queued"]);
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
@@ -55,7 +68,10 @@ test("interrupt stops the running run and the new one continues from its state",
   try {
     const thread = await t.client.threads.create();
     const first = await startSlowRun(t, thread.thread_id);
-    const second = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("instead"), multitaskStrategy: "interrupt" });
+    const second = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("instead"),
+      multitaskStrategy: "interrupt",
+    });
     const result = (await t.client.runs.join(thread.thread_id, second.run_id)) as Values;
     assert.equal((await t.client.runs.get(thread.thread_id, first.run_id)).status, "interrupted");
     const contents = result.messages.map((message) => message.content);
@@ -74,9 +90,15 @@ test("rollback removes the running run and its input; the new run starts from th
     const thread = await t.client.threads.create();
     await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("before") });
     const first = await startSlowRun(t, thread.thread_id);
-    const second = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("instead"), multitaskStrategy: "rollback" });
+    const second = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("instead"),
+      multitaskStrategy: "rollback",
+    });
     const result = (await t.client.runs.join(thread.thread_id, second.run_id)) as Values;
-    assert.deepEqual(result.messages.map((message) => message.content), ["before", "echo: before", "instead", "echo: instead"]);
+    assert.deepEqual(
+      result.messages.map((message) => message.content),
+      ["before", "echo: before", "instead", "echo: instead"],
+    );
     await assert.rejects(t.client.runs.get(thread.thread_id, first.run_id), /HTTP 404/);
   } finally {
     block.open();
@@ -92,7 +114,11 @@ test("two threads run at the same time", async () => {
     const fastThread = await t.client.threads.create();
     const slow = await startSlowRun(t, slowThread.thread_id);
     const fast = (await t.client.runs.wait(fastThread.thread_id, "lead_agent", { input: say("fast") })) as Values;
-    assert.equal(fast.messages.at(-1)!.content, "echo: fast", "the second thread finished while the first was still running");
+    assert.equal(
+      fast.messages.at(-1)!.content,
+      "echo: fast",
+      "the second thread finished while the first was still running",
+    );
     assert.equal((await t.client.runs.get(slowThread.thread_id, slow.run_id)).status, "running");
     block.open();
     const result = (await t.client.runs.join(slowThread.thread_id, slow.run_id)) as Values;
@@ -112,17 +138,34 @@ test("a client that disconnects mid-stream: on_disconnect cancel stops the run, 
       const controller = new AbortController();
       let runId = "";
       const reading = collect(
-        t.client.runs.stream(thread.thread_id, "lead_agent", { input: say("slow"), onDisconnect, signal: controller.signal, onRunCreated: (meta) => void (runId = meta.run_id) }),
+        t.client.runs.stream(thread.thread_id, "lead_agent", {
+          input: say("slow"),
+          onDisconnect,
+          signal: controller.signal,
+          onRunCreated: (meta) => void (runId = meta.run_id),
+        }),
       ).catch(() => []);
-      await until(() => runId !== "" && t.fake.requests.filter((body) => lastUserText(body) === "slow").length > 0, 10_000, "run started");
+      await until(
+        () => runId !== "" && t.fake.requests.filter((body) => lastUserText(body) === "slow").length > 0,
+        10_000,
+        "run started",
+      );
       controller.abort();
       await reading;
       if (onDisconnect === "cancel") {
-        await until(async () => (await t.client.runs.get(thread.thread_id, runId)).status === "interrupted", 10_000, "run interrupted after disconnect");
+        await until(
+          async () => (await t.client.runs.get(thread.thread_id, runId)).status === "interrupted",
+          10_000,
+          "run interrupted after disconnect",
+        );
         assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
       } else {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        assert.equal((await t.client.runs.get(thread.thread_id, runId)).status, "running", "the run goes on without its client");
+        assert.equal(
+          (await t.client.runs.get(thread.thread_id, runId)).status,
+          "running",
+          "the run goes on without its client",
+        );
         block.open();
         const replay = await collect(t.client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }));
         assert.equal(replay[0]!.event, "metadata");
@@ -139,7 +182,9 @@ test("a client that disconnects mid-stream: on_disconnect cancel stops the run, 
 test("a breakpoint leaves the thread interrupted; a run with null input resumes it", async () => {
   const t = await startTestServer({
     script: (body) =>
-      body.messages.some((message) => message.role === "tool") ? { content: "listed" } : { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] },
+      body.messages.some((message) => message.role === "tool")
+        ? { content: "listed" }
+        : { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] },
   });
   try {
     const thread = await t.client.threads.create();
@@ -168,13 +213,25 @@ test("a server restart between a run and its join: finished runs answer from the
     const joined = (await t.client.runs.join(thread.thread_id, done.run_id)) as Values;
     assert.ok(joined.messages.length >= 2, "join of a finished run after a restart returns the thread's values");
     const replay = await collect(t.client.runs.joinStream(thread.thread_id, done.run_id, { lastEventId: "-1" }));
-    assert.deepEqual(replay.map((part) => part.event), ["end"], "a finished run without a log ends at once");
+    assert.deepEqual(
+      replay.map((part) => part.event),
+      ["end"],
+      "a finished run without a log ends at once",
+    );
     block.open();
     const resumed = (await t.client.runs.join(thread.thread_id, unfinished.run_id)) as Values;
-    assert.deepEqual(resumed.messages.map((message) => message.content), ["quick", "echo: quick", "slow", "echo: slow"], "the resumed run did not repeat its input");
+    assert.deepEqual(
+      resumed.messages.map((message) => message.content),
+      ["quick", "echo: quick", "slow", "echo: slow"],
+      "the resumed run did not repeat its input",
+    );
     const run = await t.client.runs.get(thread.thread_id, unfinished.run_id);
     assert.equal(run.status, "success");
-    assert.equal((run as unknown as { kwargs: { attempt?: number } }).kwargs.attempt, 2, "the second attempt finished the run");
+    assert.equal(
+      (run as unknown as { kwargs: { attempt?: number } }).kwargs.attempt,
+      2,
+      "the second attempt finished the run",
+    );
   } finally {
     block.open();
     await t.close();
@@ -213,16 +270,30 @@ test("cancelling queued runs: a pending run is settled at once; cancelMany by th
   try {
     const thread = await t.client.threads.create();
     const running = await startSlowRun(t, thread.thread_id);
-    const queuedA = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("a"), multitaskStrategy: "enqueue" });
-    const queuedB = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("b"), multitaskStrategy: "enqueue" });
+    const queuedA = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("a"),
+      multitaskStrategy: "enqueue",
+    });
+    const queuedB = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("b"),
+      multitaskStrategy: "enqueue",
+    });
     await t.client.runs.cancel(thread.thread_id, queuedA.run_id);
     assert.equal((await t.client.runs.get(thread.thread_id, queuedA.run_id)).status, "interrupted");
     await t.client.runs.cancelMany({ threadId: thread.thread_id, status: "pending" });
     assert.equal((await t.client.runs.get(thread.thread_id, queuedB.run_id)).status, "interrupted");
-    assert.equal((await t.client.runs.get(thread.thread_id, running.run_id)).status, "running", "status: pending spares the running run");
+    assert.equal(
+      (await t.client.runs.get(thread.thread_id, running.run_id)).status,
+      "running",
+      "status: pending spares the running run",
+    );
     block.open();
     const values = (await t.client.runs.join(thread.thread_id, running.run_id)) as Values;
-    assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "cancelled queued runs never ran");
+    assert.deepEqual(
+      values.messages.map((message) => message.content),
+      ["slow", "echo: slow"],
+      "cancelled queued runs never ran",
+    );
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
   } finally {
     block.open();

@@ -10,18 +10,38 @@ import { test } from "node:test";
 import { tempHome } from "@deerflow/harness/testing";
 import { collect, lastUserText, startTestServer } from "./helpers.js";
 
-const json = (body: unknown, method = "POST"): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (body: unknown, method = "POST"): RequestInit => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 test("models, features, auth/me and setup-status answer for the local user; no api key leaks", async () => {
-  const t = await startTestServer({ extraModels: ["{name: vision, display_name: Vision, use: openai, model: v, api_key: sk-secret-2, base_url: 'http://10.9.8.7/v1', supports_vision: true, supports_thinking: true}"] });
+  const t = await startTestServer({
+    extraModels: [
+      "{name: vision, display_name: Vision, use: openai, model: v, api_key: sk-secret-2, base_url: 'http://10.9.8.7/v1', supports_vision: true, supports_thinking: true}",
+    ],
+  });
   try {
     const response = await fetch(`${t.url}/api/models`);
     const text = await response.text();
-    assert.ok(!text.includes("sk-secret") && !text.includes("api_key") && !text.includes(t.fake.url) && !text.includes("10.9.8.7"), "no keys or endpoints in the model list");
+    assert.ok(
+      !text.includes("sk-secret") &&
+        !text.includes("api_key") &&
+        !text.includes(t.fake.url) &&
+        !text.includes("10.9.8.7"),
+      "no keys or endpoints in the model list",
+    );
     const body = JSON.parse(text) as { models: Array<Record<string, unknown>>; default_model: string };
     assert.equal(body.default_model, "fake");
     assert.deepEqual(
-      body.models.map((model) => [model.name, model.display_name, model.supports_thinking, model.supports_vision, model.is_default]),
+      body.models.map((model) => [
+        model.name,
+        model.display_name,
+        model.supports_thinking,
+        model.supports_vision,
+        model.is_default,
+      ]),
       [
         ["fake", "fake", false, false, true],
         ["vision", "Vision", true, true, false],
@@ -58,10 +78,14 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
     assert.ok(empty.user, "DeerFlow's `user` key");
     assert.deepEqual(empty.facts, []);
 
-    const added = (await (await fetch(`${url}/facts`, json({ content: "Prefers TypeScript", category: "preference", confidence: 0.95 }))).json()) as { facts: Array<{ id: string; content: string; source: string }> };
+    const added = (await (
+      await fetch(`${url}/facts`, json({ content: "Prefers TypeScript", category: "preference", confidence: 0.95 }))
+    ).json()) as { facts: Array<{ id: string; content: string; source: string }> };
     const id = added.facts[0]!.id;
     assert.equal(added.facts[0]!.source, "manual");
-    const edited = (await (await fetch(`${url}/facts/${id}`, json({ content: "Prefers strict TypeScript" }, "PATCH"))).json()) as { facts: Array<{ content: string; confidence: number }> };
+    const edited = (await (
+      await fetch(`${url}/facts/${id}`, json({ content: "Prefers strict TypeScript" }, "PATCH"))
+    ).json()) as { facts: Array<{ content: string; confidence: number }> };
     assert.deepEqual([edited.facts[0]!.content, edited.facts[0]!.confidence], ["Prefers strict TypeScript", 0.95]);
     assert.equal((await fetch(`${url}/facts/missing`, json({ content: "x" }, "PATCH"))).status, 404);
     assert.equal((await fetch(`${url}/facts`, json({ content: "" }))).status, 422);
@@ -70,9 +94,19 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
     await fetch(`${url}/facts`, json({ content: "Second fact" }));
     assert.equal((await fetch(`${url}/facts`, json({ content: "Third fact" }))).status, 409, "memory.max_facts");
 
-    const file = JSON.parse(fs.readFileSync(path.join(t.home.path, "memory.json"), "utf8")) as { facts: Array<{ content: string }> };
-    assert.deepEqual(file.facts.map((fact) => fact.content), ["Prefers strict TypeScript", "Second fact"], "written to the harness's memory file");
-    assert.match(t.harness.agent().deerflow.systemPrompt, /Prefers strict TypeScript/, "the next run's prompt carries the edited memory");
+    const file = JSON.parse(fs.readFileSync(path.join(t.home.path, "memory.json"), "utf8")) as {
+      facts: Array<{ content: string }>;
+    };
+    assert.deepEqual(
+      file.facts.map((fact) => fact.content),
+      ["Prefers strict TypeScript", "Second fact"],
+      "written to the harness's memory file",
+    );
+    assert.match(
+      t.harness.agent().deerflow.systemPrompt,
+      /Prefers strict TypeScript/,
+      "the next run's prompt carries the edited memory",
+    );
 
     const exported = await fetch(`${url}/export`);
     assert.match(exported.headers.get("content-disposition")!, /attachment/);
@@ -84,12 +118,24 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
     const cleared = (await (await fetch(url, { method: "DELETE" })).json()) as { facts: unknown[] };
     assert.deepEqual(cleared.facts, []);
 
-    const bad = await fetch(`${url}/import`, json({ facts: [{ id: "a", content: "x", confidence: 7 }], user: {}, history: {} }));
+    const bad = await fetch(
+      `${url}/import`,
+      json({ facts: [{ id: "a", content: "x", confidence: 7 }], user: {}, history: {} }),
+    );
     assert.equal(bad.status, 422);
     assert.match(((await bad.json()) as { detail: string }).detail, /left unchanged/);
-    assert.deepEqual(((await (await fetch(url)).json()) as { facts: unknown[] }).facts, [], "a bad import changes nothing");
-    const imported = (await (await fetch(`${url}/import`, json(document))).json()) as { facts: Array<{ content: string }> };
-    assert.deepEqual(imported.facts.map((fact) => fact.content), ["Prefers strict TypeScript", "Second fact"]);
+    assert.deepEqual(
+      ((await (await fetch(url)).json()) as { facts: unknown[] }).facts,
+      [],
+      "a bad import changes nothing",
+    );
+    const imported = (await (await fetch(`${url}/import`, json(document))).json()) as {
+      facts: Array<{ content: string }>;
+    };
+    assert.deepEqual(
+      imported.facts.map((fact) => fact.content),
+      ["Prefers strict TypeScript", "Second fact"],
+    );
   } finally {
     await t.close();
   }
@@ -99,22 +145,41 @@ test("skills: list, disable and enable; the next run's prompt follows", async (c
   const dir = tempHome(ctx, { prefix: "skills-route-" });
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "custom", "haiku-writer"), { recursive: true });
-  fs.writeFileSync(path.join(skillsPath, "custom", "haiku-writer", "SKILL.md"), "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n");
+  fs.writeFileSync(
+    path.join(skillsPath, "custom", "haiku-writer", "SKILL.md"),
+    "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n",
+  );
   const extensions = path.join(dir, "extensions_config.json");
-  const t = await startTestServer({ yaml: `skills: {path: '${skillsPath}'}`, harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions } });
+  const t = await startTestServer({
+    yaml: `skills: {path: '${skillsPath}'}`,
+    harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions },
+  });
   try {
-    const list = (await (await fetch(`${t.url}/api/skills`)).json()) as { skills: Array<{ name: string; enabled: boolean; category: string; path: string }> };
+    const list = (await (await fetch(`${t.url}/api/skills`)).json()) as {
+      skills: Array<{ name: string; enabled: boolean; category: string; path: string }>;
+    };
     const haiku = list.skills.find((skill) => skill.name === "haiku-writer")!;
-    assert.deepEqual([haiku.enabled, haiku.category, haiku.path], [true, "custom", "/mnt/skills/custom/haiku-writer/SKILL.md"]);
+    assert.deepEqual(
+      [haiku.enabled, haiku.category, haiku.path],
+      [true, "custom", "/mnt/skills/custom/haiku-writer/SKILL.md"],
+    );
     assert.match(t.harness.agent().deerflow.systemPrompt, /haiku-writer/);
 
     const off = await fetch(`${t.url}/api/skills/haiku-writer`, json({ enabled: false }, "PUT"));
     assert.equal(((await off.json()) as { enabled: boolean }).enabled, false);
     assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")).skills, { "haiku-writer": { enabled: false } });
     assert.doesNotMatch(t.harness.agent().deerflow.systemPrompt, /haiku-writer/, "a disabled skill leaves the prompt");
-    assert.ok(!fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "haiku-writer")), "and the skills view");
+    assert.ok(
+      !fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "haiku-writer")),
+      "and the skills view",
+    );
     const sandbox = t.harness.setup.sandbox.get(t.harness.setup.sandbox.acquire("t-after-disable"))!;
-    assert.equal(sandbox.policy.resolve("/mnt/skills/custom/haiku-writer/SKILL.md", "read").ok && fs.existsSync(sandbox.policy.skillsDir + "/custom/haiku-writer/SKILL.md"), false, "a new sandbox cannot read the disabled skill");
+    assert.equal(
+      sandbox.policy.resolve("/mnt/skills/custom/haiku-writer/SKILL.md", "read").ok &&
+        fs.existsSync(sandbox.policy.skillsDir + "/custom/haiku-writer/SKILL.md"),
+      false,
+      "a new sandbox cannot read the disabled skill",
+    );
 
     await fetch(`${t.url}/api/skills/haiku-writer`, json({ enabled: true }, "PUT"));
     assert.match(t.harness.agent().deerflow.systemPrompt, /haiku-writer/);
@@ -131,15 +196,30 @@ test("messages page pages the thread's history backwards; token usage per thread
     const thread = await t.client.threads.create();
     const runIds: string[] = [];
     for (const text of ["one", "two", "three"]) {
-      const parts = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: text }] }, streamMode: ["values"] }));
+      const parts = await collect(
+        t.client.runs.stream(thread.thread_id, "lead_agent", {
+          input: { messages: [{ role: "user", content: text }] },
+          streamMode: ["values"],
+        }),
+      );
       runIds.push((parts[0]!.data as { run_id: string }).run_id);
     }
     const base = `${t.url}/api/threads/${thread.thread_id}/messages/page`;
-    const last = (await (await fetch(`${base}?limit=4`)).json()) as { data: Array<{ seq: number; content: { type: string; content: string } }>; has_more: boolean; next_before_seq: number };
-    assert.deepEqual(last.data.map((entry) => entry.content.content), ["two", "re: two", "three", "re: three"]);
+    const last = (await (await fetch(`${base}?limit=4`)).json()) as {
+      data: Array<{ seq: number; content: { type: string; content: string } }>;
+      has_more: boolean;
+      next_before_seq: number;
+    };
+    assert.deepEqual(
+      last.data.map((entry) => entry.content.content),
+      ["two", "re: two", "three", "re: three"],
+    );
     assert.equal(last.has_more, true);
     const earlier = (await (await fetch(`${base}?limit=4&before_seq=${last.next_before_seq}`)).json()) as typeof last;
-    assert.deepEqual(earlier.data.map((entry) => `${entry.content.type}:${entry.content.content}`), ["human:one", "ai:re: one"]);
+    assert.deepEqual(
+      earlier.data.map((entry) => `${entry.content.type}:${entry.content.content}`),
+      ["human:one", "ai:re: one"],
+    );
     assert.equal(earlier.has_more, false);
     assert.equal((await fetch(`${base}?limit=0`)).status, 422);
     assert.equal((await fetch(`${t.url}/api/threads/unknown-thread/messages/page`)).status, 404);
@@ -153,7 +233,11 @@ test("messages page pages the thread's history backwards; token usage per thread
     assert.ok(usage.total_tokens > 0, "the fake model reports usage");
     assert.equal(usage.total_runs, 3);
     assert.deepEqual(usage.by_run.map((run) => run.run_id).sort(), [...runIds].sort());
-    assert.equal(usage.by_run.reduce((sum, run) => sum + run.total_tokens, 0), usage.total_tokens, "runs add up to the thread");
+    assert.equal(
+      usage.by_run.reduce((sum, run) => sum + run.total_tokens, 0),
+      usage.total_tokens,
+      "runs add up to the thread",
+    );
     assert.equal(usage.by_model.fake!.runs, 3);
   } finally {
     await t.close();
@@ -172,14 +256,19 @@ test("mcp/config lists the servers with secrets masked; writing is off by defaul
   try {
     const response = await fetch(`${t.url}/api/mcp/config`);
     const text = await response.text();
-    for (const secret of ["stdio-secret", "pw-secret", "url-secret", "header-secret"]) assert.ok(!text.includes(secret), `${secret} is masked`);
+    for (const secret of ["stdio-secret", "pw-secret", "url-secret", "header-secret"])
+      assert.ok(!text.includes(secret), `${secret} is masked`);
     const body = JSON.parse(text) as { mcp_servers: Record<string, Record<string, unknown>>; writable: boolean };
     assert.deepEqual(body.mcp_servers.local!.env, { TOKEN: "***" });
     assert.equal(body.mcp_servers.local!.command, "node");
     assert.deepEqual(body.mcp_servers.remote!.headers, { Authorization: "***" });
     assert.equal(body.mcp_servers.off!.enabled, false);
     assert.equal(body.writable, false);
-    assert.equal((await fetch(`${t.url}/api/mcp/config`, json({ mcpServers: {} }, "PUT"))).status, 403, "writes off by default: a stdio command over HTTP would run code");
+    assert.equal(
+      (await fetch(`${t.url}/api/mcp/config`, json({ mcpServers: {} }, "PUT"))).status,
+      403,
+      "writes off by default: a stdio command over HTTP would run code",
+    );
   } finally {
     await t.close();
   }

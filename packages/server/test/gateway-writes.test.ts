@@ -27,7 +27,10 @@ test("mcp/config PUT is 403 with how to enable it when server.mcp_config_writes 
   fs.writeFileSync(extensions, JSON.stringify({ skills: { a: { enabled: false } } }));
   const t = await startTestServer({ harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions } });
   try {
-    const response = await fetch(`${t.url}/api/mcp/config`, put({ mcpServers: { web: { type: "http", url: "http://127.0.0.1:1/mcp" } } }));
+    const response = await fetch(
+      `${t.url}/api/mcp/config`,
+      put({ mcpServers: { web: { type: "http", url: "http://127.0.0.1:1/mcp" } } }),
+    );
     assert.equal(response.status, 403);
     assert.match(((await response.json()) as { detail: string }).detail, /server\.mcp_config_writes: true/);
     assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")), { skills: { a: { enabled: false } } });
@@ -39,13 +42,22 @@ test("mcp/config PUT is 403 with how to enable it when server.mcp_config_writes 
 test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses stdio commands not allow-listed, masks secrets", async (ctx) => {
   const dir = tempHome(ctx, { prefix: "mcp-write-" });
   const extensions = path.join(dir, "extensions_config.json");
-  fs.writeFileSync(extensions, JSON.stringify({ skills: { a: { enabled: false } }, mcpServers: { old: { type: "http", url: "http://127.0.0.1:1/old" } } }));
+  fs.writeFileSync(
+    extensions,
+    JSON.stringify({
+      skills: { a: { enabled: false } },
+      mcpServers: { old: { type: "http", url: "http://127.0.0.1:1/old" } },
+    }),
+  );
   const t = await startTestServer({
     yaml: "server: {mcp_config_writes: true, mcp_stdio_allow: [npx]}",
     harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions },
   });
   try {
-    const refused = await fetch(`${t.url}/api/mcp/config`, put({ mcpServers: { evil: { type: "stdio", command: "bash", args: ["-c", "touch /tmp/pwned"] } } }));
+    const refused = await fetch(
+      `${t.url}/api/mcp/config`,
+      put({ mcpServers: { evil: { type: "stdio", command: "bash", args: ["-c", "touch /tmp/pwned"] } } }),
+    );
     assert.equal(refused.status, 422);
     const detail = ((await refused.json()) as { detail: string }).detail;
     assert.match(detail, /"bash"/);
@@ -55,17 +67,30 @@ test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses std
     const invalid = await fetch(`${t.url}/api/mcp/config`, put({ mcpServers: { web: { type: "http" } } }));
     assert.equal(invalid.status, 422, "an http server without url");
     assert.match(((await invalid.json()) as { detail: string }).detail, /url/);
-    assert.deepEqual(JSON.parse(fs.readFileSync(extensions, "utf8")).mcpServers, { old: { type: "http", url: "http://127.0.0.1:1/old" } }, "nothing written by refused requests");
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(extensions, "utf8")).mcpServers,
+      { old: { type: "http", url: "http://127.0.0.1:1/old" } },
+      "nothing written by refused requests",
+    );
 
     const servers = {
-      fs: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { TOKEN: "stdio-secret" } },
+      fs: {
+        type: "stdio",
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        env: { TOKEN: "stdio-secret" },
+      },
       web: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer header-secret" } },
     };
     const saved = await fetch(`${t.url}/api/mcp/config`, put({ mcpServers: servers }));
     assert.equal(saved.status, 200);
     const text = await saved.text();
     assert.ok(!text.includes("stdio-secret") && !text.includes("header-secret"), "secrets are not echoed");
-    const body = JSON.parse(text) as { mcp_servers: Record<string, Record<string, unknown>>; restart_required: boolean; writable: boolean };
+    const body = JSON.parse(text) as {
+      mcp_servers: Record<string, Record<string, unknown>>;
+      restart_required: boolean;
+      writable: boolean;
+    };
     assert.equal(body.restart_required, true);
     assert.equal(body.writable, true);
     assert.deepEqual(Object.keys(body.mcp_servers).sort(), ["fs", "web"]);
@@ -89,7 +114,11 @@ test("mcp/config PUT with admin_api_keys: a plain key may read but not write; an
   const servers = { mcpServers: { web: { type: "http", url: "http://127.0.0.1:1/mcp" } } };
   try {
     assert.equal((await fetch(`${t.url}/api/mcp/config`, put(servers))).status, 401, "no key");
-    assert.equal((await fetch(`${t.url}/api/mcp/config`, { headers: { "x-api-key": KEY } })).status, 200, "a plain key reads");
+    assert.equal(
+      (await fetch(`${t.url}/api/mcp/config`, { headers: { "x-api-key": KEY } })).status,
+      200,
+      "a plain key reads",
+    );
     const denied = await fetch(`${t.url}/api/mcp/config`, put(servers, KEY));
     assert.equal(denied.status, 403);
     assert.match(((await denied.json()) as { detail: string }).detail, /admin_api_keys/);
@@ -106,17 +135,25 @@ function archive(entries: Record<string, string | { data: string; mode: number }
   const zippable: Zippable = {};
   for (const [name, value] of Object.entries(entries)) {
     const entry = typeof value === "string" ? { data: value } : value;
-    zippable[name] = [new TextEncoder().encode(entry.data), "mode" in entry ? { os: 3, attrs: entry.mode * 65536 } : {}];
+    zippable[name] = [
+      new TextEncoder().encode(entry.data),
+      "mode" in entry ? { os: 3, attrs: entry.mode * 65536 } : {},
+    ];
   }
   return zipSync(zippable);
 }
 
-const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nFollow these steps.\n`;
+const skillMd = (name: string, description: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nFollow these steps.\n`;
 
 function install(url: string, bytes: Uint8Array, query = "", key?: string): Promise<Response> {
   const form = new FormData();
   form.append("file", new Blob([bytes]), "report-writer.skill");
-  return fetch(`${url}/api/skills/install${query}`, { method: "POST", body: form, headers: key ? { "x-api-key": key } : {} });
+  return fetch(`${url}/api/skills/install${query}`, {
+    method: "POST",
+    body: form,
+    headers: key ? { "x-api-key": key } : {},
+  });
 }
 
 test("skills/install: a good archive installs, shows in the list and reloads; hostile ones are 422 with nothing written; an installed name is 409 without force", async (ctx) => {
@@ -124,16 +161,31 @@ test("skills/install: a good archive installs, shows in the list and reloads; ho
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "public"), { recursive: true });
   const custom = path.join(skillsPath, "custom");
-  const t = await startTestServer({ yaml: `skills: {path: '${skillsPath}'}`, harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(dir, "extensions_config.json") } });
+  const t = await startTestServer({
+    yaml: `skills: {path: '${skillsPath}'}`,
+    harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(dir, "extensions_config.json") },
+  });
   try {
-    const good = await install(t.url, archive({ "report-writer/SKILL.md": skillMd("report-writer", "Writes reports."), "report-writer/template.md": "# Title\n" }));
+    const good = await install(
+      t.url,
+      archive({
+        "report-writer/SKILL.md": skillMd("report-writer", "Writes reports."),
+        "report-writer/template.md": "# Title\n",
+      }),
+    );
     assert.equal(good.status, 201);
     const created = (await good.json()) as { name: string; description: string; category: string; enabled: boolean };
-    assert.deepEqual([created.name, created.description, created.category, created.enabled], ["report-writer", "Writes reports.", "custom", true]);
+    assert.deepEqual(
+      [created.name, created.description, created.category, created.enabled],
+      ["report-writer", "Writes reports.", "custom", true],
+    );
     assert.equal(fs.readFileSync(path.join(custom, "report-writer", "template.md"), "utf8"), "# Title\n");
     const list = (await (await fetch(`${t.url}/api/skills`)).json()) as { skills: Array<{ name: string }> };
     assert.ok(list.skills.some((skill) => skill.name === "report-writer"));
-    assert.ok(fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "report-writer", "SKILL.md")), "the harness reloaded: new sandboxes see it");
+    assert.ok(
+      fs.existsSync(path.join(t.harness.setup.skills.viewDir, "custom", "report-writer", "SKILL.md")),
+      "the harness reloaded: new sandboxes see it",
+    );
 
     const hostile = {
       "a ../ entry": archive({ "SKILL.md": skillMd("escape", "Escapes."), "../evil.txt": "x" }),
@@ -157,7 +209,10 @@ test("skills/install: a good archive installs, shows in the list and reloads; ho
     const conflictDetail = ((await conflict.json()) as { detail: string }).detail;
     assert.match(conflictDetail, /\?force=true/);
     assert.ok(!conflictDetail.includes(custom), `no host path in "${conflictDetail}"`);
-    assert.equal(((await (await fetch(`${t.url}/api/skills/report-writer`)).json()) as { description: string }).description, "Writes reports.");
+    assert.equal(
+      ((await (await fetch(`${t.url}/api/skills/report-writer`)).json()) as { description: string }).description,
+      "Writes reports.",
+    );
     const replaced = await install(t.url, again, "?force=true");
     assert.equal(replaced.status, 201);
     assert.equal(((await replaced.json()) as { description: string }).description, "Writes better reports.");
@@ -175,7 +230,9 @@ test("skills/install: archives over 1 MiB (the JSON limit) are accepted; with ad
   const skillsPath = path.join(dir, "skills");
   fs.mkdirSync(path.join(skillsPath, "public"), { recursive: true });
   const t = await startTestServer({
-    yaml: [`skills: {path: '${skillsPath}'}`, `server: {api_keys: ['${KEY}'], admin_api_keys: ['${ADMIN}']}`].join("\n"),
+    yaml: [`skills: {path: '${skillsPath}'}`, `server: {api_keys: ['${KEY}'], admin_api_keys: ['${ADMIN}']}`].join(
+      "\n",
+    ),
     apiKey: KEY,
     harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(dir, "extensions_config.json") },
   });

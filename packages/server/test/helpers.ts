@@ -3,7 +3,13 @@
  * server, in a temp home. Tests drive it with the official SDK Client or fetch.
  */
 import { type AppConfig, createHarness, type Harness, parseConfigText } from "@deerflow/harness";
-import { createTempHome, type FakeOpenAIServerOptions, type FakeOpenAIServer, startFakeOpenAIServer, type TempHome } from "@deerflow/harness/testing";
+import {
+  createTempHome,
+  type FakeOpenAIServerOptions,
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+  type TempHome,
+} from "@deerflow/harness/testing";
 import { Client } from "@langchain/langgraph-sdk";
 import { createServer, type DeerFlowServer, type ServerOptions } from "../src/index.js";
 
@@ -40,7 +46,9 @@ export interface TestServerOptions extends ServerOptions {
 
 /** Starts the fake model and the server. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const fake = await startFakeOpenAIServer({ script: options.script ?? (() => ({ content: "Hello from the fake model." })) });
+  const fake = await startFakeOpenAIServer({
+    script: options.script ?? (() => ({ content: "Hello from the fake model." })),
+  });
   const home = createTempHome();
   return boot(fake, home, options);
 }
@@ -60,7 +68,13 @@ async function boot(fake: FakeOpenAIServer, home: TempHome, options: TestServerO
   );
   const harness = await createHarness(config, { home: home.path, env: options.harnessEnv ?? {}, onWarning: () => {} });
   const logs: string[] = [];
-  const server = createServer(harness, { env: {}, heartbeatMs: 1000, drainGraceMs: 2000, log: (line) => logs.push(line), ...options });
+  const server = createServer(harness, {
+    env: {},
+    heartbeatMs: 1000,
+    drainGraceMs: 2000,
+    log: (line) => logs.push(line),
+    ...options,
+  });
   const { url } = await server.start({ host: "127.0.0.1", port: 0 });
   const client = new Client({ apiUrl: url, apiKey: options.apiKey ?? null, defaultHeaders: {} });
   let stopped = false;
@@ -100,7 +114,11 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Waits until `predicate` holds (polling), or fails after `ms`. */
-export async function until(predicate: () => Promise<boolean> | boolean, ms = 10_000, what = "condition"): Promise<void> {
+export async function until(
+  predicate: () => Promise<boolean> | boolean,
+  ms = 10_000,
+  what = "condition",
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await predicate()) return;

@@ -13,7 +13,10 @@ test("30 concurrent streamed runs all complete with every event once and in orde
       Array.from({ length: 30 }, async (_, index) => {
         const thread = await t.client.threads.create();
         const parts = await collect(
-          t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: `q${index}` }] }, streamMode: ["values", "messages-tuple", "updates"] }),
+          t.client.runs.stream(thread.thread_id, "lead_agent", {
+            input: { messages: [{ role: "user", content: `q${index}` }] },
+            streamMode: ["values", "messages-tuple", "updates"],
+          }),
         );
         return { index, thread, parts };
       }),
@@ -22,7 +25,11 @@ test("30 concurrent streamed runs all complete with every event once and in orde
       const ids = parts.map((part) => Number((part as { id?: string }).id));
       assert.equal(parts[0]!.event, "metadata");
       assert.equal(parts.at(-1)!.event, "end");
-      assert.deepEqual(ids, ids.map((_, position) => position + 1), `run ${index}: ids 1..n, none missing or repeated`);
+      assert.deepEqual(
+        ids,
+        ids.map((_, position) => position + 1),
+        `run ${index}: ids 1..n, none missing or repeated`,
+      );
       const failure = parts.find((part) => part.event === "error");
       assert.equal(failure, undefined, `run ${index} failed: ${JSON.stringify(failure?.data)}`);
       const final = parts.filter((part) => part.event === "values").at(-1)!.data as { messages: { content: string }[] };

@@ -29,12 +29,31 @@ test("with API keys every route but ok/info needs x-api-key or Authorization: Be
     const denied = await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}" });
     assert.equal(denied.status, 401);
     assert.match(((await denied.json()) as { detail: string }).detail, /x-api-key/);
-    assert.equal((await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "x-api-key": "wrong" } })).status, 401);
-    assert.equal((await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "x-api-key": key } })).status, 200);
-    assert.equal((await fetch(`${t.url}/api/threads/search`, { method: "POST", body: "{}", headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "x-api-key": "wrong" } }))
+        .status,
+      401,
+    );
+    assert.equal(
+      (await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "x-api-key": key } })).status,
+      200,
+    );
+    assert.equal(
+      (
+        await fetch(`${t.url}/api/threads/search`, {
+          method: "POST",
+          body: "{}",
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).status,
+      200,
+    );
     const { Client } = await import("@langchain/langgraph-sdk");
     await assert.rejects(new Client({ apiUrl: t.url, apiKey: null }).threads.create(), /HTTP 401/);
-    assert.ok((await new Client({ apiUrl: t.url, apiKey: key }).threads.create()).thread_id, "the SDK's apiKey is accepted");
+    assert.ok(
+      (await new Client({ apiUrl: t.url, apiKey: key }).threads.create()).thread_id,
+      "the SDK's apiKey is accepted",
+    );
   } finally {
     await t.close();
   }
@@ -43,17 +62,40 @@ test("with API keys every route but ok/info needs x-api-key or Authorization: Be
 test("bodies over the limit are 413, bad JSON is 422, CORS exposes the run headers", async () => {
   const t = await startTestServer({ maxBodyBytes: 1000 });
   try {
-    const big = await fetch(`${t.url}/threads`, { method: "POST", body: JSON.stringify({ metadata: { x: "y".repeat(5000) } }), headers: { "content-type": "application/json" } });
+    const big = await fetch(`${t.url}/threads`, {
+      method: "POST",
+      body: JSON.stringify({ metadata: { x: "y".repeat(5000) } }),
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(big.status, 413);
     assert.ok(((await big.json()) as { detail: string }).detail);
     for (const path of ["/threads", "/threads/search", "/runs/wait"]) {
-      const bad = await fetch(`${t.url}${path}`, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+      const bad = await fetch(`${t.url}${path}`, {
+        method: "POST",
+        body: "{not json",
+        headers: { "content-type": "application/json" },
+      });
       assert.equal(bad.status, 422, path);
       assert.match(((await bad.json()) as { detail: string }).detail, /not valid JSON/);
     }
-    const plain = await fetch(`${t.url}/threads`, { method: "POST", body: JSON.stringify({ thread_id: "plain-text-body" }), headers: { "content-type": "text/plain" } });
-    assert.equal(((await plain.json()) as { thread_id: string }).thread_id, "plain-text-body", "text/plain bodies are read as JSON");
-    const preflight = await fetch(`${t.url}/threads`, { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key,last-event-id" } });
+    const plain = await fetch(`${t.url}/threads`, {
+      method: "POST",
+      body: JSON.stringify({ thread_id: "plain-text-body" }),
+      headers: { "content-type": "text/plain" },
+    });
+    assert.equal(
+      ((await plain.json()) as { thread_id: string }).thread_id,
+      "plain-text-body",
+      "text/plain bodies are read as JSON",
+    );
+    const preflight = await fetch(`${t.url}/threads`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://localhost:3000",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-api-key,last-event-id",
+      },
+    });
     assert.ok(preflight.status < 300);
     assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /last-event-id/);
     const simple = await fetch(`${t.url}/ok`, { headers: { origin: "http://localhost:3000" } });

@@ -31,13 +31,23 @@ test("a run created on A is streamed, joined, interrupted and rolled back from B
   assert.equal((await a.client.threads.get(thread.thread_id)).status, "idle");
 
   // Rollback from B: the run's checkpoints go, the thread is back to its state before the run.
-  const before = ((await b.client.threads.getState(thread.thread_id)).values as Messages).messages.map((message) => message.content);
+  const before = ((await b.client.threads.getState(thread.thread_id)).values as Messages).messages.map(
+    (message) => message.content,
+  );
   const rolled = await a.client.runs.create(thread.thread_id, "lead_agent", human("slow"));
-  await until(() => c.fake.requests.filter((request) => lastUserText(request) === "slow").length === 2, 15_000, "the second slow call");
+  await until(
+    () => c.fake.requests.filter((request) => lastUserText(request) === "slow").length === 2,
+    15_000,
+    "the second slow call",
+  );
   await b.client.runs.cancel(thread.thread_id, rolled.run_id, true, "rollback");
   await assert.rejects(a.client.runs.get(thread.thread_id, rolled.run_id), /404/);
   const after = (await a.client.threads.getState(thread.thread_id)).values as Messages;
-  assert.deepEqual(after.messages.map((message) => message.content), before, "the rolled-back run's message is gone");
+  assert.deepEqual(
+    after.messages.map((message) => message.content),
+    before,
+    "the rolled-back run's message is gone",
+  );
 });
 
 test("kill -9 of the process running a run: the other finishes it and a joined client sees every event and end", async (t) => {
@@ -54,7 +64,9 @@ test("kill -9 of the process running a run: the other finishes it and a joined c
   const run = await a.client.runs.create(thread.thread_id, "lead_agent", { ...human("slow"), streamMode: ["values"] });
   await until(() => slowCalls === 1, 15_000, "the first model call");
   const b = await c.start();
-  const joined = collect(b.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["values"] }));
+  const joined = collect(
+    b.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["values"] }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 200));
   a.child.kill("SIGKILL");
   await a.exited;
@@ -66,7 +78,11 @@ test("kill -9 of the process running a run: the other finishes it and a joined c
   assert.ok(!names.includes("error"), names.join(","));
   const last = parts.filter((part) => part.event === "values").at(-1)!.data as Messages;
   assert.equal(last.messages.at(-1)!.content, "echo slow");
-  assert.equal(last.messages.filter((message) => message.type === "human").length, 1, "the user's message is not repeated");
+  assert.equal(
+    last.messages.filter((message) => message.type === "human").length,
+    1,
+    "the user's message is not repeated",
+  );
   const settled = await b.client.runs.get(thread.thread_id, run.run_id);
   assert.equal(settled.status, "success");
   assert.equal((settled as unknown as { kwargs: { attempt?: number } }).kwargs.attempt, 2);
@@ -80,13 +96,18 @@ test("50 runs over two processes on 10 threads with enqueue: each thread's runs 
   });
   if (!c) return;
   const [a, b] = await Promise.all([c.start(), c.start()]);
-  const threads = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? a : b).client.threads.create()));
+  const threads = await Promise.all(
+    Array.from({ length: 10 }, (_, index) => (index % 2 ? a : b).client.threads.create()),
+  );
   const created: { thread: string; run: string; via: Client }[] = [];
   for (let round = 0; round < 5; round += 1) {
     await Promise.all(
       threads.map(async (thread, index) => {
         const via = (index + round) % 2 ? a.client : b.client;
-        const run = await via.runs.create(thread.thread_id, "lead_agent", { ...human(`t${index} m${round}`), multitaskStrategy: "enqueue" });
+        const run = await via.runs.create(thread.thread_id, "lead_agent", {
+          ...human(`t${index} m${round}`),
+          multitaskStrategy: "enqueue",
+        });
         created.push({ thread: thread.thread_id, run: run.run_id, via });
       }),
     );
@@ -128,7 +149,10 @@ test("a run whose worker died three times ends with an error and end, and the th
     await sql.end();
   }
   const parts = await collect(a.client.runs.joinStream(thread.thread_id, dead, { lastEventId: "-1" }));
-  assert.deepEqual(parts.map((part) => part.event), ["metadata", "error", "end"]);
+  assert.deepEqual(
+    parts.map((part) => part.event),
+    ["metadata", "error", "end"],
+  );
   assert.match(JSON.stringify(parts[1]!.data), /stopped 3 times.*send it again to retry/);
   assert.equal((await a.client.runs.get(thread.thread_id, dead)).status, "error");
   const retry = await a.client.runs.create(thread.thread_id, "lead_agent", human("again"));
@@ -140,7 +164,11 @@ test("serve --workers 2: the API process executes nothing itself, its worker chi
   const c = await startCluster(t, async (body) => ({ content: `echo ${lastUserText(body)}` }));
   if (!c) return;
   const api = await c.start(["--workers", "2"]);
-  await until(() => (api.out.stderr.match(/DeerFlow worker \d+ executing runs/g) ?? []).length === 2, 30_000, "two workers");
+  await until(
+    () => (api.out.stderr.match(/DeerFlow worker \d+ executing runs/g) ?? []).length === 2,
+    30_000,
+    "two workers",
+  );
   const thread = await api.client.threads.create();
   const values = (await api.client.runs.wait(thread.thread_id, "lead_agent", human("hi"))) as Messages;
   assert.equal(values.messages.at(-1)!.content, "echo hi");

@@ -13,7 +13,11 @@ import pg from "pg";
 import { gate, lastUserText, startTestServer, type TestServer, until } from "./helpers.js";
 
 type Messages = { messages: { type: string; content: unknown }[] };
-type Script = Parameters<typeof startTestServer>[0] extends infer O ? (O extends { script?: infer S } ? NonNullable<S> : never) : never;
+type Script = Parameters<typeof startTestServer>[0] extends infer O
+  ? O extends { script?: infer S }
+    ? NonNullable<S>
+    : never
+  : never;
 
 /**
  * A fresh database, server A (one run at a time, so it cannot claim a re-queued run back itself) and a
@@ -33,7 +37,11 @@ async function fixture(t: TestContext, script: Script) {
   // Leases long enough that no heartbeat or sweeper fires during the test: the lapse is made by hand.
   const previousLease = process.env.DEER_FLOW_RUN_LEASE_MS;
   process.env.DEER_FLOW_RUN_LEASE_MS = "600000";
-  cleanup.push(() => (previousLease === undefined ? delete process.env.DEER_FLOW_RUN_LEASE_MS : (process.env.DEER_FLOW_RUN_LEASE_MS = previousLease)));
+  cleanup.push(() =>
+    previousLease === undefined
+      ? delete process.env.DEER_FLOW_RUN_LEASE_MS
+      : (process.env.DEER_FLOW_RUN_LEASE_MS = previousLease),
+  );
   const sql = new pg.Pool({ connectionString: db.url, max: 4 });
   cleanup.push(() => sql.end());
 
@@ -90,9 +98,20 @@ test("a run taken over while its first worker stalled before starting is execute
 
   assert.equal((await b.client.runs.get(thread.thread_id, run.run_id)).status, "success");
   const values = (await b.client.threads.getState(thread.thread_id)).values as Messages;
-  assert.deepEqual(values.messages.map((message) => message.content), ["hi", "echo hi"], "the input and answer once: only the new owner executed the run");
-  assert.equal(f.a.fake.requests.length + b.fake.requests.length, 1, "one model call: the stalled worker never reached the model");
-  assert.ok(f.a.logs.some((line) => /another process took it over/.test(line)), f.a.logs.join("\n"));
+  assert.deepEqual(
+    values.messages.map((message) => message.content),
+    ["hi", "echo hi"],
+    "the input and answer once: only the new owner executed the run",
+  );
+  assert.equal(
+    f.a.fake.requests.length + b.fake.requests.length,
+    1,
+    "one model call: the stalled worker never reached the model",
+  );
+  assert.ok(
+    f.a.logs.some((line) => /another process took it over/.test(line)),
+    f.a.logs.join("\n"),
+  );
 });
 
 test("a run taken over while its first worker was inside a model call: that worker's answer is never checkpointed", async (t) => {
@@ -117,6 +136,13 @@ test("a run taken over while its first worker was inside a model call: that work
 
   assert.equal((await b.client.runs.get(thread.thread_id, run.run_id)).status, "success");
   const values = (await b.client.threads.getState(thread.thread_id)).values as Messages;
-  assert.deepEqual(values.messages.map((message) => message.content), ["hi", "answer 2"], "B resumed after the checkpointed input; A's late answer was fenced off");
-  assert.ok(f.a.logs.some((line) => /another process took it over/.test(line)), f.a.logs.join("\n"));
+  assert.deepEqual(
+    values.messages.map((message) => message.content),
+    ["hi", "answer 2"],
+    "B resumed after the checkpointed input; A's late answer was fenced off",
+  );
+  assert.ok(
+    f.a.logs.some((line) => /another process took it over/.test(line)),
+    f.a.logs.join("\n"),
+  );
 });

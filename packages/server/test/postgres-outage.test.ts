@@ -23,13 +23,17 @@ test("every database connection dropped mid-run: the run ends, the server recove
   });
   t.after(() => server.close());
   const thread = await server.client.threads.create();
-  const run = await server.client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+  const run = await server.client.runs.create(thread.thread_id, "lead_agent", {
+    input: { messages: [{ role: "user", content: "slow" }] },
+  });
   await until(() => server.fake.requests.length > 0, 10_000, "the model call");
   const watching = collect(server.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }));
 
   const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
-  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
   await admin.end();
   block.open();
 
@@ -39,6 +43,8 @@ test("every database connection dropped mid-run: the run ends, the server recove
   assert.ok(["success", "error"].includes(settled.status), settled.status);
   const ok = (await (await fetch(`${server.url}/ok`)).json()) as { ok: boolean };
   assert.equal(ok.ok, true);
-  const next = (await server.client.runs.wait(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "again" }] } })) as { messages: { content: unknown }[] };
+  const next = (await server.client.runs.wait(thread.thread_id, "lead_agent", {
+    input: { messages: [{ role: "user", content: "again" }] },
+  })) as { messages: { content: unknown }[] };
   assert.equal(next.messages.at(-1)!.content, "echo again");
 });

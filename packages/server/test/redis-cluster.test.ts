@@ -12,10 +12,18 @@ import { createTempHome } from "@deerflow/harness/testing";
 import pg from "pg";
 import { collect, lastUserText, parseSse, readSse, until } from "./helpers.js";
 import { testRedis, type TestRedis } from "./redis.js";
-import { assertRunSeenAcross, echoHoldingSlow, human, type ServeProcess, startCluster, startServe } from "./serve-process.js";
+import {
+  assertRunSeenAcross,
+  echoHoldingSlow,
+  human,
+  type ServeProcess,
+  startCluster,
+  startServe,
+} from "./serve-process.js";
 
 /** `deerflow serve` on `config`, with no REDIS_URL from the environment to mask the config's `stream.url`. */
-const serve = (config: string, home: string, procs: ServeProcess[], args: string[] = []) => startServe({ config, home, procs, args, env: { REDIS_URL: "" } });
+const serve = (config: string, home: string, procs: ServeProcess[], args: string[] = []) =>
+  startServe({ config, home, procs, args, env: { REDIS_URL: "" } });
 
 /** A fresh database and key prefix, a shared home and config with `stream.backend: redis`. */
 async function cluster(t: TestContext, script: Parameters<typeof startCluster>[1]) {
@@ -40,14 +48,30 @@ test("redis streams: a run created on A is streamed, replayed from an id, joined
   const c = await cluster(t, echoHoldingSlow(t));
   if (!c) return;
   const [a, b] = await Promise.all([c.start(), c.start(["--api-only"])]);
-  const ok = (await (await fetch(`${b.url}/ok`)).json()) as { ok: boolean; database: { ok: boolean }; stream: { backend: string; ok: boolean } };
+  const ok = (await (await fetch(`${b.url}/ok`)).json()) as {
+    ok: boolean;
+    database: { ok: boolean };
+    stream: { backend: string; ok: boolean };
+  };
   assert.deepEqual([ok.ok, ok.database.ok, ok.stream], [true, true, { backend: "redis", ok: true }]);
 
   const { thread, fast, streamed } = await assertRunSeenAcross(a, b);
 
   // Join from an id on B: strictly the events after it, numbered on from it, and end.
-  const full = parseSse(await readSse(await fetch(`${b.url}/threads/${thread.thread_id}/runs/${fast.run_id}/stream`, { headers: { "last-event-id": "-1" } })));
-  const replay = parseSse(await readSse(await fetch(`${b.url}/threads/${thread.thread_id}/runs/${fast.run_id}/stream`, { headers: { "last-event-id": full[1]!.id! } })));
+  const full = parseSse(
+    await readSse(
+      await fetch(`${b.url}/threads/${thread.thread_id}/runs/${fast.run_id}/stream`, {
+        headers: { "last-event-id": "-1" },
+      }),
+    ),
+  );
+  const replay = parseSse(
+    await readSse(
+      await fetch(`${b.url}/threads/${thread.thread_id}/runs/${fast.run_id}/stream`, {
+        headers: { "last-event-id": full[1]!.id! },
+      }),
+    ),
+  );
   assert.deepEqual(
     replay.map((frame) => frame.id),
     full.slice(2).map((frame) => frame.id),
@@ -80,9 +104,30 @@ test("redis streams: an unreachable Redis stops serve at start with exit 2 namin
   const home = createTempHome();
   t.after(() => home.cleanup());
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, ["models:", "  - {name: demo, use: demo}", "sandbox: {use: local}", "stream: {backend: redis, url: 'redis://127.0.0.1:1'}", ""].join("\n"));
+  writeFileSync(
+    config,
+    [
+      "models:",
+      "  - {name: demo, use: demo}",
+      "sandbox: {use: local}",
+      "stream: {backend: redis, url: 'redis://127.0.0.1:1'}",
+      "",
+    ].join("\n"),
+  );
   const procs: ServeProcess[] = [];
-  await assert.rejects(serve(config, home.path, procs), /serve exited 2: .*Cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*fix stream\.url/s);
-  writeFileSync(config, ["models:", "  - {name: demo, use: demo}", "sandbox: {use: local}", "stream: {backend: redis, url: 'http://cache:6379'}", ""].join("\n"));
+  await assert.rejects(
+    serve(config, home.path, procs),
+    /serve exited 2: .*Cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*fix stream\.url/s,
+  );
+  writeFileSync(
+    config,
+    [
+      "models:",
+      "  - {name: demo, use: demo}",
+      "sandbox: {use: local}",
+      "stream: {backend: redis, url: 'http://cache:6379'}",
+      "",
+    ].join("\n"),
+  );
   await assert.rejects(serve(config, home.path, procs), /serve exited 2: .*stream\.url must start with redis:\/\//s);
 });

@@ -22,7 +22,11 @@ async function freePort(): Promise<number> {
 
 /** Starts redis-server on `port` without persistence; resolves once it answers. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
   await until(
     async () => {
       const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
@@ -63,9 +67,14 @@ test("redis outage mid-run: the run settles, its follower ends, the server answe
   });
   t.after(() => s.close());
   const thread = await s.client.threads.create();
-  const run = await s.client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] }, streamMode: ["values"] });
+  const run = await s.client.runs.create(thread.thread_id, "lead_agent", {
+    input: { messages: [{ role: "user", content: "slow" }] },
+    streamMode: ["values"],
+  });
   await until(() => s.fake.requests.some((request) => lastUserText(request) === "slow"), 15_000, "the slow model call");
-  const following = collect(s.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["values"] })).catch((error: Error) => error);
+  const following = collect(
+    s.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["values"] }),
+  ).catch((error: Error) => error);
   await new Promise((resolve) => setTimeout(resolve, 200));
 
   redis.kill("SIGKILL");
@@ -74,7 +83,11 @@ test("redis outage mid-run: the run settles, its follower ends, the server answe
   await new Promise((resolve) => setTimeout(resolve, 500));
   redis = await startRedis(port);
 
-  await until(async () => ["success", "error"].includes((await s.client.runs.get(thread.thread_id, run.run_id)).status), 30_000, "the run to settle");
+  await until(
+    async () => ["success", "error"].includes((await s.client.runs.get(thread.thread_id, run.run_id)).status),
+    30_000,
+    "the run to settle",
+  );
   // Commands wait for Redis while it is away, so the run goes on into a stream begun anew; the follower
   // (whose blocking read the outage broke, and whom the SDK reconnected) is told its ids are gone.
   assert.equal((await s.client.runs.get(thread.thread_id, run.run_id)).status, "success");
@@ -84,6 +97,8 @@ test("redis outage mid-run: the run settles, its follower ends, the server answe
   assert.ok(["gap", "end"].includes(seen.at(-1)!.event), seen.map((part) => part.event).join(","));
   const ok = await fetch(`${s.url}/ok`);
   assert.equal(ok.status, 200);
-  const again = (await s.client.runs.wait(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "again" }] } })) as { messages: { content: unknown }[] };
+  const again = (await s.client.runs.wait(thread.thread_id, "lead_agent", {
+    input: { messages: [{ role: "user", content: "again" }] },
+  })) as { messages: { content: unknown }[] };
   assert.equal(again.messages.at(-1)!.content, "echo again");
 });

@@ -55,7 +55,10 @@ test("join-stream replays from an event id, from -1, and sends gap when the curs
   const t = await startTestServer({ maxEventsPerRun: 6 });
   try {
     const thread = await t.client.threads.create();
-    const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("hi"), streamMode: ["values", "updates"] });
+    const run = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: say("hi"),
+      streamMode: ["values", "updates"],
+    });
     await t.client.runs.join(thread.thread_id, run.run_id);
     const all = await collect(t.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }));
     assert.equal(all.at(-1)!.event, "end");
@@ -69,7 +72,9 @@ test("join-stream replays from an event id, from -1, and sends gap when the curs
       all.slice(2).map((part) => (part as { id: string }).id),
       "replay starts right after the given id",
     );
-    const gapResponse = await fetch(`${t.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "last-event-id": "1" } });
+    const gapResponse = await fetch(`${t.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, {
+      headers: { "last-event-id": "1" },
+    });
     const frames = parseSse(await readSse(gapResponse));
     assert.equal(frames.length, 1);
     assert.equal(frames[0]!.event, "gap");
@@ -87,7 +92,11 @@ test("cancel interrupts a running run (status interrupted, thread idle, user mes
   try {
     const thread = await t.client.threads.create();
     const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("slow") });
-    await until(async () => (await t.client.runs.get(thread.thread_id, run.run_id)).status === "running", 10_000, "run running");
+    await until(
+      async () => (await t.client.runs.get(thread.thread_id, run.run_id)).status === "running",
+      10_000,
+      "run running",
+    );
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "busy");
     await t.client.runs.cancel(thread.thread_id, run.run_id, true);
     assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "interrupted");
@@ -118,11 +127,20 @@ test("cancel with rollback restores the thread to before the run and deletes the
     await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("first") });
     const before = await t.client.threads.getState(thread.thread_id);
     const run = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("second") });
-    await until(async () => (await t.client.threads.getState(thread.thread_id)).checkpoint?.checkpoint_id !== before.checkpoint.checkpoint_id, 10_000, "input checkpointed");
+    await until(
+      async () =>
+        (await t.client.threads.getState(thread.thread_id)).checkpoint?.checkpoint_id !==
+        before.checkpoint.checkpoint_id,
+      10_000,
+      "input checkpointed",
+    );
     await t.client.runs.cancel(thread.thread_id, run.run_id, true, "rollback");
     const after = await t.client.threads.getState(thread.thread_id);
     assert.equal(after.checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
-    assert.deepEqual((after.values as Values).messages.map((message) => message.content), ["first", "answer to first"]);
+    assert.deepEqual(
+      (after.values as Values).messages.map((message) => message.content),
+      ["first", "answer to first"],
+    );
     await assert.rejects(t.client.runs.get(thread.thread_id, run.run_id), /HTTP 404/);
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
   } finally {
@@ -133,11 +151,16 @@ test("cancel with rollback restores the thread to before the run and deletes the
 
 test("a model that fails gives error then end, names the model, and the thread can be retried", async () => {
   let fail = true;
-  const t = await startTestServer({ script: () => (fail ? { status: 500, error: { message: "upstream exploded" } } : { content: "recovered" }) });
+  const t = await startTestServer({
+    script: () => (fail ? { status: 500, error: { message: "upstream exploded" } } : { content: "recovered" }),
+  });
   try {
     const thread = await t.client.threads.create();
     const parts = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: say("try") }));
-    assert.deepEqual(parts.slice(-2).map((part) => part.event), ["error", "end"]);
+    assert.deepEqual(
+      parts.slice(-2).map((part) => part.event),
+      ["error", "end"],
+    );
     const error = parts.at(-2)!.data as { error: string; message: string };
     assert.match(error.message, /Model "fake"/);
     assert.ok(!error.message.includes("\n"));
@@ -149,7 +172,13 @@ test("a model that fails gives error then end, names the model, and the thread c
     const retried = (await t.client.runs.wait(thread.thread_id, "lead_agent", { input: null })) as Values;
     assert.equal(retried.messages.at(-1)!.content, "recovered");
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
-    await assert.rejects(t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("x"), config: { configurable: { model_name: "nope" } } }), /HTTP 422.*nope/);
+    await assert.rejects(
+      t.client.runs.wait(thread.thread_id, "lead_agent", {
+        input: say("x"),
+        config: { configurable: { model_name: "nope" } },
+      }),
+      /HTTP 422.*nope/,
+    );
   } finally {
     await t.close();
   }
@@ -159,7 +188,9 @@ test("stateless runs: stream, wait and create+join on a temporary thread that is
   const t = await startTestServer({ script: (body) => ({ content: `stateless ${lastUserText(body)}` }) });
   try {
     let runId = "";
-    const parts = await collect(t.client.runs.stream(null, "lead_agent", { input: say("a"), onRunCreated: (meta) => void (runId = meta.run_id) }));
+    const parts = await collect(
+      t.client.runs.stream(null, "lead_agent", { input: say("a"), onRunCreated: (meta) => void (runId = meta.run_id) }),
+    );
     assert.equal(parts.at(-1)!.event, "end");
     assert.ok(runId);
     const waited = (await t.client.runs.wait(null, "lead_agent", { input: say("b") })) as Values;
@@ -167,7 +198,11 @@ test("stateless runs: stream, wait and create+join on a temporary thread that is
     const created = await t.client.runs.create(null, "lead_agent", { input: say("c") });
     const response = await fetch(`${t.url}/runs/${created.run_id}/join`);
     assert.equal(((await response.json()) as Values).messages.at(-1)!.content, "stateless c");
-    await until(async () => (await t.client.threads.search({ limit: 100 })).length === 0, 5000, "temporary threads deleted");
+    await until(
+      async () => (await t.client.threads.search({ limit: 100 })).length === 0,
+      5000,
+      "temporary threads deleted",
+    );
     const kept = await t.client.runs.wait(null, "lead_agent", { input: say("d"), onCompletion: "keep" } as never);
     assert.ok(kept);
     assert.equal((await t.client.threads.search({ limit: 100 })).length, 1, "on_completion keep keeps the thread");
@@ -180,20 +215,36 @@ test("bad run requests: unknown field, wrong type, unknown assistant, unknown th
   const t = await startTestServer();
   try {
     const thread = await t.client.threads.create();
-    const post = (path: string, body: unknown) => fetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${t.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const unknown = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "lead_agent", bogus: 1 });
     assert.equal(unknown.status, 422);
     assert.match(((await unknown.json()) as { detail: string }).detail, /bogus/);
-    const wrong = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "lead_agent", stream_mode: "everything" });
+    const wrong = await post(`/threads/${thread.thread_id}/runs`, {
+      assistant_id: "lead_agent",
+      stream_mode: "everything",
+    });
     assert.equal(wrong.status, 422);
     assert.match(((await wrong.json()) as { detail: string }).detail, /stream_mode/);
-    const wrongOption = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "lead_agent", context: { is_plan_mode: "yes" } });
+    const wrongOption = await post(`/threads/${thread.thread_id}/runs`, {
+      assistant_id: "lead_agent",
+      context: { is_plan_mode: "yes" },
+    });
     assert.equal(wrongOption.status, 422);
     assert.match(((await wrongOption.json()) as { detail: string }).detail, /is_plan_mode/);
     assert.equal((await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "nobody" })).status, 404);
     assert.equal((await post(`/threads/missing-thread/runs`, { assistant_id: "lead_agent" })).status, 404);
     assert.equal((await post(`/threads/bad%20id/runs`, { assistant_id: "lead_agent" })).status, 422);
-    const created = await post(`/threads/new-thread/runs/wait`, { assistant_id: "lead_agent", input: say("hi"), if_not_exists: "create", context: { thread_id: "ignored", reasoning_effort: "high", __internal: 1 } });
+    const created = await post(`/threads/new-thread/runs/wait`, {
+      assistant_id: "lead_agent",
+      input: say("hi"),
+      if_not_exists: "create",
+      context: { thread_id: "ignored", reasoning_effort: "high", __internal: 1 },
+    });
     assert.equal(created.status, 200);
     assert.equal(((await created.json()) as Values).messages.length, 2);
     const made = await t.client.threads.get("new-thread");
@@ -206,8 +257,14 @@ test("bad run requests: unknown field, wrong type, unknown assistant, unknown th
 test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer: return=minimal", async () => {
   const { block, t } = await startSlowModelServer();
   try {
-    const created = await t.client.runs.create(null, "lead_agent", { input: say("slow"), config: { recursion_limit: 5000 } });
-    const fetched = (await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string; kwargs: { recursion_limit: number } };
+    const created = await t.client.runs.create(null, "lead_agent", {
+      input: say("slow"),
+      config: { recursion_limit: 5000 },
+    });
+    const fetched = (await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as {
+      status: string;
+      kwargs: { recursion_limit: number };
+    };
     assert.equal(fetched.kwargs.recursion_limit, 1000);
     const joining = collect(t.client.runs.joinStream(null, created.run_id, { lastEventId: "-1" }));
     const cancel = await fetch(`${t.url}/runs/${created.run_id}/cancel`, { method: "POST" });
@@ -215,11 +272,21 @@ test("stateless get, join-stream and cancel; recursion_limit is clamped; Prefer:
     const parts = await joining;
     assert.equal(parts[0]!.event, "metadata");
     assert.equal(parts.at(-1)!.event, "end");
-    await until(async () => ((await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string }).status === "interrupted", 5000, "stateless run interrupted");
+    await until(
+      async () =>
+        ((await (await fetch(`${t.url}/runs/${created.run_id}`)).json()) as { status: string }).status ===
+        "interrupted",
+      5000,
+      "stateless run interrupted",
+    );
     assert.equal((await fetch(`${t.url}/runs/${created.run_id}/cancel`, { method: "POST" })).status, 409);
 
     const thread = await t.client.threads.create();
-    const minimal = await fetch(`${t.url}/threads/${thread.thread_id}`, { method: "PATCH", headers: { prefer: "return=minimal" }, body: JSON.stringify({ metadata: { a: 1 } }) });
+    const minimal = await fetch(`${t.url}/threads/${thread.thread_id}`, {
+      method: "PATCH",
+      headers: { prefer: "return=minimal" },
+      body: JSON.stringify({ metadata: { a: 1 } }),
+    });
     assert.equal(minimal.status, 204);
     assert.equal((await t.client.threads.get(thread.thread_id)).metadata?.a, 1);
   } finally {

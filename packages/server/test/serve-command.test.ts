@@ -38,7 +38,9 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
     assert.match(started.out.stderr, /web app: (open http:\/\/127\.0\.0\.1:\d+\/ in a browser|not built)/);
     const client = new Client({ apiUrl: url });
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+    const run = await client.runs.create(thread.thread_id, "lead_agent", {
+      input: { messages: [{ role: "user", content: "slow" }] },
+    });
     await until(() => fake.requests.length > 0, 10_000, "model call");
     child.kill("SIGTERM");
     await until(() => /draining/.test(started.out.stderr), 5000, "drain message");
@@ -49,7 +51,11 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
     const again = serve(["--port", "0", "--config", config], { DEER_FLOW_HOME: home.path });
     child = again.child;
     const client2 = new Client({ apiUrl: await again.url() });
-    assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success", "the run finished during the drain");
+    assert.equal(
+      (await client2.runs.get(thread.thread_id, run.run_id)).status,
+      "success",
+      "the run finished during the drain",
+    );
     child.kill("SIGINT");
     assert.equal(await again.exited, 0);
   } finally {
@@ -87,7 +93,8 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
   const block = gate();
   const fake = await startFakeOpenAIServer({
     script: async (body) => {
-      if (lastUserText(body) === "slow" && !body.messages.some((message) => message.role === "assistant")) await block.wait;
+      if (lastUserText(body) === "slow" && !body.messages.some((message) => message.role === "assistant"))
+        await block.wait;
       return { content: `echo: ${lastUserText(body)}` };
     },
   });
@@ -100,7 +107,9 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
     child = first.child;
     const client = new Client({ apiUrl: await first.url() });
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "slow" }] } });
+    const run = await client.runs.create(thread.thread_id, "lead_agent", {
+      input: { messages: [{ role: "user", content: "slow" }] },
+    });
     await until(() => fake.requests.length > 0, 10_000, "model call");
     child.kill("SIGKILL");
     await first.exited;
@@ -110,7 +119,11 @@ test("a SIGKILLed server leaves no damage: the next start resumes the run it was
     child = second.child;
     const client2 = new Client({ apiUrl: await second.url() });
     const values = (await client2.runs.join(thread.thread_id, run.run_id)) as { messages: { content: string }[] };
-    assert.deepEqual(values.messages.map((message) => message.content), ["slow", "echo: slow"], "resumed once, input not repeated");
+    assert.deepEqual(
+      values.messages.map((message) => message.content),
+      ["slow", "echo: slow"],
+      "resumed once, input not repeated",
+    );
     assert.equal((await client2.runs.get(thread.thread_id, run.run_id)).status, "success");
     assert.match(second.out.stderr, /interrupted by a restart; resuming it/);
     child.kill("SIGTERM");
@@ -139,7 +152,9 @@ test("serve honours the CLI's thread lease: a run on a thread another process ho
     const leases = openThreadLeases(path.join(home.path, "checkpoints.sqlite"));
     const lease = await leases.acquire(thread.thread_id);
     try {
-      const run = await client.runs.create(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+      const run = await client.runs.create(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "hi" }] },
+      });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(fake.requests.length, 0, "no model call while another process holds the thread");
       assert.notEqual((await client.runs.get(thread.thread_id, run.run_id)).status, "success");

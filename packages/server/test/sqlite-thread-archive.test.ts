@@ -19,7 +19,14 @@ test("SQLite thread delete and copy carry the history search index", () => {
   try {
     const file = path.join(dir, "checkpoints.sqlite");
     const archive = createHistoryArchive(file);
-    archive.append("t1", [new HumanMessage({ id: "m1", content: "the heron code is 7431" }), new AIMessage({ id: "m2", content: "noted the marmalade plan" })], info);
+    archive.append(
+      "t1",
+      [
+        new HumanMessage({ id: "m1", content: "the heron code is 7431" }),
+        new AIMessage({ id: "m2", content: "noted the marmalade plan" }),
+      ],
+      info,
+    );
     archive.append("t2", [new HumanMessage({ id: "m3", content: "another thread about marmalade" })], info);
     const stores = openSqliteRunStores(file);
     try {
@@ -35,9 +42,19 @@ test("SQLite thread delete and copy carry the history search index", () => {
       assert.equal(archive.hasArchive("t1"), false);
       const db = new Database(file, { readonly: true });
       try {
-        assert.equal((db.prepare("SELECT count(*) AS n FROM history_search WHERE thread_id = 't1'").get() as { n: number }).n, 0);
+        assert.equal(
+          (db.prepare("SELECT count(*) AS n FROM history_search WHERE thread_id = 't1'").get() as { n: number }).n,
+          0,
+        );
         // The full-text index holds only rows that still exist (the copy's two and t2's one).
-        assert.equal((db.prepare("SELECT count(*) AS n FROM history_fts WHERE history_fts MATCH 'marmalade'").get() as { n: number }).n, 2);
+        assert.equal(
+          (
+            db.prepare("SELECT count(*) AS n FROM history_fts WHERE history_fts MATCH 'marmalade'").get() as {
+              n: number;
+            }
+          ).n,
+          2,
+        );
       } finally {
         db.close();
       }

@@ -29,27 +29,59 @@ test("a streamed run sends metadata first, every requested mode, ids everywhere 
     const events = parts.map((part) => part.event);
     assert.equal(events[0], "metadata");
     assert.equal(events.at(-1), "end");
-    for (const mode of ["values", "messages", "updates", "tasks", "checkpoints", "debug", "tools"]) assert.ok(events.includes(mode as never), `missing ${mode} in ${events.join(",")}`);
-    assert.ok(parts.every((part) => typeof (part as { id?: string }).id === "string"), "every event has an id");
+    for (const mode of ["values", "messages", "updates", "tasks", "checkpoints", "debug", "tools"])
+      assert.ok(events.includes(mode as never), `missing ${mode} in ${events.join(",")}`);
+    assert.ok(
+      parts.every((part) => typeof (part as { id?: string }).id === "string"),
+      "every event has an id",
+    );
     const ids = parts.map((part) => Number((part as { id?: string }).id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), "ids increase");
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      "ids increase",
+    );
     const metadata = parts[0]!.data as { run_id: string; thread_id: string; attempt: number };
     assert.equal(metadata.thread_id, thread.thread_id);
     assert.equal(metadata.attempt, 1);
     assert.equal(created?.run_id, metadata.run_id, "onRunCreated saw the run id from Content-Location");
 
-    const deltas = parts.filter((part) => part.event === "messages").map((part) => part.data as unknown as [{ type: string; id: string; content: string; tool_call_chunks?: unknown[] }, { langgraph_node: string }]);
+    const deltas = parts
+      .filter((part) => part.event === "messages")
+      .map(
+        (part) =>
+          part.data as unknown as [
+            { type: string; id: string; content: string; tool_call_chunks?: unknown[] },
+            { langgraph_node: string },
+          ],
+      );
     assert.ok(deltas.length > 2, "token deltas arrive as messages events");
-    assert.ok(deltas.every(([chunk]) => chunk.id && chunk.type), "every chunk has an id and a type");
-    assert.ok(deltas.some(([chunk]) => (chunk.tool_call_chunks ?? []).length > 0), "tool call chunks stream");
+    assert.ok(
+      deltas.every(([chunk]) => chunk.id && chunk.type),
+      "every chunk has an id and a type",
+    );
+    assert.ok(
+      deltas.some(([chunk]) => (chunk.tool_call_chunks ?? []).length > 0),
+      "tool call chunks stream",
+    );
     assert.ok(deltas.some(([chunk]) => chunk.content.includes("empty")));
     assert.equal(deltas[0]![1].langgraph_node, "model_request");
 
-    const final = parts.filter((part) => part.event === "values").at(-1)!.data as { messages: { type: string; content: string; tool_calls?: unknown[] }[] };
-    assert.deepEqual(final.messages.map((message) => message.type), ["human", "ai", "tool", "ai"]);
+    const final = parts.filter((part) => part.event === "values").at(-1)!.data as {
+      messages: { type: string; content: string; tool_calls?: unknown[] }[];
+    };
+    assert.deepEqual(
+      final.messages.map((message) => message.type),
+      ["human", "ai", "tool", "ai"],
+    );
     assert.equal(final.messages.at(-1)!.content, "The workspace is empty.");
 
-    const again = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "And now?" }] }, streamMode: "values" }));
+    const again = await collect(
+      t.client.runs.stream(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "And now?" }] },
+        streamMode: "values",
+      }),
+    );
     const values = again.filter((part) => part.event === "values").at(-1)!.data as { messages: unknown[] };
     assert.equal(values.messages.length, 6, "the second run continues the thread");
 
@@ -77,7 +109,11 @@ test("raw SSE: headers, one-line data, heartbeats while the model is slow", asyn
     const response = await fetch(`${t.url}/api/threads/${thread.thread_id}/runs/stream`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ assistant_id: "lead_agent", input: { messages: [{ role: "user", content: "hi" }] }, stream_mode: ["values"] }),
+      body: JSON.stringify({
+        assistant_id: "lead_agent",
+        input: { messages: [{ role: "user", content: "hi" }] },
+        stream_mode: ["values"],
+      }),
     });
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
@@ -115,15 +151,35 @@ test("custom events carry subagent progress as DeerFlow's UI reads it", async ()
         return { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] };
       }
       if (body.messages.some((message) => message.role === "tool")) return { content: "The subagent found nothing." };
-      return { tool_calls: [{ name: "task", arguments: { description: "Look around", prompt: "List the workspace", subagent_type: "general-purpose" } }] };
+      return {
+        tool_calls: [
+          {
+            name: "task",
+            arguments: { description: "Look around", prompt: "List the workspace", subagent_type: "general-purpose" },
+          },
+        ],
+      };
     },
   });
   try {
     const thread = await t.client.threads.create();
     const parts = await collect(
-      t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "delegate" }] }, streamMode: ["custom"], context: { subagent_enabled: true } }),
+      t.client.runs.stream(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "delegate" }] },
+        streamMode: ["custom"],
+        context: { subagent_enabled: true },
+      }),
     );
-    const custom = parts.filter((part) => part.event === "custom").map((part) => part.data as { type: string; task_id: string; message?: { type: string; content: unknown; name?: string; tool_calls?: { name: string; args: unknown }[] } });
+    const custom = parts
+      .filter((part) => part.event === "custom")
+      .map(
+        (part) =>
+          part.data as {
+            type: string;
+            task_id: string;
+            message?: { type: string; content: unknown; name?: string; tool_calls?: { name: string; args: unknown }[] };
+          },
+      );
     assert.equal(custom[0]!.type, "task_started");
     assert.equal(custom.at(-1)!.type, "task_completed");
     const running = custom.filter((event) => event.type === "task_running");
@@ -143,12 +199,26 @@ test("threads.search lists the thread with its title; getHistory walks its check
     // Every step's checkpoint kept: the default (`runs`) leaves one per finished run (docs/checkpoints.md).
     yaml: "checkpoints: {retention: all}\n",
     titles: true,
-    script: (body) => (JSON.stringify(body.messages).includes("Write a title") ? { content: "Greeting the user" } : { content: "Hello!" }),
+    script: (body) =>
+      JSON.stringify(body.messages).includes("Write a title")
+        ? { content: "Greeting the user" }
+        : { content: "Hello!" },
   });
   try {
     const thread = await t.client.threads.create({ metadata: { owner: "me" } });
-    await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi there" }] }, streamMode: ["values", "updates"] }));
-    const found = await t.client.threads.search({ metadata: { owner: "me" }, limit: 50, sortBy: "updated_at", sortOrder: "desc", select: ["thread_id", "updated_at", "values", "metadata"] });
+    await collect(
+      t.client.runs.stream(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "hi there" }] },
+        streamMode: ["values", "updates"],
+      }),
+    );
+    const found = await t.client.threads.search({
+      metadata: { owner: "me" },
+      limit: 50,
+      sortBy: "updated_at",
+      sortOrder: "desc",
+      select: ["thread_id", "updated_at", "values", "metadata"],
+    });
     assert.equal(found.length, 1);
     assert.equal(found[0]!.thread_id, thread.thread_id);
     assert.ok((found[0]!.values as { title?: string }).title, "the title is in the thread's values");
@@ -156,10 +226,17 @@ test("threads.search lists the thread with its title; getHistory walks its check
     const history = await t.client.threads.getHistory(thread.thread_id, { limit: 100 });
     assert.ok(history.length >= 3);
     assert.ok(history[0]!.checkpoint.checkpoint_id);
-    assert.equal(history[0]!.parent_checkpoint?.checkpoint_id, history[1]!.checkpoint.checkpoint_id, "parent_checkpoint links the history");
+    assert.equal(
+      history[0]!.parent_checkpoint?.checkpoint_id,
+      history[1]!.checkpoint.checkpoint_id,
+      "parent_checkpoint links the history",
+    );
     const one = await t.client.threads.getHistory(thread.thread_id, { limit: 1 });
     assert.equal(one.length, 1);
-    const before = await t.client.threads.getHistory(thread.thread_id, { limit: 2, before: { configurable: { checkpoint_id: history[0]!.checkpoint.checkpoint_id } } as never });
+    const before = await t.client.threads.getHistory(thread.thread_id, {
+      limit: 2,
+      before: { configurable: { checkpoint_id: history[0]!.checkpoint.checkpoint_id } } as never,
+    });
     assert.equal(before[0]!.checkpoint.checkpoint_id, history[1]!.checkpoint.checkpoint_id);
   } finally {
     await t.close();
@@ -168,12 +245,32 @@ test("threads.search lists the thread with its title; getHistory walks its check
 
 test("a clarification ends the run with a ToolMessage carrying artifact.human_input", async () => {
   const t = await startTestServer({
-    script: () => ({ tool_calls: [{ name: "ask_clarification", arguments: { question: "Which city?", clarification_type: "missing_info", options: ["Paris", "Lyon"] } }] }),
+    script: () => ({
+      tool_calls: [
+        {
+          name: "ask_clarification",
+          arguments: { question: "Which city?", clarification_type: "missing_info", options: ["Paris", "Lyon"] },
+        },
+      ],
+    }),
   });
   try {
     const thread = await t.client.threads.create();
-    const values = (await t.client.runs.wait(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "weather?" }] } })) as {
-      messages: { type: string; name?: string; artifact?: { human_input?: { kind: string; question: string; input_mode: string; options: { id: string; label: string }[] } } }[];
+    const values = (await t.client.runs.wait(thread.thread_id, "lead_agent", {
+      input: { messages: [{ role: "user", content: "weather?" }] },
+    })) as {
+      messages: {
+        type: string;
+        name?: string;
+        artifact?: {
+          human_input?: {
+            kind: string;
+            question: string;
+            input_mode: string;
+            options: { id: string; label: string }[];
+          };
+        };
+      }[];
     };
     const last = values.messages.at(-1)!;
     assert.equal(last.type, "tool");
@@ -181,7 +278,10 @@ test("a clarification ends the run with a ToolMessage carrying artifact.human_in
     assert.equal(last.artifact?.human_input?.kind, "human_input_request");
     assert.equal(last.artifact?.human_input?.question, "Which city?");
     assert.equal(last.artifact?.human_input?.input_mode, "choice_with_other");
-    assert.deepEqual(last.artifact?.human_input?.options.map((option) => option.label), ["Paris", "Lyon"]);
+    assert.deepEqual(
+      last.artifact?.human_input?.options.map((option) => option.label),
+      ["Paris", "Lyon"],
+    );
   } finally {
     await t.close();
   }
@@ -191,16 +291,26 @@ test("events mode streams LangChain events next to the other requested modes; th
   const t = await startTestServer();
   try {
     const thread = await t.client.threads.create();
-    const parts = await collect(t.client.runs.stream(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: ["events", "values"] }));
+    const parts = await collect(
+      t.client.runs.stream(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "hi" }] },
+        streamMode: ["events", "values"],
+      }),
+    );
     const names = new Set(parts.map((part) => part.event));
     assert.ok(names.has("events" as never) && names.has("values"), [...names].join(","));
     assert.equal(parts[0]!.event, "metadata");
     assert.equal(parts.at(-1)!.event, "end");
-    const kinds = new Set(parts.filter((part) => part.event === ("events" as never)).map((part) => (part.data as { event: string }).event));
+    const kinds = new Set(
+      parts.filter((part) => part.event === ("events" as never)).map((part) => (part.data as { event: string }).event),
+    );
     assert.ok(kinds.has("on_chat_model_stream"), [...kinds].join(","));
     const final = parts.filter((part) => part.event === "values").at(-1)!.data as { messages: { content: string }[] };
     assert.equal(final.messages.at(-1)!.content, "Hello from the fake model.");
-    const legacy = await fetch(`${t.url}/threads/${thread.thread_id}/runs`, { method: "POST", body: JSON.stringify({ assistant_id: "lead_agent", stream_mode: ["messages"] }) });
+    const legacy = await fetch(`${t.url}/threads/${thread.thread_id}/runs`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "lead_agent", stream_mode: ["messages"] }),
+    });
     assert.equal(legacy.status, 422);
   } finally {
     await t.close();

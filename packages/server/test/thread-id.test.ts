@@ -14,7 +14,11 @@ before(async () => {
 after(() => t.close());
 
 const create = (thread_id: string) =>
-  fetch(`${t.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ thread_id }) });
+  fetch(`${t.url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ thread_id }),
+  });
 
 test("a thread id with '..' is a 422 naming the rule; one with a single '.' is created and runs", async () => {
   const refused = await create("a..b");
@@ -23,6 +27,8 @@ test("a thread id with '..' is a 422 naming the rule; one with a single '.' is c
 
   const created = await create("run.2");
   assert.equal(created.status, 200);
-  const result = await t.client.runs.wait("run.2", "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+  const result = await t.client.runs.wait("run.2", "lead_agent", {
+    input: { messages: [{ role: "user", content: "hi" }] },
+  });
   assert.match(JSON.stringify(result), /Hello from the fake model/);
 });

@@ -14,7 +14,10 @@ test("threads: create with if_exists, get, patch, search (metadata, status, sort
     const a = await t.client.threads.create({ threadId: "thread-a", metadata: { team: "x", n: 1 } });
     assert.equal(a.status, "idle");
     await assert.rejects(t.client.threads.create({ threadId: "thread-a" }), /HTTP 409/);
-    assert.equal((await t.client.threads.create({ threadId: "thread-a", ifExists: "do_nothing" })).thread_id, "thread-a");
+    assert.equal(
+      (await t.client.threads.create({ threadId: "thread-a", ifExists: "do_nothing" })).thread_id,
+      "thread-a",
+    );
     await t.client.threads.create({ threadId: "thread-b", metadata: { team: "y" } });
     await t.client.threads.create({ threadId: "thread-c", metadata: { team: "x", n: 2 } });
     await assert.rejects(t.client.threads.get("nope"), /HTTP 404/);
@@ -23,11 +26,20 @@ test("threads: create with if_exists, get, patch, search (metadata, status, sort
     assert.deepEqual(patched.metadata, { team: "x", n: 1, pinned: true }, "metadata is merged");
 
     const team = await t.client.threads.search({ metadata: { team: "x" }, sortBy: "thread_id", sortOrder: "asc" });
-    assert.deepEqual(team.map((thread) => thread.thread_id), ["thread-a", "thread-c"]);
-    const response = await fetch(`${t.url}/threads/search`, { method: "POST", body: JSON.stringify({ limit: 2, sort_by: "created_at", sort_order: "asc" }) });
+    assert.deepEqual(
+      team.map((thread) => thread.thread_id),
+      ["thread-a", "thread-c"],
+    );
+    const response = await fetch(`${t.url}/threads/search`, {
+      method: "POST",
+      body: JSON.stringify({ limit: 2, sort_by: "created_at", sort_order: "asc" }),
+    });
     assert.equal(response.headers.get("x-pagination-total"), "3");
     assert.equal(response.headers.get("x-pagination-next"), "2");
-    assert.deepEqual(((await response.json()) as { thread_id: string }[]).map((thread) => thread.thread_id), ["thread-a", "thread-b"]);
+    assert.deepEqual(
+      ((await response.json()) as { thread_id: string }[]).map((thread) => thread.thread_id),
+      ["thread-a", "thread-b"],
+    );
     assert.equal((await t.client.threads.search({ status: "busy" })).length, 0);
     assert.equal(await t.client.threads.count({ metadata: { team: "x" } }), 2);
     const bad = await fetch(`${t.url}/threads/search`, { method: "POST", body: JSON.stringify({ limit: "ten" }) });
@@ -55,11 +67,17 @@ test("state: empty thread, after a run, update (rename), at a checkpoint; histor
     const updated = await t.client.threads.updateState(thread.thread_id, { values: { title: "Renamed" } });
     assert.ok((updated as unknown as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id);
     assert.equal(((await t.client.threads.getState(thread.thread_id)).values as Values).title, "Renamed");
-    assert.equal(((await t.client.threads.get(thread.thread_id)).values as Values).title, "Renamed", "the thread's values follow the update");
+    assert.equal(
+      ((await t.client.threads.get(thread.thread_id)).values as Values).title,
+      "Renamed",
+      "the thread's values follow the update",
+    );
 
     const earlier = await t.client.threads.getState(thread.thread_id, state.parent_checkpoint!.checkpoint_id!);
     assert.equal(earlier.checkpoint.checkpoint_id, state.parent_checkpoint!.checkpoint_id);
-    const byObject = await t.client.threads.getState(thread.thread_id, { checkpoint_id: state.checkpoint.checkpoint_id } as never);
+    const byObject = await t.client.threads.getState(thread.thread_id, {
+      checkpoint_id: state.checkpoint.checkpoint_id,
+    } as never);
     assert.equal(byObject.checkpoint.checkpoint_id, state.checkpoint.checkpoint_id);
 
     const history = await t.client.threads.getHistory(thread.thread_id, { limit: 3 });
@@ -71,7 +89,11 @@ test("state: empty thread, after a run, update (rename), at a checkpoint; histor
     assert.equal(((await t.client.threads.getState(copy.thread_id)).values as Values).title, "Renamed");
     await t.client.runs.wait(copy.thread_id, "lead_agent", { input: say("only in the copy") });
     assert.equal(((await t.client.threads.getState(copy.thread_id)).values as Values).messages.length, 4);
-    assert.equal(((await t.client.threads.getState(thread.thread_id)).values as Values).messages.length, 2, "the original is untouched");
+    assert.equal(
+      ((await t.client.threads.getState(thread.thread_id)).values as Values).messages.length,
+      2,
+      "the original is untouched",
+    );
   } finally {
     await t.close();
   }
@@ -114,7 +136,10 @@ test("assistants: lead_agent and custom agents; get by graph id or UUID; graph a
   try {
     mkdirSync(path.join(t.harness.home, "agents", "researcher"), { recursive: true });
     const all = await t.client.assistants.search({ graphId: "lead_agent" });
-    assert.deepEqual(all.map((assistant) => assistant.name), ["lead_agent", "researcher"]);
+    assert.deepEqual(
+      all.map((assistant) => assistant.name),
+      ["lead_agent", "researcher"],
+    );
     const lead = await t.client.assistants.get("lead_agent");
     assert.equal(lead.graph_id, "lead_agent");
     assert.equal(lead.metadata?.created_by, "system");
@@ -129,7 +154,10 @@ test("assistants: lead_agent and custom agents; get by graph id or UUID; graph a
     await t.client.runs.wait(thread.thread_id, researcher.assistant_id, { input: say("hi") });
     const stored = await t.client.threads.get(thread.thread_id);
     assert.equal(stored.metadata?.assistant_id, researcher.assistant_id);
-    assert.ok(t.fake.requests.at(-1)!.messages.some((message) => JSON.stringify(message.content).includes("researcher")), "the custom agent's name reaches its prompt");
+    assert.ok(
+      t.fake.requests.at(-1)!.messages.some((message) => JSON.stringify(message.content).includes("researcher")),
+      "the custom agent's name reaches its prompt",
+    );
   } finally {
     await t.close();
   }

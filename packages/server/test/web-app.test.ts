@@ -28,7 +28,10 @@ function fakeBuild(t: TestContextLike): string {
 const navigate = { "sec-fetch-mode": "navigate", accept: "text/html,application/xhtml+xml" };
 
 /** A GET with exactly these headers (Node's fetch forces `Sec-Fetch-Mode: cors`, as browsers' fetch does). */
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function get(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       let text = "";
@@ -121,7 +124,12 @@ test("artifacts: bytes of the thread's files, downloads, active content as attac
     assert.match(page.headers.get("content-disposition") ?? "", /^attachment/);
     assert.equal(page.headers.get("content-security-policy"), "sandbox");
 
-    for (const attempt of ["mnt/user-data/outputs/../../../secret.txt", "mnt/user-data/outputs/%2e%2e/%2e%2e/%2e%2e/secret.txt", "etc/passwd", "mnt/user-data/outputs/link.txt"]) {
+    for (const attempt of [
+      "mnt/user-data/outputs/../../../secret.txt",
+      "mnt/user-data/outputs/%2e%2e/%2e%2e/%2e%2e/secret.txt",
+      "etc/passwd",
+      "mnt/user-data/outputs/link.txt",
+    ]) {
       const response = await get(attempt);
       assert.ok([403, 404].includes(response.status), `${attempt} answered ${response.status}`);
       assert.doesNotMatch(await response.text(), /^secret$/);

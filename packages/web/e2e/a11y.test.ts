@@ -26,12 +26,16 @@ async function seriousViolations(page: Page, where: string): Promise<string[]> {
   // Evaluated over the DevTools protocol: the app's Content-Security-Policy refuses inline script tags.
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Violation[] }> } }).axe;
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Violation[] }> } })
+      .axe;
     return (await axe.run(document)).violations;
   });
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => `${JSON.stringify(node.target)} ${node.html.slice(0, 120)}`).join(" | ")}`);
+    .map(
+      (violation) =>
+        `${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => `${JSON.stringify(node.target)} ${node.html.slice(0, 120)}`).join(" | ")}`,
+    );
 }
 
 async function checkSettings(page: Page, where: string): Promise<string[]> {
@@ -47,7 +51,9 @@ async function checkSettings(page: Page, where: string): Promise<string[]> {
   return found;
 }
 
-test("axe-core: no serious or critical violations on the chat page and in settings, light and dark", { skip }, async () => {
+test("axe-core: no serious or critical violations on the chat page and in settings, light and dark", {
+  skip,
+}, async () => {
   await withPage("a11y", async (page) => {
     const found: string[] = [];
     await page.goto(server.url);

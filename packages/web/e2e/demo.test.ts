@@ -38,19 +38,25 @@ test("a task streams in: plan, tool cards, answer, artifact preview and download
     // The artifact panel opens with the note rendered as Markdown.
     const preview = page.getByTestId("artifact-preview");
     await preview.locator("h1", { hasText: "Note: Write a short note about deer" }).waitFor();
-    if (process.env.DEERFLOW_UPDATE_SCREENSHOT === "1") await page.screenshot({ path: path.join(repoRoot, "docs", "screenshot.png") });
+    if (process.env.DEERFLOW_UPDATE_SCREENSHOT === "1")
+      await page.screenshot({ path: path.join(repoRoot, "docs", "screenshot.png") });
     // A tool card expands to its arguments and result.
     await page.locator("[data-testid=tool-card][data-tool=read_file] button").first().click();
     await page.locator("[data-testid=tool-card][data-tool=read_file]").getByText("Result").waitFor();
     // Download gives the file itself.
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /^Download note-write-a-short-note-about-deer\.md$/ }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: /^Download note-write-a-short-note-about-deer\.md$/ }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), "note-write-a-short-note-about-deer.md");
     const saved = await download.path();
     assert.match(readFileSync(saved, "utf8"), /^# Note: Write a short note about deer/);
   });
 });
 
-test("threads: the sidebar lists them, switching loads each, delete asks first; an unknown id has a way back", { skip }, async () => {
+test("threads: the sidebar lists them, switching loads each, delete asks first; an unknown id has a way back", {
+  skip,
+}, async () => {
   await withPage("demo-threads", async (page) => {
     await page.goto(`${server.url}/`);
     await sendTask(page, "Plan a picnic");
@@ -65,7 +71,10 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
     // Most recent first.
     assert.match((await items.first().textContent()) ?? "", /Count the stars|stars/i);
     // Switch to the picnic thread: its messages load, the URL names it.
-    await items.filter({ hasText: /picnic/i }).getByRole("link").click();
+    await items
+      .filter({ hasText: /picnic/i })
+      .getByRole("link")
+      .click();
     await page.waitForURL(firstUrl);
     await page.getByText("Task: Plan a picnic").waitFor();
     assert.equal(await page.getByText("Task: Count the stars").count(), 0);
@@ -89,7 +98,10 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
     await picnic.getByText("Delete this chat?").waitFor();
     await picnic.getByRole("button", { name: "Delete", exact: true }).click();
     await page.waitForURL(`${server.url}/`);
-    await page.waitForFunction(() => ![...document.querySelectorAll("[data-testid=thread-item]")].some((el) => /picnic/i.test(el.textContent ?? "")));
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll("[data-testid=thread-item]")].some((el) => /picnic/i.test(el.textContent ?? "")),
+    );
     await page.goto(firstUrl);
     await page.getByTestId("not-found").getByText("Chat not found").waitFor();
     await page.getByRole("button", { name: "Start a new chat" }).click();
@@ -97,7 +109,9 @@ test("threads: the sidebar lists them, switching loads each, delete asks first; 
   });
 });
 
-test("server unreachable: a banner retries, the draft is kept, and the app recovers when the server is back", { skip }, async () => {
+test("server unreachable: a banner retries, the draft is kept, and the app recovers when the server is back", {
+  skip,
+}, async () => {
   await withPage("demo-offline", async (page) => {
     await page.goto(`${server.url}/`);
     await page.getByText("What should DeerFlow do?").waitFor();
@@ -114,11 +128,17 @@ test("server unreachable: a banner retries, the draft is kept, and the app recov
   });
 });
 
-test("attached files: sent with the message when the server takes uploads, else the chip says why and the draft stays", { skip }, async () => {
+test("attached files: sent with the message when the server takes uploads, else the chip says why and the draft stays", {
+  skip,
+}, async () => {
   await withPage("demo-upload", async (page) => {
     await page.goto(`${server.url}/`);
     await page.getByText("What should DeerFlow do?").waitFor();
-    await page.locator("input[type=file]").setInputFiles({ name: "facts.txt", mimeType: "text/plain", buffer: Buffer.from("Deer shed antlers every year.\n") });
+    await page.locator("input[type=file]").setInputFiles({
+      name: "facts.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("Deer shed antlers every year.\n"),
+    });
     await page.getByTestId("file-chip").getByText("facts.txt").waitFor();
     await sendTask(page, "Summarise the attached facts");
     const uploads = await fetch(`${server.url}/api/threads/probe-thread/uploads/limits`);

@@ -7,7 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type ChatCompletionRequest, type FakeOpenAIServer, fakeModelConfig, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import {
+  type ChatCompletionRequest,
+  type FakeOpenAIServer,
+  fakeModelConfig,
+  startFakeOpenAIServer,
+} from "@deerflow/harness/testing";
 import type { Page } from "playwright-core";
 import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
 
@@ -18,7 +23,9 @@ function gate() {
 }
 
 function userTexts(body: ChatCompletionRequest): string[] {
-  return body.messages.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  return body.messages
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 }
 
 const skip = skipReason();
@@ -35,22 +42,49 @@ before(async () => {
       const texts = userTexts(body);
       const last = texts[texts.length - 1] ?? "";
       const lastMessage = body.messages[body.messages.length - 1]!;
-      if (body.messages.some((m) => m.role === "system" && String(m.content).includes("subagent")) && last.includes("Research deer quickly")) {
+      if (
+        body.messages.some((m) => m.role === "system" && String(m.content).includes("subagent")) &&
+        last.includes("Research deer quickly")
+      ) {
         return { content: "Deer are ruminants with four-chambered stomachs." };
       }
       if (last.includes("Make files")) {
-        const toolNames = body.messages.filter((m) => m.role === "tool").map((m) => String((m as { name?: string }).name ?? ""));
+        const toolNames = body.messages
+          .filter((m) => m.role === "tool")
+          .map((m) => String((m as { name?: string }).name ?? ""));
         const answered = body.messages.filter((m) => m.role === "tool").length;
         if (answered === 0) {
           return {
             tool_calls: [
-              { name: "write_file", arguments: { description: "page", path: "/mnt/user-data/outputs/page.html", content: '<h1>Hello page</h1><p id="s">static</p><script>document.getElementById("s").textContent = "ran"</script>' } },
-              { name: "write_file", arguments: { description: "table", path: "/mnt/user-data/outputs/data.csv", content: 'name,note\n"Doe, J",first\nRoe,second\n' } },
+              {
+                name: "write_file",
+                arguments: {
+                  description: "page",
+                  path: "/mnt/user-data/outputs/page.html",
+                  content:
+                    '<h1>Hello page</h1><p id="s">static</p><script>document.getElementById("s").textContent = "ran"</script>',
+                },
+              },
+              {
+                name: "write_file",
+                arguments: {
+                  description: "table",
+                  path: "/mnt/user-data/outputs/data.csv",
+                  content: 'name,note\n"Doe, J",first\nRoe,second\n',
+                },
+              },
             ],
           };
         }
         if (answered === 2 && !toolNames.includes("present_files")) {
-          return { tool_calls: [{ name: "present_files", arguments: { filepaths: ["/mnt/user-data/outputs/page.html", "/mnt/user-data/outputs/data.csv"] } }] };
+          return {
+            tool_calls: [
+              {
+                name: "present_files",
+                arguments: { filepaths: ["/mnt/user-data/outputs/page.html", "/mnt/user-data/outputs/data.csv"] },
+              },
+            ],
+          };
         }
         return { content: "Files ready." };
       }
@@ -71,10 +105,33 @@ before(async () => {
         if (failures === 1) return { status: 400, error: { message: "The fake provider refused this request." } };
         return { content: "Recovered after retry." };
       }
-      if (last.includes("Ask me")) return { tool_calls: [{ name: "ask_clarification", arguments: { question: "Which format?", clarification_type: "approach_choice", options: ["Markdown", "HTML"] } }] };
+      if (last.includes("Ask me"))
+        return {
+          tool_calls: [
+            {
+              name: "ask_clarification",
+              arguments: {
+                question: "Which format?",
+                clarification_type: "approach_choice",
+                options: ["Markdown", "HTML"],
+              },
+            },
+          ],
+        };
       if (last === "HTML" || last.endsWith("HTML")) return { content: "You chose HTML." };
       if (last.includes("Delegate")) {
-        return { tool_calls: [{ name: "task", arguments: { description: "Research deer", prompt: "Research deer quickly", subagent_type: "general-purpose" } }] };
+        return {
+          tool_calls: [
+            {
+              name: "task",
+              arguments: {
+                description: "Research deer",
+                prompt: "Research deer quickly",
+                subagent_type: "general-purpose",
+              },
+            },
+          ],
+        };
       }
       return { content: `Echo: ${last.slice(0, 80)}` };
     },
@@ -111,7 +168,8 @@ test("reload mid-run rejoins the running stream and the answer arrives without s
     await sendTask(page, "Take your time");
     await page.waitForURL(/\/threads\//);
     await page.getByTestId("working").waitFor();
-    const calls = () => fake.requests.filter((body) => userTexts(body).some((t) => t.includes("Take your time"))).length;
+    const calls = () =>
+      fake.requests.filter((body) => userTexts(body).some((t) => t.includes("Take your time"))).length;
     await until(() => calls() === 1, "the model call");
     await page.reload();
     await page.getByTestId("msg-human").filter({ hasText: "Take your time" }).waitFor();
@@ -128,7 +186,10 @@ test("Stop cancels the run and the thread stays usable", { skip }, async () => {
     await page.goto(`${server.url}/`);
     await sendTask(page, "Stop me");
     await page.waitForURL(/\/threads\//);
-    await until(() => fake.requests.some((body) => userTexts(body).some((t) => t.includes("Stop me"))), "the model call");
+    await until(
+      () => fake.requests.some((body) => userTexts(body).some((t) => t.includes("Stop me"))),
+      "the model call",
+    );
     await page.getByRole("button", { name: "Stop" }).click();
     await page.getByTestId("working").waitFor({ state: "detached" });
     const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
@@ -158,9 +219,16 @@ test("a failed run shows its error inline and Retry runs it again", { skip }, as
     await error.getByRole("button", { name: "Retry" }).click();
     await page.getByText("Recovered after retry.").waitFor();
     await error.waitFor({ state: "detached" });
-    assert.equal(await page.getByTestId("msg-human").filter({ hasText: "Fail once" }).count(), 1, "Retry did not send the message again");
+    assert.equal(
+      await page.getByTestId("msg-human").filter({ hasText: "Fail once" }).count(),
+      1,
+      "Retry did not send the message again",
+    );
     // The model reported token usage: the context meter shows it.
-    await page.getByTestId("context-meter").getByText(/\d tokens/).waitFor();
+    await page
+      .getByTestId("context-meter")
+      .getByText(/\d tokens/)
+      .waitFor();
   });
 });
 
@@ -194,7 +262,9 @@ test("a delegated subagent shows as a card with its result", { skip }, async () 
   });
 });
 
-test("HTML artifacts preview in a sandboxed frame without running scripts; CSV shows as a table", { skip }, async () => {
+test("HTML artifacts preview in a sandboxed frame without running scripts; CSV shows as a table", {
+  skip,
+}, async () => {
   await withPage("live-artifacts", async (page) => {
     await page.goto(`${server.url}/`);
     await sendTask(page, "Make files");

@@ -10,10 +10,16 @@ import { serveForFile, skipReason, withPage } from "./support.js";
 const skip = skipReason();
 const server = serveForFile(skip);
 
-test("a 400-message thread is virtualized: it opens at the end, few messages in the DOM, the first reachable by scrolling", { skip }, async () => {
+test("a 400-message thread is virtualized: it opens at the end, few messages in the DOM, the first reachable by scrolling", {
+  skip,
+}, async () => {
   const client = new Client({ apiUrl: `${server.url}/api` });
   const thread = await client.threads.create();
-  const messages = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? { type: "human", id: `long-${i}`, content: `Question ${i}` } : { type: "ai", id: `long-${i}`, content: `Answer ${i} about deer.` }));
+  const messages = Array.from({ length: 400 }, (_, i) =>
+    i % 2 === 0
+      ? { type: "human", id: `long-${i}`, content: `Question ${i}` }
+      : { type: "ai", id: `long-${i}`, content: `Answer ${i} about deer.` },
+  );
   await client.threads.updateState(thread.thread_id, { values: { messages } });
   await withPage("long-thread", async (page) => {
     await page.goto(`${server.url}/threads/${thread.thread_id}`);

@@ -54,7 +54,10 @@ test("model picker: the models from /api/models are offered and the chosen one a
     await sendTask(page, "Who answers now?");
     await page.getByText("Answered by deep-model.").waitFor();
     const asked = fake.requests.filter((body) => lastUser(body).includes("Who answers now?"));
-    assert.ok(asked.length > 0 && asked.every((body) => body.model === "deep-model"), `requests for the second task used ${asked.map((b) => b.model).join(", ")}`);
+    assert.ok(
+      asked.length > 0 && asked.every((body) => body.model === "deep-model"),
+      `requests for the second task used ${asked.map((b) => b.model).join(", ")}`,
+    );
 
     // The choice is remembered across a reload.
     await page.reload();
@@ -63,11 +66,17 @@ test("model picker: the models from /api/models are offered and the chosen one a
   });
 });
 
-test("an attached file is uploaded, named to the model in <uploaded_files>, and shown as a chip on the message", { skip }, async () => {
+test("an attached file is uploaded, named to the model in <uploaded_files>, and shown as a chip on the message", {
+  skip,
+}, async () => {
   await withPage("upload-used", async (page) => {
     await page.goto(server.url);
     await page.getByText("What should DeerFlow do?").waitFor();
-    await page.locator("input[type=file]").setInputFiles({ name: "antlers.txt", mimeType: "text/plain", buffer: Buffer.from("Deer shed antlers every year.\n") });
+    await page.locator("input[type=file]").setInputFiles({
+      name: "antlers.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("Deer shed antlers every year.\n"),
+    });
     await page.getByTestId("file-chip").getByText("antlers.txt").waitFor();
     await sendTask(page, "Summarise the attached notes");
     await page.getByTestId("msg-human").getByText("antlers.txt").waitFor();
@@ -78,7 +87,12 @@ test("an attached file is uploaded, named to the model in <uploaded_files>, and 
     assert.match(lastUser(request), /<uploaded_files>[\s\S]*antlers\.txt[\s\S]*<\/uploaded_files>/);
 
     const threadId = /\/threads\/([^/]+)/.exec(page.url())![1]!;
-    const listed = (await (await fetch(`${server.url}/api/threads/${threadId}/uploads/list`)).json()) as { files?: Array<{ filename: string }> };
-    assert.ok(listed.files?.some((file) => file.filename === "antlers.txt"), `the server stored the file: ${JSON.stringify(listed)}`);
+    const listed = (await (await fetch(`${server.url}/api/threads/${threadId}/uploads/list`)).json()) as {
+      files?: Array<{ filename: string }>;
+    };
+    assert.ok(
+      listed.files?.some((file) => file.filename === "antlers.txt"),
+      `the server stored the file: ${JSON.stringify(listed)}`,
+    );
   });
 });

@@ -10,15 +10,27 @@ import { serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
 const skill = "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n";
-const server = serveForFile(skip, () => ({ home: createTempHome({ prefix: "deerflow-e2e-", files: { "skills/custom/haiku-writer/SKILL.md": skill } }).path }));
+const server = serveForFile(skip, () => ({
+  home: createTempHome({ prefix: "deerflow-e2e-", files: { "skills/custom/haiku-writer/SKILL.md": skill } }).path,
+}));
 
-const json = (body: unknown, method = "POST"): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (body: unknown, method = "POST"): RequestInit => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 async function facts(): Promise<Array<{ id: string; content: string }>> {
-  return ((await (await fetch(`${server.url}/api/memory`)).json()) as { facts: Array<{ id: string; content: string }> }).facts;
+  return ((await (await fetch(`${server.url}/api/memory`)).json()) as { facts: Array<{ id: string; content: string }> })
+    .facts;
 }
 
-test("memory page: a seeded fact shows with its category and confidence, is edited, deleted, and clear-all asks first", { skip }, async () => {
-  const seeded = await fetch(`${server.url}/api/memory/facts`, json({ content: "Prefers tea over coffee", category: "preference", confidence: 0.8 }));
+test("memory page: a seeded fact shows with its category and confidence, is edited, deleted, and clear-all asks first", {
+  skip,
+}, async () => {
+  const seeded = await fetch(
+    `${server.url}/api/memory/facts`,
+    json({ content: "Prefers tea over coffee", category: "preference", confidence: 0.8 }),
+  );
   assert.equal(seeded.status, 200);
   await withPage("settings-memory", async (page) => {
     await page.goto(server.url);
@@ -32,7 +44,10 @@ test("memory page: a seeded fact shows with its category and confidence, is edit
     await page.getByLabel("Fact content").fill("Prefers green tea");
     await page.getByRole("button", { name: "Save" }).click();
     await fact.getByText("Prefers green tea").waitFor();
-    assert.deepEqual((await facts()).map((item) => item.content), ["Prefers green tea"]);
+    assert.deepEqual(
+      (await facts()).map((item) => item.content),
+      ["Prefers green tea"],
+    );
 
     await page.getByRole("button", { name: "Delete fact: Prefers green tea" }).click();
     await page.getByTestId("memory-empty").waitFor();
@@ -64,7 +79,9 @@ test("skills page: the switch disables a skill and the skills route reports it d
     assert.equal(await toggle.isChecked(), true);
     await page.getByText("Writes haiku about anything.").waitFor();
     await toggle.click();
-    await page.waitForFunction(() => !(document.querySelector('[aria-label="Enable haiku-writer"]') as HTMLInputElement).checked);
+    await page.waitForFunction(
+      () => !(document.querySelector('[aria-label="Enable haiku-writer"]') as HTMLInputElement).checked,
+    );
     const skill = (await (await fetch(`${server.url}/api/skills/haiku-writer`)).json()) as { enabled: boolean };
     assert.equal(skill.enabled, false);
     // The state survives a reload: the page reads it back from the server.

@@ -18,7 +18,8 @@ export const CHROMIUM = process.env.DEERFLOW_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Why the e2e tests cannot run here, or undefined when they can. */
 export function skipReason(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `chromium is not installed at ${CHROMIUM} (scripts/setup-chromium.sh installs it as root with apt-get)`;
+  if (!existsSync(CHROMIUM))
+    return `chromium is not installed at ${CHROMIUM} (scripts/setup-chromium.sh installs it as root with apt-get)`;
   if (!existsSync(cli)) return "the CLI is not built (npm run build)";
   if (!existsSync(webBuild)) return "the web app is not built (npm run build -w @deerflow/web)";
   return undefined;
@@ -49,7 +50,12 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     writeFileSync(path.join(home, "config.yaml"), options.configYaml);
     args.push("--config", path.join(home, "config.yaml"));
   }
-  const env = { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: options.apiKeys ?? "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" };
+  const env = {
+    DEER_FLOW_HOME: home,
+    DEER_FLOW_API_KEYS: options.apiKeys ?? "",
+    OPENAI_API_KEY: "",
+    ANTHROPIC_API_KEY: "",
+  };
   const server = spawnServe(cli, args, { cwd: home, env });
   return {
     url: await server.url(),
@@ -79,14 +85,25 @@ export function serveForFile(skip: string | undefined, options: ServeOptions | (
 }
 
 /** Opens Chromium with a fresh profile. */
-export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function openBrowser(
+  viewport = { width: 1280, height: 800 },
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = createTempHome({ prefix: "deerflow-chromium-" });
   const context = await chromium.launchPersistentContext(profile.path, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
     acceptDownloads: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
   });
   return {
     context,
@@ -98,7 +115,11 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
 }
 
 /** Runs `body` with a page; on failure saves a screenshot named after the test and rethrows. */
-export async function withPage(name: string, body: (page: Page, context: BrowserContext) => Promise<void>, viewport?: { width: number; height: number }): Promise<void> {
+export async function withPage(
+  name: string,
+  body: (page: Page, context: BrowserContext) => Promise<void>,
+  viewport?: { width: number; height: number },
+): Promise<void> {
   const browser = await openBrowser(viewport);
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.setDefaultTimeout(20_000);

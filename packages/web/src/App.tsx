@@ -28,7 +28,9 @@ export function App() {
   const [showSettings, setShowSettings] = useState(false);
   const [showSidebar, setShowSidebar] = useState(false);
   const [missing, setMissing] = useState<string>();
-  const [threadState, setThreadState] = useState<{ title?: string | null; artifacts: string[]; tokens?: number }>({ artifacts: [] });
+  const [threadState, setThreadState] = useState<{ title?: string | null; artifacts: string[]; tokens?: number }>({
+    artifacts: [],
+  });
   const [panel, setPanel] = useState<{ open: boolean; selected?: string }>({ open: false });
   const aliases = useRef(new Map<string, string>());
   const [newChatKey, setNewChatKey] = useState(() => `new-${Date.now()}`);
@@ -67,7 +69,10 @@ export function App() {
     if (connection !== "ok") return;
     apiFetch("/models", apiKey)
       .then((response) => response.json() as Promise<{ models?: { name: string; display_name?: string }[] }>)
-      .then((body) => setModels(body.models), () => setModels(undefined));
+      .then(
+        (body) => setModels(body.models),
+        () => setModels(undefined),
+      );
   }, [connection, apiKey]);
 
   // A thread named by the URL that this tab did not just create must exist.
@@ -93,7 +98,8 @@ export function App() {
     setThreadState((previous) => {
       // New artifacts open the panel beside the chat; on a phone it would cover the chat, so the chips suffice.
       const wide = window.matchMedia?.("(min-width: 761px)").matches ?? true;
-      if (wide && state.artifacts.length > previous.artifacts.length) setPanel((p) => (p.open ? p : { open: true, selected: state.artifacts[state.artifacts.length - 1] }));
+      if (wide && state.artifacts.length > previous.artifacts.length)
+        setPanel((p) => (p.open ? p : { open: true, selected: state.artifacts[state.artifacts.length - 1] }));
       return state;
     });
   }, []);
@@ -112,7 +118,8 @@ export function App() {
   }
 
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
-  const title = threadState.title ?? threads.find((thread) => thread.id === threadId)?.title ?? (threadId ? "Chat" : "New chat");
+  const title =
+    threadState.title ?? threads.find((thread) => thread.id === threadId)?.title ?? (threadId ? "Chat" : "New chat");
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the app closes the drawers
     <div
@@ -149,25 +156,45 @@ export function App() {
       />
       <main className="main">
         <header className="header">
-          <button type="button" className="icon-btn menu" aria-label="Chats" onClick={() => setShowSidebar(!showSidebar)}>
+          <button
+            type="button"
+            className="icon-btn menu"
+            aria-label="Chats"
+            onClick={() => setShowSidebar(!showSidebar)}
+          >
             <Menu size={18} />
           </button>
           <h2 className="title" data-testid="thread-title">
             {title}
           </h2>
           {threadState.tokens !== undefined && (
-            <span className="meter muted small" title="Tokens in the model's context at the last call" data-testid="context-meter">
+            <span
+              className="meter muted small"
+              title="Tokens in the model's context at the last call"
+              data-testid="context-meter"
+            >
               {threadState.tokens.toLocaleString()} tokens
             </span>
           )}
           {threadId && threadState.artifacts.length > 0 && (
-            <button type="button" className="icon-btn" aria-label={`Artifacts ${threadState.artifacts.length}`} onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}>
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label={`Artifacts ${threadState.artifacts.length}`}
+              onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}
+            >
               <FolderOpen size={18} />
               <span className="badge">{threadState.artifacts.length}</span>
             </button>
           )}
           <div className="settings-anchor">
-            <button type="button" className="icon-btn" aria-label="Settings" aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label="Settings"
+              aria-expanded={showSettings}
+              onClick={() => setShowSettings(!showSettings)}
+            >
               <SettingsIcon size={18} />
             </button>
             {showSettings && (

@@ -41,7 +41,11 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /** `fetch` under `/api` with the key; throws an error carrying `status` on a non-2xx answer. */
-export async function apiFetch(pathname: string, apiKey: string | undefined, init: RequestInit = {}): Promise<Response> {
+export async function apiFetch(
+  pathname: string,
+  apiKey: string | undefined,
+  init: RequestInit = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (apiKey) headers.set("x-api-key", apiKey);
   const response = await fetch(`${apiUrl()}${pathname}`, { ...init, headers });

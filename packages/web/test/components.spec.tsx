@@ -62,14 +62,25 @@ describe("Composer files", () => {
   });
 
   it("a user message shows its uploaded files as chips", () => {
-    const message = { type: "human", id: "h1", content: "see file", additional_kwargs: { files: [{ filename: "data.csv", size: 3, path: "/mnt/user-data/uploads/data.csv" }] } } as unknown as Message;
+    const message = {
+      type: "human",
+      id: "h1",
+      content: "see file",
+      additional_kwargs: { files: [{ filename: "data.csv", size: 3, path: "/mnt/user-data/uploads/data.csv" }] },
+    } as unknown as Message;
     render(<MessageView message={message} tools={[]} running={false} />);
     expect(screen.getByTestId("msg-human").textContent).toContain("data.csv");
   });
 
   it("a user message shows what the user typed, not the uploads block the harness added for the model", () => {
-    const content = "<uploaded_files>\nThe following files were uploaded in this message:\n\n- data.csv\n</uploaded_files>\n\nsee file";
-    const message = { type: "human", id: "h2", content, additional_kwargs: { original_user_content: "see file", files: [{ filename: "data.csv", size: 3 }] } } as unknown as Message;
+    const content =
+      "<uploaded_files>\nThe following files were uploaded in this message:\n\n- data.csv\n</uploaded_files>\n\nsee file";
+    const message = {
+      type: "human",
+      id: "h2",
+      content,
+      additional_kwargs: { original_user_content: "see file", files: [{ filename: "data.csv", size: 3 }] },
+    } as unknown as Message;
     render(<MessageView message={message} tools={[]} running={false} />);
     const bubble = screen.getByTestId("msg-human").querySelector(".bubble")!;
     expect(bubble.textContent).toBe("see file");
@@ -77,22 +88,43 @@ describe("Composer files", () => {
 });
 
 describe("tool calls", () => {
-  const ai = { type: "ai", id: "a1", content: "Writing.", tool_calls: [{ id: "c1", name: "write_file", args: { path: "/mnt/user-data/outputs/a.md", content: "x" } }] } as unknown as Message;
+  const ai = {
+    type: "ai",
+    id: "a1",
+    content: "Writing.",
+    tool_calls: [{ id: "c1", name: "write_file", args: { path: "/mnt/user-data/outputs/a.md", content: "x" } }],
+  } as unknown as Message;
 
   it("pairs calls with results and marks failures", () => {
     expect(toolCallsOf(ai, [ai])[0]!.result).toBeUndefined();
-    const failed = { type: "tool", id: "t1", tool_call_id: "c1", content: "Error: disk full", status: "error" } as unknown as Message;
+    const failed = {
+      type: "tool",
+      id: "t1",
+      tool_call_id: "c1",
+      content: "Error: disk full",
+      status: "error",
+    } as unknown as Message;
     expect(toolCallsOf(ai, [ai, failed])[0]!.result).toEqual({ text: "Error: disk full", error: true });
     expect(shortArgs({ content: "x", path: "/a.md" })).toBe("path: /a.md, content: x");
   });
 
   it("a card shows name and arguments, a running spinner, and the result when expanded", () => {
-    const { rerender } = render(<ToolCard view={{ call: { id: "c1", name: "write_file", args: { path: "/a.md" } } }} running={true} />);
+    const { rerender } = render(
+      <ToolCard view={{ call: { id: "c1", name: "write_file", args: { path: "/a.md" } } }} running={true} />,
+    );
     const card = screen.getByTestId("tool-card");
     expect(card.dataset.state).toBe("running");
     expect(card.textContent).toContain("write_file");
     expect(card.textContent).toContain("path: /a.md");
-    rerender(<ToolCard view={{ call: { id: "c1", name: "write_file", args: { path: "/a.md" } }, result: { text: "Error: no space", error: true } }} running={false} />);
+    rerender(
+      <ToolCard
+        view={{
+          call: { id: "c1", name: "write_file", args: { path: "/a.md" } },
+          result: { text: "Error: no space", error: true },
+        }}
+        running={false}
+      />,
+    );
     expect(screen.getByTestId("tool-card").dataset.state).toBe("error");
     fireEvent.click(screen.getByRole("button", { expanded: false }));
     expect(screen.getByText("Error")).toBeTruthy();
@@ -100,7 +132,12 @@ describe("tool calls", () => {
   });
 
   it("an AI message renders Markdown and keeps reasoning collapsed", () => {
-    const message = { type: "ai", id: "a2", content: "**Done** with `x`", additional_kwargs: { reasoning_content: "thinking hard" } } as unknown as Message;
+    const message = {
+      type: "ai",
+      id: "a2",
+      content: "**Done** with `x`",
+      additional_kwargs: { reasoning_content: "thinking hard" },
+    } as unknown as Message;
     expect(reasoningOf(message)).toBe("thinking hard");
     render(<MessageView message={message} tools={[]} running={false} />);
     expect(screen.getByText("Done").tagName).toBe("STRONG");
@@ -111,15 +148,36 @@ describe("tool calls", () => {
 
 describe("what the harness does", () => {
   it("the plan shows each todo with its status", () => {
-    render(<Plan todos={[{ content: "Write", status: "completed" }, { content: "Read", status: "in_progress" }, { content: "Present", status: "pending" }]} />);
+    render(
+      <Plan
+        todos={[
+          { content: "Write", status: "completed" },
+          { content: "Read", status: "in_progress" },
+          { content: "Present", status: "pending" },
+        ]}
+      />,
+    );
     expect(screen.getByTestId("plan").textContent).toContain("1/3");
     expect(screen.getByText("Read").closest("li")!.dataset.status).toBe("in_progress");
   });
 
   it("task events fold into a subagent card with status, latest step and result", () => {
     let cards: Record<string, SubagentCard> = {};
-    cards = applyTaskEvent(cards, { type: "task_started", task_id: "t1", description: "Research deer", subagent_type: "general-purpose" }, 1000);
-    cards = applyTaskEvent(cards, { type: "task_running", task_id: "t1", message_index: 0, message: { type: "ai", content: "", tool_calls: [{ name: "web_search", args: '{"q":"deer"}' }] } }, 2000);
+    cards = applyTaskEvent(
+      cards,
+      { type: "task_started", task_id: "t1", description: "Research deer", subagent_type: "general-purpose" },
+      1000,
+    );
+    cards = applyTaskEvent(
+      cards,
+      {
+        type: "task_running",
+        task_id: "t1",
+        message_index: 0,
+        message: { type: "ai", content: "", tool_calls: [{ name: "web_search", args: '{"q":"deer"}' }] },
+      },
+      2000,
+    );
     expect(cards.t1!.latestStep).toContain("web_search");
     cards = applyTaskEvent(cards, { type: "task_completed", task_id: "t1", result: "Deer are ruminants." }, 5000);
     expect(applyTaskEvent(cards, { type: "something_else" })).toBe(cards);
@@ -132,14 +190,31 @@ describe("what the harness does", () => {
   });
 
   it("saved delegations become cards when a thread is opened after its run", () => {
-    const cards = cardsFromState([{ id: "call_1", description: "Summarise", subagent_type: "bash", status: "timed_out", result_brief: "partial" }]);
+    const cards = cardsFromState([
+      { id: "call_1", description: "Summarise", subagent_type: "bash", status: "timed_out", result_brief: "partial" },
+    ]);
     expect(cards.call_1).toMatchObject({ status: "timed_out", description: "Summarise", result: "partial" });
     render(<Subagents cards={Object.values(cards)} />);
     expect(screen.getByTestId("subagent-card").textContent).not.toMatch(/\d+s/);
   });
 
   it("a clarification offers its options as buttons", () => {
-    const ask = { type: "tool", id: "t9", name: "ask_clarification", tool_call_id: "c9", content: "Which format?", artifact: { human_input: { question: "Which format?", options: [{ id: "option-1", label: "Markdown", value: "Markdown" }, { id: "option-2", label: "HTML", value: "HTML" }] } } } as unknown as Message;
+    const ask = {
+      type: "tool",
+      id: "t9",
+      name: "ask_clarification",
+      tool_call_id: "c9",
+      content: "Which format?",
+      artifact: {
+        human_input: {
+          question: "Which format?",
+          options: [
+            { id: "option-1", label: "Markdown", value: "Markdown" },
+            { id: "option-2", label: "HTML", value: "HTML" },
+          ],
+        },
+      },
+    } as unknown as Message;
     const request = pendingClarification([ask])!;
     expect(request).toEqual({ question: "Which format?", options: ["Markdown", "HTML"] });
     const onAnswer = vi.fn();
@@ -152,8 +227,17 @@ describe("what the harness does", () => {
   });
 
   it("artifacts are previewed by kind; CSV keeps quoted commas", () => {
-    expect(["a.md", "b.html", "c.png", "d.csv", "e.py"].map(previewKind)).toEqual(["markdown", "html", "image", "csv", "text"]);
-    expect(parseCsv('name,note\n"Doe, J","said ""hi"""\n')).toEqual([["name", "note"], ["Doe, J", 'said "hi"']]);
+    expect(["a.md", "b.html", "c.png", "d.csv", "e.py"].map(previewKind)).toEqual([
+      "markdown",
+      "html",
+      "image",
+      "csv",
+      "text",
+    ]);
+    expect(parseCsv('name,note\n"Doe, J","said ""hi"""\n')).toEqual([
+      ["name", "note"],
+      ["Doe, J", 'said "hi"'],
+    ]);
   });
 });
 
@@ -164,7 +248,16 @@ describe("Sidebar", () => {
       { id: "t1", title: "Deer notes", updatedAt: "", status: "idle" },
       { id: "t2", title: "Budget", updatedAt: "", status: "idle" },
     ];
-    render(<Sidebar threads={threads} currentId="t1" onOpen={() => {}} onNew={() => {}} onRename={() => {}} onDelete={onDelete} />);
+    render(
+      <Sidebar
+        threads={threads}
+        currentId="t1"
+        onOpen={() => {}}
+        onNew={() => {}}
+        onRename={() => {}}
+        onDelete={onDelete}
+      />,
+    );
     fireEvent.change(screen.getByLabelText("Search chats"), { target: { value: "deer" } });
     expect(screen.getAllByTestId("thread-item")).toHaveLength(1);
     fireEvent.click(screen.getByRole("button", { name: "Delete Deer notes" }));

@@ -35,7 +35,8 @@ describe("math", () => {
 });
 
 describe("streaming Markdown", () => {
-  const text = "# Title\n\nA paragraph with `code`.\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two";
+  const text =
+    "# Title\n\nA paragraph with `code`.\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two";
 
   it("splits at blank lines outside fenced code", () => {
     const blocks = markdownBlocks(text);
@@ -82,9 +83,13 @@ describe("streaming Markdown", () => {
 describe("code blocks", () => {
   it("are highlighted once highlight.js has loaded, and a changed code shows at once, never an older highlighting", async () => {
     const { container, rerender } = render(<CodeBlock code={"const answer = 42;"} language="ts" />);
-    await vi.waitFor(() => expect(container.querySelector("code.hljs .hljs-keyword")?.textContent).toBe("const"), { timeout: 10_000 });
+    await vi.waitFor(() => expect(container.querySelector("code.hljs .hljs-keyword")?.textContent).toBe("const"), {
+      timeout: 10_000,
+    });
     rerender(<CodeBlock code={"const answer = 42;\nlet more = 1;"} language="ts" />);
     expect(container.querySelector("code")?.textContent).toBe("const answer = 42;\nlet more = 1;");
-    await vi.waitFor(() => expect(container.querySelectorAll("code.hljs .hljs-keyword").length).toBe(2), { timeout: 10_000 });
+    await vi.waitFor(() => expect(container.querySelectorAll("code.hljs .hljs-keyword").length).toBe(2), {
+      timeout: 10_000,
+    });
   });
 });

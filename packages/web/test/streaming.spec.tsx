@@ -22,10 +22,20 @@ afterEach(() => {
 function earlier(): Message[] {
   return [
     { type: "human", id: "h1", content: "Write a note" },
-    { type: "ai", id: "a1", content: "", tool_calls: [{ id: "c1", name: "write_file", args: { path: "/mnt/user-data/outputs/n.md" } }] } as Message,
+    {
+      type: "ai",
+      id: "a1",
+      content: "",
+      tool_calls: [{ id: "c1", name: "write_file", args: { path: "/mnt/user-data/outputs/n.md" } }],
+    } as Message,
     { type: "tool", id: "t1", tool_call_id: "c1", name: "write_file", content: "OK" } as Message,
     { type: "ai", id: "a2", content: "Done: **n.md** is written.\n\n```ts\nconst x = 1;\n```" },
-    { type: "human", id: "h2", content: "Now a long answer", additional_kwargs: { files: [{ filename: "a.txt", size: 3 }] } } as Message,
+    {
+      type: "human",
+      id: "h2",
+      content: "Now a long answer",
+      additional_kwargs: { files: [{ filename: "a.txt", size: 3 }] },
+    } as Message,
   ];
 }
 
@@ -33,7 +43,15 @@ it("earlier messages do not re-render while the last one streams, even when they
   const scroller = { current: null };
   let history = earlier();
   const view = (words: number, running: boolean, copies = history) => (
-    <MessageList messages={[...copies, { type: "ai", id: "live", content: Array.from({ length: words }, (_, i) => `w${i}`).join(" ") }]} running={running} cards={{}} scroller={scroller} />
+    <MessageList
+      messages={[
+        ...copies,
+        { type: "ai", id: "live", content: Array.from({ length: words }, (_, i) => `w${i}`).join(" ") },
+      ]}
+      running={running}
+      cards={{}}
+      scroller={scroller}
+    />
   );
   const { rerender } = render(view(1, true));
   for (const id of ["h1", "a1", "a2", "h2"]) expect(counts()[id]).toBe(1);
@@ -54,7 +72,17 @@ it("a changed earlier message (a tool result arriving) does render again", () =>
   const scroller = { current: null };
   const messages = earlier().filter((m) => m.type !== "tool");
   const { rerender } = render(<MessageList messages={messages} running={true} cards={{}} scroller={scroller} />);
-  rerender(<MessageList messages={[...messages, { type: "tool", id: "t1", tool_call_id: "c1", name: "write_file", content: "OK" } as Message]} running={true} cards={{}} scroller={scroller} />);
+  rerender(
+    <MessageList
+      messages={[
+        ...messages,
+        { type: "tool", id: "t1", tool_call_id: "c1", name: "write_file", content: "OK" } as Message,
+      ]}
+      running={true}
+      cards={{}}
+      scroller={scroller}
+    />,
+  );
   expect(counts().a1).toBe(2);
   expect(counts().a2).toBe(1);
 });

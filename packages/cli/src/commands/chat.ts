@@ -18,14 +18,17 @@ export async function main(argv: string[]): Promise<number> {
   const session = await openSession(flags, (line) => renderer.line(line));
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
   let controller: AbortController | undefined;
-  const interrupts = handleInterrupts(() => {
-    if (!controller) {
-      rl.close();
-      return false;
-    }
-    renderer.line("interrupted: cancelling the turn (Ctrl-C again to exit at once)");
-    controller.abort();
-  }, (line) => renderer.line(line));
+  const interrupts = handleInterrupts(
+    () => {
+      if (!controller) {
+        rl.close();
+        return false;
+      }
+      renderer.line("interrupted: cancelling the turn (Ctrl-C again to exit at once)");
+      controller.abort();
+    },
+    (line) => renderer.line(line),
+  );
   rl.on("SIGINT", () => interrupts.interrupt());
   renderer.line(`thread: ${session.threadId}  (/new starts a thread, /exit leaves)`);
   // The line iterator buffers input that arrives while a turn runs (piped or pasted lines are kept).

@@ -31,19 +31,29 @@ export async function main(argv: string[]): Promise<number> {
   if (action !== "migrate") throw new UsageError(`Unknown db action "${action ?? ""}". Use: deerflow db migrate.`);
   const config = loadConfig({ path: parsed.values.config });
   if (config.database.backend !== "postgres") {
-    throw new UsageError('database.backend is "sqlite": its tables are created when used, nothing to migrate. Set database.backend: postgres and database.url to use Postgres.');
+    throw new UsageError(
+      'database.backend is "sqlite": its tables are created when used, nothing to migrate. Set database.backend: postgres and database.url to use Postgres.',
+    );
   }
   const url = resolveDatabaseUrl(config.database);
   const db = await openPostgresDatabase(url, { migrate: false });
   try {
     const applied = await migrate(db.pool, db.saver);
     process.stdout.write(
-      applied.length > 0 ? `Migrated ${redact(url)} to schema version ${SCHEMA_VERSION} (applied ${applied.join(", ")}).\n` : `${redact(url)} is at schema version ${SCHEMA_VERSION}; nothing to do.\n`,
+      applied.length > 0
+        ? `Migrated ${redact(url)} to schema version ${SCHEMA_VERSION} (applied ${applied.join(", ")}).\n`
+        : `${redact(url)} is at schema version ${SCHEMA_VERSION}; nothing to do.\n`,
     );
     const file = databaseFile(resolveHome(), config.database);
     const imported = await importSqliteArchive(file, db.pool);
-    if (imported.threads > 0) process.stdout.write(`Moved the history archive of ${imported.threads} thread(s) (${imported.messages} compacted messages) from ${file} into the database.\n`);
-    if (imported.skipped > 0) process.stdout.write(`Left ${imported.skipped} thread(s) of ${file} alone: the database already has their archive.\n`);
+    if (imported.threads > 0)
+      process.stdout.write(
+        `Moved the history archive of ${imported.threads} thread(s) (${imported.messages} compacted messages) from ${file} into the database.\n`,
+      );
+    if (imported.skipped > 0)
+      process.stdout.write(
+        `Left ${imported.skipped} thread(s) of ${file} alone: the database already has their archive.\n`,
+      );
   } finally {
     await db.close();
   }

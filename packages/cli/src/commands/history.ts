@@ -14,11 +14,20 @@ import { UsageError } from "../usage-error.js";
 export async function main(argv: string[]): Promise<number> {
   let values;
   try {
-    values = parseArgs({ args: argv, options: { config: { type: "string" }, thread: { type: "string" }, summaries: { type: "boolean", default: false } }, strict: true }).values;
+    values = parseArgs({
+      args: argv,
+      options: {
+        config: { type: "string" },
+        thread: { type: "string" },
+        summaries: { type: "boolean", default: false },
+      },
+      strict: true,
+    }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
   }
-  if (!values.thread) throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
+  if (!values.thread)
+    throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
   const reader = await openThreadReader(values.config);
   try {
     const saved = await reader.read(values.thread);

@@ -11,7 +11,12 @@ import { UsageError } from "../usage-error.js";
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { config: { type: "string" }, json: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow mcp --help.`);
   }
@@ -21,7 +26,9 @@ export async function main(argv: string[]): Promise<number> {
   const onWarning = (message: string) => process.stderr.write(`warning: ${message}\n`);
   const { servers, skipped, extensionsFile } = resolveMcpServers(config, { onWarning });
   if (servers.length === 0 && skipped.length === 0) {
-    process.stdout.write("No MCP servers configured. Add them under mcp_servers: in config.yaml or \"mcpServers\" in extensions_config.json.\n");
+    process.stdout.write(
+      'No MCP servers configured. Add them under mcp_servers: in config.yaml or "mcpServers" in extensions_config.json.\n',
+    );
     return 0;
   }
   const mcp = createMcpService(servers, { onWarning });
@@ -45,7 +52,8 @@ function formatStatus(status: McpServerStatus[], skipped: { name: string; reason
   for (const server of status) {
     lines.push(`${server.name}  ${server.state}  ${server.transport}  ${server.target}  (${server.source})`);
     if (server.error) lines.push(`  error: ${server.error}`);
-    for (const tool of server.tools) lines.push(`  - ${tool.name}: ${tool.description.trim().split("\n")[0]!.slice(0, 100)}`);
+    for (const tool of server.tools)
+      lines.push(`  - ${tool.name}: ${tool.description.trim().split("\n")[0]!.slice(0, 100)}`);
   }
   for (const entry of skipped) lines.push(`${entry.name}  skipped  ${entry.reason}`);
   lines.push("", "Tools whose name clashes with a built-in or another server's tool are offered as <server>_<tool>.");

@@ -15,14 +15,24 @@ const ACTIONS = ["show", "clear", "forget", "export", "import"];
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, agent: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { config: { type: "string" }, agent: { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow memory --help.`);
   }
   const [action = "show", argument] = parsed.positionals;
-  if (!ACTIONS.includes(action)) throw new UsageError(`Unknown memory action "${action}". Use one of: ${ACTIONS.join(", ")}.`);
+  if (!ACTIONS.includes(action))
+    throw new UsageError(`Unknown memory action "${action}". Use one of: ${ACTIONS.join(", ")}.`);
   const config = loadConfig({ path: parsed.values.config });
-  const store = openMemoryStore(config, { home: resolveHome(), agentName: parsed.values.agent, onWarning: (message) => process.stderr.write(`warning: ${message}\n`) });
+  const store = openMemoryStore(config, {
+    home: resolveHome(),
+    agentName: parsed.values.agent,
+    onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+  });
   switch (action) {
     case "show":
       writeOut(`${terminalSafe(formatMemoryForDisplay(store.load(), store.path))}\n`);
@@ -32,7 +42,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Cleared ${store.path}\n`);
       return 0;
     case "forget":
-      if (!argument) throw new UsageError("Give the id of the fact to forget: deerflow memory forget <fact-id> (ids are shown by deerflow memory show).");
+      if (!argument)
+        throw new UsageError(
+          "Give the id of the fact to forget: deerflow memory forget <fact-id> (ids are shown by deerflow memory show).",
+        );
       if (!store.forgetFact(argument)) {
         process.stderr.write(`No fact with id "${argument}" in ${store.path}. See deerflow memory show.\n`);
         return 1;

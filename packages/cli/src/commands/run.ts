@@ -24,7 +24,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const failure = describeFailure(error);
     process.stderr.write(`deerflow: ${failure.message}\n`);
-    writeOut(`${JSON.stringify({ thread_id: threadId, error: { code: failure.code, message: failure.message, exit_code: failure.exit } })}\n`);
+    writeOut(
+      `${JSON.stringify({ thread_id: threadId, error: { code: failure.code, message: failure.message, exit_code: failure.exit } })}\n`,
+    );
     return failure.exit;
   }
 }
@@ -37,11 +39,14 @@ function readTask(positionals: string[], file: string | undefined): string {
     try {
       return readFileSync(file, "utf8").trim();
     } catch (error) {
-      throw new UsageError(`Cannot read the task file ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+      throw new UsageError(
+        `Cannot read the task file ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+      );
     }
   }
   if (words === "-") {
-    if (process.stdin.isTTY) throw new UsageError('"-" reads the task from stdin; pipe it in, e.g. echo "task" | deerflow run -');
+    if (process.stdin.isTTY)
+      throw new UsageError('"-" reads the task from stdin; pipe it in, e.g. echo "task" | deerflow run -');
     return readFileSync(0, "utf8").trim();
   }
   return words;
@@ -55,27 +60,44 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
   });
   const task = readTask(positionals, values.file as string | undefined);
   if (!task && !flags.thread) {
-    const source = values.file !== undefined ? `The task file ${String(values.file)} is empty` : positionals[0] === "-" ? "stdin gave no task" : "Give a task";
+    const source =
+      values.file !== undefined
+        ? `The task file ${String(values.file)} is empty`
+        : positionals[0] === "-"
+          ? "stdin gave no task"
+          : "Give a task";
     throw new UsageError(`${source}, e.g. deerflow run "summarise README.md". See deerflow run --help.`);
   }
   const renderer = new ProgressRenderer(process.stderr);
   const session = await openSession(flags, (line) => renderer.line(line));
   onThread(session.threadId);
   const controller = new AbortController();
-  const interrupts = handleInterrupts(() => {
-    renderer.line("interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)");
-    controller.abort();
-  }, (line) => renderer.line(line));
+  const interrupts = handleInterrupts(
+    () => {
+      renderer.line("interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)");
+      controller.abort();
+    },
+    (line) => renderer.line(line),
+  );
   try {
     renderer.line(`thread: ${session.threadId}`);
     const uploads = (values.upload as string[] | undefined) ?? [];
     // Plain output prints the answer as soon as it is final, before the title and memory hooks finish.
     let printed = false;
-    const printEarly = json ? undefined : (early: { answer: string }) => {
-      printed = true;
-      writeOut(`${terminalSafe(early.answer)}\n`);
-    };
-    const result = await runTurn(session, task || null, renderer, controller.signal, () => uploadFiles(session, uploads, (line) => renderer.line(line)), printEarly);
+    const printEarly = json
+      ? undefined
+      : (early: { answer: string }) => {
+          printed = true;
+          writeOut(`${terminalSafe(early.answer)}\n`);
+        };
+    const result = await runTurn(
+      session,
+      task || null,
+      renderer,
+      controller.signal,
+      () => uploadFiles(session, uploads, (line) => renderer.line(line)),
+      printEarly,
+    );
     const state = result.values as Record<string, unknown>;
     if (json) {
       writeOut(
@@ -93,7 +115,12 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
       writeOut(`${terminalSafe(result.answer)}\n`);
     }
     const artifacts = (state.artifacts as string[] | undefined) ?? [];
-    if (artifacts.length > 0) renderer.line(`artifacts:\n${artifactLines(session, artifacts).map((line) => `  ${line}`).join("\n")}`);
+    if (artifacts.length > 0)
+      renderer.line(
+        `artifacts:\n${artifactLines(session, artifacts)
+          .map((line) => `  ${line}`)
+          .join("\n")}`,
+      );
     renderer.line(`thread: ${session.threadId}`);
     return result.clarification ? 3 : 0;
   } finally {

@@ -34,15 +34,20 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}. See deerflow serve --help.`);
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port "${values.port}" is not a port number (0-65535).`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port "${values.port}" is not a port number (0-65535).`);
   const host = values.host!;
   const config = loadConfig({ path: values.config });
   const workers = values.workers === undefined ? 0 : Number(values.workers);
-  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`--workers "${values.workers}" is not a number of processes (1-64).`);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64)
+    throw new UsageError(`--workers "${values.workers}" is not a number of processes (1-64).`);
   const split = values["api-only"] || values["worker-only"] || workers > 0;
-  if (values["api-only"] && values["worker-only"]) throw new UsageError("--api-only and --worker-only exclude each other: run two processes, one with each.");
+  if (values["api-only"] && values["worker-only"])
+    throw new UsageError("--api-only and --worker-only exclude each other: run two processes, one with each.");
   if (split && config.database.backend !== "postgres") {
-    throw new UsageError("--api-only, --worker-only and --workers need database.backend postgres (the SQLite run queue lives in one process). See docs/deploy.md.");
+    throw new UsageError(
+      "--api-only, --worker-only and --workers need database.backend postgres (the SQLite run queue lives in one process). See docs/deploy.md.",
+    );
   }
   if (values["worker-only"]) return workerOnly(config);
   const keys = resolveApiKeys(config.server.api_keys, process.env);
@@ -58,7 +63,11 @@ export async function main(argv: string[]): Promise<number> {
   // On Postgres the lease lives in the database, so a CLI run on another machine is kept apart too.
   const leaseFile = harness.setup.store?.file;
   const postgres = harness.setup.postgres;
-  const leases = postgres ? openPostgresThreadLeases(postgres.pool) : leaseFile ? openThreadLeases(leaseFile) : undefined;
+  const leases = postgres
+    ? openPostgresThreadLeases(postgres.pool)
+    : leaseFile
+      ? openThreadLeases(leaseFile)
+      : undefined;
   const threadLease = leases
     ? async (threadId: string, signal: AbortSignal) => {
         const lease = await leases.acquire(threadId, { waitMs: LEASE_WAIT_MS, signal });
@@ -79,8 +88,14 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   const { entry, reason } = harness.defaultModel;
-  process.stdout.write(`DeerFlow server listening on ${address.url} (LangGraph API at ${address.url} and ${address.url}/api)\n`);
-  say(server.webApp ? `web app: open ${address.url}/ in a browser` : "web app: not built (run npm run build to serve it at /)");
+  process.stdout.write(
+    `DeerFlow server listening on ${address.url} (LangGraph API at ${address.url} and ${address.url}/api)\n`,
+  );
+  say(
+    server.webApp
+      ? `web app: open ${address.url}/ in a browser`
+      : "web app: not built (run npm run build to serve it at /)",
+  );
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   say(`sandbox: ${harness.sandbox.kind} (${harness.sandbox.reason})`);
   say(`auth: ${keys.length > 0 ? `API key required (${keys.length} configured)` : "none (no API keys configured)"}`);
@@ -127,7 +142,9 @@ async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number
     : undefined;
   const server = createServer(harness, { log: say, threadLease });
   await server.startWorkerOnly();
-  say(`DeerFlow worker ${process.pid} executing runs from the shared database (up to ${config.server.max_concurrent_runs} at once)`);
+  say(
+    `DeerFlow worker ${process.pid} executing runs from the shared database (up to ${config.server.max_concurrent_runs} at once)`,
+  );
   await new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (signal: string) => {
@@ -148,7 +165,11 @@ async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number
 }
 
 /** `--workers N`: N `serve --worker-only` children with this process's arguments; one that dies is restarted. */
-function spawnWorkers(count: number, argv: string[], say: (line: string) => void): { stop(signal: string): void; exited: Promise<void> } {
+function spawnWorkers(
+  count: number,
+  argv: string[],
+  say: (line: string) => void,
+): { stop(signal: string): void; exited: Promise<void> } {
   const args = [process.argv[1]!, "serve", "--worker-only", ...passThrough(argv)];
   let stopping = false;
   const running = new Set<ChildProcess>();
@@ -163,7 +184,9 @@ function spawnWorkers(count: number, argv: string[], say: (line: string) => void
         if (running.size === 0) allExited();
         return;
       }
-      say(`worker ${child.pid} exited (${signal ?? code}); starting another. Its runs resume once their lease expires.`);
+      say(
+        `worker ${child.pid} exited (${signal ?? code}); starting another. Its runs resume once their lease expires.`,
+      );
       setTimeout(start, 1000).unref();
     });
   };

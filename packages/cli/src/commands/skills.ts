@@ -26,12 +26,18 @@ const ACTIONS = ["list", "enable", "disable", "install"];
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, force: { type: "boolean", default: false } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { config: { type: "string" }, force: { type: "boolean", default: false } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow skills --help.`);
   }
   const [action = "list", argument, ...extra] = parsed.positionals;
-  if (!ACTIONS.includes(action)) throw new UsageError(`Unknown skills action "${action}". Use one of: ${ACTIONS.join(", ")}.`);
+  if (!ACTIONS.includes(action))
+    throw new UsageError(`Unknown skills action "${action}". Use one of: ${ACTIONS.join(", ")}.`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}". See deerflow skills --help.`);
   const config = loadConfig({ path: parsed.values.config });
   const skillsPath = path.resolve(config.skills.path);
@@ -41,25 +47,41 @@ export async function main(argv: string[]): Promise<number> {
       return list(config, skillsPath, extensions.path);
     case "enable":
     case "disable": {
-      if (!argument) throw new UsageError(`Give the skill to ${action}: deerflow skills ${action} NAME (names are shown by deerflow skills list).`);
+      if (!argument)
+        throw new UsageError(
+          `Give the skill to ${action}: deerflow skills ${action} NAME (names are shown by deerflow skills list).`,
+        );
       const skill = installed(skillsPath, extensions.path).find((candidate) => candidate.name === argument);
       if (!skill) {
         const names = installed(skillsPath, extensions.path).map((candidate) => candidate.name);
-        process.stderr.write(`deerflow: No skill named "${argument}" is installed. Installed: ${names.join(", ") || "none"}.\n`);
+        process.stderr.write(
+          `deerflow: No skill named "${argument}" is installed. Installed: ${names.join(", ") || "none"}.\n`,
+        );
         return 1;
       }
       setSkillEnabled(extensions.path, skill.name, action === "enable");
-      process.stderr.write(`${action === "enable" ? "Enabled" : "Disabled"} ${skill.name} (saved in ${extensions.path}).\n`);
+      process.stderr.write(
+        `${action === "enable" ? "Enabled" : "Disabled"} ${skill.name} (saved in ${extensions.path}).\n`,
+      );
       return 0;
     }
     default: {
       if (!argument) throw new UsageError("Give the archive to install: deerflow skills install FILE.skill [--force].");
       try {
-        const result = await installSkillArchive(path.resolve(argument), customSkillsDir(skillsPath), { force: parsed.values.force });
-        const state = readSkillStates(extensions.path)[result.name] === false ? ` It is disabled in ${extensions.path}; run deerflow skills enable ${result.name}.` : "";
+        const result = await installSkillArchive(path.resolve(argument), customSkillsDir(skillsPath), {
+          force: parsed.values.force,
+        });
+        const state =
+          readSkillStates(extensions.path)[result.name] === false
+            ? ` It is disabled in ${extensions.path}; run deerflow skills enable ${result.name}.`
+            : "";
         const publicRoots = skillRoots(skillsPath).filter((root) => root.category === "public");
-        const shadows = discoverSkills(publicRoots).some((skill) => skill.name === result.name) ? ` It takes the place of the public skill ${result.name}.` : "";
-        process.stderr.write(`${result.replaced ? "Replaced" : "Installed"} ${result.name} in ${result.dir} (${result.fileCount} files).${shadows}${state}\n`);
+        const shadows = discoverSkills(publicRoots).some((skill) => skill.name === result.name)
+          ? ` It takes the place of the public skill ${result.name}.`
+          : "";
+        process.stderr.write(
+          `${result.replaced ? "Replaced" : "Installed"} ${result.name} in ${result.dir} (${result.fileCount} files).${shadows}${state}\n`,
+        );
         return 0;
       } catch (error) {
         if (error instanceof HarnessError && error.code === "skill_rejected") {
@@ -73,7 +95,9 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function installed(skillsPath: string, extensionsFile: string): SkillRecord[] {
-  return discoverSkills(skillRoots(skillsPath), readSkillStates(extensionsFile), (message) => process.stderr.write(`warning: ${message}\n`));
+  return discoverSkills(skillRoots(skillsPath), readSkillStates(extensionsFile), (message) =>
+    process.stderr.write(`warning: ${message}\n`),
+  );
 }
 
 function list(config: AppConfig, skillsPath: string, extensionsFile: string): number {
@@ -85,8 +109,12 @@ function list(config: AppConfig, skillsPath: string, extensionsFile: string): nu
   const width = Math.max(...skills.map((skill) => skill.name.length));
   for (const skill of skills) {
     const description = skill.description.length > 90 ? `${skill.description.slice(0, 89)}…` : skill.description;
-    process.stdout.write(`${skill.name.padEnd(width)}  ${skill.category.padEnd(6)}  ${(skill.enabled ? "enabled" : "disabled").padEnd(8)}  ${description}\n`);
+    process.stdout.write(
+      `${skill.name.padEnd(width)}  ${skill.category.padEnd(6)}  ${(skill.enabled ? "enabled" : "disabled").padEnd(8)}  ${description}\n`,
+    );
   }
-  process.stderr.write(`custom skills: ${customSkillsDir(skillsPath)}; enabled state: ${extensionsFile}; the agent sees them at ${config.skills.container_path}\n`);
+  process.stderr.write(
+    `custom skills: ${customSkillsDir(skillsPath)}; enabled state: ${extensionsFile}; the agent sees them at ${config.skills.container_path}\n`,
+  );
   return 0;
 }

@@ -31,23 +31,36 @@ import { UsageError } from "../usage-error.js";
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
   }
   const [action, id, ...extra] = parsed.positionals;
   if (action === "delete") {
-    if (!id || extra.length > 0) throw new UsageError("Give one thread id: deerflow threads delete ID (deerflow threads lists them).");
+    if (!id || extra.length > 0)
+      throw new UsageError("Give one thread id: deerflow threads delete ID (deerflow threads lists them).");
     return deleteThread(parsed.values.config, id);
   }
   if (action === "prune") {
-    if (id !== undefined) throw new UsageError("prune takes no thread id: deerflow threads prune [--retention runs|latest|all] applies to every thread.");
+    if (id !== undefined)
+      throw new UsageError(
+        "prune takes no thread id: deerflow threads prune [--retention runs|latest|all] applies to every thread.",
+      );
     return pruneThreads(parsed.values.config, parsed.values.retention);
   }
-  if (action !== undefined) throw new UsageError(`Unknown threads action "${action}". Use deerflow threads [--limit N] or deerflow threads delete ID.`);
+  if (action !== undefined)
+    throw new UsageError(
+      `Unknown threads action "${action}". Use deerflow threads [--limit N] or deerflow threads delete ID.`,
+    );
   const limitRaw = parsed.values.limit;
   const limit = limitRaw === undefined ? undefined : Number(limitRaw);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit takes a whole number of at least 1, got "${limitRaw}".`);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new UsageError(`--limit takes a whole number of at least 1, got "${limitRaw}".`);
 
   const reader = await openThreadReader(parsed.values.config);
   try {
@@ -60,7 +73,9 @@ export async function main(argv: string[]): Promise<number> {
       const saved = await reader.read(threadId);
       const updated = saved?.updatedAt ? saved.updatedAt.replace("T", " ").slice(0, 19) : "?";
       const count = saved?.values.messages?.length ?? 0;
-      writeOut(`${threadId}  ${updated}  ${String(count).padStart(3)} messages  ${terminalSafe(saved?.values.title ?? "(untitled)")}\n`);
+      writeOut(
+        `${threadId}  ${updated}  ${String(count).padStart(3)} messages  ${terminalSafe(saved?.values.title ?? "(untitled)")}\n`,
+      );
     }
     return 0;
   } finally {
@@ -130,13 +145,17 @@ async function pruneThreads(configPath: string | undefined, retentionRaw: string
       // Long values only pruned checkpoints referred to go too; Postgres reuses the space of deleted rows
       // itself (autovacuum), so the report is what the rows took.
       if (busy.length === 0) bytes += (await collectPostgresLargeValues(postgres.pool)).bytes;
-      process.stderr.write(`Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); ${size(bytes)} of rows freed in ${reader.where}.${skipped}\n`);
+      process.stderr.write(
+        `Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); ${size(bytes)} of rows freed in ${reader.where}.${skipped}\n`,
+      );
       return 0;
     }
     // Long values only pruned checkpoints referred to go too (a full scan: here, not after every run).
     if (busy.length === 0) collectLargeValues(reader.store.db);
     const freed = reclaimSpace(reader.store.db, true);
-    process.stderr.write(`Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${mib(freed)} MiB.${skipped}\n`);
+    process.stderr.write(
+      `Pruned ${checkpoints} checkpoints from ${threads} threads (retention: ${policy}); the file shrank by ${mib(freed)} MiB.${skipped}\n`,
+    );
     return 0;
   } finally {
     await leases.close();

@@ -10,7 +10,10 @@ import { COMPOSED_CHAIN_NAME, composeChain } from "./compose-chain.js";
 
 // `tally` is reduced by appending; `note` is a plain last-value channel.
 const fields = {
-  tally: new ReducedValue(z.array(z.string()).default(() => []), { reducer: (current: string[], next: string[]) => [...current, ...next] }),
+  tally: new ReducedValue(
+    z.array(z.string()).default(() => []),
+    { reducer: (current: string[], next: string[]) => [...current, ...next] },
+  ),
   note: z.string().optional(),
 };
 const schema = new StateSchema(fields);
@@ -18,7 +21,11 @@ const schema = new StateSchema(fields);
 type Log = string[];
 type State = { messages: BaseMessage[]; tally?: string[]; note?: string };
 
-const echo = tool(async ({ text }: { text: string }) => `echo ${text}`, { name: "echo", description: "echoes", schema: z.object({ text: z.string() }) });
+const echo = tool(async ({ text }: { text: string }) => `echo ${text}`, {
+  name: "echo",
+  description: "echoes",
+  schema: z.object({ text: z.string() }),
+});
 
 /** Three members touching the same channels in the same phases, every hook logging what it sees. */
 function chain(log: Log): AgentMiddleware[] {
@@ -30,7 +37,11 @@ function chain(log: Log): AgentMiddleware[] {
     beforeModel: (state: State) => {
       log.push(`a.beforeModel tally=${(state.tally ?? []).join(",")}`);
       added += 1;
-      return { tally: ["a"], note: "from a", messages: [new HumanMessage({ id: `a-${added}`, content: `added by a ${added}` })] };
+      return {
+        tally: ["a"],
+        note: "from a",
+        messages: [new HumanMessage({ id: `a-${added}`, content: `added by a ${added}` })],
+      };
     },
     afterModel: () => void log.push("a.afterModel"),
     afterAgent: () => void log.push("a.afterAgent"),
@@ -83,18 +94,37 @@ function chain(log: Log): AgentMiddleware[] {
   return [a, b, c];
 }
 
-const script = (): ScriptStep[] => [{ tool_calls: [{ name: "echo", args: { text: "hi" }, id: "call-1" }], id: "ai-1" }, { content: "done", id: "ai-2" }];
+const script = (): ScriptStep[] => [
+  { tool_calls: [{ name: "echo", args: { text: "hi" }, id: "call-1" }], id: "ai-1" },
+  { content: "done", id: "ai-2" },
+];
 
 async function run(members: (log: Log) => AgentMiddleware[], steps: ScriptStep[], composed: boolean) {
   const log: Log = [];
   const checkpointer = new MemorySaver();
   const list = members(log);
-  const agent = createAgent({ model: new ScriptedChatModel(steps), tools: [], stateSchema: schema, middleware: composed ? composeChain(list) : list, checkpointer });
+  const agent = createAgent({
+    model: new ScriptedChatModel(steps),
+    tools: [],
+    stateSchema: schema,
+    middleware: composed ? composeChain(list) : list,
+    checkpointer,
+  });
   const config = { configurable: { thread_id: "t" } };
-  const result = (await agent.invoke({ messages: [new HumanMessage({ id: "u-1", content: "hello" })] }, config)) as State;
+  const result = (await agent.invoke(
+    { messages: [new HumanMessage({ id: "u-1", content: "hello" })] },
+    config,
+  )) as State;
   let checkpoints = 0;
   for await (const _ of checkpointer.list(config)) checkpoints += 1;
-  const state = { c_seen: (result as { c_seen?: number }).c_seen, messages: result.messages.map((m) => `${m.getType()}:${ToolMessage.isInstance(m) ? m.tool_call_id : m.id}:${String(m.content)}`), tally: result.tally, note: result.note };
+  const state = {
+    c_seen: (result as { c_seen?: number }).c_seen,
+    messages: result.messages.map(
+      (m) => `${m.getType()}:${ToolMessage.isInstance(m) ? m.tool_call_id : m.id}:${String(m.content)}`,
+    ),
+    tally: result.tally,
+    note: result.note,
+  };
   return { log, state, checkpoints, nodes: Object.keys(agent.graph.nodes) };
 }
 
@@ -115,7 +145,15 @@ test("composed: one node per hook phase, hooks in langchain's order, state merge
     "b.wrap out",
     "a.wrap out",
   ]);
-  assert.deepEqual(plain.log.slice(8, 15), ["c.afterModel", "b.afterModel messages=2", "a.afterModel", "a.tool in", "b.tool in", "b.tool out", "a.tool out"]);
+  assert.deepEqual(plain.log.slice(8, 15), [
+    "c.afterModel",
+    "b.afterModel messages=2",
+    "a.afterModel",
+    "a.tool in",
+    "b.tool in",
+    "b.tool out",
+    "a.tool out",
+  ]);
   assert.deepEqual(plain.log.slice(-2), ["c.afterAgent", "a.afterAgent"]);
   // a adds a message and b removes it again; each step's tally gains a then b.
   assert.deepEqual(composed.state.tally, ["a", "b", "a", "b"]);
@@ -127,9 +165,15 @@ test("composed: one node per hook phase, hooks in langchain's order, state merge
   // (tool results get random ids, so they are compared by their call id)
   // One node per phase instead of one per member hook, and fewer checkpoints for it.
   const hookNodes = (nodes: string[]) => nodes.filter((name) => /\.(before|after)_(agent|model)$/.test(name)).sort();
-  assert.deepEqual(hookNodes(composed.nodes), ["after_agent", "after_model", "before_agent", "before_model"].map((phase) => `${COMPOSED_CHAIN_NAME}.${phase}`));
+  assert.deepEqual(
+    hookNodes(composed.nodes),
+    ["after_agent", "after_model", "before_agent", "before_model"].map((phase) => `${COMPOSED_CHAIN_NAME}.${phase}`),
+  );
   assert.equal(hookNodes(plain.nodes).length, 9);
-  assert.ok(composed.checkpoints < plain.checkpoints, `${composed.checkpoints} checkpoints composed, ${plain.checkpoints} plain`);
+  assert.ok(
+    composed.checkpoints < plain.checkpoints,
+    `${composed.checkpoints} checkpoints composed, ${plain.checkpoints} plain`,
+  );
 });
 
 /** A chain whose middle member jumps: back to the model from afterModel once, to the end from beforeModel on the third call. */
@@ -158,7 +202,10 @@ function jumping(log: Log): AgentMiddleware[] {
           log.push("middle.afterModel");
           if (reminded) return undefined;
           reminded = true;
-          return { messages: [new HumanMessage({ id: "reminder", content: "not done yet" })], jumpTo: "model" as const };
+          return {
+            messages: [new HumanMessage({ id: "reminder", content: "not done yet" })],
+            jumpTo: "model" as const,
+          };
         },
       },
     }),
@@ -171,7 +218,11 @@ function jumping(log: Log): AgentMiddleware[] {
 }
 
 test("composed: a member's jump stops the members after it and is routed as before", async () => {
-  const steps = (): ScriptStep[] => [{ content: "first answer", id: "ai-1" }, { content: "second answer", id: "ai-2" }, { content: "never", id: "ai-3" }];
+  const steps = (): ScriptStep[] => [
+    { content: "first answer", id: "ai-1" },
+    { content: "second answer", id: "ai-2" },
+    { content: "never", id: "ai-3" },
+  ];
   const plain = await run(jumping, steps(), false);
   const composed = await run(jumping, steps(), true);
   assert.deepEqual(composed.log, plain.log);
@@ -191,10 +242,17 @@ test("composed: a member's jump stops the members after it and is routed as befo
 
 test("composed: a beforeModel jump to the end skips the later members and the model", async () => {
   const members = (log: Log) => [
-    createMiddleware({ name: "one", beforeModel: () => void log.push("one.beforeModel"), afterAgent: () => void log.push("one.afterAgent") }),
+    createMiddleware({
+      name: "one",
+      beforeModel: () => void log.push("one.beforeModel"),
+      afterAgent: () => void log.push("one.afterAgent"),
+    }),
     createMiddleware({
       name: "two",
-      beforeModel: { canJumpTo: ["end"], hook: () => (log.push("two.beforeModel"), { note: "stopped", jumpTo: "end" as const }) },
+      beforeModel: {
+        canJumpTo: ["end"],
+        hook: () => (log.push("two.beforeModel"), { note: "stopped", jumpTo: "end" as const }),
+      },
     }),
     createMiddleware({ name: "three", stateSchema: schema, beforeModel: () => void log.push("three.beforeModel") }),
   ];
@@ -210,10 +268,20 @@ test("composed: a jump a member does not allow is refused as langchain refuses i
     createMiddleware({ name: "ok", beforeModel: { canJumpTo: ["end"], hook: () => undefined } }),
     createMiddleware({ name: "bad", beforeModel: () => ({ jumpTo: "end" as const }) }),
   ];
-  const agent = createAgent({ model: new ScriptedChatModel([{ content: "x" }]), tools: [], middleware: composeChain(bad()) });
-  await assert.rejects(agent.invoke({ messages: [new HumanMessage("hi")] }), /Invalid jump target: end, no beforeModel.canJumpTo defined in middleware bad/);
+  const agent = createAgent({
+    model: new ScriptedChatModel([{ content: "x" }]),
+    tools: [],
+    middleware: composeChain(bad()),
+  });
+  await assert.rejects(
+    agent.invoke({ messages: [new HumanMessage("hi")] }),
+    /Invalid jump target: end, no beforeModel.canJumpTo defined in middleware bad/,
+  );
 });
 
 test("composeChain refuses a member named like the composed middleware", () => {
-  assert.throws(() => composeChain([createMiddleware({ name: COMPOSED_CHAIN_NAME })]), /already named "deerflow-chain"/);
+  assert.throws(
+    () => composeChain([createMiddleware({ name: COMPOSED_CHAIN_NAME })]),
+    /already named "deerflow-chain"/,
+  );
 });

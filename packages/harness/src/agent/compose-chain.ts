@@ -42,7 +42,14 @@
  */
 import { AIMessage, RemoveMessage } from "@langchain/core/messages";
 import { getInteropZodObjectShape, isInteropZodObject, isZodSchemaV4 } from "@langchain/core/utils/types";
-import { Command, Overwrite, REMOVE_ALL_MESSAGES, ReducedValue, StateSchema, messagesStateReducer } from "@langchain/langgraph";
+import {
+  Command,
+  Overwrite,
+  REMOVE_ALL_MESSAGES,
+  ReducedValue,
+  StateSchema,
+  messagesStateReducer,
+} from "@langchain/langgraph";
 import { schemaMetaRegistry } from "@langchain/langgraph/zod";
 import type { AgentMiddleware } from "langchain";
 
@@ -73,8 +80,13 @@ export const COMPOSED_CHAIN_NAME = "deerflow-chain";
  * The middleware list to give `createAgent` for `chain`: one middleware with at most one hook per phase,
  * then each member's wrappers and tools. Behaves like `chain` itself (see the file comment).
  */
-export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_CHAIN_NAME, options: ComposeChainOptions = {}): AgentMiddleware[] {
-  if (chain.some((entry) => entry.name === name)) throw new Error(`composeChain: a chain member is already named "${name}"; pass another name.`);
+export function composeChain(
+  chain: readonly AgentMiddleware[],
+  name = COMPOSED_CHAIN_NAME,
+  options: ComposeChainOptions = {},
+): AgentMiddleware[] {
+  if (chain.some((entry) => entry.name === name))
+    throw new Error(`composeChain: a chain member is already named "${name}"; pass another name.`);
   if (!chain.every(composable)) return [...chain];
   const fields: Record<string, unknown> = {};
   const reducers = new Map<string, Reducer>();
@@ -83,7 +95,8 @@ export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_
     const schemaFields = channelsOf(entry.stateSchema)!;
     for (const [key, field] of Object.entries(schemaFields)) {
       if (!(key in fields)) fields[key] = field;
-      if (ReducedValue.isInstance(field) && !reducers.has(key)) reducers.set(key, (field as { reducer: Reducer }).reducer);
+      if (ReducedValue.isInstance(field) && !reducers.has(key))
+        reducers.set(key, (field as { reducer: Reducer }).reducer);
     }
     const hooks: Member["hooks"] = {};
     for (const phase of PHASES) {
@@ -104,11 +117,16 @@ export function composeChain(chain: readonly AgentMiddleware[], name = COMPOSED_
     if (phase === "afterModel" || phase === "afterAgent") ordered.reverse();
     const hook = phaseHook(phase, ordered, reducers);
     const canJumpTo = [...new Set(ordered.flatMap((member) => member.hooks[phase]!.canJumpTo))];
-    if (phase === "afterModel" && options.afterModelInModelCall && canJumpTo.length === 0) composed.wrapModelCall = afterModelWrapper(hook);
+    if (phase === "afterModel" && options.afterModelInModelCall && canJumpTo.length === 0)
+      composed.wrapModelCall = afterModelWrapper(hook);
     else composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
   }
 
-  const rest = chain.map(withoutNodeHooks).filter((entry) => entry.wrapModelCall || entry.wrapToolCall || entry.tools?.length || entry.streamTransformers?.length);
+  const rest = chain
+    .map(withoutNodeHooks)
+    .filter(
+      (entry) => entry.wrapModelCall || entry.wrapToolCall || entry.tools?.length || entry.streamTransformers?.length,
+    );
   return [composed as unknown as AgentMiddleware, ...rest];
 }
 
@@ -130,7 +148,11 @@ function channelsOf(schema: unknown): Record<string, unknown> | undefined {
   for (const [key, field] of Object.entries(getInteropZodObjectShape(schema))) {
     const reducer = isZodSchemaV4(field) ? schemaMetaRegistry.get(field)?.reducer : undefined;
     if (!reducer) channels[key] = field;
-    else channels[key] = new ReducedValue(field as never, { reducer: reducer.fn, ...(reducer.schema ? { inputSchema: reducer.schema as never } : {}) });
+    else
+      channels[key] = new ReducedValue(field as never, {
+        reducer: reducer.fn,
+        ...(reducer.schema ? { inputSchema: reducer.schema as never } : {}),
+      });
   }
   return channels;
 }
@@ -155,7 +177,10 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
       if (!result) continue;
       changed = true;
       if (typeof result.jumpTo === "string" && !canJumpTo.includes(result.jumpTo)) {
-        const allowed = canJumpTo.length > 0 ? `must be one of: ${canJumpTo.join(", ")}` : `no ${phase}.canJumpTo defined in middleware ${member.name}`;
+        const allowed =
+          canJumpTo.length > 0
+            ? `must be one of: ${canJumpTo.join(", ")}`
+            : `no ${phase}.canJumpTo defined in middleware ${member.name}`;
         throw new Error(`Invalid jump target: ${result.jumpTo}, ${allowed}.`);
       }
       if ("type" in result) {
@@ -183,7 +208,8 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
     // langchain spreads this node's whole input under what it returns: a reduced channel no member wrote is
     // set to the value it already has, so its reducer does not run on it once more.
     for (const key of reducers.keys()) if (state[key] !== undefined) out[key] = new Overwrite(state[key]);
-    for (const [key, values] of writes) out[key] = values.length === 1 ? values[0] : combined(key, current[key], reducers);
+    for (const [key, values] of writes)
+      out[key] = values.length === 1 ? values[0] : combined(key, current[key], reducers);
     out.jumpTo = jumpTo;
     return out;
   };
@@ -191,7 +217,10 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
 
 /** A `wrapModelCall` running the composed `afterModel` hook on the model's response (see the file comment). */
 function afterModelWrapper(hook: HookFn) {
-  return async (request: { state: Record<string, unknown>; runtime: unknown }, handler: (request: unknown) => Promise<unknown>) => {
+  return async (
+    request: { state: Record<string, unknown>; runtime: unknown },
+    handler: (request: unknown) => Promise<unknown>,
+  ) => {
     const response = await handler(request);
     if (!AIMessage.isInstance(response)) return response;
     // The id the messages reducer would give it, so a member replacing the response replaces, not appends.

@@ -8,10 +8,13 @@ import { createTempHome, startFakeOpenAIServer } from "../testing/index.js";
 import { createLeadAgent } from "./create-lead-agent.js";
 
 const configFor = (url: string) =>
-  parseConfigText(`models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${url}', max_retries: 0}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`, {
-    source: "config.yaml",
-    env: {},
-  });
+  parseConfigText(
+    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: x, base_url: '${url}', max_retries: 0}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
+    {
+      source: "config.yaml",
+      env: {},
+    },
+  );
 
 const lookup = tool(async ({ city }: { city: string }) => `It is sunny in ${city}.`, {
   name: "weather",
@@ -25,16 +28,26 @@ test("a thread survives a new agent instance and the model receives the earlier 
   const home = createTempHome();
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: [{ tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { content: "Sunny in Oslo." }, { content: "You asked about Oslo." }],
+    script: [
+      { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] },
+      { content: "Sunny in Oslo." },
+      { content: "You asked about Oslo." },
+    ],
   });
   try {
     const first = await createLeadAgent(configFor(server.url), { home: home.path, tools: [lookup], env: {} });
-    const out = await first.invoke({ messages: [{ role: "user", content: "Weather in Oslo?" }] }, { configurable: { thread_id: "t-1" } });
+    const out = await first.invoke(
+      { messages: [{ role: "user", content: "Weather in Oslo?" }] },
+      { configurable: { thread_id: "t-1" } },
+    );
     assert.equal(textOf(out.messages.at(-1)!.content), "Sunny in Oslo.");
     await first.close();
 
     const second = await createLeadAgent(configFor(server.url), { home: home.path, tools: [lookup], env: {} });
-    const again = await second.invoke({ messages: [{ role: "user", content: "What did I ask?" }] }, { configurable: { thread_id: "t-1" } });
+    const again = await second.invoke(
+      { messages: [{ role: "user", content: "What did I ask?" }] },
+      { configurable: { thread_id: "t-1" } },
+    );
     assert.equal(textOf(again.messages.at(-1)!.content), "You asked about Oslo.");
     const sent = server.requests.at(-1)!.messages.map((message) => `${message.role}:${textOf(message.content)}`);
     assert.ok(sent.includes("user:Weather in Oslo?"), `earlier user message missing from ${sent.join(" | ")}`);
@@ -70,12 +83,22 @@ test("tool arguments that are not valid JSON reach the model as an error and the
   const home = createTempHome();
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: [{ tool_calls: [{ name: "weather", arguments: '{"city": "Os' }] }, { tool_calls: [{ name: "nope", arguments: {} }] }, { tool_calls: [{ name: "weather", arguments: { town: 1 } }] }, { content: "gave up" }],
+    script: [
+      { tool_calls: [{ name: "weather", arguments: '{"city": "Os' }] },
+      { tool_calls: [{ name: "nope", arguments: {} }] },
+      { tool_calls: [{ name: "weather", arguments: { town: 1 } }] },
+      { content: "gave up" },
+    ],
   });
   try {
     const agent = await createLeadAgent(configFor(server.url), { home: home.path, tools: [lookup], env: {} });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: "t" } });
-    const toolTexts = out.messages.filter((message) => message.getType() === "tool").map((message) => textOf(message.content));
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "go" }] },
+      { configurable: { thread_id: "t" } },
+    );
+    const toolTexts = out.messages
+      .filter((message) => message.getType() === "tool")
+      .map((message) => textOf(message.content));
     assert.match(toolTexts[0]!, /not valid JSON/);
     assert.match(toolTexts[1]!, /nope is not a valid tool/);
     assert.match(toolTexts[2]!, /did not match expected schema/);
@@ -92,7 +115,12 @@ test("duplicate tool names fail at construction", async () => {
   const home = createTempHome();
   try {
     await assert.rejects(
-      createLeadAgent(parseConfigText("", { source: null, env: {} }), { home: home.path, tools: [lookup, lookup], env: {}, checkpointer: false }),
+      createLeadAgent(parseConfigText("", { source: null, env: {} }), {
+        home: home.path,
+        tools: [lookup, lookup],
+        env: {},
+        checkpointer: false,
+      }),
       (error: unknown) => error instanceof HarnessError && error.code === "tool_conflict",
     );
   } finally {

@@ -7,7 +7,13 @@
  * here, before any model call.
  */
 import type { AppConfig } from "../config/schema.js";
-import { type AgentRunOptions, createHarness, DEFAULT_RECURSION_LIMIT, type HarnessOptions, type LeadAgentInfo } from "./harness.js";
+import {
+  type AgentRunOptions,
+  createHarness,
+  DEFAULT_RECURSION_LIMIT,
+  type HarnessOptions,
+  type LeadAgentInfo,
+} from "./harness.js";
 
 export { DEFAULT_RECURSION_LIMIT, type LeadAgentInfo };
 
@@ -38,7 +44,12 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
       max_total_subagents: options.max_total_subagents,
       agent_name: options.agent_name,
     });
-    return Object.assign(agent, { close: harness.close, listThreadIds: harness.listThreadIds, history: harness.history, harness });
+    return Object.assign(agent, {
+      close: harness.close,
+      listThreadIds: harness.listThreadIds,
+      history: harness.history,
+      harness,
+    });
   } catch (error) {
     await harness.close();
     throw error;

@@ -18,7 +18,13 @@ import type { AppConfig, ModelEntry } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import { mergeHistory } from "../history/format-history.js";
-import { asyncArchive, type AsyncHistoryArchive, createHistoryArchive, type HistoryArchive, type HistoryEntry } from "../history/history-archive.js";
+import {
+  asyncArchive,
+  type AsyncHistoryArchive,
+  createHistoryArchive,
+  type HistoryArchive,
+  type HistoryEntry,
+} from "../history/history-archive.js";
 import { createPostgresHistoryArchive } from "../history/postgres-history-archive.js";
 import type { McpService } from "../mcp/mcp-service.js";
 import { openMcpService } from "../mcp/open-mcp-service.js";
@@ -149,11 +155,17 @@ export interface HarnessSetup {
 }
 
 /** Builds the compiled lead agent for one option set. */
-function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCache, memoryFor: (agentName?: string) => MemoryService | null) {
+function buildAgent(
+  setup: HarnessSetup,
+  run: AgentRunOptions,
+  models: ModelCache,
+  memoryFor: (agentName?: string) => MemoryService | null,
+) {
   const { config, env, onWarning, sandbox, options } = setup;
   const selection = selectModel(config, { modelName: run.model_name, thinkingEnabled: run.thinking_enabled }, env);
   selection.warnings.forEach(onWarning);
-  const model = options.chatModel ?? models.get(selection.entry, selection.thinkingEnabled, callTimeout(config, selection.entry));
+  const model =
+    options.chatModel ?? models.get(selection.entry, selection.thinkingEnabled, callTimeout(config, selection.entry));
 
   const runtime: LeadRuntime = {
     isPlanMode: run.is_plan_mode ?? false,
@@ -174,7 +186,14 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
   });
   if (runtime.subagentEnabled) {
     const createSubagent = subagentFactory(setup, selection.entry, models);
-    tools.push(createTaskTool({ registry, createSubagent, parentTools: () => tools, defaultTimeoutSeconds: config.subagents.timeout_seconds }));
+    tools.push(
+      createTaskTool({
+        registry,
+        createSubagent,
+        parentTools: () => tools,
+        defaultTimeoutSeconds: config.subagents.timeout_seconds,
+      }),
+    );
   }
   tools.push(...setup.configTools);
   tools.push(...(options.tools ?? []));
@@ -188,7 +207,11 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     skills: setup.skills.enabled,
     skillsContainerPath: config.skills.container_path,
     subagentSection: runtime.subagentEnabled
-      ? renderSubagentPromptSection({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, types: registry.list() })
+      ? renderSubagentPromptSection({
+          maxConcurrent: runtime.maxConcurrentSubagents,
+          maxTotal: runtime.maxTotalSubagents,
+          types: registry.list(),
+        })
       : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
     webSection: renderWebPromptSection(tools.map((tool) => tool.name)),
@@ -206,7 +229,11 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
     summaryModels: summaryModels(setup, model, selection.entry, models),
     titleModel: titleModel(setup, selection.entry, models),
     tokenCounter: createTokenCounter(modelId),
-    overheadTokens: countTokens([], { model: modelId, systemPrompt, tools: tools.filter((tool) => !deferredTools.includes(tool)) }),
+    overheadTokens: countTokens([], {
+      model: modelId,
+      systemPrompt,
+      tools: tools.filter((tool) => !deferredTools.includes(tool)),
+    }),
     archive: setup.threadArchive,
     memory,
     custom: options.middleware ?? [],
@@ -219,7 +246,14 @@ function buildAgent(setup: HarnessSetup, run: AgentRunOptions, models: ModelCach
   // The chain reaches createAgent composed: one graph node per hook phase (compose-chain.ts). Each is still a
   // graph step (four per model-and-tools round), so langchain's default limit of 25 would stop a run after a
   // few rounds; DeerFlow's ceiling of 1000 allows about two hundred.
-  const agent = createAgent({ model, tools, systemPrompt, stateSchema: ThreadStateSchema, middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }), checkpointer: setup.checkpointer }).withConfig({
+  const agent = createAgent({
+    model,
+    tools,
+    systemPrompt,
+    stateSchema: ThreadStateSchema,
+    middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }),
+    checkpointer: setup.checkpointer,
+  }).withConfig({
     recursionLimit: DEFAULT_RECURSION_LIMIT,
   });
   const info: LeadAgentInfo = {
@@ -262,7 +296,9 @@ async function afterRun(setup: HarnessSetup, threadId: string): Promise<PruneRep
     if (db?.open && report.checkpoints > 0 && worthReclaiming(db)) reclaimSpace(db, false);
     return report;
   } catch (error) {
-    setup.logger.warn(`checkpoint retention on thread ${threadId} failed (nothing was lost; \`deerflow threads prune\` retries): ${(error as Error).message}`);
+    setup.logger.warn(
+      `checkpoint retention on thread ${threadId} failed (nothing was lost; \`deerflow threads prune\` retries): ${(error as Error).message}`,
+    );
     return NOTHING_PRUNED;
   }
 }
@@ -320,9 +356,20 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const home = resolveHome({ home: options.home, env });
   const defaultModel = selectModel(config, {}, env);
 
-  const configTools = await loadConfigTools(config.tools, config.source ? path.dirname(config.source) : process.cwd(), onWarning);
+  const configTools = await loadConfigTools(
+    config.tools,
+    config.source ? path.dirname(config.source) : process.cwd(),
+    onWarning,
+  );
   // The sandbox shows a projection of the enabled skills (bundled + the user's), not skills.path itself.
-  const readSkills = () => prepareSkills({ skillsPath: path.resolve(config.skills.path), containerPath: config.skills.container_path, home, env, onWarning });
+  const readSkills = () =>
+    prepareSkills({
+      skillsPath: path.resolve(config.skills.path),
+      containerPath: config.skills.container_path,
+      home,
+      env,
+      onWarning,
+    });
   const skills = readSkills();
   const sandbox = createSandboxProvider({
     use: config.sandbox.use,
@@ -333,14 +380,29 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
   });
-  const postgresUrl = config.database.backend === "postgres" && options.checkpointer === undefined ? resolveDatabaseUrl(config.database, env) : null;
+  const postgresUrl =
+    config.database.backend === "postgres" && options.checkpointer === undefined
+      ? resolveDatabaseUrl(config.database, env)
+      : null;
   if (config.database.backend !== "postgres" && (config.database.postgres_url || config.database.url)) {
     onWarning("database.url is ignored: database.backend is sqlite.");
   }
   const ownMcp = options.mcp === undefined ? openMcpService(config, { env, onWarning }) : undefined;
   const mcp = options.mcp || ownMcp;
   const setup: HarnessSetup = {
-    config, home, env, onWarning, logger, skills, sandbox, store: null, configTools, mcpTools: [], deferredTools: [], defaultModel, options,
+    config,
+    home,
+    env,
+    onWarning,
+    logger,
+    skills,
+    sandbox,
+    store: null,
+    configTools,
+    mcpTools: [],
+    deferredTools: [],
+    defaultModel,
+    options,
   };
   try {
     // Listed once for every agent: a clash with any built-in, config or code tool name renames the MCP tool.
@@ -350,7 +412,8 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     await ownMcp?.close();
     throw error;
   }
-  setup.deferredTools = config.tool_search.enabled && setup.mcpTools.length > config.tool_search.threshold ? setup.mcpTools : [];
+  setup.deferredTools =
+    config.tool_search.enabled && setup.mcpTools.length > config.tool_search.threshold ? setup.mcpTools : [];
   let postgres: PostgresDatabase | null = null;
   if (postgresUrl) {
     try {
@@ -361,23 +424,44 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     }
   }
   setup.postgres = postgres ?? undefined;
-  const store = options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
+  const store =
+    options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
   setup.store = store;
   setup.archive = store ? createHistoryArchive(store.file) : undefined;
   // On Postgres the archive is in the database too, so every process sees a thread's compacted messages.
-  setup.threadArchive = postgres ? createPostgresHistoryArchive(postgres.pool) : setup.archive && asyncArchive(setup.archive);
-  setup.checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
-  setup.pruner = options.pruner ?? (store ? createSqlitePruner(store.db) : postgres ? createPostgresPruner(postgres.pool) : undefined);
+  setup.threadArchive = postgres
+    ? createPostgresHistoryArchive(postgres.pool)
+    : setup.archive && asyncArchive(setup.archive);
+  setup.checkpointer =
+    options.checkpointer === false ? undefined : (options.checkpointer ?? postgres?.saver ?? store!.saver);
+  setup.pruner =
+    options.pruner ??
+    (store ? createSqlitePruner(store.db) : postgres ? createPostgresPruner(postgres.pool) : undefined);
   const archive = setup.threadArchive;
 
   const models = new ModelCache();
   const memories = new Map<string, MemoryService | null>();
   const memoryFor = (agentName?: string): MemoryService | null => {
     if (agentName !== undefined && !/^[A-Za-z0-9-]+$/.test(agentName)) {
-      throw new HarnessError("config_invalid", `Agent name "${agentName}" is not valid: use letters, digits and "-" only.`);
+      throw new HarnessError(
+        "config_invalid",
+        `Agent name "${agentName}" is not valid: use letters, digits and "-" only.`,
+      );
     }
     const key = agentName ?? "";
-    if (!memories.has(key)) memories.set(key, createLeadMemory(config, { home, agentName, runModel: defaultModel, chatModel: options.chatModel, env, onWarning, logger }));
+    if (!memories.has(key))
+      memories.set(
+        key,
+        createLeadMemory(config, {
+          home,
+          agentName,
+          runModel: defaultModel,
+          chatModel: options.chatModel,
+          env,
+          onWarning,
+          logger,
+        }),
+      );
     return memories.get(key)!;
   };
 
@@ -458,7 +542,10 @@ class ModelCache {
 function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: ModelCache): CreateSubagent {
   return (spec) => {
     const entry = spec.model ? selectModel(setup.config, { modelName: spec.model }, setup.env).entry : parentEntry;
-    const model = !spec.model && setup.options.chatModel ? setup.options.chatModel : models.get(entry, false, callTimeout(setup.config, entry));
+    const model =
+      !spec.model && setup.options.chatModel
+        ? setup.options.chatModel
+        : models.get(entry, false, callTimeout(setup.config, entry));
     const middleware = buildSubagentChain({
       config: setup.config,
       home: setup.home,
@@ -469,13 +556,24 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       onWarning: setup.onWarning,
       logger: setup.logger.child("subagent"),
     });
-    const agent = createAgent({ model, tools: spec.tools, stateSchema: ThreadStateSchema, middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }), checkpointer: false });
+    const agent = createAgent({
+      model,
+      tools: spec.tools,
+      stateSchema: ThreadStateSchema,
+      middleware: composeChain(middleware, undefined, { afterModelInModelCall: true }),
+      checkpointer: false,
+    });
     return agent as unknown as SubagentGraph;
   };
 }
 
 /** Summarizer candidates: the configured summary model (thinking off), then the run's model. */
-function summaryModels(setup: HarnessSetup, runModel: BaseChatModel, runEntry: ModelEntry, models: ModelCache): BaseChatModel[] {
+function summaryModels(
+  setup: HarnessSetup,
+  runModel: BaseChatModel,
+  runEntry: ModelEntry,
+  models: ModelCache,
+): BaseChatModel[] {
   const name = setup.config.summarization.model_name;
   if (!name || name === runEntry.name) return [runModel];
   const entry = selectModel(setup.config, { modelName: name }, setup.env).entry;
@@ -485,7 +583,9 @@ function summaryModels(setup: HarnessSetup, runModel: BaseChatModel, runEntry: M
 /** The title model: `title.model_name`, else the run's model; none (fallback title) for the demo model. */
 function titleModel(setup: HarnessSetup, runEntry: ModelEntry, models: ModelCache): BaseChatModel | undefined {
   const { config, env } = setup;
-  const entry = config.title.model_name ? selectModel(config, { modelName: config.title.model_name }, env).entry : runEntry;
+  const entry = config.title.model_name
+    ? selectModel(config, { modelName: config.title.model_name }, env).entry
+    : runEntry;
   // Tightly bounded: the title is written after the answer, and the run ends only when it is.
   const timeoutSeconds = Math.min(callTimeout(config, entry), config.llm_call.title_timeout_seconds);
   return entry.use === "demo" ? undefined : models.get(entry, false, timeoutSeconds);
@@ -535,9 +635,11 @@ function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void 
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) {
-      throw new HarnessError("tool_conflict", `Two tools are named "${tool.name}". Rename one of them: the model could not tell them apart.`);
+      throw new HarnessError(
+        "tool_conflict",
+        `Two tools are named "${tool.name}". Rename one of them: the model could not tell them apart.`,
+      );
     }
     seen.add(tool.name);
   }
 }
-

@@ -11,7 +11,13 @@ const config = (extra = "") => parseConfigText(`sandbox: {use: local}\n${extra}`
 async function chainOf(options: Parameters<typeof createLeadAgent>[1], extra = ""): Promise<string[]> {
   const home = createTempHome();
   try {
-    const agent = await createLeadAgent(config(extra), { home: home.path, env: {}, checkpointer: false, onWarning: () => {}, ...options });
+    const agent = await createLeadAgent(config(extra), {
+      home: home.path,
+      env: {},
+      checkpointer: false,
+      onWarning: () => {},
+      ...options,
+    });
     await agent.close();
     return agent.deerflow.middlewareNames;
   } finally {
@@ -48,8 +54,25 @@ test("the full chain runs in DeerFlow's order, clarification last", async () => 
 });
 
 test("conditional slots drop out when their switch is off", async () => {
-  const names = await chainOf({}, "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n");
-  assert.deepEqual(names, ["thread-data", "uploads", "sandbox", "tool-errors", "dangling-tool-call", "tool-call-repair", "model-retry", "skill-activation", "durable-context", "loop-detection", "token-usage", "context-guard", "clarification"]);
+  const names = await chainOf(
+    {},
+    "summarization: {enabled: false}\ntitle: {enabled: false}\nmemory: {enabled: false}\n",
+  );
+  assert.deepEqual(names, [
+    "thread-data",
+    "uploads",
+    "sandbox",
+    "tool-errors",
+    "dangling-tool-call",
+    "tool-call-repair",
+    "model-retry",
+    "skill-activation",
+    "durable-context",
+    "loop-detection",
+    "token-usage",
+    "context-guard",
+    "clarification",
+  ]);
 });
 
 test("middlewares passed in code go right before clarification", async () => {
@@ -64,12 +87,21 @@ test("config tools are loaded; an mcp_servers entry whose command does not exist
   const warnings: string[] = [];
   try {
     const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../test/fixtures");
-    const yaml = "sandbox: {use: local}\nmemory: {enabled: false}\ntools: [{name: shout, use: './config-tools.mjs:shout'}]\nmcp_servers: {github: {command: gh-mcp}}\n";
+    const yaml =
+      "sandbox: {use: local}\nmemory: {enabled: false}\ntools: [{name: shout, use: './config-tools.mjs:shout'}]\nmcp_servers: {github: {command: gh-mcp}}\n";
     const config = parseConfigText(yaml, { source: path.join(fixtures, "config.yaml"), env: {} });
-    const agent = await createLeadAgent(config, { home: home.path, env: {}, checkpointer: false, onWarning: (w) => warnings.push(w) });
+    const agent = await createLeadAgent(config, {
+      home: home.path,
+      env: {},
+      checkpointer: false,
+      onWarning: (w) => warnings.push(w),
+    });
     await agent.close();
     assert.ok(agent.deerflow.toolNames.includes("shout"));
-    assert.ok(warnings.some((w) => /MCP server "github" .* did not start: the command was not found/.test(w)), warnings.join("\n"));
+    assert.ok(
+      warnings.some((w) => /MCP server "github" .* did not start: the command was not found/.test(w)),
+      warnings.join("\n"),
+    );
   } finally {
     home.cleanup();
   }
@@ -78,7 +110,10 @@ test("config tools are loaded; an mcp_servers entry whose command does not exist
 test("subagent limits come from config and are clamped: max_concurrent to 1..4, max_total_per_run as configured", async () => {
   const home = createTempHome();
   try {
-    const agent = await createLeadAgent(config("subagents: {enabled: true, max_concurrent: 1, max_total_per_run: 9}\nmemory: {enabled: false}\n"), { home: home.path, env: {}, checkpointer: false, onWarning: () => {} });
+    const agent = await createLeadAgent(
+      config("subagents: {enabled: true, max_concurrent: 1, max_total_per_run: 9}\nmemory: {enabled: false}\n"),
+      { home: home.path, env: {}, checkpointer: false, onWarning: () => {} },
+    );
     await agent.close();
     assert.equal(agent.deerflow.runtime.maxConcurrentSubagents, 1);
     assert.equal(agent.deerflow.runtime.maxTotalSubagents, 9);

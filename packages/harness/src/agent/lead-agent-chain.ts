@@ -94,11 +94,13 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
     modelRetryMiddleware({ ...retryOptions(config, input.modelEntry), logger: input.logger?.child("model-retry") }),
     // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
-    input.skills !== undefined && skillActivationMiddleware({ ...input.skills, logger: input.logger?.child("skill-activation") }),
+    input.skills !== undefined &&
+      skillActivationMiddleware({ ...input.skills, logger: input.logger?.child("skill-activation") }),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContext(config, input.onWarning, input.logger),
     // 6. Compacts history into summary_text after durable context has captured what it needs.
-    config.summarization.enabled && summarization(config, input, { overheadTokens: input.overheadTokens, archive: input.archive }),
+    config.summarization.enabled &&
+      summarization(config, input, { overheadTokens: input.overheadTokens, archive: input.archive }),
     // 7. Plan mode: write_todos and its rules.
     runtime.isPlanMode && todoListMiddleware({ logger: input.logger?.child("todo-list") }),
     // 8. Title after the first exchange (afterAgent).
@@ -114,15 +116,27 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 9. Queues the finished conversation for fact extraction (afterAgent, sees the final answer).
     input.memory?.middleware() ?? false,
     // 10. Vision models only: shows the images view_image loaded, once.
-    input.modelEntry.supports_vision && viewImageMiddleware({ home: input.home, logger: input.logger?.child("view-image") }),
+    input.modelEntry.supports_vision &&
+      viewImageMiddleware({ home: input.home, logger: input.logger?.child("view-image") }),
     // 11. Drops task calls past the per-response limit before any tool runs.
-    runtime.subagentEnabled && subagentLimitMiddleware({ maxConcurrent: runtime.maxConcurrentSubagents, maxTotal: runtime.maxTotalSubagents, onWarning: input.onWarning, logger: input.logger?.child("subagent-limit") }),
+    runtime.subagentEnabled &&
+      subagentLimitMiddleware({
+        maxConcurrent: runtime.maxConcurrentSubagents,
+        maxTotal: runtime.maxTotalSubagents,
+        onWarning: input.onWarning,
+        logger: input.logger?.child("subagent-limit"),
+      }),
     // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
-    (input.deferredTools?.length ?? 0) > 0 && deferredToolsMiddleware({ deferred: input.deferredTools!, logger: input.logger?.child("deferred-tools") }),
+    (input.deferredTools?.length ?? 0) > 0 &&
+      deferredToolsMiddleware({ deferred: input.deferredTools!, logger: input.logger?.child("deferred-tools") }),
     // 11c. Repeated identical tool calls: afterModel runs bottom-up, so it sees the response before subagent-limit drops calls.
     config.loop_detection.enabled && loopDetection(config, input.onWarning, input.logger),
     // 11d. Token accounting (always) and the optional budget: the first afterModel, so every response is counted before any jump.
-    tokenUsageMiddleware({ maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined, onWarning: input.onWarning, logger: input.logger?.child("token-usage") }),
+    tokenUsageMiddleware({
+      maxTokens: config.token_budget.enabled ? config.token_budget.max_tokens : undefined,
+      onWarning: input.onWarning,
+      logger: input.logger?.child("token-usage"),
+    }),
     // 11e. Innermost model wrapper: bounds tool results in the final request; on a context-length error compacts harder, retries once.
     contextGuardMiddleware({
       perResultChars: config.llm_call.tool_result_max_chars,
@@ -206,7 +220,13 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
 /** `summarization:` as middleware options, for the lead (with overhead and archive) and for subagents. */
 function summarization(
   config: AppConfig,
-  input: { summaryModels: BaseChatModel[]; modelEntry: ModelEntry; tokenCounter: TokenCounter; onWarning: (message: string) => void; logger?: Logger },
+  input: {
+    summaryModels: BaseChatModel[];
+    modelEntry: ModelEntry;
+    tokenCounter: TokenCounter;
+    onWarning: (message: string) => void;
+    logger?: Logger;
+  },
   extra: { overheadTokens?: number; archive?: AnyHistoryArchive },
 ): AgentMiddleware {
   const settings = config.summarization;
@@ -237,5 +257,10 @@ function durableContext(config: AppConfig, onWarning: (message: string) => void,
 /** `loop_detection:` as middleware options. */
 function loopDetection(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
   const { warn_threshold, hard_limit } = config.loop_detection;
-  return loopDetectionMiddleware({ warnThreshold: warn_threshold, hardLimit: hard_limit, onWarning, logger: logger?.child("loop-detection") });
+  return loopDetectionMiddleware({
+    warnThreshold: warn_threshold,
+    hardLimit: hard_limit,
+    onWarning,
+    logger: logger?.child("loop-detection"),
+  });
 }

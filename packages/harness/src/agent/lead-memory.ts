@@ -26,10 +26,18 @@ export interface LeadMemoryContext {
 export function createLeadMemory(config: AppConfig, context: LeadMemoryContext): MemoryService | null {
   const settings = config.memory;
   if (!settings.enabled) return null;
-  const entry = settings.model_name ? selectModel(config, { modelName: settings.model_name }, context.env).entry : context.runModel.entry;
+  const entry = settings.model_name
+    ? selectModel(config, { modelName: settings.model_name }, context.env).entry
+    : context.runModel.entry;
   // Bounded tightly: a hung update would otherwise keep the CLI from exiting (it flushes memory first).
-  const timeoutSeconds = Math.min(entry.timeout ?? config.llm_call.timeout_seconds, config.llm_call.memory_timeout_seconds);
-  const model = !settings.model_name && context.chatModel ? context.chatModel : createChatModel(entry, { thinkingEnabled: false, timeoutSeconds });
+  const timeoutSeconds = Math.min(
+    entry.timeout ?? config.llm_call.timeout_seconds,
+    config.llm_call.memory_timeout_seconds,
+  );
+  const model =
+    !settings.model_name && context.chatModel
+      ? context.chatModel
+      : createChatModel(entry, { thinkingEnabled: false, timeoutSeconds });
   return createMemoryService({
     home: context.home,
     agentName: context.agentName,

@@ -32,16 +32,26 @@ test("a code tool and a config tool that throw become error results naming the t
   const server = await startFakeOpenAIServer({
     strict: true,
     script: [
-      { tool_calls: [{ name: "lookup_order", arguments: { id: "42" } }, { name: "explode", arguments: {} }] },
+      {
+        tool_calls: [
+          { name: "lookup_order", arguments: { id: "42" } },
+          { name: "explode", arguments: {} },
+        ],
+      },
       { content: "Both tools failed; sorry." },
     ],
   });
   try {
     const config = configFor(server.url, "tools: [{name: explode, use: './config-tools.mjs:explode'}]\n");
     const agent = await createLeadAgent(config, { home: home.path, tools: [broken], env: {} });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "order 42?" }] }, { configurable: { thread_id: "t" } });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "order 42?" }] },
+      { configurable: { thread_id: "t" } },
+    );
     assert.equal(textOf(out.messages.at(-1)!.content), "Both tools failed; sorry.");
-    const sent = server.requests[1]!.messages.filter((message) => message.role === "tool").map((message) => textOf(message.content));
+    const sent = server.requests[1]!.messages.filter((message) => message.role === "tool").map((message) =>
+      textOf(message.content),
+    );
     assert.equal(sent.length, 2);
     assert.match(sent[0]!, /lookup_order/);
     assert.match(sent[0]!, /database is locked/);
@@ -60,7 +70,12 @@ test("tool calls with empty ids keep their real results in every later request",
   const server = await startFakeOpenAIServer({
     strict: true,
     script: [
-      { tool_calls: [{ id: "", name: "weather", arguments: { city: "Oslo" } }, { id: "", name: "weather", arguments: { city: "Rome" } }] },
+      {
+        tool_calls: [
+          { id: "", name: "weather", arguments: { city: "Oslo" } },
+          { id: "", name: "weather", arguments: { city: "Rome" } },
+        ],
+      },
       { content: "Sunny in both." },
       { tool_calls: [{ id: "", name: "weather", arguments: { city: "Lima" } }] },
       { content: "Sunny in Lima too." },
@@ -68,13 +83,21 @@ test("tool calls with empty ids keep their real results in every later request",
   });
   try {
     const agent = await createLeadAgent(configFor(server.url), { home: home.path, tools: [weather], env: {} });
-    await agent.invoke({ messages: [{ role: "user", content: "Oslo and Rome?" }] }, { configurable: { thread_id: "t" } });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "And Lima?" }] }, { configurable: { thread_id: "t" } });
+    await agent.invoke(
+      { messages: [{ role: "user", content: "Oslo and Rome?" }] },
+      { configurable: { thread_id: "t" } },
+    );
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "And Lima?" }] },
+      { configurable: { thread_id: "t" } },
+    );
     assert.equal(textOf(out.messages.at(-1)!.content), "Sunny in Lima too.");
     const last = server.requests.at(-1)!.messages;
     const results = last.filter((message) => message.role === "tool").map((message) => textOf(message.content));
     assert.deepEqual(results, ["It is sunny in Oslo.", "It is sunny in Rome.", "It is sunny in Lima."]);
-    const callIds = last.flatMap((message) => ((message as { tool_calls?: { id: string }[] }).tool_calls ?? []).map((call) => call.id));
+    const callIds = last.flatMap((message) =>
+      ((message as { tool_calls?: { id: string }[] }).tool_calls ?? []).map((call) => call.id),
+    );
     assert.equal(new Set(callIds).size, 3, `ids must be distinct: ${callIds.join(", ")}`);
     assert.ok(callIds.every(Boolean));
     assert.equal(server.rejected.length, 0);
@@ -88,21 +111,41 @@ test("tool calls with empty ids keep their real results in every later request",
 test("the same tool call repeated: results carry a warning from warn_threshold, the run stops at hard_limit", async () => {
   const home = createTempHome();
   let runs = 0;
-  const counting = tool(async ({ city }: { city: string }) => `run ${++runs}: sunny in ${city}`, { name: "weather", description: "Weather", schema: z.object({ city: z.string() }) });
+  const counting = tool(async ({ city }: { city: string }) => `run ${++runs}: sunny in ${city}`, {
+    name: "weather",
+    description: "Weather",
+    schema: z.object({ city: z.string() }),
+  });
   const same = { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] };
   const server = await startFakeOpenAIServer({ strict: true, script: [same, same, same, same] });
   try {
     const warnings: string[] = [];
-    const agent = await createLeadAgent(configFor(server.url, "loop_detection: {warn_threshold: 2, hard_limit: 4}\n"), { home: home.path, tools: [counting], env: {}, onWarning: (w) => warnings.push(w) });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "weather?" }] }, { configurable: { thread_id: "loop" } });
+    const agent = await createLeadAgent(configFor(server.url, "loop_detection: {warn_threshold: 2, hard_limit: 4}\n"), {
+      home: home.path,
+      tools: [counting],
+      env: {},
+      onWarning: (w) => warnings.push(w),
+    });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "weather?" }] },
+      { configurable: { thread_id: "loop" } },
+    );
     assert.equal(server.requests.length, 4);
     assert.equal(runs, 3, "the 4th identical call is not run");
-    const results = out.messages.filter((message) => message.getType() === "tool").map((message) => textOf(message.content));
+    const results = out.messages
+      .filter((message) => message.getType() === "tool")
+      .map((message) => textOf(message.content));
     assert.ok(!/Loop warning/.test(results[0]!));
-    assert.match(results[1]!, /^run 2: sunny in Oslo\n\n\[Loop warning: you have sent this same call \(weather with the same arguments\) 2 times in a row/);
+    assert.match(
+      results[1]!,
+      /^run 2: sunny in Oslo\n\n\[Loop warning: you have sent this same call \(weather with the same arguments\) 2 times in a row/,
+    );
     assert.match(results[2]!, /3 times in a row/);
     const last = out.messages.at(-1)!;
-    assert.match(textOf(last.content), /\[Stopped: the same tool call \(weather\) with the same arguments was sent 4 times in a row/);
+    assert.match(
+      textOf(last.content),
+      /\[Stopped: the same tool call \(weather\) with the same arguments was sent 4 times in a row/,
+    );
     assert.equal((last as { tool_calls?: unknown[] }).tool_calls?.length ?? 0, 0);
     assert.ok(warnings.some((w) => /loop-detection/.test(w)));
     assert.equal(server.rejected.length, 0);
@@ -118,23 +161,53 @@ test("token usage is recorded per run and per thread; a run past token_budget st
   const server = await startFakeOpenAIServer({
     strict: true,
     script: [
-      { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }], usage: { prompt_tokens: 600, completion_tokens: 100 } },
-      { tool_calls: [{ name: "weather", arguments: { city: "Rome" } }], usage: { prompt_tokens: 800, completion_tokens: 50 } },
+      {
+        tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }],
+        usage: { prompt_tokens: 600, completion_tokens: 100 },
+      },
+      {
+        tool_calls: [{ name: "weather", arguments: { city: "Rome" } }],
+        usage: { prompt_tokens: 800, completion_tokens: 50 },
+      },
       { content: "Hello again.", usage: { prompt_tokens: 500, completion_tokens: 20 } },
     ],
   });
   try {
-    const agent = await createLeadAgent(configFor(server.url, "token_budget: {enabled: true, max_tokens: 1000}\n"), { home: home.path, tools: [weather], env: {}, onWarning: () => {} });
+    const agent = await createLeadAgent(configFor(server.url, "token_budget: {enabled: true, max_tokens: 1000}\n"), {
+      home: home.path,
+      tools: [weather],
+      env: {},
+      onWarning: () => {},
+    });
     const config = { configurable: { thread_id: "budget" } };
     const out = await agent.invoke({ messages: [{ role: "user", content: "weather?" }] }, config);
-    assert.match(textOf(out.messages.at(-1)!.content), /\[Stopped: this run used 1,550 tokens \(input \+ output\), over its budget of 1,000/);
-    assert.equal(out.messages.filter((message) => message.getType() === "tool").length, 1, "the call in the response over budget is not run");
-    assert.deepEqual((out as Record<string, unknown>).run_token_usage, { input_tokens: 1400, output_tokens: 150, total_tokens: 1550 });
+    assert.match(
+      textOf(out.messages.at(-1)!.content),
+      /\[Stopped: this run used 1,550 tokens \(input \+ output\), over its budget of 1,000/,
+    );
+    assert.equal(
+      out.messages.filter((message) => message.getType() === "tool").length,
+      1,
+      "the call in the response over budget is not run",
+    );
+    assert.deepEqual((out as Record<string, unknown>).run_token_usage, {
+      input_tokens: 1400,
+      output_tokens: 150,
+      total_tokens: 1550,
+    });
 
     const next = await agent.invoke({ messages: [{ role: "user", content: "hi" }] }, config);
     assert.equal(textOf(next.messages.at(-1)!.content), "Hello again.");
-    assert.deepEqual((next as Record<string, unknown>).run_token_usage, { input_tokens: 500, output_tokens: 20, total_tokens: 520 });
-    assert.deepEqual((next as Record<string, unknown>).token_usage, { input_tokens: 1900, output_tokens: 170, total_tokens: 2070 });
+    assert.deepEqual((next as Record<string, unknown>).run_token_usage, {
+      input_tokens: 500,
+      output_tokens: 20,
+      total_tokens: 520,
+    });
+    assert.deepEqual((next as Record<string, unknown>).token_usage, {
+      input_tokens: 1900,
+      output_tokens: 170,
+      total_tokens: 2070,
+    });
     assert.equal(server.rejected.length, 0);
     await agent.close();
   } finally {
@@ -146,12 +219,19 @@ test("token usage is recorded per run and per thread; a run past token_budget st
 test("plan mode: after summarization compacted the plan away, the model is shown the current todos", async () => {
   const home = createTempHome();
   const main: string[] = [];
-  const plan = [{ content: "Draft the report", status: "in_progress" }, { content: "Send it", status: "pending" }];
+  const plan = [
+    { content: "Draft the report", status: "in_progress" },
+    { content: "Send it", status: "pending" },
+  ];
   const replies = [
     { tool_calls: [{ name: "write_todos", arguments: { todos: plan } }] },
     { content: "Started." },
     { content: "I will continue next turn." },
-    { tool_calls: [{ name: "write_todos", arguments: { todos: plan.map((todo) => ({ ...todo, status: "completed" })) } }] },
+    {
+      tool_calls: [
+        { name: "write_todos", arguments: { todos: plan.map((todo) => ({ ...todo, status: "completed" })) } },
+      ],
+    },
     { content: "All done." },
   ];
   const server = await startFakeOpenAIServer({
@@ -159,12 +239,17 @@ test("plan mode: after summarization compacted the plan away, the model is shown
     script: (body) => {
       if (JSON.stringify(body.messages).includes("<new_messages>")) return { content: "Summary of earlier work." };
       const system = body.messages[0]!.content;
-      main.push(Array.isArray(system) ? system.map((block: { text?: string }) => block.text ?? "").join("") : textOf(system));
+      main.push(
+        Array.isArray(system) ? system.map((block: { text?: string }) => block.text ?? "").join("") : textOf(system),
+      );
       return replies[main.length - 1]!;
     },
   });
   try {
-    const config = configFor(server.url, "summarization: {trigger: {type: messages, value: 5}, keep: {type: messages, value: 2}}\n");
+    const config = configFor(
+      server.url,
+      "summarization: {trigger: {type: messages, value: 5}, keep: {type: messages, value: 2}}\n",
+    );
     const agent = await createLeadAgent(config, { home: home.path, env: {}, is_plan_mode: true, onWarning: () => {} });
     const thread = { configurable: { thread_id: "plan" } };
     await agent.invoke({ messages: [{ role: "user", content: "Write and send the report." }] }, thread);
@@ -195,7 +280,18 @@ test("a subagent that repeats one tool call is stopped by loop detection and the
       const sawResult = body.messages.some((message) => message.role === "tool");
       return sawResult
         ? { content: "The helper got stuck." }
-        : { tool_calls: [{ name: "task", arguments: { description: "Check weather", prompt: "Weather in Oslo?", subagent_type: "general-purpose" } }] };
+        : {
+            tool_calls: [
+              {
+                name: "task",
+                arguments: {
+                  description: "Check weather",
+                  prompt: "Weather in Oslo?",
+                  subagent_type: "general-purpose",
+                },
+              },
+            ],
+          };
     },
   });
   try {
@@ -206,10 +302,18 @@ test("a subagent that repeats one tool call is stopped by loop detection and the
       subagent_enabled: true,
       onWarning: () => {},
     });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "Delegate it." }] }, { configurable: { thread_id: "sub-loop" } });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "Delegate it." }] },
+      { configurable: { thread_id: "sub-loop" } },
+    );
     assert.equal(subagentCalls, 3, "the subagent stopped at hard_limit, not at max_turns");
-    const result = out.messages.find((message) => message.getType() === "tool" && (message as { name?: string }).name === "task")!;
-    assert.match(textOf(result.content), /\[Stopped: the same tool call \(weather\) with the same arguments was sent 3 times in a row/);
+    const result = out.messages.find(
+      (message) => message.getType() === "tool" && (message as { name?: string }).name === "task",
+    )!;
+    assert.match(
+      textOf(result.content),
+      /\[Stopped: the same tool call \(weather\) with the same arguments was sent 3 times in a row/,
+    );
     assert.equal(textOf(out.messages.at(-1)!.content), "The helper got stuck.");
     await agent.close();
   } finally {

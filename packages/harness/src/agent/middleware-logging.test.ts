@@ -16,7 +16,11 @@ const configFor = (url: string) =>
       "memory: {enabled: false}\ntitle: {enabled: false}\nloop_detection: {warn_threshold: 2, hard_limit: 5}\n",
     { source: path.join(fixtures, "config.yaml"), env: {} },
   );
-const weather = tool(async ({ city }: { city: string }) => `It is sunny in ${city}.`, { name: "weather", description: "Weather", schema: z.object({ city: z.string() }) });
+const weather = tool(async ({ city }: { city: string }) => `It is sunny in ${city}.`, {
+  name: "weather",
+  description: "Weather",
+  schema: z.object({ city: z.string() }),
+});
 const broken = tool(
   async () => {
     throw new Error("database is locked");
@@ -42,8 +46,16 @@ async function runLogged(level: LogLevel): Promise<string[]> {
   const lines: string[] = [];
   try {
     const logger = createLogger({ level, write: (line) => lines.push(line) });
-    const agent = await createLeadAgent(configFor(server.url), { home: home.path, tools: [weather, broken], env: {}, logger });
-    const out = await agent.invoke({ messages: [{ role: "user", content: "weather and order?" }] }, { configurable: { thread_id: "log" } });
+    const agent = await createLeadAgent(configFor(server.url), {
+      home: home.path,
+      tools: [weather, broken],
+      env: {},
+      logger,
+    });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "weather and order?" }] },
+      { configurable: { thread_id: "log" } },
+    );
     assert.equal(out.messages.at(-1)!.content, "Sunny in Oslo.");
     await agent.close();
   } finally {
@@ -55,7 +67,11 @@ async function runLogged(level: LogLevel): Promise<string[]> {
 
 test("at log_level debug, middlewares log their key actions with their name as scope", async () => {
   const lines = await runLogged("debug");
-  const has = (pattern: RegExp) => assert.ok(lines.some((line) => pattern.test(line)), `expected ${pattern} in:\n${lines.join("\n")}`);
+  const has = (pattern: RegExp) =>
+    assert.ok(
+      lines.some((line) => pattern.test(line)),
+      `expected ${pattern} in:\n${lines.join("\n")}`,
+    );
   has(/^\[deerflow\] info tool-call-repair: answered an invalid call to "weather"/);
   has(/^\[deerflow\] warn tool-errors: tool "lookup_order" threw; .*database is locked/);
   has(/^\[deerflow\] info loop-detection: the same tool call was sent 2 times in a row; warning the model/);
@@ -65,7 +81,10 @@ test("at log_level debug, middlewares log their key actions with their name as s
 
 test("at log_level warn, the debug and info lines of middlewares are not written", async () => {
   const lines = await runLogged("warn");
-  assert.ok(lines.some((line) => /^\[deerflow\] warn tool-errors: tool "lookup_order" threw/.test(line)), lines.join("\n"));
+  assert.ok(
+    lines.some((line) => /^\[deerflow\] warn tool-errors: tool "lookup_order" threw/.test(line)),
+    lines.join("\n"),
+  );
   assert.deepEqual(
     lines.filter((line) => /^\[deerflow\] (debug|info) /.test(line)),
     [],

@@ -74,7 +74,10 @@ Call ask_clarification (and nothing else in that response) when a required detai
 function skillsSection(options: LeadPromptOptions): string {
   if (options.skills.length === 0) return "";
   const items = options.skills
-    .map((skill) => `  <skill>\n    <name>${escapeData(skill.name)}</name>\n    <description>${escapeData(skill.description)}</description>\n    <location>${escapeData(skill.location)}</location>\n  </skill>`)
+    .map(
+      (skill) =>
+        `  <skill>\n    <name>${escapeData(skill.name)}</name>\n    <description>${escapeData(skill.description)}</description>\n    <location>${escapeData(skill.location)}</location>\n  </skill>`,
+    )
     .join("\n");
   return `<skill_system>
 Skills are packaged instructions for particular kinds of work, stored read-only under ${options.skillsContainerPath}.

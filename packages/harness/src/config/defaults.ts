@@ -12,10 +12,20 @@ export const TITLE_DEFAULTS = Object.freeze({ max_words: 8, max_chars: 80 });
 export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5 });
 
 /** `llm:` call deadline (chat models) and retry backoff (model-retry middleware). */
-export const LLM_DEFAULTS = Object.freeze({ timeout_seconds: 600, retry_base_delay_ms: 1000, retry_cap_delay_ms: 8000, retry_after_max_seconds: 60 });
+export const LLM_DEFAULTS = Object.freeze({
+  timeout_seconds: 600,
+  retry_base_delay_ms: 1000,
+  retry_cap_delay_ms: 8000,
+  retry_after_max_seconds: 60,
+});
 
 /** `memory:` (memory service and updater). */
-export const MEMORY_DEFAULTS = Object.freeze({ debounce_seconds: 30, max_facts: 100, fact_confidence_threshold: 0.7, max_injection_tokens: 2000 });
+export const MEMORY_DEFAULTS = Object.freeze({
+  debounce_seconds: 30,
+  max_facts: 100,
+  fact_confidence_threshold: 0.7,
+  max_injection_tokens: 2000,
+});
 
 /** `subagents:` limits (subagent-limit middleware and the `task` tool). */
 export const SUBAGENTS_DEFAULTS = Object.freeze({ max_concurrent: 3, max_total_per_run: 6, timeout_seconds: 1800 });
@@ -31,4 +41,8 @@ export const SANDBOX_LIMIT_DEFAULTS = Object.freeze({
 });
 
 /** `uploads:` limits. */
-export const UPLOADS_DEFAULTS = Object.freeze({ max_files: 10, max_file_size: 50 * 1024 * 1024, max_total_size: 100 * 1024 * 1024 });
+export const UPLOADS_DEFAULTS = Object.freeze({
+  max_files: 10,
+  max_file_size: 50 * 1024 * 1024,
+  max_total_size: 100 * 1024 * 1024,
+});

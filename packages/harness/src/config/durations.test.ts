@@ -19,7 +19,11 @@ test("every duration in config is refused past what a timer can wait, naming the
     [`llm_call: {retry_after_max_seconds: ${tooLong}}`, "llm_call.retry_after_max_seconds"],
   ];
   for (const [yaml, key] of cases) {
-    assert.throws(() => parse(yaml), (error: Error) => error.message.includes(key) && /at most 2147483 seconds/.test(error.message), yaml);
+    assert.throws(
+      () => parse(yaml),
+      (error: Error) => error.message.includes(key) && /at most 2147483 seconds/.test(error.message),
+      yaml,
+    );
   }
 });
 

@@ -73,10 +73,16 @@ export function readExtensionsFile(file: string): Record<string, unknown> {
  * @example
  * updateExtensionsFile(file, (data) => ({ ...data, skills: { ...(data.skills as object), demo: { enabled: false } } }));
  */
-export function updateExtensionsFile(file: string, change: (data: Record<string, unknown>) => Record<string, unknown>): void {
+export function updateExtensionsFile(
+  file: string,
+  change: (data: Record<string, unknown>) => Record<string, unknown>,
+): void {
   const next = change(readExtensionsFile(file));
   mkdirSync(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   try {
     writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { flag: "wx" });
     renameSync(temp, file);

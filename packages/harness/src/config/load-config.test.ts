@@ -8,7 +8,8 @@ import { loadConfig, parseConfigText } from "./load-config.js";
 import { createTempHome } from "../testing/temp-home.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, { source: "/work/config.yaml", env });
+const parse = (text: string, env: Record<string, string> = {}) =>
+  parseConfigText(text, { source: "/work/config.yaml", env });
 
 function assertConfigError(fn: () => unknown, ...patterns: RegExp[]) {
   assert.throws(fn, (error: unknown) => {
@@ -59,31 +60,54 @@ test("finds the file through --config, DEER_FLOW_CONFIG_PATH, then ./config.yaml
 });
 
 test("substitutes $VAR and ${VAR} from the environment", () => {
-  const config = parse("models:\n  - name: m\n    use: openai\n    model: gpt\n    api_key: $KEY\n    base_url: ${URL}\n", { KEY: "sk-1", URL: "http://127.0.0.1:9/v1" });
+  const config = parse(
+    "models:\n  - name: m\n    use: openai\n    model: gpt\n    api_key: $KEY\n    base_url: ${URL}\n",
+    { KEY: "sk-1", URL: "http://127.0.0.1:9/v1" },
+  );
   assert.equal(config.models[0]!.api_key, "sk-1");
   assert.equal(config.models[0]!.base_url, "http://127.0.0.1:9/v1");
 });
 
 test("an unset $VAR names the file, the key path and the variable", () => {
-  assertConfigError(() => parse("models:\n  - name: m\n    use: openai\n    api_key: $NOT_SET\n"), /\/work\/config\.yaml/, /models\[0\]\.api_key/, /NOT_SET is not set/);
+  assertConfigError(
+    () => parse("models:\n  - name: m\n    use: openai\n    api_key: $NOT_SET\n"),
+    /\/work\/config\.yaml/,
+    /models\[0\]\.api_key/,
+    /NOT_SET is not set/,
+  );
 });
 
 test("an unknown key names the key path", () => {
-  assertConfigError(() => parse("sandbox:\n  alow_host_bash: true\n"), /\/work\/config\.yaml/, /sandbox\.alow_host_bash: unknown key/);
+  assertConfigError(
+    () => parse("sandbox:\n  alow_host_bash: true\n"),
+    /\/work\/config\.yaml/,
+    /sandbox\.alow_host_bash: unknown key/,
+  );
   assertConfigError(() => parse("sandboxx: {}\n"), /sandboxx: unknown key/);
 });
 
 test("a wrong type names the key path, the value found and what is expected", () => {
-  assertConfigError(() => parse("sandbox:\n  bash_command_timeout: fast\n"), /sandbox\.bash_command_timeout: found "fast", expected number/);
+  assertConfigError(
+    () => parse("sandbox:\n  bash_command_timeout: fast\n"),
+    /sandbox\.bash_command_timeout: found "fast", expected number/,
+  );
 });
 
 test("an unknown `use` lists the accepted providers", () => {
-  assertConfigError(() => parse("models:\n  - name: m\n    use: langchain_foo:Bar\n"), /models\[0\]\.use: found "langchain_foo:Bar", expected one of openai, anthropic, ollama, demo/);
+  assertConfigError(
+    () => parse("models:\n  - name: m\n    use: langchain_foo:Bar\n"),
+    /models\[0\]\.use: found "langchain_foo:Bar", expected one of openai, anthropic, ollama, demo/,
+  );
 });
 
 test("DeerFlow's class-path spellings of `use` are accepted", () => {
-  const config = parse("models:\n  - {name: a, use: 'langchain_openai:ChatOpenAI', model: x}\n  - {name: b, use: 'langchain_anthropic:ChatAnthropic', model: y}\n");
-  assert.deepEqual(config.models.map((model) => model.use), ["openai", "anthropic"]);
+  const config = parse(
+    "models:\n  - {name: a, use: 'langchain_openai:ChatOpenAI', model: x}\n  - {name: b, use: 'langchain_anthropic:ChatAnthropic', model: y}\n",
+  );
+  assert.deepEqual(
+    config.models.map((model) => model.use),
+    ["openai", "anthropic"],
+  );
 });
 
 test("a YAML syntax error gives the line", () => {
@@ -103,9 +127,21 @@ test("title limits are range-checked and a bad title template is a config error"
   assertConfigError(() => parse("title: {max_chars: 0}"), /title\.max_chars/);
   assertConfigError(() => parse("title: {max_chars: 100000}"), /title\.max_chars/);
   assertConfigError(() => parse("title: {max_words: 500}"), /title\.max_words/);
-  assertConfigError(() => parse("title: {prompt_template: 'Title for {user_message}'}"), /title\.prompt_template/, /\{user_message\}/, /\{user_msg\}/);
-  assertConfigError(() => parse("title: {prompt_template: 'A title please'}"), /title\.prompt_template/, /\{user_msg\}/);
-  assert.equal(parse("title: {prompt_template: 'Title ({max_words} words) for: {user_msg}'}").title.prompt_template, "Title ({max_words} words) for: {user_msg}");
+  assertConfigError(
+    () => parse("title: {prompt_template: 'Title for {user_message}'}"),
+    /title\.prompt_template/,
+    /\{user_message\}/,
+    /\{user_msg\}/,
+  );
+  assertConfigError(
+    () => parse("title: {prompt_template: 'A title please'}"),
+    /title\.prompt_template/,
+    /\{user_msg\}/,
+  );
+  assert.equal(
+    parse("title: {prompt_template: 'Title ({max_words} words) for: {user_msg}'}").title.prompt_template,
+    "Title ({max_words} words) for: {user_msg}",
+  );
 });
 
 test("${VAR:-default}, $$ for a literal $, and typed values from a whole-value $VAR", () => {
@@ -130,17 +166,37 @@ test("${VAR:-default}, $$ for a literal $, and typed values from a whole-value $
   assert.equal(config.skills.path, "cost-$5-x");
   // A string key keeps a numeric-looking value as a string.
   assert.equal(parse("models:\n  - {name: m, use: openai, model: $M}", { M: "42" }).models[0]!.model, "42");
-  assertConfigError(() => parse("models:\n  - {name: m, use: openai, max_tokens: $MAX}", { MAX: "lots" }), /models\[0\]\.max_tokens/, /"lots"/);
+  assertConfigError(
+    () => parse("models:\n  - {name: m, use: openai, max_tokens: $MAX}", { MAX: "lots" }),
+    /models\[0\]\.max_tokens/,
+    /"lots"/,
+  );
 });
 
 test("YAML merge keys (<<) work, and an alias bomb is refused with the file named", () => {
   const config = parse(
-    ["models:", "  - &base {name: a, use: openai, api_key: sk, max_retries: 1, model: a-1}", "  - <<: *base", "    name: b", "    max_retries: 3"].join("\n"),
+    [
+      "models:",
+      "  - &base {name: a, use: openai, api_key: sk, max_retries: 1, model: a-1}",
+      "  - <<: *base",
+      "    name: b",
+      "    max_retries: 3",
+    ].join("\n"),
   );
-  assert.deepEqual(config.models.map((model) => [model.name, model.use, model.api_key, model.max_retries]), [
-    ["a", "openai", "sk", 1],
-    ["b", "openai", "sk", 3],
-  ]);
-  const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]", "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]", "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]"].join("\n");
+  assert.deepEqual(
+    config.models.map((model) => [model.name, model.use, model.api_key, model.max_retries]),
+    [
+      ["a", "openai", "sk", 1],
+      ["b", "openai", "sk", 3],
+    ],
+  );
+  const bomb = [
+    "a: &a [x, x, x, x, x, x, x, x, x, x]",
+    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]",
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]",
+    "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]",
+    "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]",
+    "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]",
+  ].join("\n");
   assertConfigError(() => parse(bomb), /\/work\/config\.yaml/, /alias/i);
 });

@@ -37,9 +37,12 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   if (explicit) {
     const file = path.resolve(cwd, explicit);
     if (!existsSync(file)) {
-      throw new ConfigError(`Config file ${file} does not exist. Pass an existing file with --config, or remove the setting to use the built-in defaults.`, {
-        code: "config_not_found",
-      });
+      throw new ConfigError(
+        `Config file ${file} does not exist. Pass an existing file with --config, or remove the setting to use the built-in defaults.`,
+        {
+          code: "config_not_found",
+        },
+      );
     }
     return parseConfigText(readFileSync(file, "utf8"), { source: file, env });
   }
@@ -49,7 +52,10 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
 }
 
 /** Parses YAML text (used by `loadConfig`, and by tests with literal text). */
-export function parseConfigText(text: string, options: { source: string | null; env?: Record<string, string | undefined> }): AppConfig {
+export function parseConfigText(
+  text: string,
+  options: { source: string | null; env?: Record<string, string | undefined> },
+): AppConfig {
   const where = options.source ?? "config";
   // `merge` reads YAML 1.1 merge keys (`<<: *defaults`), which DeerFlow's PyYAML files use.
   const document = parseDocument(text, { prettyErrors: true, merge: true });
@@ -57,23 +63,33 @@ export function parseConfigText(text: string, options: { source: string | null; 
     const first = document.errors[0]!;
     const line = first.linePos?.[0];
     const at = line ? ` at line ${line.line}, column ${line.col}` : "";
-    throw new ConfigError(`${where}: YAML syntax error${at}: ${first.message.split("\n")[0]}. Fix the file and run again.`);
+    throw new ConfigError(
+      `${where}: YAML syntax error${at}: ${first.message.split("\n")[0]}. Fix the file and run again.`,
+    );
   }
   let raw: unknown;
   try {
     // The yaml package refuses a document whose aliases expand past a limit (a "billion laughs" file).
     raw = document.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (error) {
-    throw new ConfigError(`${where}: the YAML aliases (*name) expand too much (${(error as Error).message}). Use fewer aliases, or write the values out.`, { cause: error });
+    throw new ConfigError(
+      `${where}: the YAML aliases (*name) expand too much (${(error as Error).message}). Use fewer aliases, or write the values out.`,
+      { cause: error },
+    );
   }
   if (typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError(`${where}: the top level must be a mapping of sections (models:, sandbox:, ...), found ${describe(raw)}.`);
+    throw new ConfigError(
+      `${where}: the top level must be a mapping of sections (models:, sandbox:, ...), found ${describe(raw)}.`,
+    );
   }
   return parseConfigObject(raw as Record<string, unknown>, options);
 }
 
 /** Validates an already-parsed object (substituting `$VAR` values first) and freezes the result. */
-export function parseConfigObject(raw: Record<string, unknown>, options: { source: string | null; env?: Record<string, string | undefined> }): AppConfig {
+export function parseConfigObject(
+  raw: Record<string, unknown>,
+  options: { source: string | null; env?: Record<string, string | undefined> },
+): AppConfig {
   const where = options.source ?? "config";
   const typed = new Map<string, unknown>();
   const substituted = substituteEnv(raw, options.env ?? process.env, where, [], typed);
@@ -84,7 +100,11 @@ export function parseConfigObject(raw: Record<string, unknown>, options: { sourc
     let retyped = false;
     for (const issue of result.error.issues) {
       const key = JSON.stringify(issue.path);
-      if (issue.code === "invalid_type" && (issue.expected === "number" || issue.expected === "boolean") && typed.has(key)) {
+      if (
+        issue.code === "invalid_type" &&
+        (issue.expected === "number" || issue.expected === "boolean") &&
+        typed.has(key)
+      ) {
         const value = typed.get(key);
         if (typeof value === issue.expected) {
           setAt(substituted, issue.path, value);
@@ -97,7 +117,8 @@ export function parseConfigObject(raw: Record<string, unknown>, options: { sourc
   if (!result.success) throw new ConfigError(formatIssues(where, result.error.issues));
   const names = result.data.models.map((model) => model.name);
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate) throw new ConfigError(`${where}: models: the name "${duplicate}" is used twice. Give every model a unique name.`);
+  if (duplicate)
+    throw new ConfigError(`${where}: models: the name "${duplicate}" is used twice. Give every model a unique name.`);
   return deepFreeze({ ...result.data, source: options.source });
 }
 
@@ -124,7 +145,9 @@ function substituteEnv(
       const found = env[name];
       if (found !== undefined && found !== "") return found;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(`${where}: ${formatPath(keyPath)}: found "${value}", but the environment variable ${name} is not set. Export ${name}, write \${${name}:-default}, or put the value in the file.`);
+      throw new ConfigError(
+        `${where}: ${formatPath(keyPath)}: found "${value}", but the environment variable ${name} is not set. Export ${name}, write \${${name}:-default}, or put the value in the file.`,
+      );
     };
     const whole = WHOLE_REFERENCE.exec(value.trim());
     if (whole) {
@@ -134,11 +157,16 @@ function substituteEnv(
       return text;
     }
     if (!value.includes("$")) return value;
-    return value.replace(EMBEDDED_REFERENCE, (match, name: string | undefined, fallback: string | undefined) => (match === "$$" ? "$" : lookup(name!, fallback)));
+    return value.replace(EMBEDDED_REFERENCE, (match, name: string | undefined, fallback: string | undefined) =>
+      match === "$$" ? "$" : lookup(name!, fallback),
+    );
   }
-  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, where, [...keyPath, index], typed));
+  if (Array.isArray(value))
+    return value.map((item, index) => substituteEnv(item, env, where, [...keyPath, index], typed));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, where, [...keyPath, key], typed)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, where, [...keyPath, key], typed)]),
+    );
   }
   return value;
 }
@@ -172,7 +200,9 @@ function formatIssues(where: string, issues: readonly z.core.$ZodIssue[]): strin
 
 function formatPath(keyPath: readonly PropertyKey[]): string {
   if (keyPath.length === 0) return "(top level)";
-  return keyPath.map((key, index) => (typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${String(key)}`)).join("");
+  return keyPath
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${String(key)}`))
+    .join("");
 }
 
 function describe(value: unknown): string {

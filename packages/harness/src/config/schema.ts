@@ -27,7 +27,10 @@ export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const Seconds = z
   .number()
   .positive()
-  .max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`);
+  .max(
+    MAX_DURATION_SECONDS,
+    `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`,
+  );
 
 const ProviderName = z
   .string()
@@ -85,7 +88,14 @@ export const MemoryConfig = z.strictObject({
   enabled: z.boolean().default(true),
   injection_enabled: z.boolean().default(true),
   storage_path: z.string().default(""),
-  debounce_seconds: z.number().min(0).max(MAX_DURATION_SECONDS, `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`).default(defaults.MEMORY_DEFAULTS.debounce_seconds),
+  debounce_seconds: z
+    .number()
+    .min(0)
+    .max(
+      MAX_DURATION_SECONDS,
+      `must be at most ${MAX_DURATION_SECONDS} seconds (about 24 days): longer timers fire at once`,
+    )
+    .default(defaults.MEMORY_DEFAULTS.debounce_seconds),
   model_name: z.string().nullable().default(null),
   max_facts: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_facts),
   fact_confidence_threshold: z.number().min(0).max(1).default(defaults.MEMORY_DEFAULTS.fact_confidence_threshold),
@@ -106,9 +116,19 @@ export const TitleConfig = z.strictObject({
     .default(null)
     .superRefine((template, context) => {
       if (template === null) return;
-      const unknown = [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!).filter((name) => !TITLE_PLACEHOLDERS.includes(name));
-      if (unknown.length > 0) context.addIssue({ code: "custom", message: `unknown placeholder {${unknown[0]}}; use {user_msg}, {assistant_msg} and {max_words}` });
-      else if (!template.includes("{user_msg}")) context.addIssue({ code: "custom", message: "the template must contain {user_msg} (the user's first message)" });
+      const unknown = [...template.matchAll(/\{(\w+)\}/g)]
+        .map((match) => match[1]!)
+        .filter((name) => !TITLE_PLACEHOLDERS.includes(name));
+      if (unknown.length > 0)
+        context.addIssue({
+          code: "custom",
+          message: `unknown placeholder {${unknown[0]}}; use {user_msg}, {assistant_msg} and {max_words}`,
+        });
+      else if (!template.includes("{user_msg}"))
+        context.addIssue({
+          code: "custom",
+          message: "the template must contain {user_msg} (the user's first message)",
+        });
     }),
 });
 
@@ -117,7 +137,11 @@ export const SandboxConfig = z.strictObject({
   allow_host_bash: z.boolean().default(false),
   bash_command_timeout: Seconds.default(600),
   bash_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
-  read_file_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars),
+  read_file_output_max_chars: z
+    .number()
+    .int()
+    .min(0)
+    .default(defaults.SANDBOX_LIMIT_DEFAULTS.read_file_output_max_chars),
   ls_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.ls_output_max_chars),
   write_file_max_bytes: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
   glob_max_results: z.number().int().positive().max(1000).default(defaults.SANDBOX_LIMIT_DEFAULTS.glob_max_results),
@@ -161,7 +185,10 @@ export const LoopDetectionConfig = z
     warn_threshold: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.warn_threshold),
     hard_limit: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.hard_limit),
   })
-  .refine((value) => value.hard_limit >= value.warn_threshold, { message: "hard_limit must be at least warn_threshold", path: ["hard_limit"] });
+  .refine((value) => value.hard_limit >= value.warn_threshold, {
+    message: "hard_limit must be at least warn_threshold",
+    path: ["hard_limit"],
+  });
 
 export const TokenBudgetConfig = z.strictObject({
   enabled: z.boolean().default(false),
@@ -218,15 +245,27 @@ export const StreamConfig = z.strictObject({
 
 /** Which checkpoints a thread keeps once a run is over (storage/retention.ts, docs/checkpoints.md). */
 export const CheckpointsConfig = z.strictObject({
-  retention: z.enum(["runs", "all", "latest"], { error: "checkpoints.retention must be one of runs, all, latest" }).default("runs"),
+  retention: z
+    .enum(["runs", "all", "latest"], { error: "checkpoints.retention must be one of runs, all, latest" })
+    .default("runs"),
 });
 
 /** How model calls are bounded, retried and fitted into the window (the model-retry and tool-result-budget middlewares). */
 export const LlmCallConfig = z.strictObject({
   timeout_seconds: Seconds.default(defaults.LLM_DEFAULTS.timeout_seconds),
   max_retries: z.number().int().min(0).max(20).default(3),
-  retry_base_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(defaults.LLM_DEFAULTS.retry_base_delay_ms),
-  retry_cap_delay_ms: z.number().int().min(0).max(MAX_DURATION_SECONDS * 1000).default(defaults.LLM_DEFAULTS.retry_cap_delay_ms),
+  retry_base_delay_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_DURATION_SECONDS * 1000)
+    .default(defaults.LLM_DEFAULTS.retry_base_delay_ms),
+  retry_cap_delay_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_DURATION_SECONDS * 1000)
+    .default(defaults.LLM_DEFAULTS.retry_cap_delay_ms),
   retry_after_max_seconds: Seconds.default(defaults.LLM_DEFAULTS.retry_after_max_seconds),
   title_timeout_seconds: Seconds.default(15),
   memory_timeout_seconds: Seconds.default(30),

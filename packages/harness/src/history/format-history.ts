@@ -10,8 +10,13 @@ import type { HistoryEntry } from "./history-archive.js";
  * The archive's entries followed by the thread's current messages, without the ones already archived
  * (summarization archives the latest user message it keeps, so the order stays right).
  */
-export function mergeHistory(entries: readonly HistoryEntry[], currentMessages: readonly BaseMessage[] = []): HistoryEntry[] {
-  const archived = new Set(entries.flatMap((entry) => (entry.kind === "message" && entry.message.id ? [entry.message.id] : [])));
+export function mergeHistory(
+  entries: readonly HistoryEntry[],
+  currentMessages: readonly BaseMessage[] = [],
+): HistoryEntry[] {
+  const archived = new Set(
+    entries.flatMap((entry) => (entry.kind === "message" && entry.message.id ? [entry.message.id] : [])),
+  );
   let seq = entries.at(-1)?.seq ?? 0;
   const live = currentMessages
     .filter((message) => !message.id || !archived.has(message.id))
@@ -24,7 +29,8 @@ function formatMessage(message: BaseMessage): string {
     const calls = (message.tool_calls ?? []).map((call) => `  → ${call.name}(${JSON.stringify(call.args ?? {})})`);
     return [`assistant: ${message.text}`.trimEnd(), ...calls].join("\n");
   }
-  if (isToolMessage(message)) return `tool ${message.name ?? message.tool_call_id}${message.status === "error" ? " (error)" : ""}: ${message.text}`;
+  if (isToolMessage(message))
+    return `tool ${message.name ?? message.tool_call_id}${message.status === "error" ? " (error)" : ""}: ${message.text}`;
   if (message.type === "human") return `user: ${message.text}`;
   return `${message.type}: ${message.text}`;
 }

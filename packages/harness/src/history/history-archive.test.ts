@@ -19,9 +19,20 @@ test("appended messages come back in order, as messages, with a marker after eac
   t.after(cleanup);
   const archive = createHistoryArchive(file);
   t.after(() => archive.close());
-  const call = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "ls" } }] });
+  const call = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [{ id: "c1", name: "bash", args: { command: "ls" } }],
+  });
   assert.equal(archive.append("t1", [new HumanMessage({ id: "h1", content: "list files" }), call], info("first")), 2);
-  assert.equal(archive.append("t1", [new ToolMessage({ id: "r1", content: "a.txt", tool_call_id: "c1", name: "bash" })], info("second")), 1);
+  assert.equal(
+    archive.append(
+      "t1",
+      [new ToolMessage({ id: "r1", content: "a.txt", tool_call_id: "c1", name: "bash" })],
+      info("second"),
+    ),
+    1,
+  );
   archive.append("other", [new HumanMessage({ id: "x", content: "other thread" })], info("x"));
 
   const entries = archive.read("t1");
@@ -66,7 +77,10 @@ test("formatHistory prints the archive, a compaction marker, then the live messa
     { kind: "compaction" as const, seq: 4, compactedAt: "2026-01-02T03:04:05.000Z", summary: "S", messageCount: 3 },
   ];
   // h2 was the current request: archived and also still in the checkpoint.
-  const live = [new HumanMessage({ id: "h2", content: "second question" }), new AIMessage({ id: "a2", content: "second answer" })];
+  const live = [
+    new HumanMessage({ id: "h2", content: "second question" }),
+    new AIMessage({ id: "a2", content: "second answer" }),
+  ];
   const text = formatHistory(mergeHistory(archived, live));
   assert.equal(
     text,

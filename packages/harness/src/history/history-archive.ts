@@ -8,7 +8,11 @@
  * use WAL, so they can write side by side. On Postgres (`database.backend: postgres`) the archive is the
  * asynchronous `createPostgresHistoryArchive`; every caller awaits either through {@link AsyncHistoryArchive}.
  */
-import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import {
+  type BaseMessage,
+  mapChatMessagesToStoredMessages,
+  mapStoredMessagesToChatMessages,
+} from "@langchain/core/messages";
 import Database from "better-sqlite3";
 import { ftsQuery, type HistoryHit, openHistorySearch } from "./history-search.js";
 
@@ -115,22 +119,37 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 5000");
   }
-  const exists = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get());
+  const exists = () =>
+    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get());
   if (db.readonly && !exists()) {
-    return { append: () => 0, read: () => [], search: () => [], hasArchive: () => false, delete: () => {}, close: () => {} };
+    return {
+      append: () => 0,
+      read: () => [],
+      search: () => [],
+      hasArchive: () => false,
+      delete: () => {},
+      close: () => {},
+    };
   }
   if (!db.readonly) db.exec(SCHEMA);
   const search = openHistorySearch(db);
-  const nextSeq = db.prepare<[string], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM history_archive WHERE thread_id = ?");
-  const insert = db.prepare("INSERT OR IGNORE INTO history_archive (thread_id, seq, kind, message_id, payload) VALUES (?, ?, ?, ?, ?)");
-  const select = db.prepare<[string], Row>("SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq");
+  const nextSeq = db.prepare<[string], { next: number }>(
+    "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM history_archive WHERE thread_id = ?",
+  );
+  const insert = db.prepare(
+    "INSERT OR IGNORE INTO history_archive (thread_id, seq, kind, message_id, payload) VALUES (?, ?, ?, ?, ?)",
+  );
+  const select = db.prepare<[string], Row>(
+    "SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq",
+  );
 
   const append = db.transaction((threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number => {
     let seq = nextSeq.get(threadId)!.next;
     let added = 0;
     const stored = mapChatMessagesToStoredMessages([...messages]);
     stored.forEach((payload, index) => {
-      if (insert.run(threadId, seq, "message", messages[index]!.id ?? null, JSON.stringify(payload)).changes === 0) return;
+      if (insert.run(threadId, seq, "message", messages[index]!.id ?? null, JSON.stringify(payload)).changes === 0)
+        return;
       search.add(threadId, seq, messages[index]!);
       seq += 1;
       added += 1;

@@ -64,9 +64,18 @@ export function nextTurn(previous: number, message: BaseMessage): number {
 
 /** The searchable text of a message: its text parts and, for a tool call, the call's name and arguments. */
 export function messageText(message: BaseMessage): string {
-  const content = typeof message.content === "string"
-    ? message.content
-    : message.content.map((part) => (typeof part === "string" ? part : part.type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("\n");
+  const content =
+    typeof message.content === "string"
+      ? message.content
+      : message.content
+          .map((part) =>
+            typeof part === "string"
+              ? part
+              : part.type === "text"
+                ? String((part as { text?: unknown }).text ?? "")
+                : "",
+          )
+          .join("\n");
   const calls = (message as { tool_calls?: { name: string; args: unknown }[] }).tool_calls ?? [];
   return [content, ...calls.map((call) => `${call.name} ${JSON.stringify(call.args)}`)].filter(Boolean).join("\n");
 }
@@ -90,19 +99,28 @@ export function ftsQuery(text: string): string | null {
  * read-only database without the index searches nothing.
  */
 export function openHistorySearch(db: Database.Database): HistorySearchIndex {
-  const exists = Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_search'").get());
+  const exists = Boolean(
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_search'").get(),
+  );
   if (!exists && db.readonly) return { add: () => {}, search: () => [], has: () => false, delete: () => {} };
   if (!exists) db.exec(SCHEMA);
-  const lastTurn = db.prepare<[string], { turn: number }>("SELECT turn FROM history_search WHERE thread_id = ? ORDER BY seq DESC LIMIT 1");
+  const lastTurn = db.prepare<[string], { turn: number }>(
+    "SELECT turn FROM history_search WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+  );
   const insert = db.prepare("INSERT INTO history_search (thread_id, seq, turn, role, text) VALUES (?, ?, ?, ?, ?)");
   const insertFts = db.prepare("INSERT INTO history_fts (rowid, text) VALUES (?, ?)");
-  const find = db.prepare<[string, string, number], { turn: number; role: HistoryHit["role"]; text: string; passage: string }>(
+  const find = db.prepare<
+    [string, string, number],
+    { turn: number; role: HistoryHit["role"]; text: string; passage: string }
+  >(
     `SELECT s.turn, s.role, s.text, snippet(history_fts, 0, '', '', ' … ', 64) AS passage
      FROM history_fts JOIN history_search s ON s.id = history_fts.rowid
      WHERE history_fts MATCH ? AND s.thread_id = ? ORDER BY bm25(history_fts) LIMIT ?`,
   );
   const any = db.prepare("SELECT 1 FROM history_search WHERE thread_id = ? LIMIT 1");
-  const rows = db.prepare<[string], { id: number; text: string }>("SELECT id, text FROM history_search WHERE thread_id = ?");
+  const rows = db.prepare<[string], { id: number; text: string }>(
+    "SELECT id, text FROM history_search WHERE thread_id = ?",
+  );
   const deleteFts = db.prepare("INSERT INTO history_fts (history_fts, rowid, text) VALUES ('delete', ?, ?)");
   const deleteRows = db.prepare("DELETE FROM history_search WHERE thread_id = ?");
 
@@ -117,10 +135,13 @@ export function openHistorySearch(db: Database.Database): HistorySearchIndex {
   if (!exists) {
     // An archive written before the index existed: index it once, in order.
     const archived = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get()
-      ? (db.prepare("SELECT thread_id, seq, payload FROM history_archive WHERE kind = 'message' ORDER BY thread_id, seq").all() as { thread_id: string; seq: number; payload: string }[])
+      ? (db
+          .prepare("SELECT thread_id, seq, payload FROM history_archive WHERE kind = 'message' ORDER BY thread_id, seq")
+          .all() as { thread_id: string; seq: number; payload: string }[])
       : [];
     db.transaction(() => {
-      for (const row of archived) add(row.thread_id, row.seq, mapStoredMessagesToChatMessages([JSON.parse(row.payload)])[0]!);
+      for (const row of archived)
+        add(row.thread_id, row.seq, mapStoredMessagesToChatMessages([JSON.parse(row.payload)])[0]!);
     })();
   }
 

@@ -42,9 +42,15 @@ export async function importSqliteArchive(file: string, pool: pg.Pool): Promise<
   if (!existsSync(file)) return report;
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get()) return report;
-    const threadIds = sqlite.prepare<[], { thread_id: string }>("SELECT DISTINCT thread_id FROM history_archive ORDER BY thread_id").all().map((row) => row.thread_id);
-    const rowsOf = sqlite.prepare<[string], Row>("SELECT seq, kind, message_id, payload FROM history_archive WHERE thread_id = ? ORDER BY seq");
+    if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_archive'").get())
+      return report;
+    const threadIds = sqlite
+      .prepare<[], { thread_id: string }>("SELECT DISTINCT thread_id FROM history_archive ORDER BY thread_id")
+      .all()
+      .map((row) => row.thread_id);
+    const rowsOf = sqlite.prepare<[string], Row>(
+      "SELECT seq, kind, message_id, payload FROM history_archive WHERE thread_id = ? ORDER BY seq",
+    );
     for (const threadId of threadIds) {
       const rows = rowsOf.all(threadId);
       const copied = await copyThread(pool, threadId, rows);
@@ -73,19 +79,33 @@ async function copyThread(pool: pg.Pool, threadId: string, rows: readonly Row[])
   try {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [ARCHIVE_LOCK, threadId]);
-    if (((await client.query("SELECT 1 FROM history_archive WHERE thread_id = $1 LIMIT 1", [threadId])).rowCount ?? 0) > 0) {
+    if (
+      ((await client.query("SELECT 1 FROM history_archive WHERE thread_id = $1 LIMIT 1", [threadId])).rowCount ?? 0) > 0
+    ) {
       await client.query("ROLLBACK");
       return null;
     }
     await client.query(
       `INSERT INTO history_archive (thread_id, seq, kind, message_id, payload)
        SELECT $1, seq, kind, message_id, payload FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS row(seq, kind, message_id, payload)`,
-      [threadId, rows.map((row) => row.seq), rows.map((row) => row.kind), rows.map((row) => row.message_id), rows.map((row) => row.payload)],
+      [
+        threadId,
+        rows.map((row) => row.seq),
+        rows.map((row) => row.kind),
+        rows.map((row) => row.message_id),
+        rows.map((row) => row.payload),
+      ],
     );
     await client.query(
       `INSERT INTO history_search (thread_id, seq, turn, role, text)
        SELECT $1, seq, turn, role, text FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS row(seq, turn, role, text)`,
-      [threadId, search.map((row) => row.seq), search.map((row) => row.turn), search.map((row) => row.role), search.map((row) => row.text)],
+      [
+        threadId,
+        search.map((row) => row.seq),
+        search.map((row) => row.turn),
+        search.map((row) => row.role),
+        search.map((row) => row.text),
+      ],
     );
     await client.query("COMMIT");
     return messages.length;

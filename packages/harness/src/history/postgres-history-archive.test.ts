@@ -34,10 +34,28 @@ test("Postgres archive: messages come back in order with a marker per batch, re-
   const db = await migratedDatabase(t);
   if (!db) return;
   const archive = createPostgresHistoryArchive(db.pool);
-  const call = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "ls" } }] });
-  assert.equal(await archive.append("t1", [new HumanMessage({ id: "h1", content: "list files" }), call], info("first")), 2);
-  assert.equal(await archive.append("t1", [new HumanMessage({ id: "h1", content: "list files" })], info("again")), 0, "already archived: no marker either");
-  assert.equal(await archive.append("t1", [new ToolMessage({ id: "r1", content: "a.txt\u0000b.txt", tool_call_id: "c1", name: "bash" })], info("second")), 1);
+  const call = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [{ id: "c1", name: "bash", args: { command: "ls" } }],
+  });
+  assert.equal(
+    await archive.append("t1", [new HumanMessage({ id: "h1", content: "list files" }), call], info("first")),
+    2,
+  );
+  assert.equal(
+    await archive.append("t1", [new HumanMessage({ id: "h1", content: "list files" })], info("again")),
+    0,
+    "already archived: no marker either",
+  );
+  assert.equal(
+    await archive.append(
+      "t1",
+      [new ToolMessage({ id: "r1", content: "a.txt\u0000b.txt", tool_call_id: "c1", name: "bash" })],
+      info("second"),
+    ),
+    1,
+  );
   await archive.append("other", [new HumanMessage({ id: "x", content: "other thread" })], info("x"));
 
   // A second pool (another process, as far as the database can tell) reads the same thread.
@@ -46,12 +64,18 @@ test("Postgres archive: messages come back in order with a marker per batch, re-
     entries.map((e) => (e.kind === "message" ? e.message.id : `marker:${e.summary}:${e.messageCount}`)),
     ["h1", "a1", "marker:first:2", "r1", "marker:second:1"],
   );
-  assert.deepEqual(entries.map((e) => e.seq), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    entries.map((e) => e.seq),
+    [1, 2, 3, 4, 5],
+  );
   const revived = entries[1]!;
   assert.ok(revived.kind === "message" && revived.message instanceof AIMessage);
   assert.deepEqual(revived.message.tool_calls?.[0]?.args, { command: "ls" });
   const tool = entries[3]!;
-  assert.ok(tool.kind === "message" && tool.message.content === "a.txt\u0000b.txt", "a NUL character survives the round trip");
+  assert.ok(
+    tool.kind === "message" && tool.message.content === "a.txt\u0000b.txt",
+    "a NUL character survives the round trip",
+  );
   assert.deepEqual(await archive.read("unknown"), []);
 
   assert.equal(await archive.hasArchive("t1"), true);
@@ -67,12 +91,19 @@ test("Postgres archive: two writers on one thread at once never share a sequence
   if (!db) return;
   const [a, b] = [createPostgresHistoryArchive(db.pool), createPostgresHistoryArchive(db.otherPool())];
   await Promise.all(
-    Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).append("t", [new HumanMessage({ id: `m${i}`, content: `message ${i}` })], info(`s${i}`))),
+    Array.from({ length: 10 }, (_, i) =>
+      (i % 2 ? a : b).append("t", [new HumanMessage({ id: `m${i}`, content: `message ${i}` })], info(`s${i}`)),
+    ),
   );
   const entries = await a.read("t");
   assert.equal(entries.length, 20);
-  assert.deepEqual(entries.map((e) => e.seq), Array.from({ length: 20 }, (_, i) => i + 1));
-  entries.forEach((entry, index) => assert.equal(entry.kind, index % 2 ? "compaction" : "message", "each message is followed by its own marker"));
+  assert.deepEqual(
+    entries.map((e) => e.seq),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  );
+  entries.forEach((entry, index) =>
+    assert.equal(entry.kind, index % 2 ? "compaction" : "message", "each message is followed by its own marker"),
+  );
 });
 
 test("search_history on Postgres: finds a planted detail with turn and role, bounds passages, and answers bad input in one line", async (t) => {
@@ -80,17 +111,30 @@ test("search_history on Postgres: finds a planted detail with turn and role, bou
   if (!db) return;
   const archive = createPostgresHistoryArchive(db.pool);
   const filler = "We reviewed the quarterly dashboards and nothing stood out in particular. ".repeat(40);
-  await archive.append("t1", [
-    new HumanMessage({ id: "h1", content: "Hello, let's plan the launch." }),
-    new AIMessage({ id: "a1", content: "Sure." }),
-    new HumanMessage({ id: "h2", content: "The staging database password is rotated every Tuesday by Margarethe." }),
-    new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "echo deploy-zebra-42" } }] }),
-    new ToolMessage({ id: "r1", content: "deploy-zebra-42", tool_call_id: "c1", name: "bash" }),
-    new HumanMessage({ id: "h3", content: `${filler}The rollback window is exactly 17 minutes. ${filler}` }),
-  ], info("s"));
-  await archive.append("other", [new HumanMessage({ id: "x1", content: "Margarethe is on another thread" })], info("s"));
+  await archive.append(
+    "t1",
+    [
+      new HumanMessage({ id: "h1", content: "Hello, let's plan the launch." }),
+      new AIMessage({ id: "a1", content: "Sure." }),
+      new HumanMessage({ id: "h2", content: "The staging database password is rotated every Tuesday by Margarethe." }),
+      new AIMessage({
+        id: "a2",
+        content: "",
+        tool_calls: [{ id: "c1", name: "bash", args: { command: "echo deploy-zebra-42" } }],
+      }),
+      new ToolMessage({ id: "r1", content: "deploy-zebra-42", tool_call_id: "c1", name: "bash" }),
+      new HumanMessage({ id: "h3", content: `${filler}The rollback window is exactly 17 minutes. ${filler}` }),
+    ],
+    info("s"),
+  );
+  await archive.append(
+    "other",
+    [new HumanMessage({ id: "x1", content: "Margarethe is on another thread" })],
+    info("s"),
+  );
   const tool = createSearchHistoryTool(archive);
-  const call = (args: { query: string; limit?: number }, threadId = "t1") => tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
+  const call = (args: { query: string; limit?: number }, threadId = "t1") =>
+    tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
 
   const found = await call({ query: "who rotates the staging password?" });
   assert.match(found, /^\[1\] turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./);
@@ -102,9 +146,16 @@ test("search_history on Postgres: finds a planted detail with turn and role, bou
   assert.ok(long[0]!.passage.length <= PASSAGE_CHARS, "a long message gives a bounded passage around the match");
 
   assert.match(await call({ query: "unrelatedword" }), /^No archived message matches "unrelatedword"/);
-  assert.match(await call({ query: "the and of" }), /^No archived message matches "the and of"/, "stop words alone match nothing");
+  assert.match(
+    await call({ query: "the and of" }),
+    /^No archived message matches "the and of"/,
+    "stop words alone match nothing",
+  );
   assert.match(await call({ query: "   " }), /^Error: search_history needs a query/);
-  assert.match(await call({ query: "x".repeat(5000) }), /^Error: the query is 5000 characters; search_history takes at most 500/);
+  assert.match(
+    await call({ query: "x".repeat(5000) }),
+    /^Error: the query is 5000 characters; search_history takes at most 500/,
+  );
   assert.match(await call({ query: "password" }, "fresh"), /^No earlier messages are archived for this thread/);
   const many = await call({ query: "the a let's plan launch sure staging deploy zebra margarethe rollback" });
   assert.ok(many.split(/^\[\d\] /m).length - 1 <= 5, "at most five passages");
@@ -122,7 +173,10 @@ test("Postgres archive on a database without its tables reads as empty (a reader
     assert.deepEqual(await archive.search("t", "anything", 5), []);
     await archive.delete("t");
     const tool = createSearchHistoryTool(archive);
-    assert.match(String(await tool.invoke({ query: "anything" }, { configurable: { thread_id: "t" } })), /^No earlier messages are archived for this thread/);
+    assert.match(
+      String(await tool.invoke({ query: "anything" }, { configurable: { thread_id: "t" } })),
+      /^No earlier messages are archived for this thread/,
+    );
   } finally {
     await pool.end();
     await created.drop();

@@ -10,7 +10,11 @@
  * `websearch_to_tsquery` for any of the query's words and ranks with `ts_rank` (more matching words
  * first, shorter passages a little ahead), as FTS5's bm25 does for SQLite.
  */
-import { type BaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import {
+  type BaseMessage,
+  mapChatMessagesToStoredMessages,
+  mapStoredMessagesToChatMessages,
+} from "@langchain/core/messages";
 import type pg from "pg";
 import { inTransaction } from "../storage/postgres-database.js";
 import type { AsyncHistoryArchive, HistoryEntry } from "./history-archive.js";
@@ -55,7 +59,12 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
         const archived = new Set(
           ids.length === 0
             ? []
-            : (await client.query<{ message_id: string }>("SELECT message_id FROM history_archive WHERE thread_id = $1 AND message_id = ANY($2)", [threadId, ids])).rows.map((row) => row.message_id),
+            : (
+                await client.query<{ message_id: string }>(
+                  "SELECT message_id FROM history_archive WHERE thread_id = $1 AND message_id = ANY($2)",
+                  [threadId, ids],
+                )
+              ).rows.map((row) => row.message_id),
         );
         const fresh: BaseMessage[] = [];
         for (const message of messages) {
@@ -97,7 +106,12 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
 
     async read(threadId) {
       const rows = await orWhenUnmigrated(
-        pool.query<{ seq: number; kind: "message" | "compaction"; payload: string }>("SELECT seq, kind, payload FROM history_archive WHERE thread_id = $1 ORDER BY seq", [threadId]).then((result) => result.rows),
+        pool
+          .query<{ seq: number; kind: "message" | "compaction"; payload: string }>(
+            "SELECT seq, kind, payload FROM history_archive WHERE thread_id = $1 ORDER BY seq",
+            [threadId],
+          )
+          .then((result) => result.rows),
         [],
       );
       return rows.map((row): HistoryEntry => {
@@ -128,10 +142,20 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
           .then((result) => result.rows),
         [],
       );
-      return rows.map((row) => ({ turn: row.turn, role: row.role, passage: (row.headline ?? row.text).slice(0, PASSAGE_CHARS) }));
+      return rows.map((row) => ({
+        turn: row.turn,
+        role: row.role,
+        passage: (row.headline ?? row.text).slice(0, PASSAGE_CHARS),
+      }));
     },
 
-    hasArchive: (threadId) => orWhenUnmigrated(pool.query("SELECT 1 FROM history_search WHERE thread_id = $1 LIMIT 1", [threadId]).then((result) => (result.rowCount ?? 0) > 0), false),
+    hasArchive: (threadId) =>
+      orWhenUnmigrated(
+        pool
+          .query("SELECT 1 FROM history_search WHERE thread_id = $1 LIMIT 1", [threadId])
+          .then((result) => (result.rowCount ?? 0) > 0),
+        false,
+      ),
 
     delete: (threadId) =>
       orWhenUnmigrated(

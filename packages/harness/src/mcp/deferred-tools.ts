@@ -20,16 +20,22 @@ import type { Logger } from "../logger.js";
  * Reducer of `promoted_tools`: the union, in first-promotion order. Promoting a name twice changes
  * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. Names are never removed.
  */
-export function mergePromotedTools(current: readonly string[] | null | undefined, next: readonly string[] | null | undefined): string[] {
+export function mergePromotedTools(
+  current: readonly string[] | null | undefined,
+  next: readonly string[] | null | undefined,
+): string[] {
   const merged = [...(current ?? [])];
   for (const name of next ?? []) if (!merged.includes(name)) merged.push(name);
   return merged;
 }
 
 const promotedState = new StateSchema({
-  promoted_tools: new ReducedValue(z.array(z.string()).default(() => []), {
-    reducer: (current: string[], next: string[]) => mergePromotedTools(current, next),
-  }),
+  promoted_tools: new ReducedValue(
+    z.array(z.string()).default(() => []),
+    {
+      reducer: (current: string[], next: string[]) => mergePromotedTools(current, next),
+    },
+  ),
 });
 
 /** Options of {@link deferredToolsMiddleware}. */
@@ -80,7 +86,8 @@ export function deferredToolsMiddleware(options: DeferredToolsOptions) {
       if (name === TOOL_SEARCH_TOOL_NAME) {
         const result = await handler(request);
         const update = (result as { update?: { promoted_tools?: unknown } }).update;
-        if (Array.isArray(update?.promoted_tools) && update.promoted_tools.length > 0) options.logger?.info(`promoted ${update.promoted_tools.join(", ")}`);
+        if (Array.isArray(update?.promoted_tools) && update.promoted_tools.length > 0)
+          options.logger?.info(`promoted ${update.promoted_tools.join(", ")}`);
         return result;
       }
       if (!deferredNames.has(name) || promoted.includes(name)) return handler(request);

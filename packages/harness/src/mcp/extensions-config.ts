@@ -12,7 +12,9 @@ export function readExtensionsMcpServers(file: string): Record<string, unknown> 
   const servers = readExtensionsFile(file).mcpServers;
   if (servers === undefined || servers === null) return {};
   if (typeof servers !== "object" || Array.isArray(servers)) {
-    throw new ConfigError(`${file}: "mcpServers" must be an object of servers by name, e.g. {"filesystem": {"command": "npx", "args": [...]}}.`);
+    throw new ConfigError(
+      `${file}: "mcpServers" must be an object of servers by name, e.g. {"filesystem": {"command": "npx", "args": [...]}}.`,
+    );
   }
   return servers as Record<string, unknown>;
 }

@@ -13,7 +13,8 @@ const fixtures = FIXTURES;
 const FILESYSTEM = FILESYSTEM_SERVER;
 const EVERYTHING = EVERYTHING_SERVER;
 
-const spec = (name: string, input: Record<string, unknown>): McpServerSpec => toServerSpec(name, McpServerInput.parse(input), { env: process.env, source: "test" });
+const spec = (name: string, input: Record<string, unknown>): McpServerSpec =>
+  toServerSpec(name, McpServerInput.parse(input), { env: process.env, source: "test" });
 const byName = (tools: StructuredToolInterface[], name: string) => {
   const found = tools.find((tool) => tool.name === name);
   assert.ok(found, `no tool ${name} among ${tools.map((tool) => tool.name).join(", ")}`);
@@ -24,11 +25,16 @@ const call = async (tool: StructuredToolInterface, args: Record<string, unknown>
 
 test("the reference filesystem server over stdio lists and reads files; a tool named like a built-in is prefixed", async () => {
   const dir = createTempHome({ prefix: "df-mcp-fs-" });
-  const mcp = createMcpService([spec("filesystem", { command: process.execPath, args: [FILESYSTEM, dir.path] })], { onWarning: assert.fail });
+  const mcp = createMcpService([spec("filesystem", { command: process.execPath, args: [FILESYSTEM, dir.path] })], {
+    onWarning: assert.fail,
+  });
   try {
     writeFileSync(path.join(dir.path, "notes.txt"), "the answer is 42\n");
     const tools = await mcp.tools({ reservedNames: ["read_file", "ls"] });
-    assert.ok(tools.some((tool) => tool.name === "filesystem_read_file"), "read_file collides with the built-in, so it is prefixed");
+    assert.ok(
+      tools.some((tool) => tool.name === "filesystem_read_file"),
+      "read_file collides with the built-in, so it is prefixed",
+    );
     const listing = await call(byName(tools, "list_directory"), { path: dir.path });
     assert.match(String(listing.content), /\[FILE\] notes\.txt/);
     const read = await call(byName(tools, "read_text_file"), { path: path.join(dir.path, "notes.txt") });
@@ -49,7 +55,13 @@ test("the reference filesystem server over stdio lists and reads files; a tool n
 test("a stdio server sees only the variables it declares (plus PATH and HOME), with $VAR substituted", async () => {
   process.env.DEERFLOW_TEST_SECRET = "sk-do-not-leak";
   process.env.DEERFLOW_TEST_TOKEN = "token-123";
-  const mcp = createMcpService([spec("everything", { command: process.execPath, args: [EVERYTHING, "stdio"], env: { GREETING: "hello", TOKEN: "$DEERFLOW_TEST_TOKEN" } })]);
+  const mcp = createMcpService([
+    spec("everything", {
+      command: process.execPath,
+      args: [EVERYTHING, "stdio"],
+      env: { GREETING: "hello", TOKEN: "$DEERFLOW_TEST_TOKEN" },
+    }),
+  ]);
   try {
     const tools = await mcp.tools();
     const result = await call(byName(tools, "get-env"), {});
@@ -70,7 +82,11 @@ test("a missing command and a server that hangs at start are warnings; the other
   const mcp = createMcpService(
     [
       spec("ghost", { command: "/nonexistent/mcp-server-ghost" }),
-      spec("sleepy", { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], session_init_timeout: 1 }),
+      spec("sleepy", {
+        command: process.execPath,
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        session_init_timeout: 1,
+      }),
       spec("flaky", { command: process.execPath, args: [path.join(fixtures, "flaky-server.mjs")] }),
     ],
     { onWarning: (message) => warnings.push(message) },
@@ -94,7 +110,11 @@ test("a crash mid-call, a tool error and a garbage result are error ToolMessages
   const log = path.join(dir.path, "starts.log");
   mkdirSync(dir.path, { recursive: true });
   const mcp = createMcpService([
-    spec("flaky", { command: process.execPath, args: [path.join(fixtures, "flaky-server.mjs")], env: { START_LOG: log } }),
+    spec("flaky", {
+      command: process.execPath,
+      args: [path.join(fixtures, "flaky-server.mjs")],
+      env: { START_LOG: log },
+    }),
     spec("garbage", { command: process.execPath, args: [path.join(fixtures, "garbage-server.mjs")] }),
   ]);
   try {
@@ -118,7 +138,9 @@ test("a crash mid-call, a tool error and a garbage result are error ToolMessages
 });
 
 test("a call that never returns is ended by tool_call_timeout as an error ToolMessage; the server keeps serving", async () => {
-  const mcp = createMcpService([spec("flaky", { command: process.execPath, args: [path.join(fixtures, "flaky-server.mjs")], tool_call_timeout: 1 })]);
+  const mcp = createMcpService([
+    spec("flaky", { command: process.execPath, args: [path.join(fixtures, "flaky-server.mjs")], tool_call_timeout: 1 }),
+  ]);
   try {
     const tools = await mcp.tools();
     const hung = await call(byName(tools, "hang"), {});
@@ -131,7 +153,16 @@ test("a call that never returns is ended by tool_call_timeout as an error ToolMe
 });
 
 test("closing the service during a start that hangs returns without waiting for the deadline", async () => {
-  const mcp = createMcpService([spec("sleepy", { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], session_init_timeout: 600 })], { onWarning: () => {} });
+  const mcp = createMcpService(
+    [
+      spec("sleepy", {
+        command: process.execPath,
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        session_init_timeout: 600,
+      }),
+    ],
+    { onWarning: () => {} },
+  );
   const connecting = mcp.connect();
   await new Promise((resolve) => setTimeout(resolve, 200));
   await mcp.close();

@@ -74,7 +74,9 @@ export function createMcpService(servers: readonly McpServerSpec[], options: Mcp
       connections.map(async (connection) => {
         await connection.connect();
         if (connection.state === "failed") {
-          onWarning(`MCP server "${connection.spec.name}" (${connection.spec.source}) did not start: ${connection.error}. Its tools are not available; the other servers still work.`);
+          onWarning(
+            `MCP server "${connection.spec.name}" (${connection.spec.source}) did not start: ${connection.error}. Its tools are not available; the other servers still work.`,
+          );
         }
       }),
     ).then(() => undefined);
@@ -86,7 +88,13 @@ export function createMcpService(servers: readonly McpServerSpec[], options: Mcp
     async tools({ reservedNames = [] } = {}) {
       await connect();
       const entries = connections.flatMap((connection) =>
-        connection.tools.map((info) => ({ connection, info, server: connection.spec.name, tool: info.name, alwaysPrefix: connection.spec.toolNamePrefix })),
+        connection.tools.map((info) => ({
+          connection,
+          info,
+          server: connection.spec.name,
+          tool: info.name,
+          alwaysPrefix: connection.spec.toolNamePrefix,
+        })),
       );
       const names = assignToolNames(entries, reservedNames);
       return entries.map((entry, index) => {

@@ -48,9 +48,15 @@ export function contentToText(content: unknown): string {
   const parts = blocks.map((block) => {
     if (typeof block === "string") return block;
     if (block === null || typeof block !== "object") return String(block);
-    const { type, text, mime_type: mimeType, url } = block as { type?: string; text?: unknown; mime_type?: string; url?: string };
+    const {
+      type,
+      text,
+      mime_type: mimeType,
+      url,
+    } = block as { type?: string; text?: unknown; mime_type?: string; url?: string };
     if (typeof text === "string") return text;
-    if (type === "image" || type === "image_url") return `[image${mimeType ? ` ${mimeType}` : ""} returned by the tool; not shown]`;
+    if (type === "image" || type === "image_url")
+      return `[image${mimeType ? ` ${mimeType}` : ""} returned by the tool; not shown]`;
     if (type === "audio") return `[audio${mimeType ? ` ${mimeType}` : ""} returned by the tool; not shown]`;
     if (type === "file" && url) return `[resource ${url}]`;
     return JSON.stringify(block);

@@ -19,7 +19,10 @@ export interface OpenMcpServiceOptions {
  * Resolves the configured servers and creates the service, or returns undefined when no server is
  * configured (nothing to start). Throws `ConfigError` for an unreadable extensions file.
  */
-export function openMcpService(config: Pick<AppConfig, "mcp_servers" | "source">, options: OpenMcpServiceOptions = {}): McpService | undefined {
+export function openMcpService(
+  config: Pick<AppConfig, "mcp_servers" | "source">,
+  options: OpenMcpServiceOptions = {},
+): McpService | undefined {
   const { servers } = resolveMcpServers(config, options);
   return servers.length > 0 ? createMcpService(servers, { env: options.env, onWarning: options.onWarning }) : undefined;
 }

@@ -33,7 +33,10 @@ export interface ResolvedServers {
  * const { servers } = resolveMcpServers(config, { onWarning: console.warn });
  * const mcp = createMcpService(servers);
  */
-export function resolveMcpServers(config: Pick<AppConfig, "mcp_servers" | "source">, options: ResolveServersOptions = {}): ResolvedServers {
+export function resolveMcpServers(
+  config: Pick<AppConfig, "mcp_servers" | "source">,
+  options: ResolveServersOptions = {},
+): ResolvedServers {
   const env = options.env ?? process.env;
   const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
   const extensions = findExtensionsFile({ env, cwd: options.cwd ?? process.cwd() });
@@ -41,7 +44,8 @@ export function resolveMcpServers(config: Pick<AppConfig, "mcp_servers" | "sourc
   const declared = new Map<string, { raw: unknown; source: string }>();
   if (extensions.exists) {
     try {
-      for (const [name, raw] of Object.entries(readExtensionsMcpServers(extensions.path))) declared.set(name, { raw, source: extensions.path });
+      for (const [name, raw] of Object.entries(readExtensionsMcpServers(extensions.path)))
+        declared.set(name, { raw, source: extensions.path });
     } catch (error) {
       // Like a server that fails to start: say so, and go on with the servers of config.yaml.
       onWarning(`${(error as Error).message} Its MCP servers are skipped until then.`);
@@ -49,7 +53,10 @@ export function resolveMcpServers(config: Pick<AppConfig, "mcp_servers" | "sourc
   }
   const yamlSource = config.source ?? "config.yaml";
   for (const [name, raw] of Object.entries(config.mcp_servers)) {
-    if (declared.has(name)) onWarning(`MCP server "${name}" is declared in both ${extensionsFile} and ${yamlSource}; using the one in ${yamlSource}.`);
+    if (declared.has(name))
+      onWarning(
+        `MCP server "${name}" is declared in both ${extensionsFile} and ${yamlSource}; using the one in ${yamlSource}.`,
+      );
     declared.set(name, { raw, source: yamlSource });
   }
 

@@ -78,7 +78,8 @@ export class McpServerConnection {
     if (this.state === "closed") throw new Error(`the MCP server "${this.spec.name}" has been shut down.`);
     if (this.state !== "connected") {
       await this.connect();
-      if ((this.state as McpServerState) !== "connected") throw new Error(`the MCP server "${this.spec.name}" is not available (${this.error ?? this.state}).`);
+      if ((this.state as McpServerState) !== "connected")
+        throw new Error(`the MCP server "${this.spec.name}" is not available (${this.error ?? this.state}).`);
     }
     const inner = this.#inner.get(toolName);
     if (!inner) throw new Error(`the MCP server "${this.spec.name}" no longer offers a tool named "${toolName}".`);
@@ -88,7 +89,9 @@ export class McpServerConnection {
     } catch (error) {
       const reason = describe(error);
       if (this.state !== "connected") {
-        throw new Error(`the MCP server "${this.spec.name}" stopped during the call (${this.error ?? reason}). It will be started again on the next call.`);
+        throw new Error(
+          `the MCP server "${this.spec.name}" stopped during the call (${this.error ?? reason}). It will be started again on the next call.`,
+        );
       }
       throw new Error(reason);
     }
@@ -112,7 +115,10 @@ export class McpServerConnection {
     const deadline = this.spec.startupTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`did not finish starting within ${deadline / 1000} s (session_init_timeout)`)), deadline);
+      timer = setTimeout(
+        () => reject(new Error(`did not finish starting within ${deadline / 1000} s (session_init_timeout)`)),
+        deadline,
+      );
     });
     try {
       const transport = this.#createTransport();
@@ -127,7 +133,11 @@ export class McpServerConnection {
       const tools = await Promise.race([handshake, timeout]);
       if ((this.state as McpServerState) === "closed") return;
       this.#inner = new Map(tools.map((tool) => [tool.name, tool]));
-      this.tools = tools.map((tool) => ({ name: tool.name, description: tool.description, schema: tool.schema as Record<string, unknown> }));
+      this.tools = tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        schema: tool.schema as Record<string, unknown>,
+      }));
       client.onclose = () => {
         if (this.#client !== client || this.state === "closed") return;
         this.state = "disconnected";
@@ -147,7 +157,12 @@ export class McpServerConnection {
   #createTransport(): Transport {
     const { spec } = this;
     if (spec.transport === "stdio") {
-      const transport = new StdioClientTransport({ command: spec.command!, args: spec.args, env: stdioEnvironment(spec, this.#env), stderr: "pipe" });
+      const transport = new StdioClientTransport({
+        command: spec.command!,
+        args: spec.args,
+        env: stdioEnvironment(spec, this.#env),
+        stderr: "pipe",
+      });
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
       });
@@ -158,7 +173,10 @@ export class McpServerConnection {
     if (spec.transport === "sse") {
       return new SSEClientTransport(url, {
         requestInit: { headers },
-        eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } }) },
+        eventSourceInit: {
+          fetch: (input, init) =>
+            fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } }),
+        },
       });
     }
     return new StreamableHTTPClientTransport(url, { requestInit: { headers } });

@@ -70,19 +70,33 @@ export function substituteVars(value: string, env: Record<string, string | undef
   return value.replace(VAR, (_match, braced: string | undefined, bare: string | undefined) => {
     const name = (braced ?? bare)!;
     const found = env[name];
-    if (found === undefined || found === "") throw new McpSpecError(`${where} uses $${name}, which is not set. Export ${name} or write the value in the file.`);
+    if (found === undefined || found === "")
+      throw new McpSpecError(
+        `${where} uses $${name}, which is not set. Export ${name} or write the value in the file.`,
+      );
     return found;
   });
 }
 
 /** Turns a validated entry into a spec, or throws {@link McpSpecError} saying what to fix. */
-export function toServerSpec(name: string, input: McpServerInput, options: { env: Record<string, string | undefined>; source: string }): McpServerSpec {
+export function toServerSpec(
+  name: string,
+  input: McpServerInput,
+  options: { env: Record<string, string | undefined>; source: string },
+): McpServerSpec {
   const where = `MCP server "${name}" (${options.source})`;
   const declared = input.type ?? input.transport;
   const transport: McpTransport =
-    declared === "streamable_http" || declared === "streamable-http" ? "http" : (declared ?? (input.command === undefined && input.url ? "http" : "stdio"));
+    declared === "streamable_http" || declared === "streamable-http"
+      ? "http"
+      : (declared ?? (input.command === undefined && input.url ? "http" : "stdio"));
   const substitute = (record: Record<string, string>, field: string) =>
-    Object.fromEntries(Object.entries(record).map(([key, value]) => [key, substituteVars(value, options.env, `${where} ${field}.${key}`)]));
+    Object.fromEntries(
+      Object.entries(record).map(([key, value]) => [
+        key,
+        substituteVars(value, options.env, `${where} ${field}.${key}`),
+      ]),
+    );
   const spec: McpServerSpec = {
     name,
     transport,
@@ -97,16 +111,23 @@ export function toServerSpec(name: string, input: McpServerInput, options: { env
     toolCallTimeoutMs: (input.tool_call_timeout ?? DEFAULT_TOOL_CALL_TIMEOUT_SECONDS) * 1000,
     source: options.source,
   };
-  if (transport === "stdio" && !spec.command) throw new McpSpecError(`${where} is a stdio server without a command. Add "command" (and "args"), or give "url" and type "http".`);
+  if (transport === "stdio" && !spec.command)
+    throw new McpSpecError(
+      `${where} is a stdio server without a command. Add "command" (and "args"), or give "url" and type "http".`,
+    );
   if (transport !== "stdio") {
-    if (!spec.url) throw new McpSpecError(`${where} uses ${transport} but has no "url". Add the server's URL, e.g. http://127.0.0.1:8000/mcp.`);
+    if (!spec.url)
+      throw new McpSpecError(
+        `${where} uses ${transport} but has no "url". Add the server's URL, e.g. http://127.0.0.1:8000/mcp.`,
+      );
     let parsed: URL;
     try {
       parsed = new URL(spec.url);
     } catch {
       throw new McpSpecError(`${where}: url "${spec.url}" is not a valid URL.`);
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new McpSpecError(`${where}: url "${spec.url}" must start with http:// or https://.`);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      throw new McpSpecError(`${where}: url "${spec.url}" must start with http:// or https://.`);
   }
   return spec;
 }

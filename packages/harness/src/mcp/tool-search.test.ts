@@ -12,7 +12,10 @@ const catalog = [
 ];
 
 test("select: picks exact names, in the order asked, ignoring unknown ones", () => {
-  assert.deepEqual(searchCatalog(catalog, "select:list_directory, read_text_file,nope"), ["list_directory", "read_text_file"]);
+  assert.deepEqual(searchCatalog(catalog, "select:list_directory, read_text_file,nope"), [
+    "list_directory",
+    "read_text_file",
+  ]);
 });
 
 test("keywords rank name matches above description matches; +word requires the word in the name", () => {

@@ -35,7 +35,11 @@ export function oneLine(description: string, max = 120): string {
 export function searchCatalog(catalog: readonly CatalogEntry[], query: string): string[] {
   const trimmed = query.trim();
   if (trimmed.toLowerCase().startsWith("select:")) {
-    const wanted = trimmed.slice("select:".length).split(",").map((name) => name.trim()).filter(Boolean);
+    const wanted = trimmed
+      .slice("select:".length)
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
     return wanted.filter((name) => catalog.some((entry) => entry.name === name));
   }
   let pool = catalog;
@@ -93,7 +97,11 @@ export function createToolSearchTool(deferred: readonly StructuredToolInterface[
       const toolCallId = (config as { toolCall?: { id?: string } }).toolCall?.id ?? "";
       const names = searchCatalog(catalog, query);
       if (names.length === 0) {
-        return new ToolMessage({ name: TOOL_SEARCH_TOOL_NAME, tool_call_id: toolCallId, content: `No tools found matching: ${query}. Try other words, or select:name with a name from the catalogue.` });
+        return new ToolMessage({
+          name: TOOL_SEARCH_TOOL_NAME,
+          tool_call_id: toolCallId,
+          content: `No tools found matching: ${query}. Try other words, or select:name with a name from the catalogue.`,
+        });
       }
       const schemas = names.map((name) => describeSchema(deferred.find((entry) => entry.name === name)!));
       const content = `Loaded ${names.length} tool(s); you can call them now:\n${JSON.stringify(schemas, null, 2)}`;
@@ -110,7 +118,9 @@ export function createToolSearchTool(deferred: readonly StructuredToolInterface[
         "Load tools from the deferred tool catalogue so you can call them. Query forms: 'select:name1,name2' loads exact names; " +
         "'+word more words' finds tools whose name contains word; otherwise keywords (or a regex) matched against names and descriptions. " +
         "Returns the tools' schemas (at most 5, except with select:).",
-      schema: z.object({ query: z.string().min(1).describe("What you need, e.g. 'select:read_text_file' or 'list files in a directory'") }),
+      schema: z.object({
+        query: z.string().min(1).describe("What you need, e.g. 'select:read_text_file' or 'list files in a directory'"),
+      }),
     },
   );
 }

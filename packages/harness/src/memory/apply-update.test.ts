@@ -5,7 +5,13 @@ import { type Memory, type MemoryFact, emptyMemory } from "./memory-schema.js";
 
 const now = new Date("2026-03-01T12:00:00.000Z");
 let ids = 0;
-const options: ApplyUpdateOptions = { threadId: "thread-7", factConfidenceThreshold: 0.7, maxFacts: 100, now, newFactId: () => `fact_n${++ids}` };
+const options: ApplyUpdateOptions = {
+  threadId: "thread-7",
+  factConfidenceThreshold: 0.7,
+  maxFacts: 100,
+  now,
+  newFactId: () => `fact_n${++ids}`,
+};
 
 function fact(id: string, content: string, confidence: number, createdAt = "2026-01-01T00:00:00.000Z"): MemoryFact {
   return { id, content, category: "context", confidence, createdAt, source: "old" };
@@ -30,7 +36,10 @@ test("summaries marked shouldUpdate replace the old ones with a timestamp; other
     },
     options,
   );
-  assert.deepEqual(memory.userContext.workContext, { summary: "Engineer at Acme working on payment APIs.", updatedAt: now.toISOString() });
+  assert.deepEqual(memory.userContext.workContext, {
+    summary: "Engineer at Acme working on payment APIs.",
+    updatedAt: now.toISOString(),
+  });
   assert.deepEqual(memory.userContext.personalContext, { summary: "Speaks French", updatedAt: "2025-12-01" });
   assert.equal(memory.userContext.topOfMind.summary, "");
   assert.equal(memory.history.recentMonths.summary, "Migrated billing to TypeScript.");
@@ -53,10 +62,28 @@ test("new facts at or above the threshold are added with category, thread source
     options,
   );
   assert.deepEqual(
-    memory.facts.map(({ content, category, confidence, source, createdAt }) => ({ content, category, confidence, source, createdAt })),
+    memory.facts.map(({ content, category, confidence, source, createdAt }) => ({
+      content,
+      category,
+      confidence,
+      source,
+      createdAt,
+    })),
     [
-      { content: "Prefers TypeScript", category: "preference", confidence: 0.9, source: "thread-7", createdAt: now.toISOString() },
-      { content: "Works at Acme", category: "context", confidence: 0.7, source: "thread-7", createdAt: now.toISOString() },
+      {
+        content: "Prefers TypeScript",
+        category: "preference",
+        confidence: 0.9,
+        source: "thread-7",
+        createdAt: now.toISOString(),
+      },
+      {
+        content: "Works at Acme",
+        category: "context",
+        confidence: 0.7,
+        source: "thread-7",
+        createdAt: now.toISOString(),
+      },
     ],
   );
   assert.equal(added.length, 2);
@@ -67,21 +94,43 @@ test("a restated fact (case, spacing, final period) is not added twice; it can r
   const before = memoryWith(fact("fact_a", "Prefers TypeScript", 0.8));
   const { memory, added } = applyMemoryUpdate(
     before,
-    { newFacts: [{ content: "prefers  typescript.", confidence: 0.95 }, { content: "Uses pnpm", confidence: 0.9 }, { content: "uses PNPM", confidence: 0.8 }] },
+    {
+      newFacts: [
+        { content: "prefers  typescript.", confidence: 0.95 },
+        { content: "Uses pnpm", confidence: 0.9 },
+        { content: "uses PNPM", confidence: 0.8 },
+      ],
+    },
     options,
   );
-  assert.deepEqual(memory.facts.map((f) => [f.id, f.content, f.confidence]), [["fact_a", "Prefers TypeScript", 0.95], [added[0]?.id, "Uses pnpm", 0.9]]);
+  assert.deepEqual(
+    memory.facts.map((f) => [f.id, f.content, f.confidence]),
+    [
+      ["fact_a", "Prefers TypeScript", 0.95],
+      [added[0]?.id, "Uses pnpm", 0.9],
+    ],
+  );
   assert.equal(normaliseFactContent(" Prefers\tTypeScript. "), "prefers typescript");
 });
 
 test("factsToRemove removes the named facts (object or bare id); unknown ids are ignored", () => {
   const { memory, removed } = applyMemoryUpdate(
-    memoryWith(fact("fact_a", "Uses pip", 0.9), fact("fact_b", "Likes tea", 0.9), fact("fact_c", "Lives in Paris", 0.9)),
-    { factsToRemove: [{ id: "fact_a" }, "fact_c", { id: "fact_zzz" }], newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }] },
+    memoryWith(
+      fact("fact_a", "Uses pip", 0.9),
+      fact("fact_b", "Likes tea", 0.9),
+      fact("fact_c", "Lives in Paris", 0.9),
+    ),
+    {
+      factsToRemove: [{ id: "fact_a" }, "fact_c", { id: "fact_zzz" }],
+      newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }],
+    },
     options,
   );
   assert.deepEqual(removed, ["fact_a", "fact_c"]);
-  assert.deepEqual(memory.facts.map((f) => f.content), ["Likes tea", "Uses uv, not pip"]);
+  assert.deepEqual(
+    memory.facts.map((f) => f.content),
+    ["Likes tea", "Uses uv, not pip"],
+  );
 });
 
 test("over maxFacts the lowest confidence goes first, then the oldest", () => {
@@ -91,17 +140,39 @@ test("over maxFacts the lowest confidence goes first, then the oldest", () => {
     fact("new-low", "c", 0.75, "2026-02-01"),
     fact("mid", "d", 0.8, "2026-01-15"),
   ];
-  assert.deepEqual(capFacts(facts, 3).map((f) => f.id), ["old-high", "new-low", "mid"]);
-  assert.deepEqual(capFacts(facts, 1).map((f) => f.id), ["old-high"]);
+  assert.deepEqual(
+    capFacts(facts, 3).map((f) => f.id),
+    ["old-high", "new-low", "mid"],
+  );
+  assert.deepEqual(
+    capFacts(facts, 1).map((f) => f.id),
+    ["old-high"],
+  );
 
-  const { memory, added } = applyMemoryUpdate(memoryWith(...facts), { newFacts: [{ content: "e", confidence: 0.85 }] }, { ...options, maxFacts: 4 });
-  assert.deepEqual(memory.facts.map((f) => f.content), ["a", "c", "d", "e"]);
+  const { memory, added } = applyMemoryUpdate(
+    memoryWith(...facts),
+    { newFacts: [{ content: "e", confidence: 0.85 }] },
+    { ...options, maxFacts: 4 },
+  );
+  assert.deepEqual(
+    memory.facts.map((f) => f.content),
+    ["a", "c", "d", "e"],
+  );
   assert.equal(added.length, 1);
 });
 
 test("an update that changes nothing returns the same memory object (so nothing is written)", () => {
   const before = memoryWith(fact("fact_a", "Prefers TypeScript", 0.9));
-  const result = applyMemoryUpdate(before, { newFacts: [{ content: "prefers typescript", confidence: 0.8 }, { content: "guess", confidence: 0.3 }] }, options);
+  const result = applyMemoryUpdate(
+    before,
+    {
+      newFacts: [
+        { content: "prefers typescript", confidence: 0.8 },
+        { content: "guess", confidence: 0.3 },
+      ],
+    },
+    options,
+  );
   assert.equal(result.changed, false);
   assert.equal(result.memory, before);
 });

@@ -42,7 +42,11 @@ export interface AppliedUpdate {
 
 /** The key two facts are compared by: case, spacing and final punctuation do not make a new fact. */
 export function normaliseFactContent(content: string): string {
-  return content.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!。]+$/u, "");
+  return content
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[\s.!。]+$/u, "");
 }
 
 function normaliseCategory(category: string | null | undefined): string {
@@ -50,7 +54,11 @@ function normaliseCategory(category: string | null | undefined): string {
   return (FACT_CATEGORIES as readonly string[]).includes(value) ? value : "context";
 }
 
-function applySection(current: MemorySection, proposed: { summary?: string | null; shouldUpdate?: boolean | null } | null | undefined, now: string): MemorySection | undefined {
+function applySection(
+  current: MemorySection,
+  proposed: { summary?: string | null; shouldUpdate?: boolean | null } | null | undefined,
+  now: string,
+): MemorySection | undefined {
   const summary = proposed?.summary?.trim();
   if (!proposed?.shouldUpdate || !summary || summary === current.summary) return undefined;
   return { summary, updatedAt: now };
@@ -61,7 +69,10 @@ export function capFacts(facts: MemoryFact[], max: number): MemoryFact[] {
   if (facts.length <= max) return facts;
   const ranked = facts
     .map((fact, index) => ({ fact, index }))
-    .sort((a, b) => b.fact.confidence - a.fact.confidence || b.fact.createdAt.localeCompare(a.fact.createdAt) || b.index - a.index);
+    .sort(
+      (a, b) =>
+        b.fact.confidence - a.fact.confidence || b.fact.createdAt.localeCompare(a.fact.createdAt) || b.index - a.index,
+    );
   const kept = new Set(ranked.slice(0, Math.max(0, max)).map((entry) => entry.index));
   return facts.filter((_, index) => kept.has(index));
 }
@@ -89,7 +100,9 @@ export function applyMemoryUpdate(memory: Memory, update: MemoryUpdate, options:
     sectionsUpdated.push(key);
   }
 
-  const removeIds = new Set((update.factsToRemove ?? []).map((entry) => (typeof entry === "string" ? entry : entry.id)));
+  const removeIds = new Set(
+    (update.factsToRemove ?? []).map((entry) => (typeof entry === "string" ? entry : entry.id)),
+  );
   const removed = next.facts.filter((fact) => removeIds.has(fact.id)).map((fact) => fact.id);
   let facts = next.facts.filter((fact) => !removeIds.has(fact.id));
 
@@ -107,7 +120,14 @@ export function applyMemoryUpdate(memory: Memory, update: MemoryUpdate, options:
       known.confidence = Math.max(known.confidence, confidence);
       continue;
     }
-    const fact: MemoryFact = { id: newFactId(), content, category: normaliseCategory(proposed.category), confidence, createdAt: now, source: options.threadId };
+    const fact: MemoryFact = {
+      id: newFactId(),
+      content,
+      category: normaliseCategory(proposed.category),
+      confidence,
+      createdAt: now,
+      source: options.threadId,
+    };
     byContent.set(normaliseFactContent(content), fact);
     facts.push(fact);
     added.push(fact);
@@ -116,7 +136,12 @@ export function applyMemoryUpdate(memory: Memory, update: MemoryUpdate, options:
   facts = capFacts(facts, options.maxFacts);
   const keptIds = new Set(facts.map((fact) => fact.id));
   next.facts = facts;
-  const changed = sectionsUpdated.length > 0 || removed.length > 0 || added.length > 0 || reinforced || facts.length !== memory.facts.length;
+  const changed =
+    sectionsUpdated.length > 0 ||
+    removed.length > 0 ||
+    added.length > 0 ||
+    reinforced ||
+    facts.length !== memory.facts.length;
   if (!changed) return { memory, changed, added: [], removed: [], sectionsUpdated: [] };
   next.lastUpdated = now;
   return { memory: next, changed, added: added.filter((fact) => keptIds.has(fact.id)), removed, sectionsUpdated };

@@ -7,8 +7,16 @@ test("only user messages and final answers are kept; tool traffic, system and hi
   const turns = filterConversationForMemory([
     new SystemMessage({ content: "You are DeerFlow.", id: "s1" }),
     new HumanMessage({ content: "Summarise <b>report</b> for me", id: "h1" }),
-    new HumanMessage({ content: "<durable_context>summary of earlier work</durable_context>", id: "h2", additional_kwargs: { hide_from_ui: true, durable_context_data: true } }),
-    new AIMessage({ content: "Let me read it.", id: "a1", tool_calls: [{ name: "read_file", args: { path: "/mnt/user-data/uploads/report.md" }, id: "c1" }] }),
+    new HumanMessage({
+      content: "<durable_context>summary of earlier work</durable_context>",
+      id: "h2",
+      additional_kwargs: { hide_from_ui: true, durable_context_data: true },
+    }),
+    new AIMessage({
+      content: "Let me read it.",
+      id: "a1",
+      tool_calls: [{ name: "read_file", args: { path: "/mnt/user-data/uploads/report.md" }, id: "c1" }],
+    }),
     new ToolMessage({ content: "file contents ...", tool_call_id: "c1", id: "t1" }),
     new AIMessage({ content: [{ type: "text", text: "The report says revenue grew." }], id: "a2" }),
     new AIMessage({ content: "internal note", id: "a3", additional_kwargs: { hide_from_ui: true } }),
@@ -21,9 +29,19 @@ test("only user messages and final answers are kept; tool traffic, system and hi
 
 test("upload blocks are stripped from user text, and an upload-only message is dropped", () => {
   const turns = filterConversationForMemory([
-    new HumanMessage({ content: "<uploaded_files>\n- report.pdf (12 KB) /mnt/user-data/uploads/report.pdf\n</uploaded_files>\n\nI work at Acme", id: "h1" }),
+    new HumanMessage({
+      content:
+        "<uploaded_files>\n- report.pdf (12 KB) /mnt/user-data/uploads/report.pdf\n</uploaded_files>\n\nI work at Acme",
+      id: "h1",
+    }),
     new HumanMessage({ content: "<uploaded_files>\n- data.csv\n</uploaded_files>", id: "h2" }),
-    new HumanMessage({ content: [{ type: "text", text: "What is in it?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }], id: "h3" }),
+    new HumanMessage({
+      content: [
+        { type: "text", text: "What is in it?" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+      id: "h3",
+    }),
   ]);
   assert.deepEqual(turns, [
     { role: "user", content: "I work at Acme" },
@@ -36,7 +54,11 @@ test("an upload-only turn is dropped together with the reply to it, so document 
     new HumanMessage({ content: "I work at Acme", id: "h1" }),
     new AIMessage({ content: "Noted.", id: "a1" }),
     new HumanMessage({ content: "<uploaded_files>\n- cv.pdf\n</uploaded_files>", id: "h2" }),
-    new AIMessage({ content: "Let me read it.", id: "a2", tool_calls: [{ name: "read_file", args: { path: "/mnt/user-data/uploads/cv.pdf" }, id: "c1" }] }),
+    new AIMessage({
+      content: "Let me read it.",
+      id: "a2",
+      tool_calls: [{ name: "read_file", args: { path: "/mnt/user-data/uploads/cv.pdf" }, id: "c1" }],
+    }),
     new ToolMessage({ content: "Jane Doe, 20 years at Initech", tool_call_id: "c1", id: "t1" }),
     new AIMessage({ content: "The CV belongs to Jane Doe, who worked 20 years at Initech.", id: "a3" }),
     new HumanMessage({ content: "Thanks, I prefer short answers", id: "h3" }),

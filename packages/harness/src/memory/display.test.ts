@@ -12,9 +12,19 @@ test("every summary and every fact is listed with its id, unescaped and unbudget
   memory.lastUpdated = "2026-03-01T12:00:00.000Z";
   memory.userContext.workContext.summary = "Builds <payment> APIs";
   memory.history.longTermBackground.summary = "Ten years of backend work.";
-  memory.facts = Array.from({ length: 30 }, (_, i) => ({ id: `fact_${i}`, content: `Fact ${i}`, category: "knowledge", confidence: 0.8, createdAt: "2026-02-01T00:00:00Z", source: i === 0 ? "thread-9" : "unknown" }));
+  memory.facts = Array.from({ length: 30 }, (_, i) => ({
+    id: `fact_${i}`,
+    content: `Fact ${i}`,
+    category: "knowledge",
+    confidence: 0.8,
+    createdAt: "2026-02-01T00:00:00Z",
+    source: i === 0 ? "thread-9" : "unknown",
+  }));
   const text = formatMemoryForDisplay(memory);
-  assert.match(text, /^Memory, last updated 2026-03-01T12:00:00.000Z\n\nUser context\n {2}Work: Builds <payment> APIs\n\nHistory\n {2}Background: Ten years of backend work\.\n\nFacts \(30\)\n/);
+  assert.match(
+    text,
+    /^Memory, last updated 2026-03-01T12:00:00.000Z\n\nUser context\n {2}Work: Builds <payment> APIs\n\nHistory\n {2}Background: Ten years of backend work\.\n\nFacts \(30\)\n/,
+  );
   assert.match(text, /\n {2}fact_0 {2}\[knowledge 0\.80\] {2}Fact 0 {2}\(from thread-9, 2026-02-01\)\n/);
   assert.match(text, /\n {2}fact_29 {2}\[knowledge 0\.80\] {2}Fact 29 {2}\(2026-02-01\)$/);
 });

@@ -30,13 +30,26 @@ export function formatMemoryForDisplay(memory: Memory, location?: string): strin
     lines.push("", title);
     for (const [key, section] of filled) lines.push(`  ${LABELS[key]}: ${section.summary}`);
   };
-  summaries("User context", USER_SECTIONS.map((key) => [key, memory.userContext[key]]));
-  summaries("History", HISTORY_SECTIONS.map((key) => [key, memory.history[key]]));
+  summaries(
+    "User context",
+    USER_SECTIONS.map((key) => [key, memory.userContext[key]]),
+  );
+  summaries(
+    "History",
+    HISTORY_SECTIONS.map((key) => [key, memory.history[key]]),
+  );
   if (memory.facts.length > 0) {
     lines.push("", `Facts (${memory.facts.length})`);
     for (const fact of memory.facts) {
-      const origin = [fact.source && fact.source !== "unknown" ? `from ${fact.source}` : "", fact.createdAt.slice(0, 10)].filter(Boolean).join(", ");
-      lines.push(`  ${fact.id}  [${fact.category} ${fact.confidence.toFixed(2)}]  ${fact.content}${origin ? `  (${origin})` : ""}`);
+      const origin = [
+        fact.source && fact.source !== "unknown" ? `from ${fact.source}` : "",
+        fact.createdAt.slice(0, 10),
+      ]
+        .filter(Boolean)
+        .join(", ");
+      lines.push(
+        `  ${fact.id}  [${fact.category} ${fact.confidence.toFixed(2)}]  ${fact.content}${origin ? `  (${origin})` : ""}`,
+      );
     }
   }
   return lines.join("\n");

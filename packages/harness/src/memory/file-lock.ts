@@ -62,7 +62,12 @@ function readHolder(lockPath: string): LockInfo | undefined {
   }
   try {
     const parsed = JSON.parse(fs.readFileSync(lockPath, "utf8")) as Partial<LockHolder>;
-    return { pid: Number(parsed.pid), host: String(parsed.host), token: typeof parsed.token === "string" ? parsed.token : undefined, ageMs };
+    return {
+      pid: Number(parsed.pid),
+      host: String(parsed.host),
+      token: typeof parsed.token === "string" ? parsed.token : undefined,
+      ageMs,
+    };
   } catch {
     return { pid: Number.NaN, host: "", token: undefined, ageMs }; // not written by us: only age can free it
   }

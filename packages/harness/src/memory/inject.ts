@@ -32,18 +32,41 @@ const clean = (text: string) => escapeData(text.replace(/\s+/g, " ").trim());
 
 /** Facts by confidence (ties: newest first), at most `limit`. */
 export function topFacts(facts: readonly MemoryFact[], limit: number): MemoryFact[] {
-  return [...facts].sort((a, b) => b.confidence - a.confidence || b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
+  return [...facts]
+    .sort((a, b) => b.confidence - a.confidence || b.createdAt.localeCompare(a.createdAt))
+    .slice(0, limit);
 }
 
 function sectionsOf(memory: Memory, maxFacts: number): Section[] {
   const line = (label: string, summary: string) => (summary.trim() ? `- ${label}: ${clean(summary)}` : "");
   const { userContext: user, history } = memory;
   const sections: Section[] = [
-    { title: "User Context:", items: [line("Work", user.workContext.summary), line("Personal", user.personalContext.summary), line("Current Focus", user.topOfMind.summary)] },
-    { title: "Recent History:", items: [line("Recent months", history.recentMonths.summary), line("Earlier", history.earlierContext.summary), line("Background", history.longTermBackground.summary)] },
-    { title: "Key Facts:", items: topFacts(memory.facts, maxFacts).map((fact) => `- [${clean(fact.category)} | ${fact.confidence.toFixed(2)}] ${clean(fact.content)}`) },
+    {
+      title: "User Context:",
+      items: [
+        line("Work", user.workContext.summary),
+        line("Personal", user.personalContext.summary),
+        line("Current Focus", user.topOfMind.summary),
+      ],
+    },
+    {
+      title: "Recent History:",
+      items: [
+        line("Recent months", history.recentMonths.summary),
+        line("Earlier", history.earlierContext.summary),
+        line("Background", history.longTermBackground.summary),
+      ],
+    },
+    {
+      title: "Key Facts:",
+      items: topFacts(memory.facts, maxFacts).map(
+        (fact) => `- [${clean(fact.category)} | ${fact.confidence.toFixed(2)}] ${clean(fact.content)}`,
+      ),
+    },
   ];
-  return sections.map((section) => ({ ...section, items: section.items.filter(Boolean) })).filter((section) => section.items.length > 0);
+  return sections
+    .map((section) => ({ ...section, items: section.items.filter(Boolean) }))
+    .filter((section) => section.items.length > 0);
 }
 
 function render(sections: readonly Section[]): string {
@@ -51,7 +74,9 @@ function render(sections: readonly Section[]): string {
 }
 
 function truncationNote(maxTokens: number, omitted: number, shortened: boolean): string {
-  const parts = [omitted > 0 ? `${omitted} more item(s) left out` : "", shortened ? "one item shortened" : ""].filter(Boolean);
+  const parts = [omitted > 0 ? `${omitted} more item(s) left out` : "", shortened ? "one item shortened" : ""].filter(
+    Boolean,
+  );
   return `(Memory truncated to fit ${maxTokens} tokens: ${parts.join(", ")}.)`;
 }
 

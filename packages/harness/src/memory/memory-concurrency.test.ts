@@ -25,7 +25,9 @@ function exited(child: ChildProcess): Promise<number | null> {
 function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     child.stdout!.once("data", () => resolve());
-    child.once("exit", (code, signal) => reject(new Error(`writer exited before its first write (code ${code}, signal ${signal})`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`writer exited before its first write (code ${code}, signal ${signal})`)),
+    );
   });
 }
 
@@ -81,7 +83,10 @@ test("writers SIGKILLed at random moments never leave a truncated or invalid mem
   assert.ok(before.facts.length > 0);
   store.update((memory) => ({ ...memory, facts: [] }));
   assert.deepEqual(store.load().facts, []);
-  assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")), []);
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")),
+    [],
+  );
   assert.equal(fs.existsSync(`${file}.lock`), false);
 });
 
@@ -93,7 +98,12 @@ test("updates from concurrent processes are all kept (none lost to a read-modify
   const codes = await Promise.all(children.map(exited));
   assert.deepEqual(codes, [0, 0, 0]);
 
-  const ids = new Set(createMemoryStore(file).load().facts.map((fact) => fact.id));
+  const ids = new Set(
+    createMemoryStore(file)
+      .load()
+      .facts.map((fact) => fact.id),
+  );
   assert.equal(ids.size, 120);
-  for (const tag of ["p", "q", "r"]) for (let i = 0; i < 40; i += 1) assert.ok(ids.has(`fact_${tag}_${i}`), `fact_${tag}_${i} was lost`);
+  for (const tag of ["p", "q", "r"])
+    for (let i = 0; i < 40; i += 1) assert.ok(ids.has(`fact_${tag}_${i}`), `fact_${tag}_${i} was lost`);
 });

@@ -13,6 +13,10 @@ test("the default agent uses {home}/memory.json; a named agent its own lower-cas
 
 test("agent names that could escape the home directory or are not plain are refused", () => {
   for (const name of ["../etc", "a/b", "a b", ".", "x_y", "名前"]) {
-    assert.throws(() => memoryPath("/h", name), (error: unknown) => error instanceof ConfigError && error.message.includes(`"${name}"`), name);
+    assert.throws(
+      () => memoryPath("/h", name),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(`"${name}"`),
+      name,
+    );
   }
 });

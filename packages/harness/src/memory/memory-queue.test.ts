@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import type { MemoryTurn } from "./conversation-filter.js";
 import { type MemoryJob, createMemoryQueue } from "./memory-queue.js";
 
-const says = (text: string): MemoryTurn[] => [{ role: "user", content: text }, { role: "assistant", content: "ok" }];
+const says = (text: string): MemoryTurn[] => [
+  { role: "user", content: text },
+  { role: "assistant", content: "ok" },
+];
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 test("a thread's job runs only after debounceMs of quiet, with its newest conversation", async (t) => {
@@ -22,7 +25,10 @@ test("a thread's job runs only after debounceMs of quiet, with its newest conver
 
   mock.timers.tick(400);
   await settle();
-  assert.deepEqual(processed.map((job) => job.conversation[0]?.content), ["first turn + second turn"]);
+  assert.deepEqual(
+    processed.map((job) => job.conversation[0]?.content),
+    ["first turn + second turn"],
+  );
   assert.equal(queue.pending(), 0);
 });
 
@@ -93,13 +99,23 @@ test("the same thread id under two agent names is two jobs, each tagged with its
   queue.enqueue("t1", says("x"), { agentName: "writer" });
   queue.enqueue("t1", says("y"));
   await queue.flush();
-  assert.deepEqual(processed.map((job) => [job.agentName, job.conversation[0]?.content]), [["writer", "x"], [undefined, "y"]]);
+  assert.deepEqual(
+    processed.map((job) => [job.agentName, job.conversation[0]?.content]),
+    [
+      ["writer", "x"],
+      [undefined, "y"],
+    ],
+  );
 });
 
 test("close flushes, then refuses new conversations with a warning", async () => {
   const warnings: string[] = [];
   const processed: string[] = [];
-  const queue = createMemoryQueue({ debounceMs: 60_000, process: async (job) => void processed.push(job.threadId), onWarning: (message) => warnings.push(message) });
+  const queue = createMemoryQueue({
+    debounceMs: 60_000,
+    process: async (job) => void processed.push(job.threadId),
+    onWarning: (message) => warnings.push(message),
+  });
   queue.enqueue("t1", says("x"));
   await queue.close();
   queue.enqueue("t2", says("y"));

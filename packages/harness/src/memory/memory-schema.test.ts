@@ -12,11 +12,24 @@ test("the version 1.0 fixture (the format memory.json is written in) still parse
 });
 
 test("partial sections and missing optional fields get defaults", () => {
-  const parsed = parseMemoryText(JSON.stringify({ userContext: { workContext: { summary: "x" } }, history: {}, facts: [{ id: "f", content: "c", confidence: 0.8 }] }));
+  const parsed = parseMemoryText(
+    JSON.stringify({
+      userContext: { workContext: { summary: "x" } },
+      history: {},
+      facts: [{ id: "f", content: "c", confidence: 0.8 }],
+    }),
+  );
   assert.ok(parsed.ok);
   assert.deepEqual(parsed.memory.userContext.workContext, { summary: "x", updatedAt: "" });
   assert.deepEqual(parsed.memory.history.recentMonths, { summary: "", updatedAt: "" });
-  assert.deepEqual(parsed.memory.facts[0], { id: "f", content: "c", category: "context", confidence: 0.8, createdAt: "", source: "unknown" });
+  assert.deepEqual(parsed.memory.facts[0], {
+    id: "f",
+    content: "c",
+    category: "context",
+    confidence: 0.8,
+    createdAt: "",
+    source: "unknown",
+  });
 });
 
 test("a document without userContext, history or facts is refused", () => {
@@ -30,5 +43,11 @@ test("isMemoryEmpty is true only without summaries and facts", () => {
   const parsed = parseMemoryText(fixture);
   assert.ok(parsed.ok);
   assert.equal(isMemoryEmpty(parsed.memory), false);
-  assert.equal(isMemoryEmpty({ ...emptyMemory(), history: { ...emptyMemory().history, earlierContext: { summary: "x", updatedAt: "" } } }), false);
+  assert.equal(
+    isMemoryEmpty({
+      ...emptyMemory(),
+      history: { ...emptyMemory().history, earlierContext: { summary: "x", updatedAt: "" } },
+    }),
+    false,
+  );
 });

@@ -46,7 +46,10 @@ export const MemoryFact = z.object({
   confidence: z.number().min(0).max(1),
   createdAt: z.string().default(""),
   source: z.preprocess(
-    (value) => (value && typeof value === "object" && "threadId" in value ? (value as { threadId: unknown }).threadId ?? "unknown" : value),
+    (value) =>
+      value && typeof value === "object" && "threadId" in value
+        ? ((value as { threadId: unknown }).threadId ?? "unknown")
+        : value,
     z.string().default("unknown"),
   ),
 });
@@ -131,7 +134,9 @@ export function parseMemoryText(text: string): { ok: true; memory: Memory } | { 
  * parseStoredMemory('{"facts":[{"id":"a","content":"x","confidence":7}]}');
  * // { ok: true, memory: <empty but for nothing>, skipped: ["facts[0] (id a): confidence: Too big: ..."] }
  */
-export function parseStoredMemory(text: string): { ok: true; memory: Memory; skipped: string[] } | { ok: false; reason: string } {
+export function parseStoredMemory(
+  text: string,
+): { ok: true; memory: Memory; skipped: string[] } | { ok: false; reason: string } {
   const strict = parseMemoryText(text);
   if (strict.ok) return { ...strict, skipped: [] };
   let raw: unknown;
@@ -144,7 +149,11 @@ export function parseStoredMemory(text: string): { ok: true; memory: Memory; ski
   if (!record || !["userContext", "history", "facts"].some((key) => key in record)) return strict;
   const memory = emptyMemory();
   const skipped: string[] = [];
-  const describe = (issues: readonly z.core.$ZodIssue[]) => issues.slice(0, 2).map((issue) => `${issue.path.join(".") || "value"}: ${issue.message}`).join("; ");
+  const describe = (issues: readonly z.core.$ZodIssue[]) =>
+    issues
+      .slice(0, 2)
+      .map((issue) => `${issue.path.join(".") || "value"}: ${issue.message}`)
+      .join("; ");
   if (typeof record.version === "string") memory.version = record.version;
   if (typeof record.lastUpdated === "string") memory.lastUpdated = record.lastUpdated;
   const sections = (group: "userContext" | "history", keys: readonly string[]) => {
@@ -167,7 +176,10 @@ export function parseStoredMemory(text: string): { ok: true; memory: Memory; ski
       const parsed = MemoryFact.safeParse(fact);
       if (parsed.success) memory.facts.push(parsed.data);
       else {
-        const id = fact && typeof fact === "object" && typeof (fact as { id?: unknown }).id === "string" ? ` (id ${(fact as { id: string }).id})` : "";
+        const id =
+          fact && typeof fact === "object" && typeof (fact as { id?: unknown }).id === "string"
+            ? ` (id ${(fact as { id: string }).id})`
+            : "";
         skipped.push(`facts[${index}]${id}: ${describe(parsed.error.issues)}`);
       }
     });

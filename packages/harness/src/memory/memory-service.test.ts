@@ -23,12 +23,28 @@ const acmeUpdate = JSON.stringify({
 });
 
 /** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then close. */
-async function run(home: string, task: string, options: { agentName?: string; memoryReply?: string; answer: string; threadId: string }) {
+async function run(
+  home: string,
+  task: string,
+  options: { agentName?: string; memoryReply?: string; answer: string; threadId: string },
+) {
   const memoryModel = new ScriptedChatModel(options.memoryReply ? [ai(options.memoryReply)] : []);
   const warnings: string[] = [];
-  const memory = createMemoryService({ home, agentName: options.agentName, model: memoryModel, settings: { debounceSeconds: 30 }, onWarning: (m) => warnings.push(m) });
+  const memory = createMemoryService({
+    home,
+    agentName: options.agentName,
+    model: memoryModel,
+    settings: { debounceSeconds: 30 },
+    onWarning: (m) => warnings.push(m),
+  });
   const agentModel = new ScriptedChatModel([ai(options.answer)]);
-  const agent = createAgent({ model: agentModel, tools: [], systemPrompt: `You are DeerFlow.\n${memory.promptBlock()}`, middleware: [memory.middleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model: agentModel,
+    tools: [],
+    systemPrompt: `You are DeerFlow.\n${memory.promptBlock()}`,
+    middleware: [memory.middleware()],
+    checkpointer: new MemorySaver(),
+  });
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
   await memory.close();
@@ -38,15 +54,26 @@ async function run(home: string, task: string, options: { agentName?: string; me
 
 test("what the user said in one run is in the next run's system prompt and in `memory show`", async (t) => {
   const home = tempHome(t);
-  const first = await run(home, "I work at Acme on payment APIs and prefer TypeScript", { memoryReply: acmeUpdate, answer: "Noted.", threadId: "thread-1" });
+  const first = await run(home, "I work at Acme on payment APIs and prefer TypeScript", {
+    memoryReply: acmeUpdate,
+    answer: "Noted.",
+    threadId: "thread-1",
+  });
   assert.equal(first.pendingBeforeClose, 1, "queued, debounced, and processed by close() before exit");
   assert.equal(first.memoryModel.callCount, 1);
   assert.doesNotMatch(first.systemPrompt, /<memory>/, "nothing known yet");
   assert.deepEqual(first.warnings, []);
   assert.ok(fs.existsSync(path.join(home, "memory.json")));
 
-  const second = await run(home, "what do you know about me?", { memoryReply: "{}", answer: "You work at Acme.", threadId: "thread-2" });
-  assert.match(second.systemPrompt, /<memory>\nUser Context:\n- Work: Works at Acme on payment APIs\.[\s\S]*- \[preference \| 0\.90\] Prefers TypeScript\n<\/memory>/);
+  const second = await run(home, "what do you know about me?", {
+    memoryReply: "{}",
+    answer: "You work at Acme.",
+    threadId: "thread-2",
+  });
+  assert.match(
+    second.systemPrompt,
+    /<memory>\nUser Context:\n- Work: Works at Acme on payment APIs\.[\s\S]*- \[preference \| 0\.90\] Prefers TypeScript\n<\/memory>/,
+  );
 
   const shown = formatMemoryForDisplay(second.memory.store.load(), second.memory.path);
   assert.match(shown, /Facts \(2\)/);
@@ -55,14 +82,33 @@ test("what the user said in one run is in the next run's system prompt and in `m
 
 test("memory of one agent name is not visible to another (nor to the default agent)", async (t) => {
   const home = tempHome(t);
-  await run(home, "I work at Acme on payment APIs and prefer TypeScript", { agentName: "Researcher", memoryReply: acmeUpdate, answer: "Noted.", threadId: "t1" });
+  await run(home, "I work at Acme on payment APIs and prefer TypeScript", {
+    agentName: "Researcher",
+    memoryReply: acmeUpdate,
+    answer: "Noted.",
+    threadId: "t1",
+  });
   assert.ok(fs.existsSync(path.join(home, "agents", "researcher", "memory.json")));
 
-  const other = await run(home, "what do you know about me?", { agentName: "writer", memoryReply: "{}", answer: "Nothing yet.", threadId: "t2" });
+  const other = await run(home, "what do you know about me?", {
+    agentName: "writer",
+    memoryReply: "{}",
+    answer: "Nothing yet.",
+    threadId: "t2",
+  });
   assert.doesNotMatch(other.systemPrompt, /<memory>|Acme/);
-  const main = await run(home, "what do you know about me?", { memoryReply: "{}", answer: "Nothing yet.", threadId: "t3" });
+  const main = await run(home, "what do you know about me?", {
+    memoryReply: "{}",
+    answer: "Nothing yet.",
+    threadId: "t3",
+  });
   assert.doesNotMatch(main.systemPrompt, /<memory>|Acme/);
-  const same = await run(home, "what do you know about me?", { agentName: "researcher", memoryReply: "{}", answer: "Acme.", threadId: "t4" });
+  const same = await run(home, "what do you know about me?", {
+    agentName: "researcher",
+    memoryReply: "{}",
+    answer: "Acme.",
+    threadId: "t4",
+  });
   assert.match(same.systemPrompt, /Prefers TypeScript/);
 });
 
@@ -70,14 +116,22 @@ test("with memory disabled nothing is queued or injected; with injection off mem
   const home = tempHome(t);
   const model = new ScriptedChatModel([ai(acmeUpdate)]);
   const off = createMemoryService({ home, model, settings: { enabled: false } });
-  const agent = createAgent({ model: new ScriptedChatModel([ai("ok")]), tools: [], middleware: [off.middleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model: new ScriptedChatModel([ai("ok")]),
+    tools: [],
+    middleware: [off.middleware()],
+    checkpointer: new MemorySaver(),
+  });
   await agent.invoke({ messages: [human("I prefer TypeScript")] }, { configurable: { thread_id: "t" } });
   assert.equal(off.queue.pending(), 0);
   await off.close();
   assert.equal(model.callCount, 0);
 
   const learning = createMemoryService({ home, model, settings: { injectionEnabled: false } });
-  learning.queue.enqueue("t", [{ role: "user", content: "I prefer TypeScript" }, { role: "assistant", content: "ok" }]);
+  learning.queue.enqueue("t", [
+    { role: "user", content: "I prefer TypeScript" },
+    { role: "assistant", content: "ok" },
+  ]);
   await learning.flush();
   assert.equal(learning.store.load().facts.length, 2);
   assert.equal(learning.promptBlock(), "");
@@ -89,7 +143,10 @@ test("settings reach the parts: storagePath, maxInjectionTokens", async (t) => {
   const model = new ScriptedChatModel([ai(acmeUpdate)]);
   const service = createMemoryService({ home, model, settings: { storagePath: "mem", maxInjectionTokens: 12 } });
   assert.equal(service.path, path.join(home, "mem", "memory.json"));
-  service.queue.enqueue("t", [{ role: "user", content: "I work at Acme on payment APIs and prefer TypeScript" }, { role: "assistant", content: "ok" }]);
+  service.queue.enqueue("t", [
+    { role: "user", content: "I work at Acme on payment APIs and prefer TypeScript" },
+    { role: "assistant", content: "ok" },
+  ]);
   await service.flush();
   assert.match(service.promptBlock(), /Memory truncated to fit 12 tokens/);
 });

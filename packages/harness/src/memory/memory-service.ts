@@ -97,7 +97,9 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     process: async (job) => {
       const outcome = await updater.update(job.conversation, { threadId: job.threadId });
       if (outcome.applied) {
-        log.info(`updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`);
+        log.info(
+          `updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`,
+        );
       }
     },
     onWarning: warn,
@@ -106,9 +108,14 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   function promptBlock(): string {
     if (!enabled || !(settings.injectionEnabled ?? true)) return "";
     try {
-      return renderMemoryBlock(store.load(), { maxTokens: settings.maxInjectionTokens ?? MEMORY_DEFAULTS.max_injection_tokens, tokenCounter: options.tokenCounter });
+      return renderMemoryBlock(store.load(), {
+        maxTokens: settings.maxInjectionTokens ?? MEMORY_DEFAULTS.max_injection_tokens,
+        tokenCounter: options.tokenCounter,
+      });
     } catch (error) {
-      warn(`Memory could not be read from ${store.path} (${(error as Error).message}); the prompt carries no memory this time.`);
+      warn(
+        `Memory could not be read from ${store.path} (${(error as Error).message}); the prompt carries no memory this time.`,
+      );
       return "";
     }
   }
@@ -118,7 +125,12 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     store,
     updater,
     queue,
-    middleware: () => memoryMiddleware({ queue: enabled && (settings.extractionEnabled ?? true) ? queue : { enqueue: () => {} }, agentName, logger: log }),
+    middleware: () =>
+      memoryMiddleware({
+        queue: enabled && (settings.extractionEnabled ?? true) ? queue : { enqueue: () => {} },
+        agentName,
+        logger: log,
+      }),
     promptBlock,
     flush: () => queue.flush(),
     close: () => queue.close(),

@@ -9,7 +9,13 @@ import { createMemoryStore } from "./memory-store.js";
 import { tempHome } from "../testing/temp-home.js";
 
 function withFact(memory: Memory, id: string, content: string): Memory {
-  return { ...memory, facts: [...memory.facts, { id, content, category: "preference", confidence: 0.9, createdAt: "2026-01-01T00:00:00.000Z", source: "t1" }] };
+  return {
+    ...memory,
+    facts: [
+      ...memory.facts,
+      { id, content, category: "preference", confidence: 0.9, createdAt: "2026-01-01T00:00:00.000Z", source: "t1" },
+    ],
+  };
 }
 
 test("a missing file reads as empty memory and nothing is created by reading", (t) => {
@@ -41,7 +47,10 @@ test("a write by another store (another process) is seen on the next load despit
   mine.save(withFact(emptyMemory(), "fact_1", "one"));
   assert.equal(mine.load().facts.length, 1); // cached now
   theirs.update((memory) => withFact(memory, "fact_2", "two"));
-  assert.deepEqual(mine.load().facts.map((fact) => fact.id), ["fact_1", "fact_2"]);
+  assert.deepEqual(
+    mine.load().facts.map((fact) => fact.id),
+    ["fact_1", "fact_2"],
+  );
 });
 
 test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning, and memory starts empty", (t) => {
@@ -55,7 +64,10 @@ test("a corrupt file is moved to memory.json.corrupt-<timestamp> with a warning,
   const backups = fs.readdirSync(dir).filter((name) => name.startsWith("memory.json.corrupt-"));
   assert.equal(backups.length, 1);
   assert.match(backups[0] ?? "", /^memory\.json\.corrupt-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/);
-  assert.equal(fs.readFileSync(path.join(dir, backups[0]!), "utf8"), '{"userContext": {"workContext": {"summary": "trunc');
+  assert.equal(
+    fs.readFileSync(path.join(dir, backups[0]!), "utf8"),
+    '{"userContext": {"workContext": {"summary": "trunc',
+  );
   assert.equal(fs.existsSync(file), false);
   assert.equal(warnings.length, 1);
   assert.match(warnings[0] ?? "", /not valid JSON.*moved to .*corrupt-/);
@@ -86,7 +98,10 @@ test("one malformed fact or summary is skipped with a warning; the rest is kept 
   const warnings: string[] = [];
   const store = createMemoryStore(file, { onWarning: (message) => warnings.push(message) });
   const memory = store.load();
-  assert.deepEqual(memory.facts.map((fact) => fact.id), ["f1", "f3"]);
+  assert.deepEqual(
+    memory.facts.map((fact) => fact.id),
+    ["f1", "f3"],
+  );
   assert.equal(memory.userContext.topOfMind.summary, "Shipping v2");
   assert.equal(memory.userContext.workContext.summary, "");
   assert.equal(warnings.length, 1, warnings.join("\n"));
@@ -97,7 +112,12 @@ test("one malformed fact or summary is skipped with a warning; the rest is kept 
   assert.equal(fs.readdirSync(dir).filter((name) => name.includes("corrupt")).length, 0);
   // An update keeps the good parts and drops the skipped ones.
   store.update((current) => withFact(current, "f4", "Uses vim"));
-  assert.deepEqual(createMemoryStore(file).load().facts.map((fact) => fact.id), ["f1", "f3", "f4"]);
+  assert.deepEqual(
+    createMemoryStore(file)
+      .load()
+      .facts.map((fact) => fact.id),
+    ["f1", "f3", "f4"],
+  );
 });
 
 test("forgetFact removes one fact by id and reports whether it existed", (t) => {
@@ -105,7 +125,10 @@ test("forgetFact removes one fact by id and reports whether it existed", (t) => 
   store.save(withFact(withFact(emptyMemory(), "fact_1", "one"), "fact_2", "two"));
   assert.equal(store.forgetFact("fact_1"), true);
   assert.equal(store.forgetFact("fact_1"), false);
-  assert.deepEqual(store.load().facts.map((fact) => fact.id), ["fact_2"]);
+  assert.deepEqual(
+    store.load().facts.map((fact) => fact.id),
+    ["fact_2"],
+  );
 });
 
 test("clear empties summaries and facts", (t) => {
@@ -144,7 +167,14 @@ test("import refuses a bad file and leaves the current memory untouched", (t) =>
   ] as const) {
     const bad = path.join(dir, name);
     fs.writeFileSync(bad, text);
-    assert.throws(() => store.importFrom(bad), (error: unknown) => error instanceof HarnessError && error.code === "memory_invalid" && reason.test(error.message) && /left unchanged/.test(error.message));
+    assert.throws(
+      () => store.importFrom(bad),
+      (error: unknown) =>
+        error instanceof HarnessError &&
+        error.code === "memory_invalid" &&
+        reason.test(error.message) &&
+        /left unchanged/.test(error.message),
+    );
   }
   assert.throws(() => store.importFrom(path.join(dir, "missing.json")), /Cannot read/);
   assert.equal(fs.readFileSync(file, "utf8"), before);
@@ -156,9 +186,26 @@ test("import accepts a DeerFlow export (key `user`, source as { threadId })", (t
   const deerflow = {
     version: "1.0",
     lastUpdated: "2026-01-01T00:00:00Z",
-    user: { workContext: { summary: "Payments engineer", updatedAt: "2026-01-01" }, personalContext: { summary: "", updatedAt: "" }, topOfMind: { summary: "", updatedAt: "" } },
-    history: { recentMonths: { summary: "", updatedAt: "" }, earlierContext: { summary: "", updatedAt: "" }, longTermBackground: { summary: "", updatedAt: "" } },
-    facts: [{ id: "fact_abc", content: "Uses uv, not pip", category: "correction", confidence: 0.95, createdAt: "2026-01-01", source: { type: "conversation", threadId: "t9" } }],
+    user: {
+      workContext: { summary: "Payments engineer", updatedAt: "2026-01-01" },
+      personalContext: { summary: "", updatedAt: "" },
+      topOfMind: { summary: "", updatedAt: "" },
+    },
+    history: {
+      recentMonths: { summary: "", updatedAt: "" },
+      earlierContext: { summary: "", updatedAt: "" },
+      longTermBackground: { summary: "", updatedAt: "" },
+    },
+    facts: [
+      {
+        id: "fact_abc",
+        content: "Uses uv, not pip",
+        category: "correction",
+        confidence: 0.95,
+        createdAt: "2026-01-01",
+        source: { type: "conversation", threadId: "t9" },
+      },
+    ],
   };
   const file = path.join(dir, "deerflow.json");
   fs.writeFileSync(file, JSON.stringify(deerflow));
@@ -173,7 +220,10 @@ test("a lock held by a live process makes writers wait, then fail with memory_lo
   const file = path.join(dir, "memory.json");
   fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, host: os.hostname(), token: "held" }));
   const store = createMemoryStore(file, { lock: { timeoutMs: 50 } });
-  assert.throws(() => store.save(emptyMemory()), (error: unknown) => error instanceof HarnessError && error.code === "memory_locked");
+  assert.throws(
+    () => store.save(emptyMemory()),
+    (error: unknown) => error instanceof HarnessError && error.code === "memory_locked",
+  );
   assert.equal(fs.existsSync(file), false);
   assert.equal(JSON.parse(fs.readFileSync(`${file}.lock`, "utf8")).token, "held");
 });

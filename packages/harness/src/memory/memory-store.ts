@@ -88,7 +88,9 @@ export function createMemoryStore(path: string, options: MemoryStoreOptions = {}
       const parsed = parseStoredMemory(fs.readFileSync(fd, "utf8"));
       if (!parsed.ok) return parsed;
       if (parsed.skipped.length > 0) {
-        warn(`Memory file ${path}: skipped what does not fit the memory format (${parsed.skipped.join("; ")}). The rest is used; the next memory update rewrites the file without it.`);
+        warn(
+          `Memory file ${path}: skipped what does not fit the memory format (${parsed.skipped.join("; ")}). The rest is used; the next memory update rewrites the file without it.`,
+        );
       }
       cache = { key, memory: parsed.memory };
       return { ok: true, memory: structuredClone(parsed.memory) };
@@ -122,7 +124,9 @@ export function createMemoryStore(path: string, options: MemoryStoreOptions = {}
     try {
       return locked(readOrQuarantine);
     } catch (error) {
-      warn(`Memory file ${path} is ${result.reason}, and it could not be moved aside (${(error as Error).message}). Using empty memory.`);
+      warn(
+        `Memory file ${path} is ${result.reason}, and it could not be moved aside (${(error as Error).message}). Using empty memory.`,
+      );
       return emptyMemory();
     }
   }
@@ -166,7 +170,11 @@ export function createMemoryStore(path: string, options: MemoryStoreOptions = {}
     try {
       text = fs.readFileSync(file, "utf8");
     } catch (error) {
-      throw new HarnessError("memory_invalid", `Cannot read ${file} (${(error as Error).message}). The current memory was left unchanged.`, { cause: error });
+      throw new HarnessError(
+        "memory_invalid",
+        `Cannot read ${file} (${(error as Error).message}). The current memory was left unchanged.`,
+        { cause: error },
+      );
     }
     const parsed = parseMemoryText(text);
     if (!parsed.ok) {

@@ -44,8 +44,14 @@ test("a conversation about work and preferences ends up as facts in memory.json 
 
   assert.deepEqual(outcome, { applied: true, added: 2, removed: 0, sectionsUpdated: ["workContext"] });
   const onDisk = JSON.parse(fs.readFileSync(file, "utf8"));
-  assert.deepEqual(onDisk.facts.map((fact: { content: string }) => fact.content), ["Works at Acme on payment APIs", "Prefers TypeScript"]);
-  assert.deepEqual(onDisk.facts.map((fact: { source: string }) => fact.source), ["thread-1", "thread-1"]);
+  assert.deepEqual(
+    onDisk.facts.map((fact: { content: string }) => fact.content),
+    ["Works at Acme on payment APIs", "Prefers TypeScript"],
+  );
+  assert.deepEqual(
+    onDisk.facts.map((fact: { source: string }) => fact.source),
+    ["thread-1", "thread-1"],
+  );
   assert.equal(onDisk.userContext.workContext.summary, "Works at Acme on payment APIs.");
   const block = renderMemoryBlock(store.load(), { maxTokens: 2000 });
   assert.match(block, /- \[preference \| 0\.90\] Prefers TypeScript/);
@@ -55,24 +61,67 @@ test("a conversation about work and preferences ends up as facts in memory.json 
   // The model saw the conversation and the instructions.
   const [system, human] = model.calls[0]?.messages ?? [];
   assert.match(String(system?.content), /long-term memory/);
-  assert.match(String(human?.content), /<conversation>\nUser: I work at Acme on payment APIs and prefer TypeScript\n\nAssistant: Got it/);
+  assert.match(
+    String(human?.content),
+    /<conversation>\nUser: I work at Acme on payment APIs and prefer TypeScript\n\nAssistant: Got it/,
+  );
 });
 
 test("the model is shown the current memory, and its factsToRemove take effect", async (t) => {
   const { store } = setup(t);
-  store.save({ ...emptyMemory(), facts: [{ id: "fact_pip", content: "Uses pip", category: "behavior", confidence: 0.9, createdAt: "2026-01-01", source: "t0" }] });
-  const model = new ScriptedChatModel([reply(JSON.stringify({ factsToRemove: [{ id: "fact_pip" }], newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }] }))]);
+  store.save({
+    ...emptyMemory(),
+    facts: [
+      {
+        id: "fact_pip",
+        content: "Uses pip",
+        category: "behavior",
+        confidence: 0.9,
+        createdAt: "2026-01-01",
+        source: "t0",
+      },
+    ],
+  });
+  const model = new ScriptedChatModel([
+    reply(
+      JSON.stringify({
+        factsToRemove: [{ id: "fact_pip" }],
+        newFacts: [{ content: "Uses uv, not pip", category: "correction", confidence: 0.95 }],
+      }),
+    ),
+  ]);
   const updater = createMemoryUpdater({ model, store });
 
-  await updater.update([{ role: "user", content: "I switched from pip to uv" }, { role: "assistant", content: "Noted." }], { threadId: "t2" });
+  await updater.update(
+    [
+      { role: "user", content: "I switched from pip to uv" },
+      { role: "assistant", content: "Noted." },
+    ],
+    { threadId: "t2" },
+  );
 
   assert.match(String(model.calls[0]?.messages[1]?.content), /"id": "fact_pip"/);
-  assert.deepEqual(store.load().facts.map((fact) => fact.content), ["Uses uv, not pip"]);
+  assert.deepEqual(
+    store.load().facts.map((fact) => fact.content),
+    ["Uses uv, not pip"],
+  );
 });
 
 test("malformed JSON, a wrong shape or a failing model leave memory unchanged and warn", async (t) => {
   const { file, store } = setup(t);
-  store.save({ ...emptyMemory(), facts: [{ id: "fact_1", content: "Prefers TypeScript", category: "preference", confidence: 0.9, createdAt: "2026-01-01", source: "t0" }] });
+  store.save({
+    ...emptyMemory(),
+    facts: [
+      {
+        id: "fact_1",
+        content: "Prefers TypeScript",
+        category: "preference",
+        confidence: 0.9,
+        createdAt: "2026-01-01",
+        source: "t0",
+      },
+    ],
+  });
   const before = fs.readFileSync(file, "utf8");
   const model = new ScriptedChatModel([
     reply('{"newFacts": [{"content": "x", "confidence": 0.9}'),
@@ -110,7 +159,10 @@ test("the threshold and maxFacts options are applied", async (t) => {
   const model = new ScriptedChatModel([reply(JSON.stringify(acmeUpdate))]);
   const updater = createMemoryUpdater({ model, store, factConfidenceThreshold: 0.4, maxFacts: 2 });
   await updater.update(acme, { threadId: "t" });
-  assert.deepEqual(store.load().facts.map((fact) => fact.content), ["Works at Acme on payment APIs", "Prefers TypeScript"]);
+  assert.deepEqual(
+    store.load().facts.map((fact) => fact.content),
+    ["Works at Acme on payment APIs", "Prefers TypeScript"],
+  );
 });
 
 test("an update lands on the memory as it is when the model answers, keeping another process's changes", async (t) => {
@@ -119,10 +171,26 @@ test("an update lands on the memory as it is when the model answers, keeping ano
   const model = new ScriptedChatModel([
     () => {
       // While the model "thinks", another process adds a fact.
-      other.update((memory) => ({ ...memory, facts: [...memory.facts, { id: "fact_other", content: "Lives in Lyon", category: "context", confidence: 0.9, createdAt: "", source: "t9" }] }));
+      other.update((memory) => ({
+        ...memory,
+        facts: [
+          ...memory.facts,
+          {
+            id: "fact_other",
+            content: "Lives in Lyon",
+            category: "context",
+            confidence: 0.9,
+            createdAt: "",
+            source: "t9",
+          },
+        ],
+      }));
       return reply(JSON.stringify(acmeUpdate));
     },
   ]);
   await createMemoryUpdater({ model, store }).update(acme, { threadId: "t1" });
-  assert.deepEqual(store.load().facts.map((fact) => fact.content), ["Lives in Lyon", "Works at Acme on payment APIs", "Prefers TypeScript"]);
+  assert.deepEqual(
+    store.load().facts.map((fact) => fact.content),
+    ["Lives in Lyon", "Works at Acme on payment APIs", "Prefers TypeScript"],
+  );
 });

@@ -56,15 +56,22 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
   const threshold = options.factConfidenceThreshold ?? MEMORY_DEFAULTS.fact_confidence_threshold;
   const maxFacts = options.maxFacts ?? MEMORY_DEFAULTS.max_facts;
 
-  async function update(conversation: readonly MemoryTurn[], { threadId }: { threadId: string }): Promise<MemoryUpdateOutcome> {
+  async function update(
+    conversation: readonly MemoryTurn[],
+    { threadId }: { threadId: string },
+  ): Promise<MemoryUpdateOutcome> {
     if (!conversation.some((turn) => turn.role === "user")) return unchanged;
     let reply: string;
     try {
       const current = options.store.load();
-      const response = await options.model.invoke(buildMemoryUpdateMessages(current, conversation, options.maxConversationChars));
+      const response = await options.model.invoke(
+        buildMemoryUpdateMessages(current, conversation, options.maxConversationChars),
+      );
       reply = contentText(response.content, "\n");
     } catch (error) {
-      warn(`Memory update for thread ${threadId} skipped: the memory model failed (${(error as Error).message}). Memory is unchanged.`);
+      warn(
+        `Memory update for thread ${threadId} skipped: the memory model failed (${(error as Error).message}). Memory is unchanged.`,
+      );
       return unchanged;
     }
     const parsed = parseMemoryUpdate(reply);
@@ -75,13 +82,24 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
     try {
       let outcome = unchanged;
       options.store.update((memory) => {
-        const applied = applyMemoryUpdate(memory, parsed.update, { threadId, factConfidenceThreshold: threshold, maxFacts });
-        outcome = { applied: true, added: applied.added.length, removed: applied.removed.length, sectionsUpdated: applied.sectionsUpdated };
+        const applied = applyMemoryUpdate(memory, parsed.update, {
+          threadId,
+          factConfidenceThreshold: threshold,
+          maxFacts,
+        });
+        outcome = {
+          applied: true,
+          added: applied.added.length,
+          removed: applied.removed.length,
+          sectionsUpdated: applied.sectionsUpdated,
+        };
         return applied.memory;
       });
       return outcome;
     } catch (error) {
-      warn(`Memory update for thread ${threadId} could not be saved (${(error as Error).message}). Memory is unchanged.`);
+      warn(
+        `Memory update for thread ${threadId} could not be saved (${(error as Error).message}). Memory is unchanged.`,
+      );
       return unchanged;
     }
   }

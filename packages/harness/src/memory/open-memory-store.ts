@@ -8,7 +8,10 @@ import { memoryPath } from "./memory-path.js";
 import { createMemoryStore, type MemoryStore } from "./memory-store.js";
 
 /** The memory store of `agentName` (or the default agent) under the config's storage root. */
-export function openMemoryStore(config: AppConfig, options: { home: string; agentName?: string; onWarning?: (message: string) => void }): MemoryStore {
+export function openMemoryStore(
+  config: AppConfig,
+  options: { home: string; agentName?: string; onWarning?: (message: string) => void },
+): MemoryStore {
   const root = config.memory.storage_path ? path.resolve(options.home, config.memory.storage_path) : options.home;
   return createMemoryStore(memoryPath(root, options.agentName), { onWarning: options.onWarning });
 }

@@ -18,7 +18,9 @@ test("a bare JSON object, a ```json fence, or JSON after a sentence are all read
 });
 
 test("missing or null sections are accepted (they mean no change)", () => {
-  const parsed = parseMemoryUpdate('{"user": {"workContext": null}, "history": null, "newFacts": [], "factsToRemove": ["fact_1", {"id": "fact_2"}]}');
+  const parsed = parseMemoryUpdate(
+    '{"user": {"workContext": null}, "history": null, "newFacts": [], "factsToRemove": ["fact_1", {"id": "fact_2"}]}',
+  );
   assert.ok(parsed.ok);
   assert.deepEqual(parsed.update.factsToRemove, ["fact_1", { id: "fact_2" }]);
   assert.ok(parseMemoryUpdate("{}").ok);

@@ -6,9 +6,7 @@
  */
 import { z } from "zod";
 
-const SectionUpdate = z
-  .object({ summary: z.string().nullish(), shouldUpdate: z.boolean().nullish() })
-  .nullish();
+const SectionUpdate = z.object({ summary: z.string().nullish(), shouldUpdate: z.boolean().nullish() }).nullish();
 
 const NewFact = z.object({
   content: z.string(),
@@ -18,9 +16,7 @@ const NewFact = z.object({
 
 /** The update the model returns (DeerFlow's shape). Every part is optional: missing means no change. */
 export const MemoryUpdate = z.object({
-  user: z
-    .object({ workContext: SectionUpdate, personalContext: SectionUpdate, topOfMind: SectionUpdate })
-    .nullish(),
+  user: z.object({ workContext: SectionUpdate, personalContext: SectionUpdate, topOfMind: SectionUpdate }).nullish(),
   history: z
     .object({ recentMonths: SectionUpdate, earlierContext: SectionUpdate, longTermBackground: SectionUpdate })
     .nullish(),
@@ -118,7 +114,10 @@ function parseCandidate(json: string): { ok: true; update: MemoryUpdate } | { ok
   const result = MemoryUpdate.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    return { ok: false, reason: `the reply has the wrong shape at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? result.error.message}` };
+    return {
+      ok: false,
+      reason: `the reply has the wrong shape at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? result.error.message}`,
+    };
   }
   return { ok: true, update: result.data };
 }

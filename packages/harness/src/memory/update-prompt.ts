@@ -53,9 +53,16 @@ export function formatConversationForUpdate(turns: readonly MemoryTurn[], maxCha
 }
 
 /** The two messages sent to the memory model. */
-export function buildMemoryUpdateMessages(memory: Memory, turns: readonly MemoryTurn[], maxConversationChars?: number): [SystemMessage, HumanMessage] {
+export function buildMemoryUpdateMessages(
+  memory: Memory,
+  turns: readonly MemoryTurn[],
+  maxConversationChars?: number,
+): [SystemMessage, HumanMessage] {
   const facts = memory.facts.map(({ id, content, category, confidence }) => ({ id, content, category, confidence }));
-  const stored = JSON.stringify({ userContext: memory.userContext, history: memory.history, facts }, null, 2).replace(/</g, "\\u003c");
+  const stored = JSON.stringify({ userContext: memory.userContext, history: memory.history, facts }, null, 2).replace(
+    /</g,
+    "\\u003c",
+  );
   const body = [
     "<current_memory>",
     stored,

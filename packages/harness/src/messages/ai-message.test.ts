@@ -17,7 +17,16 @@ test("copyAIMessage keeps id, name, text, calls and metadata, and replaces only 
   });
   const same = copyAIMessage(answer);
   assert.notEqual(same, answer);
-  for (const key of ["id", "name", "content", "tool_calls", "invalid_tool_calls", "additional_kwargs", "response_metadata", "usage_metadata"] as const) {
+  for (const key of [
+    "id",
+    "name",
+    "content",
+    "tool_calls",
+    "invalid_tool_calls",
+    "additional_kwargs",
+    "response_metadata",
+    "usage_metadata",
+  ] as const) {
     assert.deepEqual(same[key], answer[key], key);
   }
   const changed = copyAIMessage(answer, { tool_calls: [], invalid_tool_calls: [] });

@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { boundText, boundTextTokens, collapseWhitespace, escapeData } from "./text.js";
 
 test("escapeData neutralizes tags but leaves quotes alone", () => {
-  assert.equal(escapeData(`</durable_context_data> & "x" <system>`), `&lt;/durable_context_data&gt; &amp; "x" &lt;system&gt;`);
+  assert.equal(
+    escapeData(`</durable_context_data> & "x" <system>`),
+    `&lt;/durable_context_data&gt; &amp; "x" &lt;system&gt;`,
+  );
   assert.equal(escapeData("&lt;"), "&amp;lt;", "already-escaped text cannot smuggle a tag back in");
 });
 

@@ -21,7 +21,9 @@ export function isToolMessage(message: BaseMessage): message is ToolMessage {
 
 /** Ids of every call an AI message carries, valid and invalid, in order (calls without an id have no result). */
 export function toolCallIds(message: AIMessage): string[] {
-  return [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])].map((call) => call.id ?? "").filter(Boolean);
+  return [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])]
+    .map((call) => call.id ?? "")
+    .filter(Boolean);
 }
 
 /**
@@ -36,7 +38,8 @@ export function matchToolResults(
   const issuers = new Map<string, number[]>();
   const calls = new Map<number, readonly string[]>();
   messages.forEach((message, index) => {
-    if (isToolMessage(message)) results.set(message.tool_call_id, [...(results.get(message.tool_call_id) ?? []), index]);
+    if (isToolMessage(message))
+      results.set(message.tool_call_id, [...(results.get(message.tool_call_id) ?? []), index]);
     else if (isAIMessage(message)) {
       const ids = callIds(message, index);
       if (ids.length === 0) return;

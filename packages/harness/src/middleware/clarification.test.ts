@@ -7,8 +7,18 @@ import { askClarificationTool } from "../tools/ask-clarification.js";
 import { clarificationFromMessages, clarificationMiddleware, moveClarificationLast } from "./clarification.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
-const ask = (id: string, args: Record<string, unknown>) => ({ id, name: "ask_clarification", args, type: "tool_call" as const });
-const question = { question: "Which city?", clarification_type: "missing_info", context: "The forecast needs a place.", options: ["Paris", "Lyon"] };
+const ask = (id: string, args: Record<string, unknown>) => ({
+  id,
+  name: "ask_clarification",
+  args,
+  type: "tool_call" as const,
+});
+const question = {
+  question: "Which city?",
+  clarification_type: "missing_info",
+  context: "The forecast needs a place.",
+  options: ["Paris", "Lyon"],
+};
 
 test("moveClarificationLast puts ask_clarification after the other calls, keeping the id", () => {
   const message = new AIMessage({
@@ -18,7 +28,10 @@ test("moveClarificationLast puts ask_clarification after the other calls, keepin
   });
   const moved = moveClarificationLast(message);
   assert.equal(moved?.id, "ai-1");
-  assert.deepEqual(moved?.tool_calls?.map((c) => c.id), ["w1", "c1"]);
+  assert.deepEqual(
+    moved?.tool_calls?.map((c) => c.id),
+    ["w1", "c1"],
+  );
   assert.equal(moveClarificationLast(moved!), undefined, "already last");
   assert.equal(moveClarificationLast(new AIMessage({ id: "ai-2", content: "hi" })), undefined);
 });
@@ -36,7 +49,12 @@ test("clarificationFromMessages reads the pending question or gives null", () =>
     tool_call_id: "c1",
   });
   assert.equal(clarificationFromMessages([pending, new AIMessage("answered")]), null);
-  assert.equal(clarificationFromMessages([new ToolMessage({ name: "ask_clarification", tool_call_id: "c2", status: "error", content: "Error" })]), null);
+  assert.equal(
+    clarificationFromMessages([
+      new ToolMessage({ name: "ask_clarification", tool_call_id: "c2", status: "error", content: "Error" }),
+    ]),
+    null,
+  );
   assert.equal(clarificationFromMessages([]), null);
 });
 
@@ -57,7 +75,10 @@ test("a clarification run calls the model once and ends on the formatted questio
   const agent = agentWith(model);
   const config = { configurable: { thread_id: "clarify-1" } };
 
-  const first = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "What's the weather?" })] }, config);
+  const first = await agent.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "What's the weather?" })] },
+    config,
+  );
 
   assert.equal(model.callCount, 1);
   const last = first.messages.at(-1);
@@ -88,7 +109,10 @@ test("other tool calls of the same response still run, and the run still stops o
       tool_calls: [ask("c1", question), { id: "n1", name: "note", args: { text: "draft" }, type: "tool_call" }],
     }),
   ]);
-  const out = await agentWith(model, [note]).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-2" } });
+  const out = await agentWith(model, [note]).invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] },
+    { configurable: { thread_id: "clarify-2" } },
+  );
 
   assert.equal(model.callCount, 1);
   assert.deepEqual(ran, ["draft"]);
@@ -97,10 +121,17 @@ test("other tool calls of the same response still run, and the run still stops o
 
 test("invalid clarification arguments come back as an error and the model can retry", async () => {
   const model = new ScriptedChatModel([
-    new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", { question: "Which city?", clarification_type: "whatever" })] }),
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [ask("c1", { question: "Which city?", clarification_type: "whatever" })],
+    }),
     new AIMessage({ id: "ai-2", content: "", tool_calls: [ask("c2", question)] }),
   ]);
-  const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] }, { configurable: { thread_id: "clarify-3" } });
+  const out = await agentWith(model).invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Weather?" })] },
+    { configurable: { thread_id: "clarify-3" } },
+  );
 
   assert.equal(model.callCount, 2);
   const error = out.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "c1") as ToolMessage;
@@ -111,8 +142,13 @@ test("invalid clarification arguments come back as an error and the model can re
 
 test("options sent as null, a JSON string or a plain string still end the run on the question", async () => {
   for (const [index, options] of [null, '["Paris", "Lyon"]', "Paris"].entries()) {
-    const model = new ScriptedChatModel([new AIMessage({ id: `ai-o${index}`, content: "", tool_calls: [ask(`o${index}`, { ...question, options })] })]);
-    const out = await agentWith(model).invoke({ messages: [new HumanMessage({ id: `h-o${index}`, content: "Weather?" })] }, { configurable: { thread_id: `clarify-o${index}` } });
+    const model = new ScriptedChatModel([
+      new AIMessage({ id: `ai-o${index}`, content: "", tool_calls: [ask(`o${index}`, { ...question, options })] }),
+    ]);
+    const out = await agentWith(model).invoke(
+      { messages: [new HumanMessage({ id: `h-o${index}`, content: "Weather?" })] },
+      { configurable: { thread_id: `clarify-o${index}` } },
+    );
     assert.equal(model.callCount, 1);
     const pending = clarificationFromMessages(out.messages);
     assert.equal(pending?.question, "Which city?", `options ${JSON.stringify(options)}`);

@@ -52,10 +52,12 @@ export function moveClarificationLast(message: AIMessage): AIMessage | undefined
  */
 export function clarificationFromMessages(messages: readonly BaseMessage[]): PendingClarification | null {
   const last = messages.at(-1);
-  if (!last || !ToolMessage.isInstance(last) || last.name !== ASK_CLARIFICATION_TOOL_NAME || last.status === "error") return null;
+  if (!last || !ToolMessage.isInstance(last) || last.name !== ASK_CLARIFICATION_TOOL_NAME || last.status === "error")
+    return null;
   const parsed = AskClarificationArgs.safeParse(last.additional_kwargs?.clarification);
   const text = last.text;
-  if (!parsed.success) return { question: text, clarification_type: "missing_info", text, tool_call_id: last.tool_call_id };
+  if (!parsed.success)
+    return { question: text, clarification_type: "missing_info", text, tool_call_id: last.tool_call_id };
   return { ...parsed.data, text, tool_call_id: last.tool_call_id };
 }
 
@@ -75,7 +77,9 @@ export function humanInputRequest(args: AskClarificationArgs, toolCallId: string
     question: args.question,
     input_mode: options.length > 0 ? "choice_with_other" : "free_text",
     ...(args.context ? { context: args.context } : {}),
-    ...(options.length > 0 ? { options: options.map((label, index) => ({ id: `option-${index + 1}`, label, value: label })) } : {}),
+    ...(options.length > 0
+      ? { options: options.map((label, index) => ({ id: `option-${index + 1}`, label, value: label })) }
+      : {}),
   };
 }
 
@@ -101,7 +105,9 @@ export function clarificationMiddleware(options: { logger?: Logger } = {}) {
       const toolCallId = call.id ?? "";
       const parsed = parseClarificationArgs(call.args);
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+        const problems = parsed.error.issues
+          .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
+          .join("; ");
         return new ToolMessage({
           name: ASK_CLARIFICATION_TOOL_NAME,
           tool_call_id: toolCallId,

@@ -71,11 +71,14 @@ export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
       if (!last || !AIMessage.isInstance(last) || !last.tool_calls?.length) return undefined;
       const key = toolCallsKey(last);
       const repeats = key === state.loop_last_key ? (state.loop_repeats ?? 0) + 1 : 1;
-      if (repeats >= warnAt && repeats < stopAt) options.logger?.info(`the same tool call was sent ${repeats} times in a row; warning the model`);
+      if (repeats >= warnAt && repeats < stopAt)
+        options.logger?.info(`the same tool call was sent ${repeats} times in a row; warning the model`);
       if (repeats < stopAt) return { loop_last_key: key, loop_repeats: repeats };
       const names = [...new Set(last.tool_calls.map((call) => call.name))].join(", ");
       options.logger?.info(`stopped the run after ${repeats} identical tool calls`);
-      warn(`loop-detection: the model sent the same tool call (${names}) ${repeats} times in a row; the run was stopped.`);
+      warn(
+        `loop-detection: the model sent the same tool call (${names}) ${repeats} times in a row; the run was stopped.`,
+      );
       const note =
         `[Stopped: the same tool call (${names}) with the same arguments was sent ${repeats} times in a row, so the run ended here ` +
         `instead of looping (loop_detection.hard_limit = ${stopAt}). Ask again with more detail, or continue in a new message.]`;

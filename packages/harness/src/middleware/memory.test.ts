@@ -15,7 +15,13 @@ const lookup = tool(async ({ topic }) => `notes about ${topic}`, {
 
 function recordingQueue() {
   const jobs: { threadId: string; turns: MemoryTurn[]; agentName?: string }[] = [];
-  return { jobs, queue: { enqueue: (threadId: string, turns: MemoryTurn[], options?: { agentName?: string }) => void jobs.push({ threadId, turns, agentName: options?.agentName }) } };
+  return {
+    jobs,
+    queue: {
+      enqueue: (threadId: string, turns: MemoryTurn[], options?: { agentName?: string }) =>
+        void jobs.push({ threadId, turns, agentName: options?.agentName }),
+    },
+  };
 }
 
 test("after a run with tool calls, the thread's user messages and final answer are queued under its thread id", async () => {
@@ -24,13 +30,25 @@ test("after a run with tool calls, the thread's user messages and final answer a
     { tool_calls: [{ name: "lookup", args: { topic: "payments" }, id: "call-1" }] },
     new AIMessage({ content: "You work on payment APIs at Acme.", id: "ai-final-1" }),
   ]);
-  const agent = createAgent({ model, tools: [lookup], middleware: [memoryMiddleware({ queue, agentName: "researcher" })], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [lookup],
+    middleware: [memoryMiddleware({ queue, agentName: "researcher" })],
+    checkpointer: new MemorySaver(),
+  });
 
   await agent.invoke(
     {
       messages: [
-        new HumanMessage({ content: "<uploaded_files>\n- notes.md\n</uploaded_files>\nI work at Acme on payment APIs", id: "h-1" }),
-        new HumanMessage({ content: "summary of earlier turns", id: "h-hidden", additional_kwargs: { hide_from_ui: true } }),
+        new HumanMessage({
+          content: "<uploaded_files>\n- notes.md\n</uploaded_files>\nI work at Acme on payment APIs",
+          id: "h-1",
+        }),
+        new HumanMessage({
+          content: "summary of earlier turns",
+          id: "h-hidden",
+          additional_kwargs: { hide_from_ui: true },
+        }),
       ],
     },
     { configurable: { thread_id: "thread-42" } },
@@ -51,12 +69,20 @@ test("a second run on the thread queues the whole conversation so far", async ()
     new AIMessage({ content: "Hi!", id: "ai-a" }),
     new AIMessage({ content: "TypeScript it is.", id: "ai-b" }),
   ]);
-  const agent = createAgent({ model, tools: [], middleware: [memoryMiddleware({ queue })], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [],
+    middleware: [memoryMiddleware({ queue })],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "t" } };
   await agent.invoke({ messages: [new HumanMessage({ content: "hello", id: "h-a" })] }, config);
   await agent.invoke({ messages: [new HumanMessage({ content: "I prefer TypeScript", id: "h-b" })] }, config);
   assert.equal(jobs.length, 2);
-  assert.deepEqual(jobs[1]?.turns.map((turn) => turn.content), ["hello", "Hi!", "I prefer TypeScript", "TypeScript it is."]);
+  assert.deepEqual(
+    jobs[1]?.turns.map((turn) => turn.content),
+    ["hello", "Hi!", "I prefer TypeScript", "TypeScript it is."],
+  );
 });
 
 test("a run without a thread id queues nothing", async () => {

@@ -65,7 +65,10 @@ const REASON_TEXT: Record<ProviderErrorInfo["kind"], string> = {
  * longer than `maxRetryAfterMs`.
  */
 export function retryDelayMs(attempt: number, info: ProviderErrorInfo, options: ModelRetryOptions): number | null {
-  if (info.retryAfterMs !== undefined) return info.retryAfterMs > (options.maxRetryAfterMs ?? LLM_DEFAULTS.retry_after_max_seconds * 1000) ? null : Math.ceil(info.retryAfterMs);
+  if (info.retryAfterMs !== undefined)
+    return info.retryAfterMs > (options.maxRetryAfterMs ?? LLM_DEFAULTS.retry_after_max_seconds * 1000)
+      ? null
+      : Math.ceil(info.retryAfterMs);
   const base = options.baseDelayMs ?? LLM_DEFAULTS.retry_base_delay_ms;
   const ceiling = Math.min(options.capDelayMs ?? LLM_DEFAULTS.retry_cap_delay_ms, base * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (options.random ?? Math.random)() * (ceiling / 2));

@@ -15,7 +15,11 @@ test("withSandboxUpdate adds the sandbox id to a ToolMessage or to a Command's u
   assert.deepEqual((wrapped.update as { messages: ToolMessage[] }).messages, [message]);
   const command = new Command({ update: { artifacts: ["/mnt/user-data/outputs/a"], messages: [message] } });
   const merged = withSandboxUpdate(command, "sandbox:t1") as Command;
-  assert.deepEqual(merged.update, { artifacts: ["/mnt/user-data/outputs/a"], messages: [message], sandbox: { sandbox_id: "sandbox:t1" } });
+  assert.deepEqual(merged.update, {
+    artifacts: ["/mnt/user-data/outputs/a"],
+    messages: [message],
+    sandbox: { sandbox_id: "sandbox:t1" },
+  });
 });
 
 test("in agent runs the sandbox is acquired lazily, recorded once, and kept across turns", async (t) => {
@@ -46,7 +50,11 @@ test("in agent runs the sandbox is acquired lazily, recorded once, and kept acro
   assert.equal(first.sandbox, null, "no tool call, no sandbox");
   assert.equal(kit.provider.get("sandbox:lazy-thread"), undefined);
   const second = await agent.invoke({ messages: [new HumanMessage({ id: "sb-h2", content: "write" })] }, config);
-  assert.deepEqual(second.sandbox, { sandbox_id: "sandbox:lazy-thread" }, "two parallel tool calls recorded the same id without conflict");
+  assert.deepEqual(
+    second.sandbox,
+    { sandbox_id: "sandbox:lazy-thread" },
+    "two parallel tool calls recorded the same id without conflict",
+  );
   const held = kit.provider.get("sandbox:lazy-thread");
   assert.ok(held);
   const third = await agent.invoke({ messages: [new HumanMessage({ id: "sb-h3", content: "read" })] }, config);

@@ -26,7 +26,8 @@ export interface SandboxMiddlewareOptions {
  * Command with an object update gets the extra key. Other Commands are returned unchanged.
  */
 export function withSandboxUpdate(result: ToolMessage | Command, sandboxId: string): ToolMessage | Command {
-  if (!(result instanceof Command)) return new Command({ update: { sandbox: { sandbox_id: sandboxId }, messages: [result] } });
+  if (!(result instanceof Command))
+    return new Command({ update: { sandbox: { sandbox_id: sandboxId }, messages: [result] } });
   const update = result.update;
   if (update === undefined || update === null || Array.isArray(update) || typeof update !== "object") return result;
   return new Command({
@@ -53,7 +54,10 @@ export function sandboxMiddleware(options: SandboxMiddlewareOptions) {
     stateSchema: threadStateSubset("sandbox", "thread_data"),
     wrapToolCall: async (request, handler) => {
       const result = await handler(request);
-      const threadId = threadIdFromRuntime(provider, { state: request.state, configurable: request.runtime.configurable });
+      const threadId = threadIdFromRuntime(provider, {
+        state: request.state,
+        configurable: request.runtime.configurable,
+      });
       if (!threadId) return result;
       let id: string;
       try {

@@ -46,7 +46,9 @@ function userText(message: BaseMessage): string {
 
 /** Index of the latest message the user wrote (hidden framework messages skipped), or -1. */
 export function latestUserMessageIndex(messages: readonly BaseMessage[]): number {
-  return messages.findLastIndex((message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui);
+  return messages.findLastIndex(
+    (message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui,
+  );
 }
 
 /** The hidden activation block for `skill`, with its SKILL.md escaped as data. */
@@ -54,7 +56,9 @@ export function renderSlashActivation(skill: ActivatableSkill, skillFile: string
   return [
     "<slash_skill_activation>",
     `The user started their message with /${skill.name}, which activates the \`${skill.name}\` skill for this turn.`,
-    rest ? "Their request is the text after the command in the next message." : "The next message has no text after the command: ask what they want the skill applied to, unless the skill says what to do.",
+    rest
+      ? "Their request is the text after the command in the next message."
+      : "The next message has no text after the command: ask what they want the skill applied to, unless the skill says what to do.",
     `Follow this skill before any general approach. Its SKILL.md is included below, so there is no need to read ${skill.location} again; open other files from its folder only when the skill tells you to.`,
     `<skill name="${skill.name}" category="${skill.category}" path="${escapeData(skill.location)}">`,
     escapeData(skillFile),
@@ -64,7 +68,10 @@ export function renderSlashActivation(skill: ActivatableSkill, skillFile: string
 }
 
 /** What activation does to one request. */
-export type SlashOutcome = { kind: "none" } | { kind: "activate"; messages: BaseMessage[]; skill: string } | { kind: "reply"; message: AIMessage };
+export type SlashOutcome =
+  | { kind: "none" }
+  | { kind: "activate"; messages: BaseMessage[]; skill: string }
+  | { kind: "reply"; message: AIMessage };
 
 /**
  * Decides what a leading `/name` in the latest user message does: activate an enabled skill (returns
@@ -99,14 +106,27 @@ export function resolveSlashActivation(
   try {
     skillFile = readSkillFile(skill.hostPath);
   } catch (error) {
-    return { kind: "reply", message: new AIMessage(`The skill /${skill.name} could not be read (${(error as Error).message}). Check that ${skill.location} exists, or reinstall the skill.`) };
+    return {
+      kind: "reply",
+      message: new AIMessage(
+        `The skill /${skill.name} could not be read (${(error as Error).message}). Check that ${skill.location} exists, or reinstall the skill.`,
+      ),
+    };
   }
   const activation = new HumanMessage({
     id: target.id ? `${target.id}__slash_activation` : undefined,
     content: renderSlashActivation(skill, skillFile, slash.rest),
-    additional_kwargs: { hide_from_ui: true, [SLASH_ACTIVATION_FLAG]: true, slash_skill_activation_target_id: target.id ?? null },
+    additional_kwargs: {
+      hide_from_ui: true,
+      [SLASH_ACTIVATION_FLAG]: true,
+      slash_skill_activation_target_id: target.id ?? null,
+    },
   });
-  return { kind: "activate", messages: [...messages.slice(0, index), activation, ...messages.slice(index)], skill: skill.name };
+  return {
+    kind: "activate",
+    messages: [...messages.slice(0, index), activation, ...messages.slice(index)],
+    skill: skill.name,
+  };
 }
 
 /**

@@ -18,7 +18,10 @@ export type StopReason = "loop_capped" | "token_capped";
  */
 export function stopWithNote(message: AIMessage, note: string, reason: StopReason): AIMessage {
   const content = Array.isArray(message.content)
-    ? [...message.content.filter((block) => (block as { type?: string }).type !== "tool_use"), { type: "text" as const, text: note }]
+    ? [
+        ...message.content.filter((block) => (block as { type?: string }).type !== "tool_use"),
+        { type: "text" as const, text: note },
+      ]
     : message.content
       ? `${message.content}\n\n${note}`
       : note;
@@ -34,7 +37,9 @@ export function stopWithNote(message: AIMessage, note: string, reason: StopReaso
 
 /** `result` with `note` appended to its text (string content, or a text block for list content). */
 export function appendToToolResult(result: ToolMessage, note: string): ToolMessage {
-  const content = Array.isArray(result.content) ? [...result.content, { type: "text", text: note }] : `${result.content}\n\n${note}`;
+  const content = Array.isArray(result.content)
+    ? [...result.content, { type: "text", text: note }]
+    : `${result.content}\n\n${note}`;
   result.content = content as ToolMessage["content"];
   return result;
 }

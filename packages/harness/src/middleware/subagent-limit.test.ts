@@ -24,18 +24,35 @@ test("limitTaskCalls keeps the first N task calls and every other tool call, in 
   const message = new AIMessage({
     id: "ai-1",
     content: "Delegating.",
-    tool_calls: [call("task", "t1"), call("read_file", "r1"), call("task", "t2"), call("task", "t3"), call("bash", "b1"), call("task", "t4")],
+    tool_calls: [
+      call("task", "t1"),
+      call("read_file", "r1"),
+      call("task", "t2"),
+      call("task", "t3"),
+      call("bash", "b1"),
+      call("task", "t4"),
+    ],
   });
   const limited = limitTaskCalls(message, 2);
   assert.ok(limited);
   assert.equal(limited.message.id, "ai-1");
   assert.equal(limited.message.content, "Delegating.");
-  assert.deepEqual(limited.message.tool_calls?.map((c) => c.id), ["t1", "r1", "t2", "b1"]);
-  assert.deepEqual(limited.dropped.map((c) => c.id), ["t3", "t4"]);
+  assert.deepEqual(
+    limited.message.tool_calls?.map((c) => c.id),
+    ["t1", "r1", "t2", "b1"],
+  );
+  assert.deepEqual(
+    limited.dropped.map((c) => c.id),
+    ["t3", "t4"],
+  );
 });
 
 test("limitTaskCalls changes nothing at or under the limit", () => {
-  const message = new AIMessage({ id: "ai-2", content: "", tool_calls: [call("task", "t1"), call("task", "t2"), call("bash", "b1")] });
+  const message = new AIMessage({
+    id: "ai-2",
+    content: "",
+    tool_calls: [call("task", "t1"), call("task", "t2"), call("bash", "b1")],
+  });
   assert.equal(limitTaskCalls(message, 2), undefined);
   assert.equal(limitTaskCalls(new AIMessage({ id: "ai-3", content: "no tools" }), 2), undefined);
 });
@@ -58,8 +75,14 @@ test("limitTaskCalls also drops the raw provider payloads of dropped calls", () 
   });
   const limited = limitTaskCalls(message, 1);
   assert.ok(limited);
-  assert.deepEqual((limited.message.content as { id?: string }[]).map((block) => block.id), [undefined, "t1"]);
-  assert.deepEqual(limited.message.additional_kwargs.tool_calls?.map((c) => c.id), ["t1"]);
+  assert.deepEqual(
+    (limited.message.content as { id?: string }[]).map((block) => block.id),
+    [undefined, "t1"],
+  );
+  assert.deepEqual(
+    limited.message.additional_kwargs.tool_calls?.map((c) => c.id),
+    ["t1"],
+  );
 });
 
 test("the limit is clamped to [1, 4] with a default of 3 (1 means one at a time)", () => {
@@ -70,13 +93,26 @@ test("in an agent run, a response with ten task calls runs only the allowed numb
   const ran: string[] = [];
   const task = recordingTaskTool(ran);
   const other = tool(async () => "listed", { name: "ls", description: "List.", schema: z.object({}) });
-  const calls = Array.from({ length: 10 }, (_, i) => ({ name: "task", id: `t${i}`, args: { prompt: `job ${i}` }, type: "tool_call" as const }));
+  const calls = Array.from({ length: 10 }, (_, i) => ({
+    name: "task",
+    id: `t${i}`,
+    args: { prompt: `job ${i}` },
+    type: "tool_call" as const,
+  }));
   const model = new ScriptedChatModel([
-    new AIMessage({ id: "lead-1", content: "", tool_calls: [...calls, { name: "ls", id: "ls-1", args: {}, type: "tool_call" }] }),
+    new AIMessage({
+      id: "lead-1",
+      content: "",
+      tool_calls: [...calls, { name: "ls", id: "ls-1", args: {}, type: "tool_call" }],
+    }),
     new AIMessage({ id: "lead-2", content: "Done." }),
   ]);
   const warnings: string[] = [];
-  const agent = createAgent({ model, tools: [task, other], middleware: [subagentLimitMiddleware({ onWarning: (w) => warnings.push(w) })] });
+  const agent = createAgent({
+    model,
+    tools: [task, other],
+    middleware: [subagentLimitMiddleware({ onWarning: (w) => warnings.push(w) })],
+  });
 
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Go." })] });
 
@@ -124,5 +160,8 @@ test("a run starts at most maxTotal subagents; later task calls get an error res
 
 test("maxConcurrent 1 runs one task per response", () => {
   const message = new AIMessage({ id: "m", content: "", tool_calls: [call("task", "t1"), call("task", "t2")] });
-  assert.deepEqual(limitTaskCalls(message, clampMaxConcurrent(1))!.message.tool_calls!.map((c) => c.id), ["t1"]);
+  assert.deepEqual(
+    limitTaskCalls(message, clampMaxConcurrent(1))!.message.tool_calls!.map((c) => c.id),
+    ["t1"],
+  );
 });

@@ -41,7 +41,9 @@ export interface TaskCallLimitResult {
 function rebuild(message: AIMessage, toolCalls: ToolCall[], droppedIds: ReadonlySet<string>): AIMessage {
   const kept = (id: unknown) => typeof id !== "string" || !droppedIds.has(id);
   const content = Array.isArray(message.content)
-    ? message.content.filter((block) => (block as { type?: string }).type !== "tool_use" || kept((block as { id?: unknown }).id))
+    ? message.content.filter(
+        (block) => (block as { type?: string }).type !== "tool_use" || kept((block as { id?: unknown }).id),
+      )
     : message.content;
   const rawCalls = message.additional_kwargs?.tool_calls;
   const additional_kwargs = Array.isArray(rawCalls)
@@ -116,8 +118,10 @@ export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
       const prior = state.subagent_run_count ?? 0;
       const allowed = Math.max(0, maxTotal - prior);
       const capped = tasks.slice(allowed).map((call) => call.id ?? "");
-      if (capped.length > 0) options.logger?.info(`refused ${capped.length} task call(s) over the cap of ${maxTotal} per run`);
-      if (capped.length > 0) warn(`subagent-limit: this run reached its cap of ${maxTotal} task calls; refused ${capped.length} more.`);
+      if (capped.length > 0)
+        options.logger?.info(`refused ${capped.length} task call(s) over the cap of ${maxTotal} per run`);
+      if (capped.length > 0)
+        warn(`subagent-limit: this run reached its cap of ${maxTotal} task calls; refused ${capped.length} more.`);
       return {
         ...(limited ? { messages: [limited.message] } : {}),
         subagent_run_count: prior + Math.min(allowed, tasks.length),
@@ -126,8 +130,14 @@ export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
     },
     wrapToolCall: async (request, handler) => {
       const call = request.toolCall;
-      if (call.name !== "task" || !(request.state.subagent_capped_ids ?? []).includes(call.id ?? "")) return handler(request);
-      return new ToolMessage({ content: subagentCapMessage(maxTotal), tool_call_id: call.id ?? "", name: call.name, status: "error" });
+      if (call.name !== "task" || !(request.state.subagent_capped_ids ?? []).includes(call.id ?? ""))
+        return handler(request);
+      return new ToolMessage({
+        content: subagentCapMessage(maxTotal),
+        tool_call_id: call.id ?? "",
+        name: call.name,
+        status: "error",
+      });
     },
   });
 }

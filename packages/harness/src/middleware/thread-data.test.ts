@@ -12,7 +12,11 @@ import { stampUserMessage, threadDataMiddleware } from "./thread-data.js";
 
 test("stampUserMessage stamps the last human message once, keeping its id and content", () => {
   const now = new Date("2026-05-08T10:00:00Z");
-  const messages = [new HumanMessage({ id: "h1", content: "first" }), new AIMessage("ok"), new HumanMessage({ id: "h2", content: "second" })];
+  const messages = [
+    new HumanMessage({ id: "h1", content: "first" }),
+    new AIMessage("ok"),
+    new HumanMessage({ id: "h2", content: "second" }),
+  ];
   const stamped = stampUserMessage(messages, now, "run-7")!;
   assert.equal(stamped.id, "h2");
   assert.equal(stamped.content, "second");
@@ -26,8 +30,17 @@ test("stampUserMessage stamps the last human message once, keeping its id and co
 test("in an agent run, thread_data holds the thread's host paths and the directories exist", async (t) => {
   const home = tempHome(t, { prefix: "thread-data-test-" });
   const model = new ScriptedChatModel([{ content: "done" }]);
-  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [threadDataMiddleware({ home })], checkpointer: new MemorySaver() });
-  const result = await agent.invoke({ messages: [new HumanMessage({ id: "td-h1", content: "hi" })] }, { configurable: { thread_id: "td-1" } });
+  const agent = createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [threadDataMiddleware({ home })],
+    checkpointer: new MemorySaver(),
+  });
+  const result = await agent.invoke(
+    { messages: [new HumanMessage({ id: "td-h1", content: "hi" })] },
+    { configurable: { thread_id: "td-1" } },
+  );
   assert.deepEqual(result.thread_data, threadPaths(home, "td-1"));
   for (const dir of Object.values(threadPaths(home, "td-1"))) assert.ok(fs.statSync(dir).isDirectory());
   const sent = model.calls[0]!.messages.find((message) => HumanMessage.isInstance(message))!;

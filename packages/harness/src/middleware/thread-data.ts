@@ -50,7 +50,10 @@ export function threadDataMiddleware(options: ThreadDataOptions) {
       // A subagent runs under its own thread id but works in its parent's directories.
       const threadId = runtime.configurable?.parent_thread_id ?? runtime.configurable?.thread_id;
       if (typeof threadId !== "string" || threadId === "") {
-        throw new HarnessError("thread_invalid", "This agent needs a thread: pass configurable.thread_id when invoking it.");
+        throw new HarnessError(
+          "thread_invalid",
+          "This agent needs a thread: pass configurable.thread_id when invoking it.",
+        );
       }
       const thread_data = ensureThreadDirs(options.home, threadId);
       const runId = runtime.configurable?.run_id;

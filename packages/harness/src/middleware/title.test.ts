@@ -10,8 +10,14 @@ const limits = { maxWords: 8, maxChars: 80 };
 
 test("cleanTitle strips thinking, labels, quotes and a final period, and applies the limits", () => {
   assert.equal(cleanTitle('<think>user wants weather</think>\n"Weather in Lyon."', limits), "Weather in Lyon");
-  assert.equal(cleanTitle("Title: **Quarterly sales report**\nBecause the user asked…", limits), "Quarterly sales report");
-  assert.equal(cleanTitle("one two three four five six seven eight nine ten", limits), "one two three four five six seven eight");
+  assert.equal(
+    cleanTitle("Title: **Quarterly sales report**\nBecause the user asked…", limits),
+    "Quarterly sales report",
+  );
+  assert.equal(
+    cleanTitle("one two three four five six seven eight nine ten", limits),
+    "one two three four five six seven eight",
+  );
   assert.equal(cleanTitle("A".repeat(100), limits), "A".repeat(80));
   assert.equal(cleanTitle("<think>only thinking", limits), "");
   assert.equal(cleanTitle('  ""  ', limits), "");
@@ -53,7 +59,11 @@ test("the model's <think> block never reaches the title prompt", () => {
 });
 
 test("renderTitlePrompt fills the placeholders once and cuts each side to 500 characters", () => {
-  const prompt = renderTitlePrompt("{max_words}|{user_msg}|{assistant_msg}", { maxWords: 6, userMessage: "say {assistant_msg} $&", assistantMessage: "x".repeat(600) });
+  const prompt = renderTitlePrompt("{max_words}|{user_msg}|{assistant_msg}", {
+    maxWords: 6,
+    userMessage: "say {assistant_msg} $&",
+    assistantMessage: "x".repeat(600),
+  });
   assert.equal(prompt, `6|say {assistant_msg} $&|${"x".repeat(500)}`);
 });
 
@@ -70,7 +80,13 @@ test("firstExchange pairs the first visible user message with the first AI text 
 
 function agentWith(middleware: ReturnType<typeof titleMiddleware>, replies: string[]) {
   const model = new ScriptedChatModel(replies.map((reply, i) => new AIMessage({ id: `lead-${i}`, content: reply })));
-  return createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [middleware], checkpointer: new MemorySaver() });
+  return createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [middleware],
+    checkpointer: new MemorySaver(),
+  });
 }
 
 test("a thread gets a model title after its first exchange, never regenerated, and the title never streams", async () => {
@@ -82,7 +98,10 @@ test("a thread gets a model title after its first exchange, never regenerated, a
   const config = { configurable: { thread_id: "title-1" } };
 
   const streamed: string[] = [];
-  const stream = await agent.stream({ messages: [new HumanMessage({ id: "h-1", content: "Weather in Lyon?" })] }, { ...config, streamMode: "messages" });
+  const stream = await agent.stream(
+    { messages: [new HumanMessage({ id: "h-1", content: "Weather in Lyon?" })] },
+    { ...config, streamMode: "messages" },
+  );
   for await (const [message] of stream) streamed.push(message.text);
 
   assert.equal((await agent.graph.getState(config)).values.title, "Lyon weather today");
@@ -98,13 +117,21 @@ test("a thread gets a model title after its first exchange, never regenerated, a
 
 test("without a model, or when it fails, the title is the start of the user's message", async () => {
   const noModel = agentWith(titleMiddleware(), ["Sure."]);
-  const first = await noModel.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Draft an email to the whole team about the Friday offsite" })] }, { configurable: { thread_id: "t-a" } });
+  const first = await noModel.invoke(
+    {
+      messages: [new HumanMessage({ id: "h-1", content: "Draft an email to the whole team about the Friday offsite" })],
+    },
+    { configurable: { thread_id: "t-a" } },
+  );
   assert.equal(first.title, "Draft an email to the whole team about the Frid...");
 
   const warnings: string[] = [];
   const failing = new ScriptedChatModel([new Error("503 upstream")]);
   const broken = agentWith(titleMiddleware({ model: failing, onWarning: (w) => warnings.push(w) }), ["Hello!"]);
-  const second = await broken.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Hi there" })] }, { configurable: { thread_id: "t-b" } });
+  const second = await broken.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Hi there" })] },
+    { configurable: { thread_id: "t-b" } },
+  );
   assert.equal(second.title, "Hi there");
   assert.match(warnings[0] ?? "", /503 upstream/);
 });

@@ -102,8 +102,15 @@ export function fallbackTitle(text: string, maxChars: number = 80): string {
  */
 export function cleanTitle(raw: string, limits: { maxWords: number; maxChars: number }): string {
   let text = raw.replace(THINKING, "");
-  text = text.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
-  text = text.replace(/\*\*|__/g, "").replace(/^#+\s*/, "").replace(/^title\s*:\s*/i, "");
+  text =
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .find((line) => line !== "") ?? "";
+  text = text
+    .replace(/\*\*|__/g, "")
+    .replace(/^#+\s*/, "")
+    .replace(/^title\s*:\s*/i, "");
   text = text.replace(/^["'“”‘’`«»]+|["'“”‘’`«»]+$/g, "").replace(/[.。]+$/, "");
   const words = collapse(text).split(" ").filter(Boolean).slice(0, Math.max(1, limits.maxWords));
   let title = words.join(" ");
@@ -112,7 +119,10 @@ export function cleanTitle(raw: string, limits: { maxWords: number; maxChars: nu
 }
 
 /** Fills the title prompt template. */
-export function renderTitlePrompt(template: string, values: { maxWords: number; userMessage: string; assistantMessage: string }): string {
+export function renderTitlePrompt(
+  template: string,
+  values: { maxWords: number; userMessage: string; assistantMessage: string },
+): string {
   const fill = {
     max_words: String(values.maxWords),
     user_msg: values.userMessage.slice(0, EXCERPT_CHARS),
@@ -127,7 +137,9 @@ export function renderTitlePrompt(template: string, values: { maxWords: number; 
  * model's `<think>` block (its private reasoning must not be sent on to the title model).
  */
 export function firstExchange(messages: readonly BaseMessage[]): { user: string; assistant: string } | undefined {
-  const userIndex = messages.findIndex((message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui);
+  const userIndex = messages.findIndex(
+    (message) => HumanMessage.isInstance(message) && !message.additional_kwargs?.hide_from_ui,
+  );
   if (userIndex < 0) return undefined;
   const replies = messages.slice(userIndex + 1).filter((message) => AIMessage.isInstance(message));
   if (replies.length === 0) return undefined;
@@ -151,14 +163,20 @@ export function titleMiddleware(options: TitleOptions = {}) {
   const generate = async (exchange: { user: string; assistant: string }, signal?: AbortSignal): Promise<string> => {
     if (!options.model) return "";
     try {
-      const prompt = renderTitlePrompt(template, { maxWords, userMessage: exchange.user, assistantMessage: exchange.assistant });
+      const prompt = renderTitlePrompt(template, {
+        maxWords,
+        userMessage: exchange.user,
+        assistantMessage: exchange.assistant,
+      });
       const reply = await options.model.invoke([new HumanMessage(prompt)], {
         tags: ["middleware:title", "langsmith:nostream"],
         ...(signal ? { signal } : {}),
       });
       return cleanTitle(reply.text, { maxWords, maxChars });
     } catch (error) {
-      warn(`title: the title model failed (${error instanceof Error ? error.message : String(error)}); using the start of the user's message.`);
+      warn(
+        `title: the title model failed (${error instanceof Error ? error.message : String(error)}); using the start of the user's message.`,
+      );
       return "";
     }
   };

@@ -22,7 +22,11 @@ test("describeTodos lists every item with its status", () => {
 
 test("countSiblingTodoCalls counts write_todos calls in the response that made a call", () => {
   const messages = [
-    new AIMessage({ id: "a1", content: "", tool_calls: [write("w1", []), write("w2", []), { id: "b1", name: "bash", args: {}, type: "tool_call" }] }),
+    new AIMessage({
+      id: "a1",
+      content: "",
+      tool_calls: [write("w1", []), write("w2", []), { id: "b1", name: "bash", args: {}, type: "tool_call" }],
+    }),
     new AIMessage({ id: "a2", content: "", tool_calls: [write("w3", [])] }),
   ];
   assert.equal(countSiblingTodoCalls(messages, "w2"), 2);
@@ -43,14 +47,27 @@ test("a plan-mode run updates todos as the model works through them, with the ru
     new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w2", done)] }),
     new AIMessage({ id: "ai-3", content: "The sum is 6." }),
   ]);
-  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [todoListMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "plan-1" } };
 
   const seen: unknown[] = [];
-  const stream = await agent.stream({ messages: [new HumanMessage({ id: "h-1", content: "Sum 1, 2, 3." })] }, { ...config, streamMode: "values" });
+  const stream = await agent.stream(
+    { messages: [new HumanMessage({ id: "h-1", content: "Sum 1, 2, 3." })] },
+    { ...config, streamMode: "values" },
+  );
   for await (const values of stream) seen.push(values.todos);
 
-  assert.deepEqual(seen.filter((todos) => todos != null).at(0), plan, "the plan appears in state while the run goes on");
+  assert.deepEqual(
+    seen.filter((todos) => todos != null).at(0),
+    plan,
+    "the plan appears in state while the run goes on",
+  );
   const state = await agent.graph.getState(config);
   assert.deepEqual(state.values.todos, done);
   const system = model.calls[0]?.messages[0];
@@ -63,9 +80,16 @@ test("parallel write_todos calls are both refused, the list is unchanged, and th
     new AIMessage({
       id: "ai-1",
       content: "",
-      tool_calls: [write("w1", [{ content: "A", status: "pending" }]), write("w2", [{ content: "B", status: "pending" }])],
+      tool_calls: [
+        write("w1", [{ content: "A", status: "pending" }]),
+        write("w2", [{ content: "B", status: "pending" }]),
+      ],
     }),
-    new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w3", [{ content: "A and B", status: "in_progress" }])] }),
+    new AIMessage({
+      id: "ai-2",
+      content: "",
+      tool_calls: [write("w3", [{ content: "A and B", status: "in_progress" }])],
+    }),
     new AIMessage({ id: "ai-3", content: "Done." }),
     new AIMessage({ id: "ai-4", content: "Still working on A and B." }),
   ]);
@@ -75,7 +99,10 @@ test("parallel write_todos calls are both refused, the list is unchanged, and th
 
   assert.equal(model.callCount, 4, "the open item earns one completion reminder");
   const refused = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.status === "error");
-  assert.deepEqual(refused.map((m) => m.tool_call_id), ["w1", "w2"]);
+  assert.deepEqual(
+    refused.map((m) => m.tool_call_id),
+    ["w1", "w2"],
+  );
   assert.match(refused[0]?.text ?? "", /more than once in one response/);
   assert.deepEqual(out.todos, [{ content: "A and B", status: "in_progress" }]);
 });
@@ -85,18 +112,30 @@ test("after compaction hid the plan, each request carries the current todos in i
     { content: "Draft the report", status: "in_progress" },
     { content: "Send it", status: "pending" },
   ];
-  const model = new ScriptedChatModel([{ tool_calls: [{ name: "write_todos", args: { todos: todos.map((t) => ({ ...t, status: "completed" })) } }] }, { content: "Sent." }]);
+  const model = new ScriptedChatModel([
+    { tool_calls: [{ name: "write_todos", args: { todos: todos.map((t) => ({ ...t, status: "completed" })) } }] },
+    { content: "Sent." },
+  ]);
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
   // As after summarization: the todos are in state, the write_todos call that showed them is gone.
   await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Go on." })], todos });
   const first = model.calls[0]!.messages[0]!.text;
-  assert.match(first, /<todo_reminder>\nYour todo list from earlier is no longer visible[\s\S]*- \[in_progress\] Draft the report\n- \[pending\] Send it/);
-  assert.ok(!model.calls[1]!.messages[0]!.text.includes("<todo_reminder>"), "not repeated once write_todos is visible again");
+  assert.match(
+    first,
+    /<todo_reminder>\nYour todo list from earlier is no longer visible[\s\S]*- \[in_progress\] Draft the report\n- \[pending\] Send it/,
+  );
+  assert.ok(
+    !model.calls[1]!.messages[0]!.text.includes("<todo_reminder>"),
+    "not repeated once write_todos is visible again",
+  );
   model.assertDone();
 });
 
 test("a final answer with open todos gets one reminder per run, then the run ends", async () => {
-  const plan: Todo[] = [{ content: "Write", status: "in_progress" }, { content: "Check", status: "pending" }];
+  const plan: Todo[] = [
+    { content: "Write", status: "in_progress" },
+    { content: "Check", status: "pending" },
+  ];
   const model = new ScriptedChatModel([
     { tool_calls: [{ name: "write_todos", args: { todos: plan } }] },
     { content: "Done, I think." },
@@ -104,7 +143,13 @@ test("a final answer with open todos gets one reminder per run, then the run end
     { content: "Next turn." },
     { content: "Really." },
   ]);
-  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [todoListMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "remind" } };
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write and check." })] }, config);
   assert.equal(model.calls.length, 3, "one reminder, not two");

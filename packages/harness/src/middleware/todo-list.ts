@@ -77,7 +77,8 @@ export function countSiblingTodoCalls(messages: readonly BaseMessage[], toolCall
     const message = messages[i];
     if (!AIMessage.isInstance(message)) continue;
     const calls = message.tool_calls ?? [];
-    if (calls.some((call) => call.id === toolCallId)) return calls.filter((call) => call.name === WRITE_TODOS_TOOL_NAME).length;
+    if (calls.some((call) => call.id === toolCallId))
+      return calls.filter((call) => call.name === WRITE_TODOS_TOOL_NAME).length;
   }
   return 1;
 }
@@ -107,7 +108,9 @@ function createWriteTodosTool(description: string) {
       return new Command({
         update: {
           todos,
-          messages: [new ToolMessage({ name: WRITE_TODOS_TOOL_NAME, tool_call_id: toolCallId, content: describeTodos(todos) })],
+          messages: [
+            new ToolMessage({ name: WRITE_TODOS_TOOL_NAME, tool_call_id: toolCallId, content: describeTodos(todos) }),
+          ],
         },
       });
     },
@@ -117,7 +120,10 @@ function createWriteTodosTool(description: string) {
 
 /** True when some message of the request still shows a `write_todos` call. */
 export function planVisible(messages: readonly BaseMessage[]): boolean {
-  return messages.some((message) => AIMessage.isInstance(message) && (message.tool_calls ?? []).some((call) => call.name === WRITE_TODOS_TOOL_NAME));
+  return messages.some(
+    (message) =>
+      AIMessage.isInstance(message) && (message.tool_calls ?? []).some((call) => call.name === WRITE_TODOS_TOOL_NAME),
+  );
 }
 
 /** The block appended to the system message when the plan is no longer visible in the request. */
@@ -128,7 +134,10 @@ export function todoContextReminder(todos: readonly TodoItem[]): string {
 
 /** The hidden message that asks the model to finish or update its open todos before ending. */
 export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage {
-  const open = todos.filter((todo) => todo.status !== "completed").map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
+  const open = todos
+    .filter((todo) => todo.status !== "completed")
+    .map((todo) => `- [${todo.status}] ${todo.content}`)
+    .join("\n");
   return new HumanMessage({
     name: "todo_reminder",
     additional_kwargs: { hide_from_ui: true },
@@ -161,7 +170,8 @@ export function todoListMiddleware(options: TodoListOptions = {}) {
       hook: (state) => {
         const last = state.messages.at(-1);
         if (!last || !AIMessage.isInstance(last) || state.todo_reminded) return undefined;
-        if (last.tool_calls?.length || last.invalid_tool_calls?.length || last.additional_kwargs?.stop_reason) return undefined;
+        if (last.tool_calls?.length || last.invalid_tool_calls?.length || last.additional_kwargs?.stop_reason)
+          return undefined;
         const todos = state.todos ?? [];
         if (!todos.some((todo) => todo.status !== "completed")) return undefined;
         options.logger?.debug("reminded the model of its open todos before ending");

@@ -47,7 +47,11 @@ export function addUsage(usage: TokenUsage | undefined, message: AIMessage): Tok
   const base = usage ?? ZERO;
   const input = nonNegative(message.usage_metadata?.input_tokens);
   const output = nonNegative(message.usage_metadata?.output_tokens);
-  return { input_tokens: base.input_tokens + input, output_tokens: base.output_tokens + output, total_tokens: base.total_tokens + input + output };
+  return {
+    input_tokens: base.input_tokens + input,
+    output_tokens: base.output_tokens + output,
+    total_tokens: base.total_tokens + input + output,
+  };
 }
 
 function nonNegative(value: unknown): number {
@@ -71,9 +75,14 @@ export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
       if (!last || !AIMessage.isInstance(last)) return undefined;
       const run = addUsage(state.run_token_usage, last);
       const update = { run_token_usage: run, token_usage: addUsage(state.token_usage, last) };
-      if (options.maxTokens === undefined || run.total_tokens < options.maxTokens || !last.tool_calls?.length) return update;
-      options.logger?.info(`budget of ${options.maxTokens} tokens reached (${run.total_tokens} used); stopping the run`);
-      warn(`token-usage: this run used ${run.total_tokens} tokens, over its budget of ${options.maxTokens}; the run was stopped.`);
+      if (options.maxTokens === undefined || run.total_tokens < options.maxTokens || !last.tool_calls?.length)
+        return update;
+      options.logger?.info(
+        `budget of ${options.maxTokens} tokens reached (${run.total_tokens} used); stopping the run`,
+      );
+      warn(
+        `token-usage: this run used ${run.total_tokens} tokens, over its budget of ${options.maxTokens}; the run was stopped.`,
+      );
       const note =
         `[Stopped: this run used ${run.total_tokens.toLocaleString("en-US")} tokens (input + output), over its budget of ` +
         `${options.maxTokens.toLocaleString("en-US")} (token_budget.max_tokens). Continue in a new message, or raise the budget.]`;

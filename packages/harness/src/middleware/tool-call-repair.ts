@@ -67,8 +67,15 @@ export function toolCallRepairMiddleware(options: ToolCallRepairOptions = {}) {
     wrapToolCall: async (request, handler) => {
       const marker = (request.toolCall.args as Record<string, unknown> | undefined)?.[MARKER];
       if (typeof marker !== "string") return handler(request);
-      options.logger?.info(`answered an invalid call to "${request.toolCall.name}" with an error result (arguments were not valid JSON)`);
-      return new ToolMessage({ content: marker, tool_call_id: request.toolCall.id ?? "", name: request.toolCall.name, status: "error" });
+      options.logger?.info(
+        `answered an invalid call to "${request.toolCall.name}" with an error result (arguments were not valid JSON)`,
+      );
+      return new ToolMessage({
+        content: marker,
+        tool_call_id: request.toolCall.id ?? "",
+        name: request.toolCall.name,
+        status: "error",
+      });
     },
   });
 }

@@ -7,7 +7,10 @@ import { describeToolError, toolErrorsMiddleware } from "./tool-errors.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 test("describeToolError names the tool and the error, whatever was thrown", () => {
-  assert.match(describeToolError("fetch", new TypeError("bad url")), /^Error: tool "fetch" failed: TypeError: bad url\n/);
+  assert.match(
+    describeToolError("fetch", new TypeError("bad url")),
+    /^Error: tool "fetch" failed: TypeError: bad url\n/,
+  );
   assert.match(describeToolError("fetch", { code: 7 }), /failed: \{"code":7\}/);
   assert.match(describeToolError("fetch", "plain"), /failed: plain/);
   assert.match(describeToolError("fetch", new Error("x".repeat(5000))), /\.\.\. \(5000 chars\)/);
@@ -25,8 +28,16 @@ test("with another wrapToolCall middleware in the chain, a throwing tool no long
     new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "save", args: {}, type: "tool_call" }] }),
     new AIMessage({ id: "a2", content: "Saving failed: disk full." }),
   ]);
-  const agent = createAgent({ model, tools: [boom], middleware: [toolErrorsMiddleware(), passthrough], checkpointer: new MemorySaver() });
-  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h", content: "save" })] }, { configurable: { thread_id: "te" } });
+  const agent = createAgent({
+    model,
+    tools: [boom],
+    middleware: [toolErrorsMiddleware(), passthrough],
+    checkpointer: new MemorySaver(),
+  });
+  const out = await agent.invoke(
+    { messages: [new HumanMessage({ id: "h", content: "save" })] },
+    { configurable: { thread_id: "te" } },
+  );
   const result = out.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
   assert.equal(result.status, "error");
   assert.match(result.text, /^Error: tool "save" failed: disk full/);

@@ -33,7 +33,12 @@ function rootCause(error: unknown): unknown {
 /** The text the model receives for a tool that threw. */
 export function describeToolError(toolName: string, error: unknown): string {
   if (ToolInvocationError.isInstance(error)) return error.message;
-  const raw = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : typeof error === "object" && error !== null ? safeJson(error) : String(error);
+  const raw =
+    error instanceof Error
+      ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}`
+      : typeof error === "object" && error !== null
+        ? safeJson(error)
+        : String(error);
   const text = raw.length > MAX_ERROR_CHARS ? `${raw.slice(0, MAX_ERROR_CHARS)}... (${raw.length} chars)` : raw;
   return `Error: tool "${toolName}" failed: ${text}\nThe tool did not complete. Check its arguments, try another approach, or tell the user what failed.`;
 }
@@ -66,7 +71,9 @@ export function toolErrorsMiddleware(options: ToolErrorsOptions = {}) {
         const name = request.toolCall.name;
         const content = describeToolError(name, cause);
         options.logger?.warn(`tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`);
-        options.onError?.(`tool-errors: tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`);
+        options.onError?.(
+          `tool-errors: tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`,
+        );
         return new ToolMessage({ content, tool_call_id: request.toolCall.id ?? "", name, status: "error" });
       }
     },

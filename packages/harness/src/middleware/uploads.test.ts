@@ -22,7 +22,10 @@ const file = (filename: string, size = 10): UploadedFile => ({
 test("formatSize and the uploaded_files block", () => {
   assert.deepEqual([formatSize(512), formatSize(12_600), formatSize(4 * 1024 * 1024)], ["512 B", "12.3 KB", "4.0 MB"]);
   const block = formatUploadsBlock([file("report.pdf", 12_600), file("<b>.txt")]);
-  assert.match(block, /^<uploaded_files>\nThe following files were uploaded in this message:\n\n- report\.pdf \(12\.3 KB\)\n  Path: \/mnt\/user-data\/uploads\/report\.pdf\n/);
+  assert.match(
+    block,
+    /^<uploaded_files>\nThe following files were uploaded in this message:\n\n- report\.pdf \(12\.3 KB\)\n  Path: \/mnt\/user-data\/uploads\/report\.pdf\n/,
+  );
   assert.match(block, /- &lt;b&gt;\.txt/, "names cannot inject tags");
   assert.match(block, /<\/uploaded_files>$/);
   const many = formatUploadsBlock([file("a.md"), file("b.md"), file("c.pdf"), file("d.pdf")], 2);
@@ -32,9 +35,15 @@ test("formatSize and the uploaded_files block", () => {
 test("selectNewUploads: files not announced earlier, or exactly the files the client names", () => {
   const announced = withUploadsBlock(new HumanMessage({ id: "h1", content: "first" }), [file("a.txt")]);
   const messages = [announced, new AIMessage("ok"), new HumanMessage({ id: "h2", content: "second" })];
-  assert.deepEqual(selectNewUploads(messages, [file("a.txt"), file("b.txt")]).map((f) => f.filename), ["b.txt"]);
+  assert.deepEqual(
+    selectNewUploads(messages, [file("a.txt"), file("b.txt")]).map((f) => f.filename),
+    ["b.txt"],
+  );
   const named = new HumanMessage({ id: "h3", content: "x", additional_kwargs: { files: [{ filename: "c.txt" }] } });
-  assert.deepEqual(selectNewUploads([named], [file("b.txt"), file("c.txt")]).map((f) => f.filename), ["c.txt"]);
+  assert.deepEqual(
+    selectNewUploads([named], [file("b.txt"), file("c.txt")]).map((f) => f.filename),
+    ["c.txt"],
+  );
   assert.deepEqual(selectNewUploads([], [file("b.txt")]), []);
 });
 
@@ -43,7 +52,9 @@ test("withUploadsBlock prepends to text, inserts a first block in lists, keeps t
   assert.equal(text.id, "h");
   assert.match(String(text.content), /^<uploaded_files>[\s\S]*<\/uploaded_files>\n\nsummarise$/);
   assert.equal(text.additional_kwargs.original_user_content, "summarise");
-  assert.deepEqual(text.additional_kwargs.uploaded_files, [{ filename: "n.txt", size: 10, virtual_path: "/mnt/user-data/uploads/n.txt" }]);
+  assert.deepEqual(text.additional_kwargs.uploaded_files, [
+    { filename: "n.txt", size: 10, virtual_path: "/mnt/user-data/uploads/n.txt" },
+  ]);
   const list = withUploadsBlock(new HumanMessage({ content: [{ type: "text", text: "look" }] }), [file("n.txt")]);
   assert.ok(Array.isArray(list.content) && list.content.length === 2);
   assert.match((list.content[0] as { text: string }).text, /^<uploaded_files>/);
@@ -55,14 +66,30 @@ test("in agent runs, each upload is announced once, in the turn after it was sav
   const source = path.join(root, "notes.txt");
   fs.writeFileSync(source, "some notes");
   const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }, { content: "three" }]);
-  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [uploadsMiddleware({ home })], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [uploadsMiddleware({ home })],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "up-1" } };
-  const lastHuman = (index: number) => model.calls[index]!.messages.filter((message) => HumanMessage.isInstance(message)).at(-1)!;
+  const lastHuman = (index: number) =>
+    model.calls[index]!.messages.filter((message) => HumanMessage.isInstance(message)).at(-1)!;
 
   await saveUploads(home, "up-1", [source]);
-  const first = await agent.invoke({ messages: [new HumanMessage({ id: "up-h1", content: "summarise the upload" })] }, config);
-  assert.match(String(lastHuman(0).content), /^<uploaded_files>[\s\S]*- notes\.txt \(10 B\)\n  Path: \/mnt\/user-data\/uploads\/notes\.txt[\s\S]*\n\nsummarise the upload$/);
-  assert.deepEqual(first.uploaded_files?.map((f) => f.virtual_path), ["/mnt/user-data/uploads/notes.txt"]);
+  const first = await agent.invoke(
+    { messages: [new HumanMessage({ id: "up-h1", content: "summarise the upload" })] },
+    config,
+  );
+  assert.match(
+    String(lastHuman(0).content),
+    /^<uploaded_files>[\s\S]*- notes\.txt \(10 B\)\n  Path: \/mnt\/user-data\/uploads\/notes\.txt[\s\S]*\n\nsummarise the upload$/,
+  );
+  assert.deepEqual(
+    first.uploaded_files?.map((f) => f.virtual_path),
+    ["/mnt/user-data/uploads/notes.txt"],
+  );
 
   const second = await agent.invoke({ messages: [new HumanMessage({ id: "up-h2", content: "thanks" })] }, config);
   assert.equal(lastHuman(1).content, "thanks", "not announced again");
@@ -82,10 +109,35 @@ test("uploaded_files and files entries that are not objects are skipped, not a c
   fs.writeFileSync(source, "some notes");
   await saveUploads(home, "up-bad", [source]);
   const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }]);
-  const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [uploadsMiddleware({ home })], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [uploadsMiddleware({ home })],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "up-bad" } };
-  const odd = new HumanMessage({ id: "odd-0", content: "earlier", additional_kwargs: { uploaded_files: [null, "notes.txt", 3] } });
-  const out = await agent.invoke({ messages: [odd, new HumanMessage({ id: "odd-1", content: "look", additional_kwargs: { files: [null, "x", { filename: "notes.txt" }] } })] }, config);
-  assert.deepEqual(out.uploaded_files?.map((f) => f.filename), ["notes.txt"]);
+  const odd = new HumanMessage({
+    id: "odd-0",
+    content: "earlier",
+    additional_kwargs: { uploaded_files: [null, "notes.txt", 3] },
+  });
+  const out = await agent.invoke(
+    {
+      messages: [
+        odd,
+        new HumanMessage({
+          id: "odd-1",
+          content: "look",
+          additional_kwargs: { files: [null, "x", { filename: "notes.txt" }] },
+        }),
+      ],
+    },
+    config,
+  );
+  assert.deepEqual(
+    out.uploaded_files?.map((f) => f.filename),
+    ["notes.txt"],
+  );
   assert.match(String(model.calls[0]!.messages.at(-1)!.content), /- notes\.txt \(10 B\)/);
 });

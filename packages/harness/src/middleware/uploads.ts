@@ -38,9 +38,19 @@ export function listUploads(uploadsDir: string): UploadedFile[] {
     .map((entry) => {
       const hostPath = path.join(uploadsDir, entry.name);
       const stat = fs.statSync(hostPath);
-      return { file: { filename: entry.name, size: stat.size, path: hostPath, virtual_path: `${VIRTUAL_UPLOADS}/${entry.name}` }, mtime: stat.mtimeMs };
+      return {
+        file: {
+          filename: entry.name,
+          size: stat.size,
+          path: hostPath,
+          virtual_path: `${VIRTUAL_UPLOADS}/${entry.name}`,
+        },
+        mtime: stat.mtimeMs,
+      };
     });
-  return files.sort((a, b) => a.mtime - b.mtime || a.file.filename.localeCompare(b.file.filename)).map(({ file }) => file);
+  return files
+    .sort((a, b) => a.mtime - b.mtime || a.file.filename.localeCompare(b.file.filename))
+    .map(({ file }) => file);
 }
 
 /**
@@ -54,7 +64,8 @@ export function selectNewUploads(messages: readonly BaseMessage[], available: re
   const announced = new Set<string>();
   for (const message of humans) {
     // Clients write these lists; entries that are not objects are skipped, not trusted.
-    for (const file of asList(message.additional_kwargs?.uploaded_files).filter(isRecord)) announced.add(String(file.virtual_path));
+    for (const file of asList(message.additional_kwargs?.uploaded_files).filter(isRecord))
+      announced.add(String(file.virtual_path));
   }
   const requested = last.additional_kwargs?.files;
   if (Array.isArray(requested)) {
@@ -75,7 +86,8 @@ export function formatSize(bytes: number): string {
 export function formatUploadsBlock(files: readonly UploadedFile[], maxListed = 10): string {
   const shown = files.slice(0, maxListed);
   const lines = ["<uploaded_files>", "The following files were uploaded in this message:", ""];
-  for (const file of shown) lines.push(`- ${escapeTags(file.filename)} (${formatSize(file.size)})`, `  Path: ${escapeTags(file.virtual_path)}`);
+  for (const file of shown)
+    lines.push(`- ${escapeTags(file.filename)} (${formatSize(file.size)})`, `  Path: ${escapeTags(file.virtual_path)}`);
   const rest = files.slice(maxListed);
   if (rest.length > 0) {
     const byExtension = new Map<string, number>();

@@ -9,14 +9,24 @@ import { threadDataMiddleware } from "./thread-data.js";
 import { createTestSandbox } from "../testing/sandbox.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
-import { VIEW_IMAGE_CONTEXT_KEY, buildViewedImagesMessage, imagesAwaitingView, viewImageMiddleware } from "./view-image.js";
+import {
+  VIEW_IMAGE_CONTEXT_KEY,
+  buildViewedImagesMessage,
+  imagesAwaitingView,
+  viewImageMiddleware,
+} from "./view-image.js";
 
 const PNG_1X1 = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
   "hex",
 );
 
-const viewCall = (id: string) => ({ id, name: "view_image", args: { image_path: "/x.png" }, type: "tool_call" as const });
+const viewCall = (id: string) => ({
+  id,
+  name: "view_image",
+  args: { image_path: "/x.png" },
+  type: "tool_call" as const,
+});
 const result = (id: string) => new ToolMessage({ content: "ok", tool_call_id: id });
 
 test("imagesAwaitingView: only when every call of the last AI message has its result", () => {
@@ -24,7 +34,13 @@ test("imagesAwaitingView: only when every call of the last AI message has its re
   assert.equal(imagesAwaitingView([ai, result("v1")]), false, "bash still running");
   assert.equal(imagesAwaitingView([ai, result("v1"), result("b1")]), true);
   assert.equal(imagesAwaitingView([ai, result("v1"), result("b1"), new HumanMessage("next")]), false);
-  assert.equal(imagesAwaitingView([new AIMessage({ content: "", tool_calls: [{ ...viewCall("b2"), name: "bash" }] }), result("b2")]), false);
+  assert.equal(
+    imagesAwaitingView([
+      new AIMessage({ content: "", tool_calls: [{ ...viewCall("b2"), name: "bash" }] }),
+      result("b2"),
+    ]),
+    false,
+  );
   assert.equal(imagesAwaitingView([new AIMessage("plain answer")]), false);
 });
 
@@ -34,7 +50,8 @@ test("buildViewedImagesMessage: one hidden human message with a text line and a 
       "/mnt/user-data/uploads/a.png": { mime_type: "image/png", size: 3, actual_path: "/h/a.png" },
       "/mnt/user-data/uploads/gone.png": { mime_type: "image/png", size: 3, actual_path: "/h/gone.png" },
     },
-    async (virtualPath) => (virtualPath.endsWith("a.png") ? { mimeType: "image/png", base64: "QUJD" } : { error: "Image file not found: x" }),
+    async (virtualPath) =>
+      virtualPath.endsWith("a.png") ? { mimeType: "image/png", base64: "QUJD" } : { error: "Image file not found: x" },
   );
   assert.ok(message.id?.startsWith("view-image-context:"));
   assert.equal(message.additional_kwargs[VIEW_IMAGE_CONTEXT_KEY], true);
@@ -50,7 +67,9 @@ test("buildViewedImagesMessage: one hidden human message with a text line and a 
 function imageBlocks(messages: BaseMessage[]): string[] {
   return messages.flatMap((message) =>
     Array.isArray(message.content)
-      ? message.content.filter((block) => (block as { type?: string }).type === "image_url").map((block) => (block as unknown as { image_url: { url: string } }).image_url.url)
+      ? message.content
+          .filter((block) => (block as { type?: string }).type === "image_url")
+          .map((block) => (block as unknown as { image_url: { url: string } }).image_url.url)
       : [],
   );
 }
@@ -72,10 +91,17 @@ test("in an agent run the image is shown once, after view_image, and never store
     checkpointer: new MemorySaver(),
   });
   const config = { configurable: { thread_id: "vision-thread" } };
-  const output = await agent.invoke({ messages: [new HumanMessage({ id: "vi-h1", content: "what is in the picture?" })] }, config);
+  const output = await agent.invoke(
+    { messages: [new HumanMessage({ id: "vi-h1", content: "what is in the picture?" })] },
+    config,
+  );
   model.assertDone();
   assert.deepEqual(imageBlocks(model.calls[0]!.messages), []);
-  assert.deepEqual(imageBlocks(model.calls[1]!.messages), [`data:image/png;base64,${PNG_1X1.toString("base64")}`], "shown right after view_image");
+  assert.deepEqual(
+    imageBlocks(model.calls[1]!.messages),
+    [`data:image/png;base64,${PNG_1X1.toString("base64")}`],
+    "shown right after view_image",
+  );
   assert.deepEqual(imageBlocks(model.calls[2]!.messages), [], "and only once");
   assert.deepEqual(output.viewed_images, {}, "cleared after it was shown");
   const stored = JSON.stringify((await agent.graph.getState(config)).values);

@@ -49,10 +49,16 @@ export function imagesAwaitingView(messages: readonly BaseMessage[]): boolean {
 }
 
 /** Loads one image as a data URL after re-checking it; returns an error text instead when it fails. */
-export type ImageLoader = (virtualPath: string, image: ViewedImage) => Promise<{ mimeType: string; base64: string } | { error: string }>;
+export type ImageLoader = (
+  virtualPath: string,
+  image: ViewedImage,
+) => Promise<{ mimeType: string; base64: string } | { error: string }>;
 
 /** The multimodal message showing `images` (keyed by virtual path). */
-export async function buildViewedImagesMessage(images: Record<string, ViewedImage>, load: ImageLoader): Promise<HumanMessage> {
+export async function buildViewedImagesMessage(
+  images: Record<string, ViewedImage>,
+  load: ImageLoader,
+): Promise<HumanMessage> {
   const content: Array<Record<string, unknown>> = [{ type: "text", text: "Here are the images you've viewed:" }];
   for (const [virtualPath, image] of Object.entries(images)) {
     const loaded = await load(virtualPath, image);

@@ -114,7 +114,11 @@ function surfaceModelError(error: unknown): void {
 
 /** The first `ModelError` in an error's cause chain, if any. */
 export function findModelError(error: unknown): ModelError | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 16; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && depth < 16;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current instanceof ModelError) return current;
   }
   return undefined;
@@ -122,7 +126,9 @@ export function findModelError(error: unknown): ModelError | undefined {
 
 function requireModelId(entry: ModelEntry): string {
   if (!entry.model) {
-    throw new ConfigError(`Model "${entry.name}" (use: ${entry.use}) has no "model:" key. Set it to the provider's model id, e.g. model: gpt-4o-mini.`);
+    throw new ConfigError(
+      `Model "${entry.name}" (use: ${entry.use}) has no "model:" key. Set it to the provider's model id, e.g. model: gpt-4o-mini.`,
+    );
   }
   return entry.model;
 }

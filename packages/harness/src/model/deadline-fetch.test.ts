@@ -43,7 +43,10 @@ const errorOf = async (promise: Promise<unknown>) => {
 
 test("a 200 whose body trickles for ever fails at the deadline, naming the model and endpoint", async () => {
   const error = await errorOf(callWith({ hang: {} }, { timeoutSeconds: 0.4 }));
-  assert.match(error.message, /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 did not finish its answer within 0\.4 s/);
+  assert.match(
+    error.message,
+    /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 did not finish its answer within 0\.4 s/,
+  );
 });
 
 test("a streamed answer that trickles for ever fails at the deadline too", async () => {
@@ -52,13 +55,20 @@ test("a streamed answer that trickles for ever fails at the deadline too", async
 });
 
 test("a 200 with an HTML page, {} or cut-off JSON gets an error saying what came back", async () => {
-  const html = await errorOf(callWith({ raw: { contentType: "text/html", body: "<html><body>Please log in</body></html>" } }));
-  assert.match(html.message, /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 200 with an HTML page \("<html><body>Please log in/);
+  const html = await errorOf(
+    callWith({ raw: { contentType: "text/html", body: "<html><body>Please log in</body></html>" } }),
+  );
+  assert.match(
+    html.message,
+    /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 200 with an HTML page \("<html><body>Please log in/,
+  );
   const empty = await errorOf(callWith({ raw: { body: "{}" } }));
   assert.match(empty.message, /answered HTTP 200 with JSON without "choices" \("\{\}"\)/);
   const cut = await errorOf(callWith({ raw: { body: '{"id":"x","choices":[{"mess' } }));
   assert.match(cut.message, /answered HTTP 200 with invalid or cut-off JSON/);
-  const streamedHtml = await errorOf(callWith({ raw: { contentType: "text/html", body: "<!doctype html><title>Gateway</title>" } }, { stream: true }));
+  const streamedHtml = await errorOf(
+    callWith({ raw: { contentType: "text/html", body: "<!doctype html><title>Gateway</title>" } }, { stream: true }),
+  );
   assert.match(streamedHtml.message, /answered HTTP 200 with an HTML page/);
 });
 
@@ -80,7 +90,10 @@ test("a server that never even sends headers fails at the deadline with the same
   try {
     const model = createChatModel(entryFor(`http://127.0.0.1:${port}/v1`), { timeoutSeconds: 0.3 });
     const error = await errorOf(model.invoke([new HumanMessage("hi")]));
-    assert.match(error.message, /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 did not finish its answer within 0\.3 s/);
+    assert.match(
+      error.message,
+      /Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 did not finish its answer within 0\.3 s/,
+    );
   } finally {
     server.closeAllConnections();
     server.close();

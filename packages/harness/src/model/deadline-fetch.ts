@@ -87,7 +87,11 @@ export function createDeadlineFetch(options: DeadlineFetchOptions): typeof fetch
     // so the error reaches the caller as it is rather than wrapped as a connection error.
     const check =
       response.ok && !streamed
-        ? (text: string) => checkAnswer(text, contentType, requestedStream(init.body), { ...options, shape: answersAt(input) ? options.shape : "any" })
+        ? (text: string) =>
+            checkAnswer(text, contentType, requestedStream(init.body), {
+              ...options,
+              shape: answersAt(input) ? options.shape : "any",
+            })
         : undefined;
     return new Response(guardBody(response.body, { timer, controller, timeout, check }), {
       status: response.status,
@@ -165,7 +169,12 @@ function requestedStream(body: unknown): boolean {
 }
 
 /** Throws a {@link ModelResponseError} when a 200 body is not an answer of the expected shape. */
-export function checkAnswer(text: string, contentType: string, streamRequested: boolean, options: Pick<DeadlineFetchOptions, "label" | "shape">): void {
+export function checkAnswer(
+  text: string,
+  contentType: string,
+  streamRequested: boolean,
+  options: Pick<DeadlineFetchOptions, "label" | "shape">,
+): void {
   const got = describeBody(text, contentType, options.shape ?? "any", streamRequested);
   if (got === null) return;
   throw new ModelResponseError(
@@ -174,7 +183,12 @@ export function checkAnswer(text: string, contentType: string, streamRequested: 
   );
 }
 
-function describeBody(text: string, contentType: string, shape: ResponseShape, streamRequested: boolean): string | null {
+function describeBody(
+  text: string,
+  contentType: string,
+  shape: ResponseShape,
+  streamRequested: boolean,
+): string | null {
   const start = text.trimStart();
   const sample = JSON.stringify(start.length > 120 ? `${start.slice(0, 117)}...` : start);
   if (contentType.includes("text/html") || start.startsWith("<")) return `an HTML page (${sample})`;

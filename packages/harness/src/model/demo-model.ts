@@ -5,7 +5,11 @@
  * in everything it says. Tests use the scripted models of `testing/` instead.
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
@@ -30,12 +34,20 @@ export class DemoChatModel extends BaseChatModel {
     return new DemoChatModel({ toolNames: names }) as unknown as Runnable;
   }
 
-  async _generate(messages: BaseMessage[], _options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    _options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const step = nextDemoStep(messages, this.toolNames);
     const message = new AIMessage({
       id: `demo-${randomUUID()}`,
       content: step.content,
-      tool_calls: step.toolCalls.map((call) => ({ ...call, id: `call_demo_${randomUUID().slice(0, 12)}`, type: "tool_call" as const })),
+      tool_calls: step.toolCalls.map((call) => ({
+        ...call,
+        id: `call_demo_${randomUUID().slice(0, 12)}`,
+        type: "tool_call" as const,
+      })),
       response_metadata: { model_name: "demo", model_provider: "deerflow-demo" },
     });
     return { generations: [{ text: step.content, message }] };

@@ -12,12 +12,23 @@ function play(task: string, tools: string[]) {
   for (let turn = 0; turn < 10; turn++) {
     const step = nextDemoStep(messages, tools);
     assert.match(step.content, /\[demo model\]/, "everything the demo model says is labelled");
-    const calls = step.toolCalls.map((call, index) => ({ ...call, id: `c${turn}_${index}`, type: "tool_call" as const }));
+    const calls = step.toolCalls.map((call, index) => ({
+      ...call,
+      id: `c${turn}_${index}`,
+      type: "tool_call" as const,
+    }));
     messages.push(new AIMessage({ id: `a${turn}`, content: step.content, tool_calls: calls }));
     if (calls.length === 0) return { names, answer: step.content, messages };
     for (const call of calls) {
       names.push(call.name);
-      messages.push(new ToolMessage({ id: `t${turn}`, tool_call_id: call.id, name: call.name, content: call.name === "read_file" ? String(call.args.path) : "OK" }));
+      messages.push(
+        new ToolMessage({
+          id: `t${turn}`,
+          tool_call_id: call.id,
+          name: call.name,
+          content: call.name === "read_file" ? String(call.args.path) : "OK",
+        }),
+      );
     }
   }
   throw new Error("the demo script did not finish");

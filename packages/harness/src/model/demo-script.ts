@@ -23,13 +23,25 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
   const turnStart = lastUserMessageIndex(messages);
   const task = turnStart >= 0 ? userTask(messages[turnStart]!) : "";
   const turn = messages.slice(turnStart + 1);
-  const called = (name: string) => turn.filter((m) => m.getType() === "ai").flatMap((m) => toolCallsOf(m)).filter((c) => c.name === name).length;
-  const failure = turn.filter((m) => m.getType() === "tool").find((m) => (m as { status?: string }).status === "error" || String(m.content).startsWith("Error"));
+  const called = (name: string) =>
+    turn
+      .filter((m) => m.getType() === "ai")
+      .flatMap((m) => toolCallsOf(m))
+      .filter((c) => c.name === name).length;
+  const failure = turn
+    .filter((m) => m.getType() === "tool")
+    .find((m) => (m as { status?: string }).status === "error" || String(m.content).startsWith("Error"));
   const has = (name: string) => toolNames.includes(name);
   const notePath = `/mnt/user-data/outputs/${slugify(task)}.md`;
 
-  if (toolNames.length === 0) return answer(`${LABEL} ${NOT_AN_LLM} It was asked to respond without tools, so here is an echo of the request: ${clip(lastText(messages), 300)}`);
-  if (failure) return answer(`${LABEL} A tool reported a problem, so the demo stops here: ${clip(String(failure.content), 300)}\n\n${NOT_AN_LLM}`);
+  if (toolNames.length === 0)
+    return answer(
+      `${LABEL} ${NOT_AN_LLM} It was asked to respond without tools, so here is an echo of the request: ${clip(lastText(messages), 300)}`,
+    );
+  if (failure)
+    return answer(
+      `${LABEL} A tool reported a problem, so the demo stops here: ${clip(String(failure.content), 300)}\n\n${NOT_AN_LLM}`,
+    );
 
   if (has("write_todos") && called("write_todos") === 0) {
     return call(`${LABEL} Planning the task.`, "write_todos", { todos: plan(["in_progress", "pending", "pending"]) });
@@ -42,13 +54,18 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
     });
   }
   if (has("read_file") && called("read_file") === 0 && called("write_file") > 0) {
-    return call(`${LABEL} Reading the note back to check it.`, "read_file", { description: "Read the note back", path: notePath });
+    return call(`${LABEL} Reading the note back to check it.`, "read_file", {
+      description: "Read the note back",
+      path: notePath,
+    });
   }
   if (has("present_files") && called("present_files") === 0 && called("write_file") > 0) {
     return call(`${LABEL} Presenting the note.`, "present_files", { filepaths: [notePath] });
   }
   if (has("write_todos") && called("write_todos") === 1) {
-    return call(`${LABEL} Marking the plan complete.`, "write_todos", { todos: plan(["completed", "completed", "completed"]) });
+    return call(`${LABEL} Marking the plan complete.`, "write_todos", {
+      todos: plan(["completed", "completed", "completed"]),
+    });
   }
   if (called("write_file") > 0) {
     const readBack = turn.find((m) => m.getType() === "tool" && (m as { name?: string }).name === "read_file");
@@ -60,7 +77,9 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
         `.\n\nTask: ${clip(task, 200)}\n\n${NOT_AN_LLM} Configure a real model in config.yaml (or set OPENAI_API_KEY) for real work.`,
     );
   }
-  return answer(`${LABEL} ${NOT_AN_LLM} No file tools are available in this run, so it can only acknowledge the task: ${clip(task, 200)}`);
+  return answer(
+    `${LABEL} ${NOT_AN_LLM} No file tools are available in this run, so it can only acknowledge the task: ${clip(task, 200)}`,
+  );
 }
 
 function plan(statuses: ["pending" | "in_progress" | "completed", ...("pending" | "in_progress" | "completed")[]]) {
@@ -100,7 +119,9 @@ function lastUserMessageIndex(messages: readonly BaseMessage[]): number {
 }
 
 function userTask(message: BaseMessage): string {
-  return contentText(message.content).replace(/<uploaded_files>[\s\S]*?<\/uploaded_files>/g, "").trim();
+  return contentText(message.content)
+    .replace(/<uploaded_files>[\s\S]*?<\/uploaded_files>/g, "")
+    .trim();
 }
 
 function lastText(messages: readonly BaseMessage[]): string {
@@ -112,7 +133,12 @@ function toolCallsOf(message: BaseMessage): { name: string }[] {
 }
 
 function slugify(task: string): string {
-  const slug = task.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  const slug = task
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
   return slug ? `note-${slug}` : "note";
 }
 

@@ -23,7 +23,10 @@ export function describeRunError(error: unknown, entry: ModelEntry, threadId: st
     return new ModelError(`${where} answered HTTP ${status}${hint(status)}: ${detail}. ${retry}`, { cause: error });
   }
   if ((code && NETWORK_CODES.has(code)) || /fetch failed|Connection error|ECONNREFUSED|network/i.test(detail)) {
-    return new ModelError(`${where} is unreachable (${code ?? detail}). Check base_url and that the server is running. ${retry}`, { cause: error });
+    return new ModelError(
+      `${where} is unreachable (${code ?? detail}). Check base_url and that the server is running. ${retry}`,
+      { cause: error },
+    );
   }
   return new HarnessError("model_unavailable", `The run failed: ${detail}. ${retry}`, { cause: error });
 }
@@ -53,14 +56,22 @@ function firstLine(error: unknown): string {
 const MAX_DEPTH = 16;
 
 function findHarnessError(error: unknown): HarnessError | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && depth < MAX_DEPTH;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current instanceof HarnessError) return current;
   }
   return undefined;
 }
 
 function findNumber(error: unknown, key: string): number | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && depth < MAX_DEPTH;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const value = (current as Record<string, unknown>)[key];
     if (typeof value === "number") return value;
   }
@@ -68,7 +79,11 @@ function findNumber(error: unknown, key: string): number | undefined {
 }
 
 function findString(error: unknown, key: string): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < MAX_DEPTH; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && depth < MAX_DEPTH;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const value = (current as Record<string, unknown>)[key];
     if (typeof value === "string") return value;
   }

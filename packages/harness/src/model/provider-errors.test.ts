@@ -1,18 +1,43 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { classifyProviderError, contextLimitFromError, findRetryAfterMs, isContextLengthError } from "./provider-errors.js";
+import {
+  classifyProviderError,
+  contextLimitFromError,
+  findRetryAfterMs,
+  isContextLengthError,
+} from "./provider-errors.js";
 
-const withStatus = (status: number, message = "x", headers?: Record<string, string>) => Object.assign(new Error(message), { status, headers });
+const withStatus = (status: number, message = "x", headers?: Record<string, string>) =>
+  Object.assign(new Error(message), { status, headers });
 
 test("retryable: 429, 5xx, 408, connection resets and timeouts; not: 401, 403, 400, quota", () => {
   assert.equal(classifyProviderError(withStatus(429)).retryable, true);
   assert.equal(classifyProviderError(withStatus(502)).kind, "server");
   assert.equal(classifyProviderError(withStatus(408)).retryable, true);
-  assert.equal(classifyProviderError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })).kind, "connection");
-  assert.equal(classifyProviderError(new Error("Connection error.", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) })).retryable, true);
-  assert.equal(classifyProviderError(Object.assign(new Error("Request timed out."), { name: "APIConnectionTimeoutError" })).kind, "timeout");
-  for (const status of [400, 401, 403, 404, 422]) assert.equal(classifyProviderError(withStatus(status)).retryable, false, String(status));
-  assert.equal(classifyProviderError(withStatus(429, "You exceeded your current quota, please check your plan and billing details.")).retryable, false);
+  assert.equal(
+    classifyProviderError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })).kind,
+    "connection",
+  );
+  assert.equal(
+    classifyProviderError(
+      new Error("Connection error.", {
+        cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+      }),
+    ).retryable,
+    true,
+  );
+  assert.equal(
+    classifyProviderError(Object.assign(new Error("Request timed out."), { name: "APIConnectionTimeoutError" })).kind,
+    "timeout",
+  );
+  for (const status of [400, 401, 403, 404, 422])
+    assert.equal(classifyProviderError(withStatus(status)).retryable, false, String(status));
+  assert.equal(
+    classifyProviderError(
+      withStatus(429, "You exceeded your current quota, please check your plan and billing details."),
+    ).retryable,
+    false,
+  );
 });
 
 test("context-length errors of OpenAI, Anthropic, vLLM and Ollama are recognised and not retried", () => {
@@ -35,10 +60,17 @@ test("context-length errors of OpenAI, Anthropic, vLLM and Ollama are recognised
 
 test("window and request size are read from the error when it gives them", () => {
   assert.deepEqual(contextLimitFromError(new Error(messagesOpenAI)), { window: 8192, requested: 9000 });
-  assert.deepEqual(contextLimitFromError(new Error("prompt is too long: 210000 tokens > 200000 maximum")), { window: 200000, requested: 210000 });
-  assert.deepEqual(contextLimitFromError(new Error("context length exceeded")), { window: undefined, requested: undefined });
+  assert.deepEqual(contextLimitFromError(new Error("prompt is too long: 210000 tokens > 200000 maximum")), {
+    window: 200000,
+    requested: 210000,
+  });
+  assert.deepEqual(contextLimitFromError(new Error("context length exceeded")), {
+    window: undefined,
+    requested: undefined,
+  });
 });
-const messagesOpenAI = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.";
+const messagesOpenAI =
+  "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.";
 
 test("Retry-After is read in seconds, as a date, or as retry-after-ms", () => {
   assert.equal(findRetryAfterMs(withStatus(429, "x", { "retry-after": "8" })), 8000);

@@ -9,7 +9,15 @@
 import { ModelResponseError, ModelTimeoutError } from "./deadline-fetch.js";
 
 /** What kind of failure a model call had. */
-export type ProviderErrorKind = "rate_limit" | "server" | "timeout" | "connection" | "context_length" | "auth" | "bad_request" | "other";
+export type ProviderErrorKind =
+  | "rate_limit"
+  | "server"
+  | "timeout"
+  | "connection"
+  | "context_length"
+  | "auth"
+  | "bad_request"
+  | "other";
 
 /** A classified error. `retryAfterMs` comes from `Retry-After` / `retry-after-ms` when the server sent one. */
 export interface ProviderErrorInfo {
@@ -19,7 +27,17 @@ export interface ProviderErrorInfo {
   retryAfterMs?: number;
 }
 
-const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+const NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 const RETRY_STATUSES = new Set([408, 409, 425, 429]);
 
 /**
@@ -46,7 +64,11 @@ const CONTEXT_LENGTH_PATTERNS = [
 export function isContextLengthError(error: unknown): boolean {
   for (const current of causeChain(error)) {
     const record = current as Record<string, unknown>;
-    if (record.code === "context_length_exceeded" || (record.error as Record<string, unknown> | undefined)?.code === "context_length_exceeded") return true;
+    if (
+      record.code === "context_length_exceeded" ||
+      (record.error as Record<string, unknown> | undefined)?.code === "context_length_exceeded"
+    )
+      return true;
     const message = typeof record.message === "string" ? record.message : "";
     if (CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(message))) return true;
   }
@@ -64,7 +86,8 @@ export function classifyProviderError(error: unknown): ProviderErrorInfo {
   if (status !== undefined) {
     if (status === 401 || status === 403) return { kind: "auth", retryable: false, status };
     if (status === 429) return { kind: "rate_limit", retryable: !isQuotaError(error), status, retryAfterMs };
-    if (status >= 500 || RETRY_STATUSES.has(status)) return { kind: status >= 500 ? "server" : "rate_limit", retryable: true, status, retryAfterMs };
+    if (status >= 500 || RETRY_STATUSES.has(status))
+      return { kind: status >= 500 ? "server" : "rate_limit", retryable: true, status, retryAfterMs };
     return { kind: "bad_request", retryable: false, status };
   }
   for (const current of chain) {
@@ -72,7 +95,11 @@ export function classifyProviderError(error: unknown): ProviderErrorInfo {
     const name = String(record.name ?? "");
     const message = String(record.message ?? "");
     if (/Timeout/i.test(name) || /timed? ?out/i.test(message)) return { kind: "timeout", retryable: true };
-    if ((typeof record.code === "string" && NETWORK_CODES.has(record.code)) || /APIConnectionError/.test(name) || /socket hang up|fetch failed|Connection error|ECONNRESET|other side closed|terminated/i.test(message)) {
+    if (
+      (typeof record.code === "string" && NETWORK_CODES.has(record.code)) ||
+      /APIConnectionError/.test(name) ||
+      /socket hang up|fetch failed|Connection error|ECONNRESET|other side closed|terminated/i.test(message)
+    ) {
       return { kind: "connection", retryable: true };
     }
   }
@@ -83,7 +110,10 @@ export function classifyProviderError(error: unknown): ProviderErrorInfo {
 function isQuotaError(error: unknown): boolean {
   return causeChain(error).some((current) => {
     const record = current as Record<string, unknown>;
-    return record.code === "insufficient_quota" || /insufficient_quota|exceeded your current quota|billing/i.test(String(record.message ?? ""));
+    return (
+      record.code === "insufficient_quota" ||
+      /insufficient_quota|exceeded your current quota|billing/i.test(String(record.message ?? ""))
+    );
   });
 }
 
@@ -102,7 +132,8 @@ function findStatus(error: unknown): number | undefined {
 /** Milliseconds the server asked us to wait (`retry-after-ms`, `retry-after` seconds or date), if any. */
 export function findRetryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
   for (const current of causeChain(error)) {
-    const headers = (current as { headers?: unknown }).headers ?? (current as { response?: { headers?: unknown } }).response?.headers;
+    const headers =
+      (current as { headers?: unknown }).headers ?? (current as { response?: { headers?: unknown } }).response?.headers;
     const get = (name: string): string | null | undefined => {
       if (!headers) return undefined;
       if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name);
@@ -123,7 +154,11 @@ export function findRetryAfterMs(error: unknown, now: number = Date.now()): numb
 
 function causeChain(error: unknown): object[] {
   const chain: object[] = [];
-  for (let current: unknown = error; current && typeof current === "object" && chain.length < 16; current = (current as { cause?: unknown }).cause) {
+  for (
+    let current: unknown = error;
+    current && typeof current === "object" && chain.length < 16;
+    current = (current as { cause?: unknown }).cause
+  ) {
     chain.push(current);
   }
   return chain;
@@ -144,7 +179,9 @@ export interface ContextLimit {
  * n_ctx 4096, n_prompt_tokens 5000").
  */
 export function contextLimitFromError(error: unknown): ContextLimit {
-  const text = causeChain(error).map((e) => String((e as { message?: unknown }).message ?? "")).join(" ");
+  const text = causeChain(error)
+    .map((e) => String((e as { message?: unknown }).message ?? ""))
+    .join(" ");
   const number = (pattern: RegExp) => {
     const match = pattern.exec(text);
     return match ? Number(match[1]) : undefined;

@@ -22,7 +22,10 @@ test("the first configured model is the default; model_name picks another", () =
 test("an unknown model name lists the configured ones", () => {
   assert.throws(
     () => selectModel(configured, { modelName: "gpt-5" }, {}),
-    (error: unknown) => error instanceof ConfigError && error.code === "model_unknown" && /Configured models: fast, deep/.test(error.message),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.code === "model_unknown" &&
+      /Configured models: fast, deep/.test(error.message),
   );
 });
 
@@ -34,8 +37,15 @@ test("thinking on a model without supports_thinking is turned off with a warning
 });
 
 test("with no models, the environment decides: OpenAI, then Anthropic, then demo", () => {
-  const openai = selectModel(empty, {}, { OPENAI_API_KEY: "sk", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_MODEL: "qwen3" });
-  assert.deepEqual([openai.entry.use, openai.entry.model, openai.entry.base_url], ["openai", "qwen3", "http://127.0.0.1:1/v1"]);
+  const openai = selectModel(
+    empty,
+    {},
+    { OPENAI_API_KEY: "sk", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_MODEL: "qwen3" },
+  );
+  assert.deepEqual(
+    [openai.entry.use, openai.entry.model, openai.entry.base_url],
+    ["openai", "qwen3", "http://127.0.0.1:1/v1"],
+  );
   assert.match(openai.reason, /OPENAI_API_KEY/);
   assert.equal(selectModel(empty, {}, { ANTHROPIC_API_KEY: "a" }).entry.use, "anthropic");
   const demo = selectModel(empty, {}, {});
@@ -48,8 +58,20 @@ test("createChatModel builds instances, never provider strings", () => {
   assert.ok(model instanceof ChatOpenAI);
   assert.equal((model as ChatOpenAI).model, "gpt-4o-mini");
   assert.equal((model as ChatOpenAI).clientConfig.baseURL, "http://127.0.0.1:9/v1");
-  assert.ok(createChatModel({ name: "c", use: "anthropic", model: "claude", api_key: "x", supports_thinking: false, supports_vision: false }) instanceof ChatAnthropic);
-  assert.ok(createChatModel({ name: "d", use: "demo", supports_thinking: false, supports_vision: false }) instanceof DemoChatModel);
+  assert.ok(
+    createChatModel({
+      name: "c",
+      use: "anthropic",
+      model: "claude",
+      api_key: "x",
+      supports_thinking: false,
+      supports_vision: false,
+    }) instanceof ChatAnthropic,
+  );
+  assert.ok(
+    createChatModel({ name: "d", use: "demo", supports_thinking: false, supports_vision: false }) instanceof
+      DemoChatModel,
+  );
 });
 
 test("when_thinking_enabled is merged into the constructor options only with thinking on", () => {
@@ -60,5 +82,8 @@ test("when_thinking_enabled is merged into the constructor options only with thi
 });
 
 test("an openai entry without model: fails with advice", () => {
-  assert.throws(() => createChatModel({ name: "x", use: "openai", supports_thinking: false, supports_vision: false }), /has no "model:" key/);
+  assert.throws(
+    () => createChatModel({ name: "x", use: "openai", supports_thinking: false, supports_vision: false }),
+    /has no "model:" key/,
+  );
 });

@@ -17,23 +17,39 @@ export interface ModelSelection {
 }
 
 /** The models a run may use: the configured ones, else the one the environment implies. */
-export function availableModels(config: AppConfig, env: Record<string, string | undefined> = process.env): { models: ModelEntry[]; reason: string } {
+export function availableModels(
+  config: AppConfig,
+  env: Record<string, string | undefined> = process.env,
+): { models: ModelEntry[]; reason: string } {
   if (config.models.length > 0) return { models: [...config.models], reason: `from ${config.source ?? "config"}` };
   const base = { supports_thinking: false, supports_vision: false } as const;
   if (env.OPENAI_API_KEY) {
     const model = env.OPENAI_MODEL || "gpt-4o-mini";
     return {
-      models: [{ ...base, name: model, use: "openai", model, api_key: env.OPENAI_API_KEY, base_url: env.OPENAI_BASE_URL || undefined }],
+      models: [
+        {
+          ...base,
+          name: model,
+          use: "openai",
+          model,
+          api_key: env.OPENAI_API_KEY,
+          base_url: env.OPENAI_BASE_URL || undefined,
+        },
+      ],
       reason: `OpenAI-compatible from OPENAI_API_KEY${env.OPENAI_BASE_URL ? ` at ${env.OPENAI_BASE_URL}` : ""}`,
     };
   }
   if (env.ANTHROPIC_API_KEY) {
     const model = env.ANTHROPIC_MODEL || "claude-sonnet-4-5";
-    return { models: [{ ...base, name: model, use: "anthropic", model, api_key: env.ANTHROPIC_API_KEY }], reason: "Anthropic from ANTHROPIC_API_KEY" };
+    return {
+      models: [{ ...base, name: model, use: "anthropic", model, api_key: env.ANTHROPIC_API_KEY }],
+      reason: "Anthropic from ANTHROPIC_API_KEY",
+    };
   }
   return {
     models: [{ ...base, name: "demo", display_name: "Demo model (scripted, offline)", use: "demo" }],
-    reason: "the built-in demo model: a scripted offline model, not a real LLM (no models in config, no OPENAI_API_KEY or ANTHROPIC_API_KEY)",
+    reason:
+      "the built-in demo model: a scripted offline model, not a real LLM (no models in config, no OPENAI_API_KEY or ANTHROPIC_API_KEY)",
   };
 }
 
@@ -64,7 +80,9 @@ export function selectModel(
   }
   let thinkingEnabled = request.thinkingEnabled ?? false;
   if (thinkingEnabled && !entry.supports_thinking) {
-    warnings.push(`Model "${entry.name}" does not support thinking (supports_thinking is false); running with thinking off.`);
+    warnings.push(
+      `Model "${entry.name}" does not support thinking (supports_thinking is false); running with thinking off.`,
+    );
     thinkingEnabled = false;
   }
   return { entry, thinkingEnabled, reason: request.modelName ? "requested" : reason, warnings };

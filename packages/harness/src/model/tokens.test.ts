@@ -44,7 +44,10 @@ test("tool calls, tool results, system prompt and tool schemas all add to the co
   assert.equal(base, createTokenCounter("gpt-4o")(human));
   const withCall = [
     ...human,
-    new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "read_file", args: { path: "/mnt/user-data/workspace/a-long-file-name.txt" } }] }),
+    new AIMessage({
+      content: "",
+      tool_calls: [{ id: "c1", name: "read_file", args: { path: "/mnt/user-data/workspace/a-long-file-name.txt" } }],
+    }),
     new ToolMessage({ content: "file body ".repeat(50), tool_call_id: "c1" }),
   ];
   const withCallCount = countTokens(withCall, { model: "gpt-4o" });
@@ -57,9 +60,15 @@ test("tool calls, tool results, system prompt and tool schemas all add to the co
   });
   const withTools = countTokens(human, { model: "gpt-4o", tools: [readFile] });
   assert.ok(withTools > base + 20, `tool schema counted (${withTools} vs ${base})`);
-  const withSchema = countTokens(human, { model: "gpt-4o", tools: [{ type: "function", function: { name: "x", parameters: {} } }] });
+  const withSchema = countTokens(human, {
+    model: "gpt-4o",
+    tools: [{ type: "function", function: { name: "x", parameters: {} } }],
+  });
   assert.ok(withSchema > base);
-  const withSystem = countTokens(human, { model: "gpt-4o", systemPrompt: "You are DeerFlow, a helpful agent. ".repeat(10) });
+  const withSystem = countTokens(human, {
+    model: "gpt-4o",
+    systemPrompt: "You are DeerFlow, a helpful agent. ".repeat(10),
+  });
   assert.ok(withSystem > base + 60);
 });
 
@@ -72,6 +81,8 @@ test("unknown models use the approximate counter and never touch the network", (
 
 test("image blocks cost a flat amount instead of their base64 length", () => {
   const counter = createTokenCounter();
-  const image = new HumanMessage({ content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(100_000)}` } }] });
+  const image = new HumanMessage({
+    content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(100_000)}` } }],
+  });
   assert.ok(counter([image]) < 2000);
 });

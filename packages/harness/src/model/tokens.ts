@@ -98,7 +98,8 @@ export function messageTokens(message: BaseMessage, countText: (text: string) =>
   let total = PER_MESSAGE_OVERHEAD + contentTokens(message.content, countText);
   if (message.name) total += countText(message.name) + 1;
   if (AIMessage.isInstance(message)) {
-    for (const call of message.tool_calls ?? []) total += countText(`${call.name}${JSON.stringify(call.args ?? {})}`) + 6;
+    for (const call of message.tool_calls ?? [])
+      total += countText(`${call.name}${JSON.stringify(call.args ?? {})}`) + 6;
     for (const call of message.invalid_tool_calls ?? []) total += countText(`${call.name ?? ""}${call.args ?? ""}`) + 6;
   }
   if (ToolMessage.isInstance(message)) total += countText(message.tool_call_id ?? "");
@@ -110,7 +111,8 @@ function contentTokens(content: BaseMessage["content"], countText: (text: string
   let total = 0;
   for (const block of content as unknown[]) {
     if (typeof block === "string") total += countText(block);
-    else if (block && typeof block === "object" && (block as { type?: unknown }).type === "text") total += countText(String((block as { text?: unknown }).text ?? ""));
+    else if (block && typeof block === "object" && (block as { type?: unknown }).type === "text")
+      total += countText(String((block as { text?: unknown }).text ?? ""));
     else total += MEDIA_BLOCK_TOKENS;
   }
   return total;

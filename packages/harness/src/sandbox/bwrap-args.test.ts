@@ -20,11 +20,21 @@ test("the bwrap command line isolates everything but the thread's user-data", ()
     command: "echo hi",
   });
   const line = joined(args);
-  for (const flag of ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop ALL"]) {
+  for (const flag of [
+    "--unshare-all",
+    "--unshare-user",
+    "--die-with-parent",
+    "--new-session",
+    "--clearenv",
+    "--cap-drop ALL",
+  ]) {
     assert.ok(line.includes(flag), flag);
   }
   assert.ok(line.includes("--uid 1000 --gid 1000"), "an unprivileged uid, even when the harness runs as root");
-  assert.ok(line.includes("--bind /h/threads/t1/user-data /mnt/user-data"), "only the thread's user-data is read-write");
+  assert.ok(
+    line.includes("--bind /h/threads/t1/user-data /mnt/user-data"),
+    "only the thread's user-data is read-write",
+  );
   assert.equal(args.filter((arg) => arg === "--bind").length, 1, "exactly one read-write bind");
   assert.ok(line.includes(`--ro-bind ${os.tmpdir()} /mnt/skills`));
   assert.ok(line.includes("--ro-bind /usr /usr"));

@@ -50,14 +50,20 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   const args = [
     "--unshare-all",
     "--unshare-user",
-    "--uid", "1000",
-    "--gid", "1000",
-    "--cap-drop", "ALL",
-    "--hostname", "sandbox",
+    "--uid",
+    "1000",
+    "--gid",
+    "1000",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "sandbox",
     "--die-with-parent",
     "--new-session",
     "--clearenv",
-    "--ro-bind", path.join(hostRoot, "usr"), "/usr",
+    "--ro-bind",
+    path.join(hostRoot, "usr"),
+    "/usr",
   ];
   for (const name of TOP_LEVEL_SYSTEM) {
     const host = path.join(hostRoot, name);
@@ -66,10 +72,12 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     else if (stat?.isDirectory()) args.push("--ro-bind", host, `/${name}`);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/etc");
-  for (const name of Object.keys(SANDBOX_ETC_FILES)) args.push("--ro-bind", path.join(input.etcDir, name), `/etc/${name}`);
+  for (const name of Object.keys(SANDBOX_ETC_FILES))
+    args.push("--ro-bind", path.join(input.etcDir, name), `/etc/${name}`);
   for (const file of HOST_ETC_PASSTHROUGH) args.push("--ro-bind-try", file, file);
   args.push("--bind", input.userDataDir, "/mnt/user-data");
-  if (input.skillsDir && lstatOrNull(input.skillsDir)?.isDirectory()) args.push("--ro-bind", input.skillsDir, input.skillsMount ?? "/mnt/skills");
+  if (input.skillsDir && lstatOrNull(input.skillsDir)?.isDirectory())
+    args.push("--ro-bind", input.skillsDir, input.skillsMount ?? "/mnt/skills");
   args.push("--remount-ro", "/", "--chdir", "/mnt/user-data/workspace");
   for (const [name, value] of Object.entries(input.env)) args.push("--setenv", name, value);
   args.push("/bin/bash", "-c", input.command);

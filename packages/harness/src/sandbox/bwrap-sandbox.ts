@@ -35,7 +35,10 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): Sandbox {
     defaultTimeoutSeconds: options.bashTimeoutSeconds,
     defaultMaxOutputChars: options.bashOutputMaxChars,
     prepare(command) {
-      const error = checkCommandPaths(command, policy, { readOnlyPrefixes: BWRAP_READ_ONLY, writablePrefixes: BWRAP_WRITABLE });
+      const error = checkCommandPaths(command, policy, {
+        readOnlyPrefixes: BWRAP_READ_ONLY,
+        writablePrefixes: BWRAP_WRITABLE,
+      });
       return error ? { ok: false, error } : { ok: true, command };
     },
     spawnSpec(command) {

@@ -2,7 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES, checkCommandPaths, rewriteVirtualPaths } from "./command-paths.js";
+import {
+  SAFE_DEVICE_PATHS,
+  SYSTEM_READ_ONLY_PREFIXES,
+  checkCommandPaths,
+  rewriteVirtualPaths,
+} from "./command-paths.js";
 import { PathPolicy } from "./path-policy.js";
 import { ensureThreadDirs } from "./virtual-paths.js";
 import { createTempHome } from "../testing/temp-home.js";
@@ -15,7 +20,11 @@ function setup() {
   fs.mkdirSync(skills);
   fs.mkdirSync(path.join(home, "outside"));
   const policy = new PathPolicy({ userDataDir: path.dirname(paths.workspace_path), skillsDir: skills });
-  const options = { readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES, writablePrefixes: SAFE_DEVICE_PATHS, hostWorkspace: paths.workspace_path };
+  const options = {
+    readOnlyPrefixes: SYSTEM_READ_ONLY_PREFIXES,
+    writablePrefixes: SAFE_DEVICE_PATHS,
+    hostWorkspace: paths.workspace_path,
+  };
   return { home, paths, skills, policy, options, cleanup: temp.cleanup };
 }
 
@@ -90,7 +99,11 @@ test("relative names that go through a workspace symlink to the outside are refu
   assert.match(checkCommandPaths("cd out && cat secret.txt", s.policy, s.options) ?? "", /symlink/);
   assert.equal(checkCommandPaths("ls fine", s.policy, s.options), null);
   const { hostWorkspace: _ignored, ...noHost } = s.options;
-  assert.equal(checkCommandPaths("cat out/secret.txt", s.policy, noHost), null, "without hostWorkspace (bwrap) relative names are the namespace's business");
+  assert.equal(
+    checkCommandPaths("cat out/secret.txt", s.policy, noHost),
+    null,
+    "without hostWorkspace (bwrap) relative names are the namespace's business",
+  );
 });
 
 test("virtual paths are rewritten to host paths only at path boundaries", (t) => {
@@ -129,7 +142,12 @@ test("the command scan is linear: 400,000-character tokens are checked at once",
 test("file: URLs are refused in any case; ordinary text with 'file:' or a bare '/' is not", (t) => {
   const s = setup();
   t.after(s.cleanup);
-  for (const command of ["curl file:///etc/passwd", "curl FILE:///etc/passwd", "curl -s 'File://localhost/etc/passwd'", "python3 -c 'import urllib.request as u; u.urlopen(\"file:/etc/hostname\")'"]) {
+  for (const command of [
+    "curl file:///etc/passwd",
+    "curl FILE:///etc/passwd",
+    "curl -s 'File://localhost/etc/passwd'",
+    "python3 -c 'import urllib.request as u; u.urlopen(\"file:/etc/hostname\")'",
+  ]) {
     assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /file: URLs/, command);
   }
   for (const command of [

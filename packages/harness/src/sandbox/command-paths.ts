@@ -44,17 +44,48 @@ const ABSOLUTE_TOKEN = /(^|[\s'"`=:;|&<>(){}[\],!])(\/[^\s'"`=:;|&<>(){}[\],$*?!
 /** `file:` followed by anything, in any case, not inside a longer word (`profile:` is fine). */
 const FILE_URL = /(^|[^A-Za-z0-9+.-])file:[^\s]/i;
 /** `/devices/{id}`: a path with a `{placeholder}` that bash does not expand (no `,` or `..` inside). */
-const PATH_TEMPLATE = /(^|[\s'"=:(])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*\{[^\s'"`=:;|&<>(){}[\],$*?!#]*\}[^\s'"`=:;|&<>()]*)/g;
+const PATH_TEMPLATE =
+  /(^|[\s'"=:(])(\/[^\s'"`=:;|&<>(){}[\],$*?!#]*\{[^\s'"`=:;|&<>(){}[\],$*?!#]*\}[^\s'"`=:;|&<>()]*)/g;
 const DOT_DOT = /(^|[\s'"`=:;|&<>(){}/])\.\.(?=$|[\s'"`;|&<>(){}/])/;
 const TILDE_USER = /(^|[\s'"`=:;|&<>(){}])~[A-Za-z_]/;
 const SEGMENT_SPLIT = /&&|\|\||[;&|\n(){}`]|\$\(/;
 
 const WRITES_ALL = new Set([
-  "rm", "rmdir", "touch", "mkdir", "mv", "tee", "chmod", "chown", "chgrp", "truncate", "unlink", "shred", "dd",
-  "mkfifo", "mknod", "patch",
+  "rm",
+  "rmdir",
+  "touch",
+  "mkdir",
+  "mv",
+  "tee",
+  "chmod",
+  "chown",
+  "chgrp",
+  "truncate",
+  "unlink",
+  "shred",
+  "dd",
+  "mkfifo",
+  "mknod",
+  "patch",
 ]);
 const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
-const WRAPPERS = new Set(["sudo", "env", "nohup", "time", "command", "exec", "nice", "xargs", "builtin", "then", "do", "else", "if", "while", "until"]);
+const WRAPPERS = new Set([
+  "sudo",
+  "env",
+  "nohup",
+  "time",
+  "command",
+  "exec",
+  "nice",
+  "xargs",
+  "builtin",
+  "then",
+  "do",
+  "else",
+  "if",
+  "while",
+  "until",
+]);
 
 /**
  * Returns the sentence that says why (without "Error: ") when the command names a path the policy
@@ -143,7 +174,8 @@ function checkSegment(segment: string, policy: PathPolicy, options: CommandPathO
     const token = trimPunctuation(match[2]!) || "/";
     const redirected = endsInRedirection(segment, match.index! + match[1]!.length);
     const isLast = lastWord !== undefined && lastWord.startsWith(token);
-    const access: PathAccess = redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
+    const access: PathAccess =
+      redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
     if (seen.has(`${access}:${token}`)) continue;
     seen.add(`${access}:${token}`);
     const error = checkAbsoluteToken(token, access, policy, options, program);
@@ -181,7 +213,8 @@ function checkAbsoluteToken(
   }
   if (token === "/") {
     // A bare '/' is a division, a separator or `ls /` far more often than an attack; writing it or moving there is refused.
-    if (access === "write") return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
+    if (access === "write")
+      return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
     return program === "cd" || program === "pushd"
       ? "Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
       : null;
@@ -229,8 +262,10 @@ function commandName(words: string[]): string | undefined {
 
 function modifiesInPlace(program: string, words: string[]): boolean {
   const flags = words.map(stripQuotes);
-  if (program === "sed" || program === "perl") return flags.some((flag) => /^-[A-Za-z]*i/.test(flag) || flag === "--in-place");
-  if (program === "find") return flags.some((flag) => ["-delete", "-exec", "-execdir", "-ok", "-fprint"].includes(flag));
+  if (program === "sed" || program === "perl")
+    return flags.some((flag) => /^-[A-Za-z]*i/.test(flag) || flag === "--in-place");
+  if (program === "find")
+    return flags.some((flag) => ["-delete", "-exec", "-execdir", "-ok", "-fprint"].includes(flag));
   if (program === "tar") return flags.some((flag) => /^-?[a-z]*x/.test(flag) || flag === "--extract");
   if (program === "unzip" || program === "git") return true;
   return false;

@@ -24,18 +24,28 @@ test("secret-looking variables are scrubbed, overrides win, invalid names are dr
 });
 
 test("names and values the old deny-list missed are secrets too", () => {
-  for (const name of ["GITHUB_PAT", "MYSQL_PWD", "PGPASSWORD", "SMTP_PW"]) assert.equal(isSecretEnvName(name), true, name);
+  for (const name of ["GITHUB_PAT", "MYSQL_PWD", "PGPASSWORD", "SMTP_PW"])
+    assert.equal(isSecretEnvName(name), true, name);
   for (const name of ["PWD", "OLDPWD", "PATH", "PATTERN_DIR"]) assert.equal(isSecretEnvName(name), false, name);
   assert.equal(hasUrlCredentials("http://user:pass@proxy:8080"), true);
   assert.equal(hasUrlCredentials("https://token@github.com/x.git"), true);
   assert.equal(hasUrlCredentials("http://proxy:8080"), false);
-  assert.deepEqual(buildSandboxEnv({ HTTPS_PROXY: "http://u:p@h:1", HTTP_PROXY: "http://h:1" }), { HTTP_PROXY: "http://h:1" });
+  assert.deepEqual(buildSandboxEnv({ HTTPS_PROXY: "http://u:p@h:1", HTTP_PROXY: "http://h:1" }), {
+    HTTP_PROXY: "http://h:1",
+  });
 });
 
 test("host commands get only allow-listed variables", () => {
   assert.deepEqual(
     buildHostCommandEnv(
-      { PATH: "/usr/bin", LC_ALL: "C", GITHUB_PAT: "x", RANDOM_THING: "y", HTTPS_PROXY: "http://u:p@h:1", no_proxy: "localhost" },
+      {
+        PATH: "/usr/bin",
+        LC_ALL: "C",
+        GITHUB_PAT: "x",
+        RANDOM_THING: "y",
+        HTTPS_PROXY: "http://u:p@h:1",
+        no_proxy: "localhost",
+      },
       { HOME: "/ws" },
     ),
     { PATH: "/usr/bin", LC_ALL: "C", no_proxy: "localhost", HOME: "/ws" },

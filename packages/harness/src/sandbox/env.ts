@@ -9,8 +9,25 @@
 
 /** Variables a host command keeps (besides `LC_*`): what shells and tools need to behave normally. */
 const HOST_ENV_ALLOW = new Set([
-  "PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR", "COLUMNS", "LINES",
-  "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TZ",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TMPDIR",
+  "COLUMNS",
+  "LINES",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+  "no_proxy",
 ]);
 
 /** True for a value like `http://user:pass@host` (credentials inside a URL). */
@@ -42,7 +59,19 @@ export function buildHostCommandEnv(
   return env;
 }
 
-const SECRET_NAME_PARTS = ["KEY", "SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "DSN", "AUTH", "COOKIE", "SESSION", "PRIVATE"];
+const SECRET_NAME_PARTS = [
+  "KEY",
+  "SECRET",
+  "TOKEN",
+  "PASS",
+  "PWD",
+  "CREDENTIAL",
+  "DSN",
+  "AUTH",
+  "COOKIE",
+  "SESSION",
+  "PRIVATE",
+];
 const SECRET_NAME_WORDS = /(^|_)(PAT|PW|PIN|OTP)(_|$)/;
 const NOT_SECRET = new Set(["PWD", "OLDPWD"]);
 const SECRET_NAMES = new Set(["DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "POSTGRES_URL", "AMQP_URL"]);
@@ -51,7 +80,9 @@ const SECRET_NAMES = new Set(["DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO
 export function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   if (NOT_SECRET.has(upper)) return false;
-  return SECRET_NAMES.has(upper) || SECRET_NAME_PARTS.some((part) => upper.includes(part)) || SECRET_NAME_WORDS.test(upper);
+  return (
+    SECRET_NAMES.has(upper) || SECRET_NAME_PARTS.some((part) => upper.includes(part)) || SECRET_NAME_WORDS.test(upper)
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ import { PathPolicy } from "./path-policy.js";
 import { createTestSandbox } from "../testing/sandbox.js";
 import { createTempHome, tempHome } from "../testing/temp-home.js";
 
-const HOSTILE_HOMES = ["home with space", "it's \"quoted\"", "cost $HOME and $(id) `x`", "tab\there & ; |"];
+const HOSTILE_HOMES = ["home with space", 'it\'s "quoted"', "cost $HOME and $(id) `x`", "tab\there & ; |"];
 
 for (const name of HOSTILE_HOMES) {
   test(`virtual paths in commands stay inside when the home is ${JSON.stringify(name)}`, async (t) => {
@@ -40,8 +40,16 @@ for (const name of HOSTILE_HOMES) {
     await run(`cat /mnt/user-data/workspace/a.txt "/mnt/user-data/workspace/b.txt" > /mnt/user-data/outputs/ab.txt`);
     assert.equal(await run(`echo "$(cat "/mnt/user-data/workspace/a.txt")"`), "hi\n");
     assert.equal(await run(`ls /mnt/user-data/workspace/*.txt | wc -l`), "3\n");
-    assert.equal(await run(`cat <<EOF\npath=/mnt/user-data/workspace/a.txt\nEOF`), "path=/mnt/user-data/workspace/a.txt\n".replace("/mnt/user-data", sandbox.policy.userDataDir));
-    assert.equal(await run(`echo 'it''s' /mnt/user-data/workspace/a.txt # don't worry\ncat /mnt/user-data/workspace/c.txt`).then((o) => o.split("\n").at(-2)), "sq");
+    assert.equal(
+      await run(`cat <<EOF\npath=/mnt/user-data/workspace/a.txt\nEOF`),
+      "path=/mnt/user-data/workspace/a.txt\n".replace("/mnt/user-data", sandbox.policy.userDataDir),
+    );
+    assert.equal(
+      await run(`echo 'it''s' /mnt/user-data/workspace/a.txt # don't worry\ncat /mnt/user-data/workspace/c.txt`).then(
+        (o) => o.split("\n").at(-2),
+      ),
+      "sq",
+    );
     const workspace = sandbox.paths.workspace_path;
     assert.equal(fs.readFileSync(path.join(workspace, "a.txt"), "utf8"), "hi\n");
     assert.equal(fs.readFileSync(path.join(workspace, "b.txt"), "utf8"), "dq\n");
@@ -53,10 +61,19 @@ for (const name of HOSTILE_HOMES) {
 
 test("rewriteVirtualPaths quotes the host path for the context it appears in", () => {
   const policy = new PathPolicy({ userDataDir: "/h o'me/t/user-data", skillsDir: null });
-  assert.equal(rewriteVirtualPaths("cat /mnt/user-data/workspace/a", policy), `cat '/h o'\\''me/t/user-data'/workspace/a`);
-  assert.equal(rewriteVirtualPaths(`cat "/mnt/user-data/workspace/a"`, policy), `cat "/h o'me/t/user-data/workspace/a"`);
+  assert.equal(
+    rewriteVirtualPaths("cat /mnt/user-data/workspace/a", policy),
+    `cat '/h o'\\''me/t/user-data'/workspace/a`,
+  );
+  assert.equal(
+    rewriteVirtualPaths(`cat "/mnt/user-data/workspace/a"`, policy),
+    `cat "/h o'me/t/user-data/workspace/a"`,
+  );
   assert.equal(rewriteVirtualPaths("cat /mnt/user-data-x/a", policy), "cat /mnt/user-data-x/a");
-  assert.equal(rewriteVirtualPaths("echo $((1<<2))\nls /mnt/user-data/workspace", policy), `echo $((1<<2))\nls '/h o'\\''me/t/user-data'/workspace`);
+  assert.equal(
+    rewriteVirtualPaths("echo $((1<<2))\nls /mnt/user-data/workspace", policy),
+    `echo $((1<<2))\nls '/h o'\\''me/t/user-data'/workspace`,
+  );
 });
 
 for (const use of ["local", "bwrap"] as const) {
@@ -66,13 +83,29 @@ for (const use of ["local", "bwrap"] as const) {
       const reason = bwrapUnavailableReason();
       if (reason) return t.skip(reason);
     }
-    const kit = createTestSandbox({ use, skillsContainerPath: "/opt/deer-skills", skills: { "public/demo/SKILL.md": "---\nname: demo\n---\nbody-canary\n" } });
+    const kit = createTestSandbox({
+      use,
+      skillsContainerPath: "/opt/deer-skills",
+      skills: { "public/demo/SKILL.md": "---\nname: demo\n---\nbody-canary\n" },
+    });
     t.after(() => kit.cleanup());
-    assert.match(await kit.text("read_file", { description: "r", path: "/opt/deer-skills/public/demo/SKILL.md" }), /body-canary/);
-    assert.match(await kit.text("bash", { description: "b", command: "cat /opt/deer-skills/public/demo/SKILL.md" }), /body-canary/);
+    assert.match(
+      await kit.text("read_file", { description: "r", path: "/opt/deer-skills/public/demo/SKILL.md" }),
+      /body-canary/,
+    );
+    assert.match(
+      await kit.text("bash", { description: "b", command: "cat /opt/deer-skills/public/demo/SKILL.md" }),
+      /body-canary/,
+    );
     assert.match(await kit.text("ls", { description: "l", path: "/opt/deer-skills" }), /public/);
-    assert.match(await kit.text("write_file", { description: "w", path: "/opt/deer-skills/x.md", content: "x" }), /read-only/);
-    assert.match(await kit.text("read_file", { description: "r", path: "/mnt/skills/public/demo/SKILL.md" }), /^Error: Access denied/);
+    assert.match(
+      await kit.text("write_file", { description: "w", path: "/opt/deer-skills/x.md", content: "x" }),
+      /read-only/,
+    );
+    assert.match(
+      await kit.text("read_file", { description: "r", path: "/mnt/skills/public/demo/SKILL.md" }),
+      /^Error: Access denied/,
+    );
   });
 }
 
@@ -97,7 +130,8 @@ test("host commands start from an allow-listed environment: no harness secrets, 
   });
   t.after(() => kit.cleanup());
   const output = await kit.text("bash", { description: "env", command: "env" });
-  for (const canary of ["canary-pat-1", "canary-pwd-2", "canary-proxy-3", "canary-plain-4"]) assert.ok(!output.includes(canary), `${canary} leaked:\n${output}`);
+  for (const canary of ["canary-pat-1", "canary-pwd-2", "canary-proxy-3", "canary-plain-4"])
+    assert.ok(!output.includes(canary), `${canary} leaked:\n${output}`);
   assert.match(output, /^PATH=/m);
   assert.match(output, /^LANG=C\.UTF-8$/m);
   assert.match(output, /^no_proxy=localhost$/m);
@@ -152,7 +186,9 @@ test("background processes (nohup, setsid, (cmd &)) end with the command", async
       return false;
     }
   };
-  const pids = ["p1", "p2", "p3"].map((name) => Number(fs.readFileSync(path.join(kit.sandbox.paths.workspace_path, name), "utf8").trim()));
+  const pids = ["p1", "p2", "p3"].map((name) =>
+    Number(fs.readFileSync(path.join(kit.sandbox.paths.workspace_path, name), "utf8").trim()),
+  );
   for (let i = 0; i < 50 && pids.some(alive); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
   const survivors = pids.filter(alive);
   for (const pid of survivors) process.kill(pid, "SIGKILL");
@@ -162,9 +198,15 @@ test("background processes (nohup, setsid, (cmd &)) end with the command", async
 test("the environ guard refuses the file, not code that mentions os.environ", async (t) => {
   const kit = createTestSandbox({ use: "local" });
   t.after(() => kit.cleanup());
-  assert.match(await kit.text("bash", { description: "b", command: "cd /proc/self && cat environ" }), /^Error: Access denied/);
+  assert.match(
+    await kit.text("bash", { description: "b", command: "cd /proc/self && cat environ" }),
+    /^Error: Access denied/,
+  );
   assert.match(await kit.text("bash", { description: "b", command: "cat environ" }), /process environments/);
-  assert.equal(await kit.text("bash", { description: "b", command: `echo "print('PATH' in os.environ)"` }), "print('PATH' in os.environ)\n");
+  assert.equal(
+    await kit.text("bash", { description: "b", command: `echo "print('PATH' in os.environ)"` }),
+    "print('PATH' in os.environ)\n",
+  );
 });
 
 test("exit codes and timeouts come back through the launcher", async (t) => {
@@ -172,5 +214,8 @@ test("exit codes and timeouts come back through the launcher", async (t) => {
   t.after(() => kit.cleanup());
   assert.equal(await kit.text("bash", { description: "b", command: "echo out; exit 3" }), "out\n\n[exit code: 3]");
   assert.equal(await kit.text("bash", { description: "b", command: "echo fine" }), "fine\n");
-  assert.match(await kit.text("bash", { description: "b", command: "echo before; sleep 5" }), /^Error: Command timed out after 1 seconds.*\nOutput before the timeout:\nbefore/s);
+  assert.match(
+    await kit.text("bash", { description: "b", command: "echo before; sleep 5" }),
+    /^Error: Command timed out after 1 seconds.*\nOutput before the timeout:\nbefore/s,
+  );
 });

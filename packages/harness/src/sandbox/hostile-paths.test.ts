@@ -60,8 +60,16 @@ function pathCases(home: string): PathCase[] {
     { name: "relative traversal", path: "../../../../outside/secret.txt" },
     { name: "traversal after a virtual root", path: `${ws}/../../../../outside/secret.txt` },
     { name: "traversal that would stay inside", path: "/mnt/user-data/../user-data/workspace/x" },
-    { name: "traversal out of uploads", path: "/mnt/user-data/uploads/../../../etc", writePath: `/mnt/user-data/uploads/../../../etc/${DECOY}` },
-    { name: "dot segments then traversal", path: "/mnt/./user-data/../../etc/passwd", writePath: `/mnt/./user-data/../../etc/${DECOY}` },
+    {
+      name: "traversal out of uploads",
+      path: "/mnt/user-data/uploads/../../../etc",
+      writePath: `/mnt/user-data/uploads/../../../etc/${DECOY}`,
+    },
+    {
+      name: "dot segments then traversal",
+      path: "/mnt/./user-data/../../etc/passwd",
+      writePath: `/mnt/./user-data/../../etc/${DECOY}`,
+    },
     { name: "traversal out of skills", path: "/mnt/skills/../user-data/workspace/x" },
     { name: "absolute /etc/passwd", path: "/etc/passwd", writePath: `/etc/${DECOY}` },
     { name: "absolute /etc/shadow", path: "/etc/shadow", writePath: `/etc/${DECOY}` },
@@ -92,10 +100,18 @@ function pathCases(home: string): PathCase[] {
     { name: "symlink loop", path: `${ws}/link_loop/x` },
     { name: "symlink inside outputs leading out", path: "/mnt/user-data/outputs/link_out_outputs/secret.txt" },
     { name: "symlink the agent made with bash (outside dir)", path: `${ws}/bash_link_out/secret.txt` },
-    { name: "symlink the agent made with bash (/etc)", path: `${ws}/bash_link_etc/passwd`, writePath: `${ws}/bash_link_etc/${DECOY}` },
+    {
+      name: "symlink the agent made with bash (/etc)",
+      path: `${ws}/bash_link_etc/passwd`,
+      writePath: `${ws}/bash_link_etc/${DECOY}`,
+    },
     { name: "write into skills", path: "/mnt/skills/public/demo/SKILL.md", only: "write" },
     { name: "new file in skills", path: "/mnt/skills/public/demo/new.txt", only: "write" },
-    { name: "write into skills through a workspace link", path: `${ws}/link_skills/public/demo/SKILL.md`, only: "write" },
+    {
+      name: "write into skills through a workspace link",
+      path: `${ws}/link_skills/public/demo/SKILL.md`,
+      only: "write",
+    },
     { name: "NUL byte then absolute path", path: `${ws}/a\u0000/etc/passwd`, writePath: `${ws}/a\u0000/etc/${DECOY}` },
     { name: "lone NUL byte", path: `${ws}/\u0000` },
     { name: "newline in the path", path: `${ws}/a\n/etc/passwd`, writePath: `${ws}/a\n/etc/${DECOY}` },
@@ -104,7 +120,11 @@ function pathCases(home: string): PathCase[] {
     { name: "overlong path component", path: `${ws}/${"b".repeat(300)}` },
     { name: "path too deep for the host", path: `${ws}/${"d/".repeat(2030)}x`, expect: "contained" },
     { name: "lookalike hyphen in user-data", path: "/mnt/user\u2010data/workspace/x" },
-    { name: "fullwidth dots and solidus", path: `${ws}/\uff0e\uff0e\uff0f\uff0e\uff0e\uff0foutside/secret.txt`, expect: "contained" },
+    {
+      name: "fullwidth dots and solidus",
+      path: `${ws}/\uff0e\uff0e\uff0f\uff0e\uff0e\uff0foutside/secret.txt`,
+      expect: "contained",
+    },
     { name: "right-to-left override in a name", path: `${ws}/\u202etxt.exe`, expect: "contained" },
     { name: "URL-encoded traversal", path: `${ws}/..%2f..%2foutside/secret.txt`, expect: "contained" },
     { name: "backslash traversal", path: `${ws}/..\\..\\outside\\secret.txt`, expect: "contained" },
@@ -120,20 +140,57 @@ function commandCases(home: string): CommandCase[] {
     { name: "another user's home", command: "cat ~root/.bashrc" },
     { name: "link an outside dir with a literal path", command: `ln -s ${outside} wslink && cat wslink/secret.txt` },
     { name: "link /etc/passwd", command: "ln -s /etc/passwd p && cat p" },
-    { name: "copy /etc/passwd into outputs", command: "cp /etc/passwd /mnt/user-data/outputs/p && cat /mnt/user-data/outputs/p" },
+    {
+      name: "copy /etc/passwd into outputs",
+      command: "cp /etc/passwd /mnt/user-data/outputs/p && cat /mnt/user-data/outputs/p",
+    },
     { name: "redirect into skills", command: "echo pwned > /mnt/skills/public/demo/SKILL.md" },
     { name: "remove skills", command: "rm -rf /mnt/skills/public" },
     { name: "python reads /etc/passwd", command: `python3 -c "print(open('/etc/passwd').read())"` },
     { name: "input redirection from /etc/passwd", command: "cat </etc/passwd" },
-    { name: "read through a bash-made link (relative)", command: "cat bash_link_out/secret.txt", expect: { local: "error", bwrap: "contained" } },
+    {
+      name: "read through a bash-made link (relative)",
+      command: "cat bash_link_out/secret.txt",
+      expect: { local: "error", bwrap: "contained" },
+    },
     { name: "list the repository by its host path", command: `ls ${process.cwd()}` },
     { name: "environment dump", command: "env; cat /proc/self/environ", expect: "contained" },
-    { name: "run-time built /etc/passwd", command: `cat ${hidden("/etc/passwd")}`, providers: ["bwrap"], expect: "contained" },
-    { name: "run-time built outside read", command: `cat ${hidden(`${outside}/secret.txt`)}`, providers: ["bwrap"], expect: "contained" },
-    { name: "run-time built outside write", command: `echo pwned > ${hidden(`${outside}/pwned.txt`)}`, providers: ["bwrap"], expect: "contained" },
-    { name: "run-time built skills write", command: `echo pwned > ${hidden("/mnt/skills/public/demo/SKILL.md")}`, providers: ["bwrap"], expect: "contained" },
-    { name: "run-time built other-thread read", command: `cat ${hidden(`${home}/threads/other-thread/user-data/workspace/secret.txt`)}`, providers: ["bwrap"], expect: "contained" },
-    { name: "run-time built cd to /", command: `cd ${hidden("/")} && ls && cat etc/passwd`, providers: ["bwrap"], expect: "contained" },
+    {
+      name: "run-time built /etc/passwd",
+      command: `cat ${hidden("/etc/passwd")}`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
+    {
+      name: "run-time built outside read",
+      command: `cat ${hidden(`${outside}/secret.txt`)}`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
+    {
+      name: "run-time built outside write",
+      command: `echo pwned > ${hidden(`${outside}/pwned.txt`)}`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
+    {
+      name: "run-time built skills write",
+      command: `echo pwned > ${hidden("/mnt/skills/public/demo/SKILL.md")}`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
+    {
+      name: "run-time built other-thread read",
+      command: `cat ${hidden(`${home}/threads/other-thread/user-data/workspace/secret.txt`)}`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
+    {
+      name: "run-time built cd to /",
+      command: `cd ${hidden("/")} && ls && cat etc/passwd`,
+      providers: ["bwrap"],
+      expect: "contained",
+    },
   ];
 }
 
@@ -192,7 +249,7 @@ function isErrorText(text: string): boolean {
 
 function expectationFor(expect: PathCase["expect"], provider: Provider): Expectation {
   if (expect === undefined) return "error";
-  return typeof expect === "string" ? expect : expect[provider] ?? "error";
+  return typeof expect === "string" ? expect : (expect[provider] ?? "error");
 }
 
 async function prepare(kit: TestSandbox): Promise<{ canaries: string[] }> {
@@ -221,8 +278,14 @@ async function prepare(kit: TestSandbox): Promise<{ canaries: string[] }> {
   for (const [target, name] of links) fs.symlinkSync(target, path.join(ws, name));
   fs.symlinkSync(path.join(home, "outside"), path.join(kit.sandbox.paths.outputs_path, "link_out_outputs"));
   // Links the agent makes itself, with paths built at run time so no text check sees them.
-  for (const [target, name] of [[path.join(home, "outside"), "bash_link_out"], ["/etc", "bash_link_etc"]] as const) {
-    const made = await kit.text("bash", { description: "make a link", command: `ln -s ${hidden(target)} ${name} && echo made` });
+  for (const [target, name] of [
+    [path.join(home, "outside"), "bash_link_out"],
+    ["/etc", "bash_link_etc"],
+  ] as const) {
+    const made = await kit.text("bash", {
+      description: "make a link",
+      command: `ln -s ${hidden(target)} ${name} && echo made`,
+    });
     assert.equal(made.trim(), "made", `setup: ${made}`);
   }
   return { canaries: [canaryOutside, canaryOther, HOST_PASSWD_ROOT, "canary-env-5678"] };
@@ -278,13 +341,17 @@ for (const provider of ["local", "bwrap"] as const) {
       }
       for (const command of bashCommands(item.path, writeTarget, item.only)) {
         const reads = /^(cat|ls) /.test(command);
-        await run(`[${item.name}] bash ${JSON.stringify(command.slice(0, 60))}`, (reads && item.bashReads) || expectation, () =>
-          kit.text("bash", { description: "t", command }),
+        await run(
+          `[${item.name}] bash ${JSON.stringify(command.slice(0, 60))}`,
+          (reads && item.bashReads) || expectation,
+          () => kit.text("bash", { description: "t", command }),
         );
       }
     }
     for (const item of commands) {
-      await run(`[${item.name}] bash`, expectationFor(item.expect, provider), () => kit.text("bash", { description: "t", command: item.command }));
+      await run(`[${item.name}] bash`, expectationFor(item.expect, provider), () =>
+        kit.text("bash", { description: "t", command: item.command }),
+      );
     }
 
     const total = cases.length + commands.length;

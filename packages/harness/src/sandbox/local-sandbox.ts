@@ -11,7 +11,12 @@
  * Everything runs in a new session and process group, killed as a whole when the command ends.
  */
 import { randomBytes } from "node:crypto";
-import { checkCommandPaths, rewriteVirtualPaths, SAFE_DEVICE_PATHS, SYSTEM_READ_ONLY_PREFIXES } from "./command-paths.js";
+import {
+  checkCommandPaths,
+  rewriteVirtualPaths,
+  SAFE_DEVICE_PATHS,
+  SYSTEM_READ_ONLY_PREFIXES,
+} from "./command-paths.js";
 import { buildHostCommandEnv } from "./env.js";
 import type { Sandbox } from "./sandbox.js";
 import { createThreadSandbox, type ThreadSandboxBase } from "./thread-sandbox.js";
@@ -56,7 +61,10 @@ export function createLocalSandbox(options: LocalSandboxOptions): Sandbox {
       });
       if (error) return { ok: false, error };
       if (ENVIRON_WORD.test(command)) {
-        return { ok: false, error: "Access denied: commands may not read process environments (/proc/*/environ) on the host." };
+        return {
+          ok: false,
+          error: "Access denied: commands may not read process environments (/proc/*/environ) on the host.",
+        };
       }
       return { ok: true, command: rewriteVirtualPaths(command, policy) };
     },
@@ -67,7 +75,11 @@ export function createLocalSandbox(options: LocalSandboxOptions): Sandbox {
         file: options.shell,
         args: ["-c", LAUNCHER, "deerflow-launcher", options.shell, command],
         cwd: paths.workspace_path,
-        env: buildHostCommandEnv(options.hostEnv, { HOME: paths.workspace_path, PWD: paths.workspace_path, [markerName]: markerValue }),
+        env: buildHostCommandEnv(options.hostEnv, {
+          HOME: paths.workspace_path,
+          PWD: paths.workspace_path,
+          [markerName]: markerValue,
+        }),
         statusPipe: true,
         marker,
       };

@@ -11,6 +11,9 @@ test("host prefixes become virtual ones, longest first, only at path boundaries"
     maskHostPaths("cat: /srv/h/threads/t1/user-data/outputs/x: No such file\n/srv/h/skills/a /srv/h/skillsX", mapping),
     "cat: /mnt/user-data/outputs/x: No such file\n/mnt/skills/a /srv/h/skillsX",
   );
-  assert.equal(maskHostPaths("/srv/h/threads/t10/user-data", [["/srv/h/threads/t1", "/v"]]), "/srv/h/threads/t10/user-data");
+  assert.equal(
+    maskHostPaths("/srv/h/threads/t10/user-data", [["/srv/h/threads/t1", "/v"]]),
+    "/srv/h/threads/t10/user-data",
+  );
   assert.equal(maskHostPaths("nothing here", mapping), "nothing here");
 });

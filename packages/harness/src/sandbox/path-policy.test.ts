@@ -37,7 +37,11 @@ test("relative paths are taken relative to the workspace; '.' and '//' are norma
   const decision = s.policy.resolve("notes/./a.md", "write");
   assert.ok(decision.ok);
   assert.equal(decision.virtualPath, "/mnt/user-data/workspace/notes/a.md");
-  assert.equal(normalizeVirtualPath("/mnt//user-data/outputs/").ok && (normalizeVirtualPath("/mnt//user-data/outputs/") as { virtualPath: string }).virtualPath, "/mnt/user-data/outputs");
+  assert.equal(
+    normalizeVirtualPath("/mnt//user-data/outputs/").ok &&
+      (normalizeVirtualPath("/mnt//user-data/outputs/") as { virtualPath: string }).virtualPath,
+    "/mnt/user-data/outputs",
+  );
 });
 
 test("'..' segments are refused even when they would stay inside", (t) => {
@@ -53,7 +57,14 @@ test("'..' segments are refused even when they would stay inside", (t) => {
 test("prefix checks are separator-aware and everything outside the roots is refused", (t) => {
   const s = setup();
   t.after(s.cleanup);
-  for (const input of ["/mnt/user-data-x/a", "/mnt/skills-evil/a", "/etc/passwd", "/", "/mnt", s.paths.workspace_path]) {
+  for (const input of [
+    "/mnt/user-data-x/a",
+    "/mnt/skills-evil/a",
+    "/etc/passwd",
+    "/",
+    "/mnt",
+    s.paths.workspace_path,
+  ]) {
     const decision = s.policy.resolve(input, "read");
     assert.ok(!decision.ok, input);
     assert.match(decision.error, /outside the sandbox/);
@@ -103,7 +114,11 @@ test("symlinks that lead out are refused; links that stay inside are followed", 
   fs.symlinkSync("loop", path.join(ws, "loop"));
   fs.symlinkSync(s.paths.outputs_path, path.join(ws, "to-outputs"));
   fs.symlinkSync(s.skills, path.join(ws, "to-skills"));
-  for (const input of ["/mnt/user-data/workspace/out/secret.txt", "/mnt/user-data/workspace/out/new.txt", "/mnt/user-data/workspace/rel"]) {
+  for (const input of [
+    "/mnt/user-data/workspace/out/secret.txt",
+    "/mnt/user-data/workspace/out/new.txt",
+    "/mnt/user-data/workspace/rel",
+  ]) {
     const decision = s.policy.resolve(input, "read");
     assert.ok(!decision.ok, input);
     assert.match(decision.error, /resolves through a symlink to a location outside/);
@@ -114,7 +129,10 @@ test("symlinks that lead out are refused; links that stay inside are followed", 
   assert.ok(!loop.ok && /symlink loop/.test(loop.error));
   const inside = s.policy.resolve("/mnt/user-data/workspace/to-outputs/a.md", "write");
   assert.ok(inside.ok && inside.realPath === path.join(s.paths.outputs_path, "a.md"));
-  assert.ok(s.policy.resolve("/mnt/user-data/workspace/to-skills/public/demo/SKILL.md", "read").ok, "reading skills through a link is fine");
+  assert.ok(
+    s.policy.resolve("/mnt/user-data/workspace/to-skills/public/demo/SKILL.md", "read").ok,
+    "reading skills through a link is fine",
+  );
   const writeSkills = s.policy.resolve("/mnt/user-data/workspace/to-skills/public/demo/SKILL.md", "write");
   assert.ok(!writeSkills.ok, "writing into skills through a link is not");
 });
@@ -139,14 +157,24 @@ test("toVirtual and mapping turn host paths back into virtual ones", (t) => {
 test("resolveVirtualPath gives the CLI a checked host path, or throws a SandboxError", (t) => {
   const s = setup();
   t.after(s.cleanup);
-  assert.equal(resolveVirtualPath(s.home, "t1", "/mnt/user-data/outputs/a.md"), path.join(s.paths.outputs_path, "a.md"));
-  assert.throws(() => resolveVirtualPath(s.home, "t1", "/etc/passwd"), (error: unknown) => error instanceof HarnessError && error.code === "sandbox_denied");
+  assert.equal(
+    resolveVirtualPath(s.home, "t1", "/mnt/user-data/outputs/a.md"),
+    path.join(s.paths.outputs_path, "a.md"),
+  );
+  assert.throws(
+    () => resolveVirtualPath(s.home, "t1", "/etc/passwd"),
+    (error: unknown) => error instanceof HarnessError && error.code === "sandbox_denied",
+  );
   assert.throws(() => resolveVirtualPath(s.home, "../t1", "/mnt/user-data/outputs/a.md"), /Thread id/);
 });
 
 test("thread ids that could name a path are rejected", () => {
   for (const bad of ["", "..", "a/b", "/abs", "a\u0000b", ".hidden", "a..b", "x".repeat(129), 7]) {
-    assert.throws(() => validateThreadId(bad), (error: unknown) => error instanceof HarnessError && error.code === "thread_invalid", String(bad));
+    assert.throws(
+      () => validateThreadId(bad),
+      (error: unknown) => error instanceof HarnessError && error.code === "thread_invalid",
+      String(bad),
+    );
   }
   assert.equal(validateThreadId("thread-42_a.b"), "thread-42_a.b");
   assert.equal(threadPaths("/h", "t").uploads_path, "/h/threads/t/user-data/uploads");

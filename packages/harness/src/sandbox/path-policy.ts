@@ -68,7 +68,20 @@ function allowedRootsText(skills: string): string {
 }
 
 /** Places the skills may not be shown at: they would hide the thread's files or the system the shell needs. */
-const RESERVED_CONTAINER_PREFIXES = [VIRTUAL_USER_DATA, "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/dev", "/tmp"];
+const RESERVED_CONTAINER_PREFIXES = [
+  VIRTUAL_USER_DATA,
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/proc",
+  "/dev",
+  "/tmp",
+];
 
 /**
  * Checks `skills.container_path`: an absolute, normalized path without `..`, not `/`, and neither inside
@@ -78,9 +91,12 @@ export function validateSkillsContainerPath(value: string): string {
   const problem =
     typeof value !== "string" || !value.startsWith("/")
       ? "must be an absolute path"
-      : value.split("/").includes("..") || path.posix.normalize(value) !== value || (value.length > 1 && value.endsWith("/"))
+      : value.split("/").includes("..") ||
+          path.posix.normalize(value) !== value ||
+          (value.length > 1 && value.endsWith("/"))
         ? "must be a normalized path without '..' or a trailing '/'"
-        : value === "/" || RESERVED_CONTAINER_PREFIXES.some((prefix) => isInsideDir(value, prefix) || isInsideDir(prefix, value))
+        : value === "/" ||
+            RESERVED_CONTAINER_PREFIXES.some((prefix) => isInsideDir(value, prefix) || isInsideDir(prefix, value))
           ? "would hide or overlap /mnt/user-data or a system directory"
           : /[\u0000-\u001f\u007f\s'"$`\\]/.test(value)
             ? "must not contain spaces, quotes, '$', backslashes or control characters"
@@ -128,7 +144,9 @@ export class PathPolicy {
       return deny(`Access denied: ${shown} goes through a symlink whose target does not exist in the sandbox.`);
     }
     if (!this.allowsRealPath(real.path, access)) {
-      return deny(`Access denied: ${shown} resolves through a symlink to a location outside the sandbox. ${allowedRootsText(this.skillsVirtualPath)}`);
+      return deny(
+        `Access denied: ${shown} resolves through a symlink to a location outside the sandbox. ${allowedRootsText(this.skillsVirtualPath)}`,
+      );
     }
     return { ok: true, virtualPath, hostPath: mapped.hostPath, realPath: real.path, area: mapped.area };
   }
@@ -201,16 +219,22 @@ export class PathPolicy {
  * `..` segments. Returns the normalized absolute virtual path (relative input is under the workspace).
  */
 export function normalizeVirtualPath(input: unknown): { ok: true; virtualPath: string } | DeniedPath {
-  if (typeof input !== "string") return deny("No path given. Use an absolute path such as /mnt/user-data/workspace/notes.md.");
-  if (input.trim() === "") return deny("No path given. Use an absolute path such as /mnt/user-data/workspace/notes.md.");
+  if (typeof input !== "string")
+    return deny("No path given. Use an absolute path such as /mnt/user-data/workspace/notes.md.");
+  if (input.trim() === "")
+    return deny("No path given. Use an absolute path such as /mnt/user-data/workspace/notes.md.");
   if (input.includes("\u0000")) return deny("Access denied: the path contains a NUL byte.");
-  if (/[\u0001-\u001f\u007f]/.test(input)) return deny(`Access denied: the path contains control characters: ${shownPath(input)}`);
-  if (input.length > MAX_PATH_CHARS) return deny(`Path is too long (${input.length} characters; at most ${MAX_PATH_CHARS}).`);
+  if (/[\u0001-\u001f\u007f]/.test(input))
+    return deny(`Access denied: the path contains control characters: ${shownPath(input)}`);
+  if (input.length > MAX_PATH_CHARS)
+    return deny(`Path is too long (${input.length} characters; at most ${MAX_PATH_CHARS}).`);
   const segments = input.split("/");
   if (segments.includes("..")) return deny(`Access denied: path traversal ('..') is not allowed: ${shownPath(input)}`);
   const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_SEGMENT_BYTES);
   if (long !== undefined) {
-    return deny(`Path component is too long (${Buffer.byteLength(long)} bytes; at most ${MAX_SEGMENT_BYTES}): ${shownPath(long)}`);
+    return deny(
+      `Path component is too long (${Buffer.byteLength(long)} bytes; at most ${MAX_SEGMENT_BYTES}): ${shownPath(long)}`,
+    );
   }
   const absolute = input.startsWith("/") ? input : `${VIRTUAL_WORKSPACE}/${input}`;
   let virtualPath = path.posix.normalize(absolute);
@@ -275,7 +299,10 @@ export function resolveVirtualPath(
   virtualPath: string,
   options: { skillsDir?: string | null; access?: PathAccess } = {},
 ): string {
-  const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: options.skillsDir ?? null });
+  const policy = new PathPolicy({
+    userDataDir: threadUserDataDir(home, threadId),
+    skillsDir: options.skillsDir ?? null,
+  });
   const decision = policy.resolve(virtualPath, options.access ?? "read");
   if (!decision.ok) throw new SandboxError(decision.error);
   return decision.realPath;

@@ -31,13 +31,17 @@ test("a thread keeps one sandbox (same id, same object) until release; shutdown 
   const sandbox = provider.get(id)!;
   assert.equal(provider.acquire("t1"), id);
   assert.equal(provider.get(id), sandbox);
-  for (const dir of ["workspace", "uploads", "outputs"]) assert.ok(fs.statSync(path.join(home, "threads/t1/user-data", dir)).isDirectory());
+  for (const dir of ["workspace", "uploads", "outputs"])
+    assert.ok(fs.statSync(path.join(home, "threads/t1/user-data", dir)).isDirectory());
   provider.release(id);
   assert.equal(provider.get(id), undefined);
   provider.acquire("t2");
   await provider.shutdown();
   assert.equal(provider.get(sandboxIdFor("t2")), undefined);
-  assert.throws(() => provider.acquire("../x"), (error: unknown) => error instanceof HarnessError && error.code === "thread_invalid");
+  assert.throws(
+    () => provider.acquire("../x"),
+    (error: unknown) => error instanceof HarnessError && error.code === "thread_invalid",
+  );
 });
 
 test("local bash is offered only with allowHostBash (DeerFlow's default is off)", (t) => {
@@ -53,18 +57,29 @@ test("auto falls back to local and says why when bwrap is missing; use: bwrap th
   assert.match(provider.reason, /bwrap was not found on PATH/);
   assert.throws(
     () => createSandboxProvider({ ...base, use: "bwrap", home, hostEnv: { PATH: "/nonexistent" } }),
-    (error: unknown) => error instanceof HarnessError && error.code === "sandbox_failed" && /apt-get install bubblewrap/.test(error.message),
+    (error: unknown) =>
+      error instanceof HarnessError &&
+      error.code === "sandbox_failed" &&
+      /apt-get install bubblewrap/.test(error.message),
   );
 });
 
 for (const use of ["local", "bwrap"] as const) {
-  const skip = use === "bwrap" ? BWRAP_SKIP ?? false : false;
+  const skip = use === "bwrap" ? (BWRAP_SKIP ?? false) : false;
 
-  test(`${use}: a command that runs forever is killed at its timeout, with its whole process group`, { skip }, async (t) => {
+  test(`${use}: a command that runs forever is killed at its timeout, with its whole process group`, {
+    skip,
+  }, async (t) => {
     const kit = createTestSandbox({ use, bashTimeoutSeconds: 1 });
     t.after(() => kit.cleanup());
-    const text = await kit.text("bash", { description: "hang", command: "sleep 300 & echo $! > /mnt/user-data/workspace/bg.pid; sleep 300" });
-    assert.match(text, /^Error: Command timed out after 1 seconds and was stopped \(its whole process group was killed\)/);
+    const text = await kit.text("bash", {
+      description: "hang",
+      command: "sleep 300 & echo $! > /mnt/user-data/workspace/bg.pid; sleep 300",
+    });
+    assert.match(
+      text,
+      /^Error: Command timed out after 1 seconds and was stopped \(its whole process group was killed\)/,
+    );
     if (use === "local") {
       const pid = Number(fs.readFileSync(path.join(kit.sandbox.paths.workspace_path, "bg.pid"), "utf8"));
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -72,12 +87,17 @@ for (const use of ["local", "bwrap"] as const) {
     }
   });
 
-  test(`${use}: 50 MB of output comes back middle-truncated with a marker, the event loop keeps running`, { skip }, async (t) => {
+  test(`${use}: 50 MB of output comes back middle-truncated with a marker, the event loop keeps running`, {
+    skip,
+  }, async (t) => {
     const kit = createTestSandbox({ use, limits: { bashOutputMaxChars: 2000 } });
     t.after(() => kit.cleanup());
     let ticks = 0;
     const timer = setInterval(() => (ticks += 1), 1);
-    const text = await kit.text("bash", { description: "flood", command: "head -c 52428800 /dev/zero | tr '\\0' a; echo; echo END" });
+    const text = await kit.text("bash", {
+      description: "flood",
+      command: "head -c 52428800 /dev/zero | tr '\\0' a; echo; echo END",
+    });
     clearInterval(timer);
     assert.match(text, /\n\.\.\. \[middle truncated: \d+ chars skipped\] \.\.\.\n/);
     assert.ok(text.startsWith("a".repeat(1000)));
@@ -104,7 +124,9 @@ for (const use of ["local", "bwrap"] as const) {
   });
 }
 
-test("bwrap: the host /etc, the repository and the network are out of reach", { skip: BWRAP_SKIP ?? false }, async (t) => {
+test("bwrap: the host /etc, the repository and the network are out of reach", {
+  skip: BWRAP_SKIP ?? false,
+}, async (t) => {
   const kit = createTestSandbox({ use: "bwrap", skills: { "public/demo/SKILL.md": "---\nname: demo\n---\n" } });
   t.after(() => kit.cleanup());
   assert.equal(kit.provider.kind, "bwrap");

@@ -78,7 +78,11 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   const create = (threadId: string): Sandbox => {
     const id = sandboxIdFor(threadId);
     const paths = ensureThreadDirs(home, threadId);
-    const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId), skillsDir: skillsPath, skillsVirtualPath });
+    const policy = new PathPolicy({
+      userDataDir: threadUserDataDir(home, threadId),
+      skillsDir: skillsPath,
+      skillsVirtualPath,
+    });
     const common = {
       id,
       threadId,
@@ -124,7 +128,9 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   };
 }
 
-type KindChoice = { kind: "bwrap"; bwrapPath: string; reason: string } | { kind: Exclude<SandboxKind, "bwrap">; reason: string };
+type KindChoice =
+  | { kind: "bwrap"; bwrapPath: string; reason: string }
+  | { kind: Exclude<SandboxKind, "bwrap">; reason: string };
 
 function chooseKind(options: SandboxProviderOptions, etcDir: string, searchPath: string | undefined): KindChoice {
   if (options.use === "local") return { kind: "local", reason: "sandbox.use is local" };

@@ -149,7 +149,16 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
 }
 
 function signalName(number: number): NodeJS.Signals | null {
-  const names: Partial<Record<number, NodeJS.Signals>> = { 1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 6: "SIGABRT", 9: "SIGKILL", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM" };
+  const names: Partial<Record<number, NodeJS.Signals>> = {
+    1: "SIGHUP",
+    2: "SIGINT",
+    3: "SIGQUIT",
+    6: "SIGABRT",
+    9: "SIGKILL",
+    13: "SIGPIPE",
+    14: "SIGALRM",
+    15: "SIGTERM",
+  };
   return names[number] ?? null;
 }
 

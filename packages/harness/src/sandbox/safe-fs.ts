@@ -34,7 +34,9 @@ const HAS_PROC_FD = (() => {
 })();
 
 function changed(target: AllowedPath): FileAccessError {
-  return new FileAccessError(`Access denied: ${target.virtualPath} changed to go through a symlink while it was being opened. Try again with a path that has no links.`);
+  return new FileAccessError(
+    `Access denied: ${target.virtualPath} changed to go through a symlink while it was being opened. Try again with a path that has no links.`,
+  );
 }
 
 function notRegular(target: AllowedPath, stat: fs.Stats): FileAccessError {
@@ -47,7 +49,9 @@ function notRegular(target: AllowedPath, stat: fs.Stats): FileAccessError {
         : stat.isCharacterDevice() || stat.isBlockDevice()
           ? "a device"
           : "not a regular file";
-  return new FileAccessError(`${target.virtualPath} is not a regular file (it is ${what}); file tools only read and write regular files.`);
+  return new FileAccessError(
+    `${target.virtualPath} is not a regular file (it is ${what}); file tools only read and write regular files.`,
+  );
 }
 
 /** The real root directory `realPath` lies under, as the policy allows it for `access`. */
@@ -178,7 +182,11 @@ async function descriptorPath(fd: number): Promise<string | undefined> {
  * following links); `body` gets a function naming an entry of exactly that directory, for `copyFile`,
  * `link` and friends, which then cannot be redirected by a link swapped in for the directory.
  */
-export async function withDirChecked<T>(policy: PathPolicy, dir: AllowedPath, body: (entry: (name: string) => string) => Promise<T>): Promise<T> {
+export async function withDirChecked<T>(
+  policy: PathPolicy,
+  dir: AllowedPath,
+  body: (entry: (name: string) => string) => Promise<T>,
+): Promise<T> {
   if (!HAS_PROC_FD) return body((name) => path.join(dir.realPath, name));
   const probe: AllowedPath = { ...dir, realPath: path.join(dir.realPath, "entry") };
   const { dir: handle } = await openParent(policy, probe, "write", true);
@@ -221,7 +229,12 @@ export async function readFileChecked(
  * Writes (or appends) `data`, creating parent directories without following links. Never truncates
  * before every check passed.
  */
-export async function writeFileChecked(policy: PathPolicy, target: AllowedPath, data: string | Buffer, append: boolean): Promise<void> {
+export async function writeFileChecked(
+  policy: PathPolicy,
+  target: AllowedPath,
+  data: string | Buffer,
+  append: boolean,
+): Promise<void> {
   let created = false;
   let handle: fs.promises.FileHandle;
   try {

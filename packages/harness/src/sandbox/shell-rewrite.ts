@@ -182,7 +182,12 @@ export function rewriteShellPaths(command: string, roots: ReadonlyArray<readonly
     } else if (c === "#" && (i === 0 || /[\s;&|()]/.test(command[i - 1]!))) {
       const end = command.indexOf("\n", i);
       copy(command.slice(i, end === -1 ? n : end));
-    } else if (c === "<" && command[i + 1] === "<" && command[i + 2] !== "<" && !(frame.kind === "subst" && frame.depth > 0)) {
+    } else if (
+      c === "<" &&
+      command[i + 1] === "<" &&
+      command[i + 2] !== "<" &&
+      !(frame.kind === "subst" && frame.depth > 0)
+    ) {
       // (Inside `$((…))` a `<<` is a shift, not a here-document.)
       readHeredocStart();
     } else if (c === "\n") {

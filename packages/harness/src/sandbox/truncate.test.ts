@@ -9,12 +9,21 @@ test("middleTruncate keeps both ends and says how much was skipped", () => {
 });
 
 test("headTruncate keeps the head and gives a hint", () => {
-  assert.equal(headTruncate("abcdef", 3, "Use a range"), "abc\n... [truncated: showing first 3 of 6 chars. Use a range] ...");
+  assert.equal(
+    headTruncate("abcdef", 3, "Use a range"),
+    "abc\n... [truncated: showing first 3 of 6 chars. Use a range] ...",
+  );
 });
 
 test("CappedText renders exactly what middleTruncate would, whatever the chunking", () => {
   const text = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join("");
-  for (const [max, chunk] of [[100, 7], [100, 1000], [1, 3], [40000, 4096], [99999, 13]] as const) {
+  for (const [max, chunk] of [
+    [100, 7],
+    [100, 1000],
+    [1, 3],
+    [40000, 4096],
+    [99999, 13],
+  ] as const) {
     const sink = new CappedText(max);
     for (let i = 0; i < text.length; i += chunk) sink.append(text.slice(i, i + chunk));
     assert.equal(sink.render(), middleTruncate(text, max), `max ${max} chunk ${chunk}`);

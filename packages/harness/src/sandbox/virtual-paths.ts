@@ -46,7 +46,10 @@ export function isValidThreadId(id: unknown): id is string {
 export function validateThreadId(id: unknown): string {
   if (!isValidThreadId(id)) {
     const shown = typeof id === "string" ? JSON.stringify(id.slice(0, 80)) : String(id);
-    throw new HarnessError("thread_invalid", `Thread id ${shown} is not valid. Use ${THREAD_ID_RULE}, e.g. "thread-42".`);
+    throw new HarnessError(
+      "thread_invalid",
+      `Thread id ${shown} is not valid. Use ${THREAD_ID_RULE}, e.g. "thread-42".`,
+    );
   }
   return id;
 }
@@ -77,7 +80,8 @@ export function threadPaths(home: string, threadId: string): ThreadDataState {
 /** Creates a thread's three directories (idempotent) and returns their paths. */
 export function ensureThreadDirs(home: string, threadId: string): ThreadDataState {
   const paths = threadPaths(home, threadId);
-  for (const dir of [paths.workspace_path, paths.uploads_path, paths.outputs_path]) fs.mkdirSync(dir, { recursive: true });
+  for (const dir of [paths.workspace_path, paths.uploads_path, paths.outputs_path])
+    fs.mkdirSync(dir, { recursive: true });
   return paths;
 }
 

@@ -13,7 +13,8 @@ import { tempHome } from "../testing/temp-home.js";
 
 function startSwapper(workspace: string, decoy: string) {
   // Atomic renames in a tight loop: `x` is a real directory half of the time, a link to the decoy the other half.
-  const script = 'chdir $ARGV[0] or die; mkdir "xd"; symlink($ARGV[1], "xl"); while (1) { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
+  const script =
+    'chdir $ARGV[0] or die; mkdir "xd"; symlink($ARGV[1], "xl"); while (1) { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
   return spawn("perl", ["-e", script, workspace, decoy], { stdio: "ignore" });
 }
 
@@ -26,12 +27,21 @@ test("parallel write_file under a directory/symlink swap never creates anything 
     for (let round = 0; round < 8; round += 1) {
       await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          kit.text("write_file", { description: "w", path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`, content: "hi" }),
+          kit.text("write_file", {
+            description: "w",
+            path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
+            content: "hi",
+          }),
         ),
       );
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          kit.text("str_replace", { description: "e", path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`, old_str: "hi", new_str: "ho" }),
+          kit.text("str_replace", {
+            description: "e",
+            path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
+            old_str: "hi",
+            new_str: "ho",
+          }),
         ),
       );
     }
@@ -49,15 +59,24 @@ test("under bwrap, a swap made by the agent's own bash never makes write_file cr
   t.after(() => kit.cleanup());
   // The link's target is a host path: dangling inside the sandbox, but the harness would follow it.
   const hidden = [...decoy].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
-  const script = 'mkdir "xd"; symlink($ARGV[0], "xl"); while (!-e "stop") { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
-  const swapping = kit.text("bash", { description: "swap", command: `touch started; perl -e '${script}' "$(printf '${hidden}')"; echo swapped` });
+  const script =
+    'mkdir "xd"; symlink($ARGV[0], "xl"); while (!-e "stop") { rename "xd", "x"; rename "x", "xd"; rename "xl", "x"; rename "x", "xl"; }';
+  const swapping = kit.text("bash", {
+    description: "swap",
+    command: `touch started; perl -e '${script}' "$(printf '${hidden}')"; echo swapped`,
+  });
   const ws = kit.sandbox.paths.workspace_path;
-  for (let i = 0; i < 100 && !fs.existsSync(path.join(ws, "started")); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 100 && !fs.existsSync(path.join(ws, "started")); i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   try {
     for (let round = 0; round < 8; round += 1) {
       await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          kit.text("write_file", { description: "w", path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`, content: "hi" }),
+          kit.text("write_file", {
+            description: "w",
+            path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
+            content: "hi",
+          }),
         ),
       );
     }

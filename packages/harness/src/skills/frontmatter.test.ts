@@ -22,7 +22,8 @@ test("unknown keys: kept when reading a skill on disk, refused for an install", 
   const lenient = parseSkillFile(text);
   assert.ok(!("error" in lenient) && (lenient.frontmatter as Record<string, unknown>).allowed_tools);
   assert.deepEqual(parseSkillFile(text, { strict: true }), {
-    error: "frontmatter key allowed_tools not allowed (allowed: name, description, license, allowed-tools, required-secrets, secrets-autonomous, metadata, compatibility, version, author)",
+    error:
+      "frontmatter key allowed_tools not allowed (allowed: name, description, license, allowed-tools, required-secrets, secrets-autonomous, metadata, compatibility, version, author)",
   });
 });
 
@@ -32,7 +33,10 @@ test("each broken frontmatter gets a sentence naming the key", () => {
     [file("name: [unclosed"), "the frontmatter is not valid YAML"],
     [file("description: d"), "frontmatter name: is required"],
     [file("name: x"), "frontmatter description: is required"],
-    [file("name: Deep_Research\ndescription: d"), "frontmatter name: hyphen-case lowercase letters and digits, e.g. deep-research"],
+    [
+      file("name: Deep_Research\ndescription: d"),
+      "frontmatter name: hyphen-case lowercase letters and digits, e.g. deep-research",
+    ],
     [file(`name: ${"a".repeat(65)}\ndescription: d`), "frontmatter name: at most 64 characters"],
     [file("name: x\ndescription: '  '"), "frontmatter description: must not be empty"],
     [file("name: x\ndescription: see <b>this</b>"), "frontmatter description: must not contain < or >"],

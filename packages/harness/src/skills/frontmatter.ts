@@ -12,7 +12,10 @@ import { z } from "zod";
 
 const SecretRequirement = z.union([
   z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"),
-  z.strictObject({ name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"), optional: z.boolean().optional() }),
+  z.strictObject({
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"),
+    optional: z.boolean().optional(),
+  }),
 ]);
 
 const fields = {
@@ -22,7 +25,10 @@ const fields = {
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "hyphen-case lowercase letters and digits, e.g. deep-research"),
   description: z
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be text") })
-    .trim().min(1, "must not be empty").max(1024, "at most 1024 characters").regex(/^[^<>]*$/, "must not contain < or >"),
+    .trim()
+    .min(1, "must not be empty")
+    .max(1024, "at most 1024 characters")
+    .regex(/^[^<>]*$/, "must not contain < or >"),
   license: z.string().optional(),
   "allowed-tools": z.array(z.string()).optional(),
   "required-secrets": z.array(SecretRequirement).optional(),
@@ -63,7 +69,9 @@ export function parseSkillFile(text: string, options: { strict?: boolean } = {})
   if (!result.success) {
     const issue = result.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
-      return { error: `frontmatter key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")} not allowed (allowed: ${Object.keys(fields).join(", ")})` };
+      return {
+        error: `frontmatter key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")} not allowed (allowed: ${Object.keys(fields).join(", ")})`,
+      };
     }
     const where = issue.path.join(".");
     return { error: where ? `frontmatter ${where}: ${issue.message}` : `frontmatter: ${issue.message}` };

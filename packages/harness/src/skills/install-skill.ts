@@ -11,7 +11,12 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import path from "node:path";
 import { HarnessError } from "../errors.js";
 import { parseSkillFile } from "./frontmatter.js";
-import { type ArchiveFile, readSkillArchive, SKILL_ARCHIVE_LIMITS, type SkillArchiveLimits } from "./read-skill-archive.js";
+import {
+  type ArchiveFile,
+  readSkillArchive,
+  SKILL_ARCHIVE_LIMITS,
+  type SkillArchiveLimits,
+} from "./read-skill-archive.js";
 
 /** Options of {@link installSkillArchive}. */
 export interface InstallSkillOptions {
@@ -35,15 +40,23 @@ export interface InstalledSkill {
  * The archive's skill package: its files relative to the package folder, and the SKILL.md text. The
  * package is the archive's top level when SKILL.md is there, else its single top folder.
  */
-export function locatePackage(files: readonly ArchiveFile[]): { files: ArchiveFile[]; skillFile: Buffer } | { error: string } {
+export function locatePackage(
+  files: readonly ArchiveFile[],
+): { files: ArchiveFile[]; skillFile: Buffer } | { error: string } {
   if (files.length === 0) return { error: "the archive is empty" };
   const top = files.find((file) => file.path === "SKILL.md");
   if (top) return { files: [...files], skillFile: top.data };
   const folders = new Set(files.map((file) => file.path.split("/")[0]!));
   const [folder] = folders;
-  const inner = folders.size === 1 && files.every((file) => file.path.includes("/")) ? files.find((file) => file.path === `${folder}/SKILL.md`) : undefined;
+  const inner =
+    folders.size === 1 && files.every((file) => file.path.includes("/"))
+      ? files.find((file) => file.path === `${folder}/SKILL.md`)
+      : undefined;
   if (!inner) return { error: "it has no SKILL.md at its top level or inside a single top folder" };
-  return { files: files.map((file) => ({ ...file, path: file.path.slice(folder!.length + 1) })), skillFile: inner.data };
+  return {
+    files: files.map((file) => ({ ...file, path: file.path.slice(folder!.length + 1) })),
+    skillFile: inner.data,
+  };
 }
 
 /**
@@ -52,8 +65,13 @@ export function locatePackage(files: readonly ArchiveFile[]): { files: ArchiveFi
  * @example
  * const installed = await installSkillArchive("report-writer.skill", customSkillsDir(path.resolve(config.skills.path)));
  */
-export async function installSkillArchive(archive: string, customDir: string, options: InstallSkillOptions = {}): Promise<InstalledSkill> {
-  const refuse = (reason: string) => new HarnessError("skill_rejected", `Refused to install ${archive}: ${reason}. Nothing was written.`);
+export async function installSkillArchive(
+  archive: string,
+  customDir: string,
+  options: InstallSkillOptions = {},
+): Promise<InstalledSkill> {
+  const refuse = (reason: string) =>
+    new HarnessError("skill_rejected", `Refused to install ${archive}: ${reason}. Nothing was written.`);
   const located = locatePackage(await readSkillArchive(archive, options.limits ?? SKILL_ARCHIVE_LIMITS));
   if ("error" in located) throw refuse(located.error);
   const text = located.skillFile.toString("utf8");
@@ -63,7 +81,8 @@ export async function installSkillArchive(archive: string, customDir: string, op
   const { name, description } = parsed.frontmatter;
   const dir = path.join(customDir, name);
   const exists = existsSync(dir);
-  if (exists && !options.force) throw refuse(`a skill named "${name}" is already installed at ${dir}; pass --force to replace it`);
+  if (exists && !options.force)
+    throw refuse(`a skill named "${name}" is already installed at ${dir}; pass --force to replace it`);
 
   mkdirSync(customDir, { recursive: true });
   const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;

@@ -36,7 +36,8 @@ export function findSkills(hostDir: string, onWarning: (message: string) => void
       const hostPath = path.join(dir, "SKILL.md");
       const relativeDir = path.relative(hostDir, dir).split(path.sep).join("/");
       const parsed = parseSkillFile(readFileSync(hostPath, "utf8"));
-      if ("error" in parsed) onWarning(`Skipping skill ${path.join(hostDir, relativeDir, "SKILL.md")}: ${parsed.error}.`);
+      if ("error" in parsed)
+        onWarning(`Skipping skill ${path.join(hostDir, relativeDir, "SKILL.md")}: ${parsed.error}.`);
       else found.push({ frontmatter: parsed.frontmatter, hostPath, relativeDir });
       return;
     }
@@ -54,7 +55,11 @@ export function findSkills(hostDir: string, onWarning: (message: string) => void
  * @example
  * const skills = loadSkills("skills", "/mnt/skills", console.warn);
  */
-export function loadSkills(hostDir: string, containerPath: string, onWarning: (message: string) => void = () => {}): SkillSummary[] {
+export function loadSkills(
+  hostDir: string,
+  containerPath: string,
+  onWarning: (message: string) => void = () => {},
+): SkillSummary[] {
   return findSkills(hostDir, onWarning)
     .map(({ frontmatter, hostPath, relativeDir }) => ({
       name: frontmatter.name,

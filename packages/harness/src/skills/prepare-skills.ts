@@ -8,7 +8,13 @@ import path from "node:path";
 import { findExtensionsFile } from "../config/extensions-file.js";
 import type { ActivatableSkill } from "../middleware/skill-activation.js";
 import type { SkillSummary } from "./load-skills.js";
-import { BUNDLED_SKILLS_DIR, discoverSkills, readSkillStates, skillRoots, type SkillCategory } from "./skill-catalog.js";
+import {
+  BUNDLED_SKILLS_DIR,
+  discoverSkills,
+  readSkillStates,
+  skillRoots,
+  type SkillCategory,
+} from "./skill-catalog.js";
 import { buildSkillsView } from "./skills-view.js";
 
 /** Inputs of {@link prepareSkills}. */

@@ -55,7 +55,8 @@ export function unsafeEntryName(name: string): string | null {
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return `the entry ${JSON.stringify(name)} is an absolute path`;
   const segments = name.replace(/\/$/, "").split("/");
   if (segments.includes("..")) return `the entry ${JSON.stringify(name)} climbs out of the skill folder with ".."`;
-  if (segments.some((segment) => segment === "" || segment === ".")) return `the entry ${JSON.stringify(name)} has an empty or "." path segment`;
+  if (segments.some((segment) => segment === "" || segment === "."))
+    return `the entry ${JSON.stringify(name)} has an empty or "." path segment`;
   return null;
 }
 
@@ -66,7 +67,10 @@ export function unsafeEntryName(name: string): string | null {
  * @example
  * const files = await readSkillArchive("report-writer.skill");
  */
-export async function readSkillArchive(file: string, limits: SkillArchiveLimits = SKILL_ARCHIVE_LIMITS): Promise<ArchiveFile[]> {
+export async function readSkillArchive(
+  file: string,
+  limits: SkillArchiveLimits = SKILL_ARCHIVE_LIMITS,
+): Promise<ArchiveFile[]> {
   let size: number;
   try {
     const stat = statSync(file);
@@ -74,30 +78,46 @@ export async function readSkillArchive(file: string, limits: SkillArchiveLimits 
     size = stat.size;
   } catch (error) {
     if (error instanceof HarnessError) throw error;
-    throw new HarnessError("skill_rejected", `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}. Nothing was written.`);
+    throw new HarnessError(
+      "skill_rejected",
+      `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}. Nothing was written.`,
+    );
   }
-  if (size > limits.maxArchiveBytes) throw refuse(file, `the archive is ${mib(size)}, more than the ${mib(limits.maxArchiveBytes)} limit`);
+  if (size > limits.maxArchiveBytes)
+    throw refuse(file, `the archive is ${mib(size)}, more than the ${mib(limits.maxArchiveBytes)} limit`);
 
   let zip: yauzl.ZipFile;
   try {
-    zip = await yauzl.fromBufferPromise(readFileSync(file), { lazyEntries: true, decodeStrings: false, validateEntrySizes: true });
+    zip = await yauzl.fromBufferPromise(readFileSync(file), {
+      lazyEntries: true,
+      decodeStrings: false,
+      validateEntrySizes: true,
+    });
   } catch (error) {
     throw refuse(file, `it is not a readable ZIP archive (${(error as Error).message})`);
   }
   try {
-    if (zip.entryCount > limits.maxEntries) throw refuse(file, `it has ${zip.entryCount} entries, more than the ${limits.maxEntries} limit`);
+    if (zip.entryCount > limits.maxEntries)
+      throw refuse(file, `it has ${zip.entryCount} entries, more than the ${limits.maxEntries} limit`);
     const files: ArchiveFile[] = [];
     const seen = new Set<string>();
     let declaredTotal = 0;
     let packedTotal = 0;
     for await (const entry of zip.eachEntry()) {
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, true);
+      const name = yauzl.getFileNameLowLevel(
+        entry.generalPurposeBitFlag,
+        entry.fileName as unknown as Buffer,
+        entry.extraFields,
+        true,
+      );
       const unsafe = unsafeEntryName(name);
       if (unsafe) throw refuse(file, unsafe);
       const mode = entry.externalFileAttributes >>> 16;
       const type = mode & S_IFMT;
-      if (type === S_IFLNK) throw refuse(file, `the entry ${JSON.stringify(name)} is a symlink (skills may only hold regular files)`);
-      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw refuse(file, `the entry ${JSON.stringify(name)} is a special file (skills may only hold regular files)`);
+      if (type === S_IFLNK)
+        throw refuse(file, `the entry ${JSON.stringify(name)} is a symlink (skills may only hold regular files)`);
+      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR)
+        throw refuse(file, `the entry ${JSON.stringify(name)} is a special file (skills may only hold regular files)`);
       if (entry.isEncrypted()) throw refuse(file, `the entry ${JSON.stringify(name)} is encrypted`);
       const key = name.replace(/\/$/, "");
       if (seen.has(key)) throw refuse(file, `the entry ${JSON.stringify(name)} appears twice`);
@@ -106,12 +126,19 @@ export async function readSkillArchive(file: string, limits: SkillArchiveLimits 
 
       declaredTotal += entry.uncompressedSize;
       packedTotal += entry.compressedSize;
-      if (declaredTotal > limits.maxTotalBytes) throw refuse(file, `it unpacks to more than the ${mib(limits.maxTotalBytes)} limit`);
+      if (declaredTotal > limits.maxTotalBytes)
+        throw refuse(file, `it unpacks to more than the ${mib(limits.maxTotalBytes)} limit`);
       if (entry.uncompressedSize > RATIO_FLOOR && entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
-        throw refuse(file, `the entry ${JSON.stringify(name)} expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))}x (over ${limits.maxRatio}x looks like a zip bomb)`);
+        throw refuse(
+          file,
+          `the entry ${JSON.stringify(name)} expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))}x (over ${limits.maxRatio}x looks like a zip bomb)`,
+        );
       }
       if (declaredTotal > RATIO_FLOOR && declaredTotal > packedTotal * limits.maxRatio) {
-        throw refuse(file, `it expands ${Math.round(declaredTotal / Math.max(1, packedTotal))}x (over ${limits.maxRatio}x looks like a zip bomb)`);
+        throw refuse(
+          file,
+          `it expands ${Math.round(declaredTotal / Math.max(1, packedTotal))}x (over ${limits.maxRatio}x looks like a zip bomb)`,
+        );
       }
       let data: Buffer;
       try {
@@ -126,7 +153,8 @@ export async function readSkillArchive(file: string, limits: SkillArchiveLimits 
       const segments = entry.path.split("/");
       for (let i = 1; i < segments.length; i++) {
         const parent = segments.slice(0, i).join("/");
-        if (filePaths.has(parent)) throw refuse(file, `the entry ${JSON.stringify(parent)} is both a file and a folder`);
+        if (filePaths.has(parent))
+          throw refuse(file, `the entry ${JSON.stringify(parent)} is both a file and a folder`);
       }
     }
     return files;

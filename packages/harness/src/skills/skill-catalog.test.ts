@@ -8,7 +8,8 @@ import { buildSkillsView } from "./skills-view.js";
 
 const homes: Array<{ cleanup(): void }> = [];
 after(() => homes.forEach((home) => home.cleanup()));
-const skill = (name: string, description = `${name} skill`) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
+const skill = (name: string, description = `${name} skill`) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
 
 function setup(files: Record<string, string>) {
   const home = createTempHome({ prefix: "df-catalog-", files });
@@ -18,8 +19,12 @@ function setup(files: Record<string, string>) {
 
 test("the shipped public skills are valid and each has a body", () => {
   const skills = discoverSkills([{ category: "public", dir: BUNDLED_SKILLS_DIR }], {}, (w) => assert.fail(w));
-  assert.deepEqual(skills.map((s) => s.name), ["data-analysis", "deep-research", "report-writer"]);
-  for (const s of skills) assert.ok(fs.readFileSync(path.join(s.dir, "SKILL.md"), "utf8").length > 800, `${s.name} has real instructions`);
+  assert.deepEqual(
+    skills.map((s) => s.name),
+    ["data-analysis", "deep-research", "report-writer"],
+  );
+  for (const s of skills)
+    assert.ok(fs.readFileSync(path.join(s.dir, "SKILL.md"), "utf8").length > 800, `${s.name} has real instructions`);
 });
 
 test("custom shadows public, {skills.path}/public adds to the bundled ones, broken skills are warned about", () => {
@@ -46,7 +51,12 @@ test("custom shadows public, {skills.path}/public adds to the bundled ones, brok
 });
 
 test("enabled state round-trips through extensions_config.json without touching other entries", () => {
-  const s = setup({ "extensions_config.json": JSON.stringify({ mcpServers: { x: { command: "y" } }, skills: { beta: { enabled: true, note: "keep" }, odd: "yes" } }) });
+  const s = setup({
+    "extensions_config.json": JSON.stringify({
+      mcpServers: { x: { command: "y" } },
+      skills: { beta: { enabled: true, note: "keep" }, odd: "yes" },
+    }),
+  });
   const file = path.join(s.root, "extensions_config.json");
   assert.deepEqual(readSkillStates(file), { beta: true });
   setSkillEnabled(file, "beta", false);

@@ -100,8 +100,12 @@ export function readSkillStates(file: string): Record<string, boolean> {
 /** Persists one skill's enabled flag, keeping every other key of the file and of the skill's entry. */
 export function setSkillEnabled(file: string, name: string, enabled: boolean): void {
   updateExtensionsFile(file, (data) => {
-    const skills = typeof data.skills === "object" && data.skills !== null && !Array.isArray(data.skills) ? (data.skills as Record<string, unknown>) : {};
-    const entry = typeof skills[name] === "object" && skills[name] !== null ? (skills[name] as Record<string, unknown>) : {};
+    const skills =
+      typeof data.skills === "object" && data.skills !== null && !Array.isArray(data.skills)
+        ? (data.skills as Record<string, unknown>)
+        : {};
+    const entry =
+      typeof skills[name] === "object" && skills[name] !== null ? (skills[name] as Record<string, unknown>) : {};
     return { ...data, skills: { ...skills, [name]: { ...entry, enabled } } };
   });
 }

@@ -6,7 +6,15 @@
  */
 
 /** Leading words reserved for client commands; never treated as skills. */
-export const RESERVED_SLASH_NAMES: readonly string[] = ["bootstrap", "goal", "help", "memory", "models", "new", "status"];
+export const RESERVED_SLASH_NAMES: readonly string[] = [
+  "bootstrap",
+  "goal",
+  "help",
+  "memory",
+  "models",
+  "new",
+  "status",
+];
 
 /** `/name` then whitespace or the end of the text. */
 export const SLASH_SKILL_PATTERN = /^\/([a-z0-9]+(?:-[a-z0-9]+)*)(?:\s+|$)/;

@@ -1,9 +1,20 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mergeArtifacts, mergeDelegations, mergeSandbox, mergeSkillContext, mergeTodos, mergeViewedImages } from "./reducers.js";
+import {
+  mergeArtifacts,
+  mergeDelegations,
+  mergeSandbox,
+  mergeSkillContext,
+  mergeTodos,
+  mergeViewedImages,
+} from "./reducers.js";
 import type { DelegationEntry, SkillEntry } from "./shapes.js";
 
-const delegation = (id: string, status: DelegationEntry["status"], extra: Partial<DelegationEntry> = {}): DelegationEntry => ({
+const delegation = (
+  id: string,
+  status: DelegationEntry["status"],
+  extra: Partial<DelegationEntry> = {},
+): DelegationEntry => ({
   id,
   description: `task ${id}`,
   subagent_type: "general-purpose",
@@ -11,7 +22,12 @@ const delegation = (id: string, status: DelegationEntry["status"], extra: Partia
   created_at: `2026-01-01T00:00:0${id.length}Z`,
   ...extra,
 });
-const skill = (path: string, loaded_at = 1, description = "does things"): SkillEntry => ({ name: path.split("/").at(-2) ?? "x", path, description, loaded_at });
+const skill = (path: string, loaded_at = 1, description = "does things"): SkillEntry => ({
+  name: path.split("/").at(-2) ?? "x",
+  path,
+  description,
+  loaded_at,
+});
 
 describe("mergeSandbox", () => {
   test("keeps the current value when the update is empty", () => {
@@ -48,7 +64,9 @@ describe("mergeArtifacts", () => {
 describe("mergeTodos", () => {
   const todos = [{ content: "plan", status: "pending" as const }];
   test("replaces the list; [] clears; null keeps", () => {
-    assert.deepEqual(mergeTodos(todos, [{ content: "other", status: "completed" }]), [{ content: "other", status: "completed" }]);
+    assert.deepEqual(mergeTodos(todos, [{ content: "other", status: "completed" }]), [
+      { content: "other", status: "completed" },
+    ]);
     assert.deepEqual(mergeTodos(todos, []), []);
     assert.deepEqual(mergeTodos(todos, null), todos);
   });
@@ -72,8 +90,17 @@ describe("mergeViewedImages", () => {
 
 describe("mergeDelegations", () => {
   test("adds new entries in first-seen order and updates known ones", () => {
-    const merged = mergeDelegations([delegation("t1", "in_progress"), delegation("t2", "in_progress")], [delegation("t1", "completed", { result_brief: "done" })]);
-    assert.deepEqual(merged.map((entry) => [entry.id, entry.status]), [["t1", "completed"], ["t2", "in_progress"]]);
+    const merged = mergeDelegations(
+      [delegation("t1", "in_progress"), delegation("t2", "in_progress")],
+      [delegation("t1", "completed", { result_brief: "done" })],
+    );
+    assert.deepEqual(
+      merged.map((entry) => [entry.id, entry.status]),
+      [
+        ["t1", "completed"],
+        ["t2", "in_progress"],
+      ],
+    );
     assert.equal(merged[0]!.result_brief, "done");
   });
   test("never downgrades a terminal status", () => {
@@ -81,7 +108,10 @@ describe("mergeDelegations", () => {
     assert.equal(merged[0]!.status, "completed");
   });
   test("keeps the first created_at and a known run_id", () => {
-    const merged = mergeDelegations([delegation("t1", "in_progress", { run_id: "r1", created_at: "early" })], [delegation("t1", "failed", { created_at: "late" })]);
+    const merged = mergeDelegations(
+      [delegation("t1", "in_progress", { run_id: "r1", created_at: "early" })],
+      [delegation("t1", "failed", { created_at: "late" })],
+    );
     assert.equal(merged[0]!.created_at, "early");
     assert.equal(merged[0]!.run_id, "r1");
   });
@@ -105,11 +135,23 @@ describe("mergeDelegations", () => {
 
 describe("mergeSkillContext", () => {
   test("dedupes by path and moves a re-read skill to the end", () => {
-    const merged = mergeSkillContext([skill("/mnt/skills/a/SKILL.md"), skill("/mnt/skills/b/SKILL.md")], [skill("/mnt/skills/a/SKILL.md", 5)]);
-    assert.deepEqual(merged.map((entry) => [entry.path, entry.loaded_at]), [["/mnt/skills/b/SKILL.md", 1], ["/mnt/skills/a/SKILL.md", 5]]);
+    const merged = mergeSkillContext(
+      [skill("/mnt/skills/a/SKILL.md"), skill("/mnt/skills/b/SKILL.md")],
+      [skill("/mnt/skills/a/SKILL.md", 5)],
+    );
+    assert.deepEqual(
+      merged.map((entry) => [entry.path, entry.loaded_at]),
+      [
+        ["/mnt/skills/b/SKILL.md", 1],
+        ["/mnt/skills/a/SKILL.md", 5],
+      ],
+    );
   });
   test("normalizes descriptions and drops legacy keys such as a stored body", () => {
-    const legacy = { ...skill("/mnt/skills/a/SKILL.md", 1, `  lots\n of   space ${"x".repeat(600)}`), body: "# secret body" } as SkillEntry;
+    const legacy = {
+      ...skill("/mnt/skills/a/SKILL.md", 1, `  lots\n of   space ${"x".repeat(600)}`),
+      body: "# secret body",
+    } as SkillEntry;
     const [entry] = mergeSkillContext([legacy], []);
     assert.equal(entry!.description.startsWith("lots of space x"), true);
     assert.equal(entry!.description.length, 500);

@@ -25,7 +25,10 @@ export const SKILL_DESCRIPTION_MAX_CHARS = 500;
  * `sandbox`: `undefined`/`null` next keeps the current value; an empty current takes the next; the same
  * id keeps the current. Two different ids mean two sandboxes claimed one thread: fail closed by throwing.
  */
-export function mergeSandbox(current: SandboxState | null | undefined, next: SandboxState | null | undefined): SandboxState | null {
+export function mergeSandbox(
+  current: SandboxState | null | undefined,
+  next: SandboxState | null | undefined,
+): SandboxState | null {
   if (next == null) return current ?? null;
   if (current == null || current.sandbox_id == null) return next;
   if (next.sandbox_id == null || next.sandbox_id === current.sandbox_id) return current;
@@ -35,13 +38,19 @@ export function mergeSandbox(current: SandboxState | null | undefined, next: San
 }
 
 /** `artifacts`: ordered union without duplicates. `undefined`/`null` next keeps the current list. */
-export function mergeArtifacts(current: readonly string[] | null | undefined, next: readonly string[] | null | undefined): string[] {
+export function mergeArtifacts(
+  current: readonly string[] | null | undefined,
+  next: readonly string[] | null | undefined,
+): string[] {
   if (next == null) return [...(current ?? [])];
   return [...new Set([...(current ?? []), ...next])];
 }
 
 /** `todos`: `undefined`/`null` next keeps the current list; anything else replaces it (`[]` clears). */
-export function mergeTodos(current: TodoItem[] | null | undefined, next: TodoItem[] | null | undefined): TodoItem[] | null {
+export function mergeTodos(
+  current: TodoItem[] | null | undefined,
+  next: TodoItem[] | null | undefined,
+): TodoItem[] | null {
   if (next == null) return current ?? null;
   return next;
 }

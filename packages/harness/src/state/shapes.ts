@@ -11,7 +11,11 @@ export const SandboxState = z.object({ sandbox_id: z.string().nullable().optiona
 export type SandboxState = z.infer<typeof SandboxState>;
 
 /** Host directories of a thread. Never shown to the model: tools map them to virtual paths. */
-export const ThreadDataState = z.object({ workspace_path: z.string(), uploads_path: z.string(), outputs_path: z.string() });
+export const ThreadDataState = z.object({
+  workspace_path: z.string(),
+  uploads_path: z.string(),
+  outputs_path: z.string(),
+});
 export type ThreadDataState = z.infer<typeof ThreadDataState>;
 
 /** Where a todo stands: not started, being worked on (one at a time), done. */
@@ -23,7 +27,12 @@ export const TodoItem = z.object({ content: z.string(), status: TodoStatus });
 export type TodoItem = z.infer<typeof TodoItem>;
 
 /** A file uploaded into the thread, as listed in the uploads block. */
-export const UploadedFile = z.object({ filename: z.string(), size: z.number(), path: z.string(), virtual_path: z.string() });
+export const UploadedFile = z.object({
+  filename: z.string(),
+  size: z.number(),
+  path: z.string(),
+  virtual_path: z.string(),
+});
 export type UploadedFile = z.infer<typeof UploadedFile>;
 
 /** What `view_image` recorded about an image: metadata only, never the bytes. */
@@ -31,7 +40,14 @@ export const ViewedImage = z.object({ mime_type: z.string(), size: z.number(), a
 export type ViewedImage = z.infer<typeof ViewedImage>;
 
 /** Terminal and non-terminal statuses of a delegated task. */
-export const DelegationStatus = z.enum(["in_progress", "completed", "failed", "cancelled", "timed_out", "polling_timed_out"]);
+export const DelegationStatus = z.enum([
+  "in_progress",
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+  "polling_timed_out",
+]);
 export type DelegationStatus = z.infer<typeof DelegationStatus>;
 
 /** The statuses a delegation ends with: every status but `in_progress`. */
@@ -58,5 +74,10 @@ export const DelegationEntry = z.object({
 export type DelegationEntry = z.infer<typeof DelegationEntry>;
 
 /** A skill whose SKILL.md the agent has read: a pointer and its description, never the body. */
-export const SkillEntry = z.object({ name: z.string(), path: z.string(), description: z.string(), loaded_at: z.number() });
+export const SkillEntry = z.object({
+  name: z.string(),
+  path: z.string(),
+  description: z.string(),
+  loaded_at: z.number(),
+});
 export type SkillEntry = z.infer<typeof SkillEntry>;

@@ -8,7 +8,14 @@
  */
 import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
-import { mergeArtifacts, mergeDelegations, mergeSandbox, mergeSkillContext, mergeTodos, mergeViewedImages } from "./reducers.js";
+import {
+  mergeArtifacts,
+  mergeDelegations,
+  mergeSandbox,
+  mergeSkillContext,
+  mergeTodos,
+  mergeViewedImages,
+} from "./reducers.js";
 import {
   DelegationEntry,
   SandboxState,
@@ -26,23 +33,36 @@ export const threadStateFields = {
   }),
   thread_data: ThreadDataState.nullable().optional(),
   title: z.string().nullable().optional(),
-  artifacts: new ReducedValue(z.array(z.string()).default(() => []), {
-    reducer: (current: string[], next: string[]) => mergeArtifacts(current, next),
-  }),
+  artifacts: new ReducedValue(
+    z.array(z.string()).default(() => []),
+    {
+      reducer: (current: string[], next: string[]) => mergeArtifacts(current, next),
+    },
+  ),
   todos: new ReducedValue(z.array(TodoItem).nullable().default(null), {
     reducer: (current: TodoItem[] | null, next: TodoItem[] | null) => mergeTodos(current, next),
   }),
   uploaded_files: z.array(UploadedFile).nullable().optional(),
-  viewed_images: new ReducedValue(z.record(z.string(), ViewedImage).default(() => ({})), {
-    reducer: (current: Record<string, ViewedImage>, next: Record<string, ViewedImage>) => mergeViewedImages(current, next),
-  }),
+  viewed_images: new ReducedValue(
+    z.record(z.string(), ViewedImage).default(() => ({})),
+    {
+      reducer: (current: Record<string, ViewedImage>, next: Record<string, ViewedImage>) =>
+        mergeViewedImages(current, next),
+    },
+  ),
   summary_text: z.string().nullable().optional(),
-  delegations: new ReducedValue(z.array(DelegationEntry).default(() => []), {
-    reducer: (current: DelegationEntry[], next: DelegationEntry[]) => mergeDelegations(current, next),
-  }),
-  skill_context: new ReducedValue(z.array(SkillEntry).default(() => []), {
-    reducer: (current: SkillEntry[], next: SkillEntry[]) => mergeSkillContext(current, next),
-  }),
+  delegations: new ReducedValue(
+    z.array(DelegationEntry).default(() => []),
+    {
+      reducer: (current: DelegationEntry[], next: DelegationEntry[]) => mergeDelegations(current, next),
+    },
+  ),
+  skill_context: new ReducedValue(
+    z.array(SkillEntry).default(() => []),
+    {
+      reducer: (current: SkillEntry[], next: SkillEntry[]) => mergeSkillContext(current, next),
+    },
+  ),
 };
 
 /** The agent-level state schema passed to `createAgent`. */
@@ -63,7 +83,12 @@ export interface ThreadState {
 }
 
 /** Picks channels from `threadStateFields` for a middleware's own `stateSchema`. */
-export function threadStateSubset<K extends keyof typeof threadStateFields>(...keys: K[]): StateSchema<Pick<typeof threadStateFields, K>> {
-  const fields = Object.fromEntries(keys.map((key) => [key, threadStateFields[key]])) as Pick<typeof threadStateFields, K>;
+export function threadStateSubset<K extends keyof typeof threadStateFields>(
+  ...keys: K[]
+): StateSchema<Pick<typeof threadStateFields, K>> {
+  const fields = Object.fromEntries(keys.map((key) => [key, threadStateFields[key]])) as Pick<
+    typeof threadStateFields,
+    K
+  >;
   return new StateSchema(fields);
 }

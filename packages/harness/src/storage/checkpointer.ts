@@ -46,7 +46,8 @@ export function openCheckpointStore(file: string, options: CheckpointStoreOption
   const db = readOnly ? openReadOnly(file) : openWritable(file);
   // Long strings (big tool results and arguments, pasted documents) are stored once, not in every checkpoint.
   const saver = new SqliteSaver(db, createLargeValueSerde(db));
-  const hasCheckpoints = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
+  const hasCheckpoints = () =>
+    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
   return {
     saver,
     file,
@@ -56,7 +57,9 @@ export function openCheckpointStore(file: string, options: CheckpointStoreOption
       if (!hasCheckpoints()) return [];
       // Checkpoint ids are time-ordered (UUIDv6), so the largest id is the latest update.
       const rows = db
-        .prepare(`SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC${limit ? " LIMIT ?" : ""}`)
+        .prepare(
+          `SELECT thread_id, MAX(checkpoint_id) AS latest FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC${limit ? " LIMIT ?" : ""}`,
+        )
         .all(...(limit ? [limit] : [])) as { thread_id: string }[];
       return rows.map((row) => row.thread_id);
     },
@@ -128,7 +131,11 @@ export function storageError(file: string, error: unknown): HarnessError {
     );
   }
   if (code === "SQLITE_FULL" || code === "ENOSPC") {
-    return new HarnessError("storage_unusable", `The disk is full: ${file} cannot be written (${reason}). Free some space and run again.`, { cause: error });
+    return new HarnessError(
+      "storage_unusable",
+      `The disk is full: ${file} cannot be written (${reason}). Free some space and run again.`,
+      { cause: error },
+    );
   }
   if (/^SQLITE_(CANTOPEN|READONLY|PERM|AUTH)/.test(code) || ["EACCES", "EPERM", "EROFS"].includes(code)) {
     return new HarnessError(

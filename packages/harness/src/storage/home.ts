@@ -5,7 +5,9 @@
 import path from "node:path";
 
 /** Resolves the home directory (absolute). */
-export function resolveHome(options: { home?: string; env?: Record<string, string | undefined>; cwd?: string } = {}): string {
+export function resolveHome(
+  options: { home?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+): string {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   return path.resolve(cwd, options.home ?? env.DEER_FLOW_HOME ?? ".deer-flow");

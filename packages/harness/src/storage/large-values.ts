@@ -56,7 +56,8 @@ const SCHEMA = "CREATE TABLE IF NOT EXISTS large_values (hash TEXT PRIMARY KEY, 
 export function sqliteLargeValues(db: Database.Database): LargeValueTable {
   const writable = !db.readonly;
   if (writable) db.exec(SCHEMA);
-  const hasTable = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get());
+  const hasTable = () =>
+    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'large_values'").get());
   const insert = writable ? db.prepare("INSERT OR IGNORE INTO large_values (hash, body) VALUES (?, ?)") : null;
   let select: Database.Statement<[string], { body: string }> | null = null;
   return {
@@ -84,7 +85,11 @@ export function sqliteLargeValues(db: Database.Database): LargeValueTable {
  * @example
  * const saver = new SqliteSaver(db, createLargeValueSerde(db));
  */
-export function createLargeValueSerde(db: Database.Database | LargeValueTable, inner: Serde = new JsonPlusSerializer(), thresholdChars = LARGE_VALUE_CHARS): Serde {
+export function createLargeValueSerde(
+  db: Database.Database | LargeValueTable,
+  inner: Serde = new JsonPlusSerializer(),
+  thresholdChars = LARGE_VALUE_CHARS,
+): Serde {
   const table = "put" in db ? db : sqliteLargeValues(db);
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
@@ -142,7 +147,9 @@ export function createLargeValueSerde(db: Database.Database | LargeValueTable, i
     });
   };
   const missing = (hash: string) =>
-    new Error(`Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`);
+    new Error(
+      `Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`,
+    );
 
   /** The checkpoint with each long enough message of its `messages` channel stored and replaced by a reference. */
   const withMessagesStored = async (obj: unknown): Promise<unknown> => {

@@ -138,7 +138,10 @@ export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
  * The Postgres URL to use: `database.url`, then its older name `database.postgres_url`, then DATABASE_URL.
  * Throws a ConfigError naming the key when it is missing or not a postgres:// URL.
  */
-export function resolveDatabaseUrl(database: { url?: string | null; postgres_url?: string | null }, env: Record<string, string | undefined> = process.env): string {
+export function resolveDatabaseUrl(
+  database: { url?: string | null; postgres_url?: string | null },
+  env: Record<string, string | undefined> = process.env,
+): string {
   const [key, value] = database.url
     ? ["database.url", database.url]
     : database.postgres_url
@@ -147,7 +150,9 @@ export function resolveDatabaseUrl(database: { url?: string | null; postgres_url
         ? ["DATABASE_URL", env.DATABASE_URL]
         : [null, null];
   if (!key || !value) {
-    throw new ConfigError('database.backend is "postgres" but no database.url is set. Set database.url (postgres://user:password@host:5432/db) in config.yaml or DATABASE_URL.');
+    throw new ConfigError(
+      'database.backend is "postgres" but no database.url is set. Set database.url (postgres://user:password@host:5432/db) in config.yaml or DATABASE_URL.',
+    );
   }
   let parsed: URL;
   try {
@@ -156,9 +161,14 @@ export function resolveDatabaseUrl(database: { url?: string | null; postgres_url
     throw new ConfigError(`${key} is not a URL ("${redact(value)}"). Use postgres://user:password@host:5432/database.`);
   }
   if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
-    throw new ConfigError(`${key} must start with postgres:// or postgresql:// (got "${parsed.protocol}"). Use postgres://user:password@host:5432/database.`);
+    throw new ConfigError(
+      `${key} must start with postgres:// or postgresql:// (got "${parsed.protocol}"). Use postgres://user:password@host:5432/database.`,
+    );
   }
-  if (!parsed.hostname && !parsed.searchParams.get("host")) throw new ConfigError(`${key} names no host ("${redact(value)}"). Use postgres://user:password@host:5432/database.`);
+  if (!parsed.hostname && !parsed.searchParams.get("host"))
+    throw new ConfigError(
+      `${key} names no host ("${redact(value)}"). Use postgres://user:password@host:5432/database.`,
+    );
   return value;
 }
 
@@ -191,8 +201,15 @@ export interface PostgresDatabaseOptions {
  * @example
  * const db = await openPostgresDatabase(resolveDatabaseUrl(config.database));
  */
-export async function openPostgresDatabase(url: string, options: PostgresDatabaseOptions = {}): Promise<PostgresDatabase> {
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 10_000 });
+export async function openPostgresDatabase(
+  url: string,
+  options: PostgresDatabaseOptions = {},
+): Promise<PostgresDatabase> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: 10_000,
+  });
   // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   // A connection the server terminates while it is checked out between two queries emits an error no
@@ -220,7 +237,10 @@ export async function openPostgresDatabase(url: string, options: PostgresDatabas
     saver,
     async healthy() {
       try {
-        await Promise.race([pool.query("SELECT 1"), new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 3000).unref())]);
+        await Promise.race([
+          pool.query("SELECT 1"),
+          new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 3000).unref()),
+        ]);
         return true;
       } catch {
         return false;
@@ -244,7 +264,9 @@ export async function migrate(pool: pg.Pool, saver?: PostgresSaver): Promise<num
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
-      await client.query("CREATE TABLE IF NOT EXISTS deerflow_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS deerflow_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+      );
       const current = await currentVersion(client);
       refuseNewer(current);
       for (const migration of MIGRATIONS) {
@@ -252,11 +274,18 @@ export async function migrate(pool: pg.Pool, saver?: PostgresSaver): Promise<num
         await client.query("BEGIN");
         try {
           await client.query(migration.sql);
-          await client.query("INSERT INTO deerflow_schema (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+          await client.query("INSERT INTO deerflow_schema (version, name) VALUES ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
           await client.query("COMMIT");
         } catch (error) {
           await client.query("ROLLBACK").catch(() => {});
-          throw new HarnessError("storage_unusable", `Database migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}. Nothing of it was applied; fix the cause and start again.`, { cause: error });
+          throw new HarnessError(
+            "storage_unusable",
+            `Database migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}. Nothing of it was applied; fix the cause and start again.`,
+            { cause: error },
+          );
         }
         applied.push(migration.version);
       }
@@ -324,9 +353,14 @@ export function connectionError(url: string, error: unknown): HarnessError {
   const reason = (error as Error)?.message?.split("\n")[0] ?? String(error);
   const shown = redact(url);
   let message: string;
-  if (code === "28P01" || code === "28000") message = `Postgres at ${shown} refused the credentials (${reason}). Check the user and password in database.url (or DATABASE_URL).`;
-  else if (code === "3D000") message = `The database in ${shown} does not exist (${reason}). Create it (createdb) or fix database.url.`;
-  else if (["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH"].includes(code) || /timeout/i.test(reason)) {
+  if (code === "28P01" || code === "28000")
+    message = `Postgres at ${shown} refused the credentials (${reason}). Check the user and password in database.url (or DATABASE_URL).`;
+  else if (code === "3D000")
+    message = `The database in ${shown} does not exist (${reason}). Create it (createdb) or fix database.url.`;
+  else if (
+    ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH"].includes(code) ||
+    /timeout/i.test(reason)
+  ) {
     message = `Cannot reach Postgres at ${shown} (${reason}). Start the database or fix database.url (or DATABASE_URL).`;
   } else message = `Cannot use Postgres at ${shown} (${reason}). Check database.url (or DATABASE_URL).`;
   return new HarnessError("storage_unusable", message, { cause: error });

@@ -26,7 +26,10 @@ export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
     },
     async get(hashes) {
       try {
-        const result = await pool.query<{ hash: string; body: string }>("SELECT hash, body FROM large_values WHERE hash = ANY($1)", [hashes]);
+        const result = await pool.query<{ hash: string; body: string }>(
+          "SELECT hash, body FROM large_values WHERE hash = ANY($1)",
+          [hashes],
+        );
         return new Map(result.rows.map((row) => [row.hash, row.body]));
       } catch (error) {
         if ((error as { code?: string }).code === "42P01") return new Map();
@@ -59,7 +62,10 @@ export function createPostgresSaver(pool: pg.Pool): PostgresSaver {
  * within `graceSeconds` (default an hour). A full scan: `deerflow threads prune` runs it. Returns the
  * number of values and the bytes they took.
  */
-export async function collectPostgresLargeValues(pool: pg.Pool, graceSeconds = 3600): Promise<{ values: number; bytes: number }> {
+export async function collectPostgresLargeValues(
+  pool: pg.Pool,
+  graceSeconds = 3600,
+): Promise<{ values: number; bytes: number }> {
   try {
     const result = await pool.query<{ size: number }>(
       `DELETE FROM large_values v WHERE v.used_at < now() - make_interval(secs => $1)

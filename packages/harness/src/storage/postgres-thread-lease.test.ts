@@ -70,7 +70,12 @@ test("postgres leases: the heartbeat keeps a live holder's lease; one that stops
   const dbs = await twoProcesses(t);
   if (!dbs) return;
   const live = openPostgresThreadLeases(dbs.a.pool, { pid: 1111, host: "machine-a", ttlMs: 300, heartbeatMs: 50 });
-  const frozen = openPostgresThreadLeases(dbs.a.pool, { pid: 3333, host: "machine-c", ttlMs: 300, heartbeatMs: 1_000_000 });
+  const frozen = openPostgresThreadLeases(dbs.a.pool, {
+    pid: 3333,
+    host: "machine-c",
+    ttlMs: 300,
+    heartbeatMs: 1_000_000,
+  });
   const other = openPostgresThreadLeases(dbs.b.pool, { pid: 2222, host: "machine-b", pollMs: 20 });
   try {
     const kept = await live.acquire("busy");
@@ -122,7 +127,10 @@ test("postgres leases: the lease follows DEER_FLOW_RUN_LEASE_MS, so a holder kil
     assert.ok(holder);
     assert.equal(holder.host, "machine-k");
     // (since and expires are two reads of the database clock, a millisecond or so apart)
-    assert.ok(Math.abs(holder.expires - holder.since - 1500) < 100, `the holder's lease lives DEER_FLOW_RUN_LEASE_MS, not ${holder.expires - holder.since} ms`);
+    assert.ok(
+      Math.abs(holder.expires - holder.since - 1500) < 100,
+      `the holder's lease lives DEER_FLOW_RUN_LEASE_MS, not ${holder.expires - holder.since} ms`,
+    );
     child.kill("SIGKILL");
     // Its pid is on "another host", so only expiry frees it: well inside this wait, though a fixed 30 s lease would not be.
     const taken = await other.acquire("killed", { waitMs: 20_000 });

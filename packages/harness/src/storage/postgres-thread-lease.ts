@@ -13,7 +13,15 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
-import { type LeaseHolder, processAlive, runLeaseMs, sleep, ThreadBusyError, type ThreadLeaseOptions, type ThreadLeases } from "./thread-lease.js";
+import {
+  type LeaseHolder,
+  processAlive,
+  runLeaseMs,
+  sleep,
+  ThreadBusyError,
+  type ThreadLeaseOptions,
+  type ThreadLeases,
+} from "./thread-lease.js";
 
 /** The database clock in epoch milliseconds. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -38,7 +46,13 @@ export function openPostgresThreadLeases(pool: pg.Pool, options: ThreadLeaseOpti
   // Releases still being written, per thread: this object's next acquire of the thread waits for them.
   const releasing = new Map<string, Promise<void>>();
 
-  const toHolder = (row: Row): LeaseHolder => ({ threadId: row.thread_id, pid: Number(row.owner_pid), host: row.host, since: Number(row.since), expires: Number(row.expires) });
+  const toHolder = (row: Row): LeaseHolder => ({
+    threadId: row.thread_id,
+    pid: Number(row.owner_pid),
+    host: row.host,
+    since: Number(row.since),
+    expires: Number(row.expires),
+  });
 
   /** Claims the thread, or returns the live holder's row. */
   const tryClaim = async (threadId: string, token: string): Promise<Row | null> => {
@@ -52,7 +66,12 @@ export function openPostgresThreadLeases(pool: pg.Pool, options: ThreadLeaseOpti
         [threadId, pid, host, token, ttlMs],
       );
       if (claimed.rowCount) return null;
-      const current = (await pool.query<Row>("SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = $1", [threadId])).rows[0];
+      const current = (
+        await pool.query<Row>(
+          "SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = $1",
+          [threadId],
+        )
+      ).rows[0];
       if (!current) continue; // Released in between: claim again.
       if (current.host === host && Number(current.owner_pid) !== pid && !processAlive(Number(current.owner_pid))) {
         // A crashed process on this machine: free its lease (only that exact lease) and claim again.
@@ -75,9 +94,15 @@ export function openPostgresThreadLeases(pool: pg.Pool, options: ThreadLeaseOpti
         await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())), acquireOptions.signal);
       }
       const heartbeat = setInterval(() => {
-        pool.query(`UPDATE thread_leases SET expires = ${NOW_MS} + $1 WHERE thread_id = $2 AND token = $3`, [ttlMs, threadId, token]).catch(() => {
-          // The database is away: the next beat tries again; expiry is the safety net.
-        });
+        pool
+          .query(`UPDATE thread_leases SET expires = ${NOW_MS} + $1 WHERE thread_id = $2 AND token = $3`, [
+            ttlMs,
+            threadId,
+            token,
+          ])
+          .catch(() => {
+            // The database is away: the next beat tries again; expiry is the safety net.
+          });
       }, heartbeatMs);
       heartbeat.unref();
       let released: Promise<void> | undefined;
@@ -105,7 +130,12 @@ export function openPostgresThreadLeases(pool: pg.Pool, options: ThreadLeaseOpti
       return lease;
     },
     async holder(threadId) {
-      const row = (await pool.query<Row>(`SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = $1 AND expires > ${NOW_MS}`, [threadId])).rows[0];
+      const row = (
+        await pool.query<Row>(
+          `SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = $1 AND expires > ${NOW_MS}`,
+          [threadId],
+        )
+      ).rows[0];
       if (!row) return null;
       if (row.host === host && Number(row.owner_pid) !== pid && !processAlive(Number(row.owner_pid))) return null;
       return toHolder(row);

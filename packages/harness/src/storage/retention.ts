@@ -48,7 +48,9 @@ interface CheckpointRow {
 function startsRun(metadata: CheckpointRow["metadata"]): boolean {
   if (metadata === null) return false;
   try {
-    const parsed = JSON.parse(typeof metadata === "string" ? metadata : metadata.toString("utf8")) as { source?: string };
+    const parsed = JSON.parse(typeof metadata === "string" ? metadata : metadata.toString("utf8")) as {
+      source?: string;
+    };
     return parsed.source === "input";
   } catch {
     return false;
@@ -87,10 +89,13 @@ export function keptCheckpointIds(rows: readonly CheckpointRow[], policy: Retent
  * await pruner.pruneThread("t1", "runs");
  */
 export function createSqlitePruner(db: Database.Database): CheckpointPruner {
-  const hasTables = () => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
+  const hasTables = () =>
+    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
   const prune = db.transaction((threadId: string, policy: RetentionPolicy): PruneReport => {
     const rows = db
-      .prepare<[string], CheckpointRow>("SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id")
+      .prepare<[string], CheckpointRow>(
+        "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
+      )
       .all(threadId);
     const keep = keptCheckpointIds(rows, policy);
     const drop = rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
@@ -118,7 +123,8 @@ export function createSqlitePruner(db: Database.Database): CheckpointPruner {
  * auto-vacuum was on. Returns the bytes the file shrank by.
  */
 export function reclaimSpace(db: Database.Database, full: boolean): number {
-  const size = () => (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
+  const size = () =>
+    (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
   const before = size();
   if (full) {
     db.pragma("auto_vacuum = INCREMENTAL");

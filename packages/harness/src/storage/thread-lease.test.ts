@@ -7,7 +7,9 @@ import { openThreadLeases, ThreadBusyError } from "./thread-lease.js";
 
 function deadPid(): number {
   // A process that has exited: its pid is free (reuse within the test is practically impossible).
-  return Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+  return Number(
+    spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout,
+  );
 }
 
 test("a second holder of the same thread is refused with who holds it, and can take it after release", async () => {

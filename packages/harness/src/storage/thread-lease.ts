@@ -115,8 +115,12 @@ export function openThreadLeases(file: string, options: ThreadLeaseOptions = {})
   } catch (error) {
     throw storageError(file, error);
   }
-  const select = db.prepare("SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = ?");
-  const upsert = db.prepare("INSERT OR REPLACE INTO thread_leases (thread_id, owner_pid, host, token, since, expires) VALUES (?, ?, ?, ?, ?, ?)");
+  const select = db.prepare(
+    "SELECT thread_id, owner_pid, host, token, since, expires FROM thread_leases WHERE thread_id = ?",
+  );
+  const upsert = db.prepare(
+    "INSERT OR REPLACE INTO thread_leases (thread_id, owner_pid, host, token, since, expires) VALUES (?, ?, ?, ?, ?, ?)",
+  );
   const renew = db.prepare("UPDATE thread_leases SET expires = ? WHERE thread_id = ? AND token = ?");
   const remove = db.prepare("DELETE FROM thread_leases WHERE thread_id = ? AND token = ?");
   const held = new Set<{ release(): void }>();
@@ -128,7 +132,13 @@ export function openThreadLeases(file: string, options: ThreadLeaseOptions = {})
     if (row.host === host && row.owner_pid !== pid && !processAlive(row.owner_pid)) return undefined;
     return row;
   };
-  const toHolder = (row: Row): LeaseHolder => ({ threadId: row.thread_id, pid: row.owner_pid, host: row.host, since: row.since, expires: row.expires });
+  const toHolder = (row: Row): LeaseHolder => ({
+    threadId: row.thread_id,
+    pid: row.owner_pid,
+    host: row.host,
+    since: row.since,
+    expires: row.expires,
+  });
 
   // One immediate transaction: read the row and claim it only if nobody live holds it.
   const tryClaim = db.transaction((threadId: string, token: string): Row | null => {

@@ -8,7 +8,14 @@ test("summarizeStep keeps AI text and tool calls short and serializable", () => 
     new AIMessage({
       id: "a1",
       content: "x".repeat(600),
-      tool_calls: [{ id: "c1", name: "write_file", args: { path: "/mnt/user-data/outputs/a.md", content: "y".repeat(500) }, type: "tool_call" }],
+      tool_calls: [
+        {
+          id: "c1",
+          name: "write_file",
+          args: { path: "/mnt/user-data/outputs/a.md", content: "y".repeat(500) },
+          type: "tool_call",
+        },
+      ],
     }),
   );
   assert.equal(summary?.role, "ai");

@@ -34,14 +34,33 @@ export const SubagentStepSummary = z.object({
 export type SubagentStepSummary = z.infer<typeof SubagentStepSummary>;
 
 /** Token counts summed over the subagent's model calls. */
-export const SubagentTokenUsage = z.object({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() });
+export const SubagentTokenUsage = z.object({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+});
 export type SubagentTokenUsage = z.infer<typeof SubagentTokenUsage>;
 
 /** Every event a delegation emits, discriminated by `type`. */
 export const TaskEvent = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("task_started"), task_id: z.string(), description: z.string(), subagent_type: z.string() }),
-  z.object({ type: z.literal("task_running"), task_id: z.string(), message_index: z.number(), message: SubagentStepSummary }),
-  z.object({ type: z.literal("task_completed"), task_id: z.string(), result: z.string(), usage: SubagentTokenUsage.optional() }),
+  z.object({
+    type: z.literal("task_started"),
+    task_id: z.string(),
+    description: z.string(),
+    subagent_type: z.string(),
+  }),
+  z.object({
+    type: z.literal("task_running"),
+    task_id: z.string(),
+    message_index: z.number(),
+    message: SubagentStepSummary,
+  }),
+  z.object({
+    type: z.literal("task_completed"),
+    task_id: z.string(),
+    result: z.string(),
+    usage: SubagentTokenUsage.optional(),
+  }),
   z.object({ type: z.literal("task_failed"), task_id: z.string(), error: z.string() }),
   z.object({ type: z.literal("task_cancelled"), task_id: z.string(), error: z.string().optional() }),
   z.object({ type: z.literal("task_timed_out"), task_id: z.string(), error: z.string() }),

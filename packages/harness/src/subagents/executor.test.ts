@@ -8,9 +8,15 @@ import { runSubagent, type RunSubagentOptions } from "./executor.js";
 import type { SubagentGraph, SubagentInput, SubagentRunConfig, SubagentType } from "./types.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
-const echo = tool(async ({ text }) => `echo: ${text}`, { name: "echo", description: "Echo text.", schema: z.object({ text: z.string() }) });
+const echo = tool(async ({ text }) => `echo: ${text}`, {
+  name: "echo",
+  description: "Echo text.",
+  schema: z.object({ text: z.string() }),
+});
 
-function options(overrides: Partial<RunSubagentOptions> & Pick<RunSubagentOptions, "createSubagent">): RunSubagentOptions & { events: TaskEvent[] } {
+function options(
+  overrides: Partial<RunSubagentOptions> & Pick<RunSubagentOptions, "createSubagent">,
+): RunSubagentOptions & { events: TaskEvent[] } {
   const events: TaskEvent[] = [];
   return {
     taskId: "call_1",
@@ -42,7 +48,11 @@ test("a real createAgent subagent runs from its own prompt and reports every ste
       tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "hello" }, type: "tool_call" }],
       usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
     }),
-    new AIMessage({ id: "sub-ai-2", content: "The echo said hello.", usage_metadata: { input_tokens: 20, output_tokens: 7, total_tokens: 27 } }),
+    new AIMessage({
+      id: "sub-ai-2",
+      content: "The echo said hello.",
+      usage_metadata: { input_tokens: 20, output_tokens: 7, total_tokens: 27 },
+    }),
   ]);
   let spec: { type: string; toolNames: string[]; maxTurns: number } | undefined;
   const opts = options({
@@ -80,7 +90,12 @@ test("a real createAgent subagent runs from its own prompt and reports every ste
     ],
   );
   assert.deepEqual(running[0]?.message.tool_calls, [{ name: "echo", args: '{"text":"hello"}' }]);
-  assert.deepEqual(opts.events[0], { type: "task_started", task_id: "call_1", description: "Echo things", subagent_type: "general-purpose" });
+  assert.deepEqual(opts.events[0], {
+    type: "task_started",
+    task_id: "call_1",
+    description: "Echo things",
+    subagent_type: "general-purpose",
+  });
 });
 
 test("the parent's sandbox and thread_data are handed to the subagent with its own thread id", async () => {
@@ -119,18 +134,28 @@ test("a subagent that throws ends failed with its error", async () => {
 });
 
 test("a factory that throws ends failed too", async () => {
-  const result = await runSubagent(options({ createSubagent: () => { throw new Error("unknown model qwen9"); } }));
+  const result = await runSubagent(
+    options({
+      createSubagent: () => {
+        throw new Error("unknown model qwen9");
+      },
+    }),
+  );
   assert.deepEqual(result, { status: "failed", error: "unknown model qwen9" });
 });
 
 function loopingModel(withText: boolean) {
   return new ScriptedChatModel(
-    Array.from({ length: 40 }, (_, i) =>
-      new AIMessage({
-        id: `loop-${withText}-${i}`,
-        content: withText ? `Partial finding ${i}` : "",
-        tool_calls: [{ id: `loop-call-${withText}-${i}`, name: "echo", args: { text: String(i) }, type: "tool_call" }],
-      }),
+    Array.from(
+      { length: 40 },
+      (_, i) =>
+        new AIMessage({
+          id: `loop-${withText}-${i}`,
+          content: withText ? `Partial finding ${i}` : "",
+          tool_calls: [
+            { id: `loop-call-${withText}-${i}`, name: "echo", args: { text: String(i) }, type: "tool_call" },
+          ],
+        }),
     ),
   );
 }
@@ -138,7 +163,9 @@ function loopingModel(withText: boolean) {
 test("hitting the turn cap with some AI text is completed with turn_capped and the partial answer", async () => {
   const model = loopingModel(true);
   const type: SubagentType = { ...GENERAL_PURPOSE_SUBAGENT, maxTurns: 6 };
-  const result = await runSubagent(options({ type, createSubagent: (s) => createAgent({ model, tools: s.tools, checkpointer: false }) }));
+  const result = await runSubagent(
+    options({ type, createSubagent: (s) => createAgent({ model, tools: s.tools, checkpointer: false }) }),
+  );
   assert.equal(result.status, "completed");
   assert.equal(result.stopReason, "turn_capped");
   assert.match(result.result ?? "", /^Partial finding \d+$/);
@@ -179,7 +206,10 @@ test("a subagent that ignores cancellation still ends timed_out", async () => {
   const result = await runSubagent(
     options({
       timeoutSeconds: 0.05,
-      createSubagent: () => scripted(async function* () { await new Promise(() => {}); }),
+      createSubagent: () =>
+        scripted(async function* () {
+          await new Promise(() => {});
+        }),
     }),
   );
   assert.equal(result.status, "timed_out");
@@ -208,11 +238,20 @@ test("an already-aborted parent never starts the subagent", async () => {
   const parent = new AbortController();
   parent.abort();
   let built = false;
-  const opts = options({ signal: parent.signal, createSubagent: () => { built = true; return scripted(async function* () {}); } });
+  const opts = options({
+    signal: parent.signal,
+    createSubagent: () => {
+      built = true;
+      return scripted(async function* () {});
+    },
+  });
   const result = await runSubagent(opts);
   assert.equal(result.status, "cancelled");
   assert.equal(built, false);
-  assert.deepEqual(opts.events.map((event) => event.type), ["task_cancelled"]);
+  assert.deepEqual(
+    opts.events.map((event) => event.type),
+    ["task_cancelled"],
+  );
 });
 
 test("a run that returns no text reports the placeholder answer", async () => {
@@ -231,7 +270,12 @@ test("ToolMessage steps are summarized with their tool name and status", async (
   const opts = options({
     createSubagent: () =>
       scripted(async function* (input) {
-        yield { messages: [...input.messages, new ToolMessage({ id: "t1", tool_call_id: "x", name: "bash", status: "error", content: "Error: nope" })] };
+        yield {
+          messages: [
+            ...input.messages,
+            new ToolMessage({ id: "t1", tool_call_id: "x", name: "bash", status: "error", content: "Error: nope" }),
+          ],
+        };
       }),
   });
   await runSubagent(opts);
@@ -240,7 +284,15 @@ test("ToolMessage steps are summarized with their tool name and status", async (
     type: "task_running",
     task_id: "call_1",
     message_index: 1,
-    message: { role: "tool", type: "tool", id: "t1", text: "Error: nope", content: "Error: nope", name: "bash", status: "error" },
+    message: {
+      role: "tool",
+      type: "tool",
+      id: "t1",
+      text: "Error: nope",
+      content: "Error: nope",
+      name: "bash",
+      status: "error",
+    },
   });
 });
 

@@ -86,11 +86,19 @@ function drive(options: RunSubagentOptions, tracker: StepTracker, signal: AbortS
   return AsyncLocalStorageProviderSingleton.getInstance().run(undefined, run);
 }
 
-function settle(options: RunSubagentOptions, tracker: StepTracker, outcome: { stop?: StopCause; error?: unknown }): SubagentResult {
+function settle(
+  options: RunSubagentOptions,
+  tracker: StepTracker,
+  outcome: { stop?: StopCause; error?: unknown },
+): SubagentResult {
   const usage = tracker.tokenUsage ? { tokenUsage: tracker.tokenUsage } : {};
   if (outcome.stop === "cancelled") return { status: "cancelled", ...usage };
   if (outcome.stop === "timed_out") {
-    return { status: "timed_out", error: `The subagent did not finish within ${options.timeoutSeconds} seconds.`, ...usage };
+    return {
+      status: "timed_out",
+      error: `The subagent did not finish within ${options.timeoutSeconds} seconds.`,
+      ...usage,
+    };
   }
   if (outcome.error !== undefined && isRecursionError(outcome.error)) {
     const partial = tracker.partialAnswer;
@@ -108,7 +116,12 @@ function settle(options: RunSubagentOptions, tracker: StepTracker, outcome: { st
 
 function emitTerminal(emit: TaskEventSink, task_id: string, result: SubagentResult): void {
   if (result.status === "completed") {
-    emit({ type: "task_completed", task_id, result: result.result ?? "", ...(result.tokenUsage ? { usage: result.tokenUsage } : {}) });
+    emit({
+      type: "task_completed",
+      task_id,
+      result: result.result ?? "",
+      ...(result.tokenUsage ? { usage: result.tokenUsage } : {}),
+    });
   } else if (result.status === "failed") emit({ type: "task_failed", task_id, error: result.error ?? "" });
   else if (result.status === "timed_out") emit({ type: "task_timed_out", task_id, error: result.error ?? "" });
   else emit({ type: "task_cancelled", task_id, ...(result.error ? { error: result.error } : {}) });
@@ -128,7 +141,9 @@ function emitTerminal(emit: TaskEventSink, task_id: string, result: SubagentResu
 export async function runSubagent(options: RunSubagentOptions): Promise<SubagentResult> {
   const emit = fanOut(options.emit);
   const task_id = options.taskId;
-  const tracker = new StepTracker((message_index, message) => emit({ type: "task_running", task_id, message_index, message }));
+  const tracker = new StepTracker((message_index, message) =>
+    emit({ type: "task_running", task_id, message_index, message }),
+  );
   if (options.signal?.aborted) {
     const result = settle(options, tracker, { stop: "cancelled" });
     emitTerminal(emit, task_id, result);

@@ -4,7 +4,10 @@ import { renderSubagentPromptSection } from "./prompt-section.js";
 import { createSubagentRegistry } from "./registry.js";
 
 test("the section defaults to direct work, states the clamped limit and lists the types", () => {
-  const registry = createSubagentRegistry({ bashAllowed: true, customAgents: { researcher: { description: "Finds <sources>.\nMore detail." } } });
+  const registry = createSubagentRegistry({
+    bashAllowed: true,
+    customAgents: { researcher: { description: "Finds <sources>.\nMore detail." } },
+  });
   const text = renderSubagentPromptSection({ maxConcurrent: 2, types: registry.list() });
   assert.ok(text.startsWith("<subagent_system>") && text.endsWith("</subagent_system>"));
   assert.match(text, /Do the work yourself by default/);
@@ -18,7 +21,10 @@ test("the section defaults to direct work, states the clamped limit and lists th
 test("the announced limit is the one the middleware enforces", () => {
   const types = [{ name: "general-purpose", description: "Anything." }];
   assert.match(renderSubagentPromptSection({ maxConcurrent: 9, types }), /At most 4 `task` calls/);
-  assert.match(renderSubagentPromptSection({ maxConcurrent: 1, types }), /Subagents run one at a time: at most 1 `task` call per response/);
+  assert.match(
+    renderSubagentPromptSection({ maxConcurrent: 1, types }),
+    /Subagents run one at a time: at most 1 `task` call per response/,
+  );
   assert.ok(!/run in parallel/.test(renderSubagentPromptSection({ maxConcurrent: 1, types })));
   assert.match(renderSubagentPromptSection({ types }), /At most 3 `task` calls/);
   assert.match(renderSubagentPromptSection({ types }), /At most 6 `task` calls per run/);

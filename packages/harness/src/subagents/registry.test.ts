@@ -21,8 +21,19 @@ test("built-ins: general-purpose always (150 turns), bash only when the sandbox 
 test("custom kinds get defaults, keep the never-allowed tools, and read 'inherit' as the parent's model", () => {
   const registry = createSubagentRegistry({
     customAgents: {
-      researcher: { description: "Finds sources.\nSecond line.", system_prompt: "You research.", tools: ["web_search"], disallowed_tools: ["bash"] },
-      coder: { description: "Writes code.", system_prompt: "You code.", model: "qwen3", max_turns: 20, timeout_seconds: 120 },
+      researcher: {
+        description: "Finds sources.\nSecond line.",
+        system_prompt: "You research.",
+        tools: ["web_search"],
+        disallowed_tools: ["bash"],
+      },
+      coder: {
+        description: "Writes code.",
+        system_prompt: "You code.",
+        model: "qwen3",
+        max_turns: 20,
+        timeout_seconds: 120,
+      },
       helper: { model: "inherit" },
     },
   });
@@ -38,7 +49,10 @@ test("custom kinds get defaults, keep the never-allowed tools, and read 'inherit
     maxTurns: 50,
     timeoutSeconds: 900,
   });
-  assert.deepEqual([registry.get("coder")?.model, registry.get("coder")?.maxTurns, registry.get("coder")?.timeoutSeconds], ["qwen3", 20, 120]);
+  assert.deepEqual(
+    [registry.get("coder")?.model, registry.get("coder")?.maxTurns, registry.get("coder")?.timeoutSeconds],
+    ["qwen3", 20, 120],
+  );
   assert.equal(registry.get("helper")?.model, undefined);
   assert.ok(registry.get("helper")?.systemPrompt.length);
 });
@@ -57,13 +71,25 @@ test("global and per-kind settings override the built-ins' defaults", () => {
 });
 
 test("bad setups fail at construction with a ConfigError that says what to do", () => {
-  assert.throws(() => createSubagentRegistry({ customAgents: { bash: { description: "x" } } }), (error: unknown) => error instanceof ConfigError && /name of a built-in/.test(error.message));
+  assert.throws(
+    () => createSubagentRegistry({ customAgents: { bash: { description: "x" } } }),
+    (error: unknown) => error instanceof ConfigError && /name of a built-in/.test(error.message),
+  );
   assert.throws(() => createSubagentRegistry({ customAgents: { "my agent": {} } }), ConfigError);
-  assert.throws(() => createSubagentRegistry({ overrides: { ghost: { max_turns: 3 } } }), /Known subagents: general-purpose, bash\./);
+  assert.throws(
+    () => createSubagentRegistry({ overrides: { ghost: { max_turns: 3 } } }),
+    /Known subagents: general-purpose, bash\./,
+  );
 });
 
 test("unknownTypeMessage names the available kinds and explains a disabled bash", () => {
   const registry = createSubagentRegistry({ customAgents: { researcher: {} } });
-  assert.equal(registry.unknownTypeMessage("poet"), 'Unknown subagent type "poet". Available: general-purpose, researcher.');
-  assert.match(registry.unknownTypeMessage("bash"), /does not allow shell commands.*Available: general-purpose, researcher\.$/);
+  assert.equal(
+    registry.unknownTypeMessage("poet"),
+    'Unknown subagent type "poet". Available: general-purpose, researcher.',
+  );
+  assert.match(
+    registry.unknownTypeMessage("bash"),
+    /does not allow shell commands.*Available: general-purpose, researcher\.$/,
+  );
 });

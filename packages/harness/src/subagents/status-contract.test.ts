@@ -6,10 +6,16 @@ import { boundText, formatTaskResultText, sha256Hex, taskResultMetadata } from "
 
 test("the model-facing text for every status", () => {
   assert.equal(formatTaskResultText({ status: "completed", result: "42" }), "Task Succeeded. Result: 42");
-  assert.equal(formatTaskResultText({ status: "completed", result: "part", stopReason: "turn_capped" }), "Task Succeeded (capped: turn budget). Result: part");
+  assert.equal(
+    formatTaskResultText({ status: "completed", result: "part", stopReason: "turn_capped" }),
+    "Task Succeeded (capped: turn budget). Result: part",
+  );
   assert.equal(formatTaskResultText({ status: "failed" }), "Task failed.");
   assert.equal(formatTaskResultText({ status: "failed", error: "boom" }), "Task failed. Error: boom");
-  assert.equal(formatTaskResultText({ status: "failed", error: "no answer", stopReason: "turn_capped" }), "Task failed (capped: turn budget). Error: no answer");
+  assert.equal(
+    formatTaskResultText({ status: "failed", error: "no answer", stopReason: "turn_capped" }),
+    "Task failed (capped: turn budget). Error: no answer",
+  );
   assert.equal(formatTaskResultText({ status: "timed_out" }), "Task timed out.");
   assert.equal(formatTaskResultText({ status: "timed_out", error: "slow" }), "Task timed out. Error: slow");
   assert.equal(formatTaskResultText({ status: "cancelled" }), "Task cancelled by user.");
@@ -23,16 +29,31 @@ test("boundText keeps short text and cuts long text to 2000 characters around a 
   assert.ok(bounded.startsWith("h".repeat(900)) && bounded.endsWith("t".repeat(900)));
   assert.match(bounded, /\[\.\.\. \d+ characters omitted \.\.\.\]/);
   const omitted = Number(/(\d+) characters omitted/.exec(bounded)?.[1]);
-  assert.equal(bounded.length - bounded.match(/\n\[.*\]\n/)![0].length + omitted, long.length, "the marker counts exactly what was cut");
+  assert.equal(
+    bounded.length - bounded.match(/\n\[.*\]\n/)![0].length + omitted,
+    long.length,
+    "the marker counts exactly what was cut",
+  );
 });
 
 // The fixture is DeerFlow's contracts/subagent_status_contract.json (v2), copied verbatim.
 test("metadata follows subagent_status_contract.json v2", () => {
   const fixture = JSON.parse(
-    readFileSync(fileURLToPath(new URL("../../test/subagents/fixtures/subagent_status_contract.json", import.meta.url)), "utf8"),
+    readFileSync(
+      fileURLToPath(new URL("../../test/subagents/fixtures/subagent_status_contract.json", import.meta.url)),
+      "utf8",
+    ),
   ) as { valid_status_values: string[]; valid_stop_reason_values: string[] };
   const full = "x".repeat(5000);
-  const completed = taskResultMetadata({ status: "completed", result: full, stopReason: "turn_capped", tokenUsage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } }, "qwen3");
+  const completed = taskResultMetadata(
+    {
+      status: "completed",
+      result: full,
+      stopReason: "turn_capped",
+      tokenUsage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 },
+    },
+    "qwen3",
+  );
   assert.ok(fixture.valid_status_values.includes(completed.subagent_status));
   assert.ok(fixture.valid_stop_reason_values.includes(completed.subagent_stop_reason!));
   assert.ok(completed.subagent_result_brief!.length <= 2000);

@@ -8,9 +8,17 @@ test("each AI or tool message is reported once, numbered from 1, even when chunk
   const tracker = new StepTracker((index, summary) => steps.push([index, summary.text]));
   const system = new SystemMessage({ id: "s", content: "prompt" });
   const human = new HumanMessage({ id: "h", content: "job" });
-  const ai1 = new AIMessage({ id: "a1", content: "step one", usage_metadata: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } });
+  const ai1 = new AIMessage({
+    id: "a1",
+    content: "step one",
+    usage_metadata: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+  });
   const tool1 = new ToolMessage({ id: "t1", tool_call_id: "c", content: "result" });
-  const ai2 = new AIMessage({ id: "a2", content: "", usage_metadata: { input_tokens: 4, output_tokens: 1, total_tokens: 5 } });
+  const ai2 = new AIMessage({
+    id: "a2",
+    content: "",
+    usage_metadata: { input_tokens: 4, output_tokens: 1, total_tokens: 5 },
+  });
 
   tracker.observe({ messages: [system, human] });
   tracker.observe({ messages: [system, human, ai1] });
@@ -32,8 +40,19 @@ test("finalAnswer prefers the last AI text, then the last message, then a placeh
   const tracker = new StepTracker(() => {});
   assert.equal(tracker.finalAnswer(), "No response generated.");
   assert.equal(tracker.tokenUsage, undefined);
-  tracker.observe({ messages: [new HumanMessage({ id: "h", content: "job" }), new ToolMessage({ id: "t0", tool_call_id: "c", content: "tool said" })] });
+  tracker.observe({
+    messages: [
+      new HumanMessage({ id: "h", content: "job" }),
+      new ToolMessage({ id: "t0", tool_call_id: "c", content: "tool said" }),
+    ],
+  });
   assert.equal(tracker.finalAnswer(), "tool said");
-  tracker.observe({ messages: [new AIMessage({ id: "a", content: "first" }), new ToolMessage({ id: "t", tool_call_id: "c", content: "r" }), new AIMessage({ id: "b", content: "final" })] });
+  tracker.observe({
+    messages: [
+      new AIMessage({ id: "a", content: "first" }),
+      new ToolMessage({ id: "t", tool_call_id: "c", content: "r" }),
+      new AIMessage({ id: "b", content: "final" }),
+    ],
+  });
   assert.equal(tracker.finalAnswer(), "final");
 });

@@ -15,7 +15,10 @@ const echo = tool(
 );
 const user = (content: string) => ({ messages: [{ role: "user", content }] });
 
-async function withServer(options: FakeOpenAIServerOptions, body: (server: FakeOpenAIServer, model: ChatOpenAI) => Promise<void>) {
+async function withServer(
+  options: FakeOpenAIServerOptions,
+  body: (server: FakeOpenAIServer, model: ChatOpenAI) => Promise<void>,
+) {
   const server = await startFakeOpenAIServer(options);
   const model = new ChatOpenAI({ model: "fake", apiKey: "x", maxRetries: 0, configuration: { baseURL: server.url } });
   try {
@@ -52,8 +55,14 @@ test("ChatOpenAI runs a createAgent tool loop against the server (non-streaming)
 
     assert.equal(server.requests.length, 2);
     assert.equal(server.requests[0]!.stream ?? false, false);
-    assert.deepEqual(server.requests[0]!.tools!.map((t) => t.function.name), ["echo"]);
-    assert.deepEqual(server.requests[1]!.messages.map((m) => m.role), ["user", "assistant", "tool"]);
+    assert.deepEqual(
+      server.requests[0]!.tools!.map((t) => t.function.name),
+      ["echo"],
+    );
+    assert.deepEqual(
+      server.requests[1]!.messages.map((m) => m.role),
+      ["user", "assistant", "tool"],
+    );
     assert.deepEqual(server.rejected, []);
     server.assertDone();
   });
@@ -73,10 +82,16 @@ test("ChatOpenAI streams tool-call deltas, text tokens and usage through createA
     assert.deepEqual(echoArgs, ["a long enough argument"], "arguments reassembled from several deltas");
     assert.ok(server.requests.every((r) => r.stream === true && r.stream_options?.include_usage === true));
     assert.equal(tokens.join(""), "The tool said hello back.");
-    assert.ok(tokens.filter(Boolean).length > 1, `expected the answer in several tokens, got ${JSON.stringify(tokens)}`);
+    assert.ok(
+      tokens.filter(Boolean).length > 1,
+      `expected the answer in several tokens, got ${JSON.stringify(tokens)}`,
+    );
 
     const ai = aiMessages(final!.messages);
-    assert.deepEqual(final!.messages.map((m) => m.type), ["human", "ai", "tool", "ai"]);
+    assert.deepEqual(
+      final!.messages.map((m) => m.type),
+      ["human", "ai", "tool", "ai"],
+    );
     assert.equal(new Set(ai.map((m) => m.id)).size, 2);
     assert.equal(ai[0]!.tool_calls![0]!.name, "echo");
     assert.ok(ai[1]!.usage_metadata!.total_tokens > 0, "usage from the final stream chunk");
@@ -92,7 +107,8 @@ test("invalid JSON arguments reach the client as an invalid tool call, streaming
     assert.equal(whole.invalid_tool_calls![0]!.args, "{not json");
 
     let streamed: AIMessage | undefined;
-    for await (const chunk of await model.stream([new HumanMessage("go")])) streamed = streamed ? (streamed as any).concat(chunk) : chunk;
+    for await (const chunk of await model.stream([new HumanMessage("go")]))
+      streamed = streamed ? (streamed as any).concat(chunk) : chunk;
     assert.equal(streamed!.tool_calls!.length, 0);
     assert.equal((streamed as any).invalid_tool_calls[0].args, "{not json");
   });
@@ -136,14 +152,21 @@ test("strict mode rejects a tool message that answers no preceding call", async 
 test("scripted 401, 429 and 500 come back as HTTP errors in OpenAI's shape", async () => {
   const script = [{ status: 401 }, { status: 429, error: { message: "Slow down, test." } }, { status: 500 }];
   await withServer({ script }, async (server, model) => {
-    for (const [status, pattern] of [[401, /Incorrect API key/], [429, /Slow down, test\./], [500, /server had an error/]] as const) {
+    for (const [status, pattern] of [
+      [401, /Incorrect API key/],
+      [429, /Slow down, test\./],
+      [500, /server had an error/],
+    ] as const) {
       await assert.rejects(model.invoke([new HumanMessage("hi")]), (error: Error & { status?: number }) => {
         assert.equal(error.status, status);
         assert.match(error.message, pattern);
         return true;
       });
     }
-    const raw = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [] }) });
+    const raw = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [] }),
+    });
     assert.equal(raw.status, 500);
     const body = (await raw.json()) as { error: Record<string, unknown> };
     assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
@@ -155,7 +178,10 @@ test("an exhausted script answers 500 with a clear message and is recorded", asy
     await model.invoke([new HumanMessage("first")]);
     await assert.rejects(model.invoke([new HumanMessage("second question")]), (error: Error & { status?: number }) => {
       assert.equal(error.status, 500);
-      assert.match(error.message, /no reply for request #2: the script ran out after 1 step\(s\)\. Last message: \(user\) "second question"/);
+      assert.match(
+        error.message,
+        /no reply for request #2: the script ran out after 1 step\(s\)\. Last message: \(user\) "second question"/,
+      );
       return true;
     });
     assert.equal(server.unexpected.length, 1);
@@ -164,7 +190,9 @@ test("an exhausted script answers 500 with a clear message and is recorded", asy
 });
 
 test("a script function sees each body and its step index", async () => {
-  const script = (body: { messages: Array<{ content?: unknown }> }, index: number) => ({ content: `${index}:${body.messages.at(-1)!.content}` });
+  const script = (body: { messages: Array<{ content?: unknown }> }, index: number) => ({
+    content: `${index}:${body.messages.at(-1)!.content}`,
+  });
   await withServer({ script }, async (_server, model) => {
     assert.equal((await model.invoke([new HumanMessage("a")])).text, "0:a");
     assert.equal((await model.invoke([new HumanMessage("b")])).text, "1:b");
@@ -174,7 +202,10 @@ test("a script function sees each body and its step index", async () => {
 test("GET /v1/models lists the model and unknown routes answer 404", async () => {
   await withServer({ script: [], model: "demo-model" }, async (server) => {
     const models = (await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> };
-    assert.deepEqual(models.data.map((m) => m.id), ["demo-model"]);
+    assert.deepEqual(
+      models.data.map((m) => m.id),
+      ["demo-model"],
+    );
     assert.equal((await fetch(`${server.url}/embeddings`, { method: "POST", body: "{}" })).status, 404);
   });
 });
@@ -206,10 +237,17 @@ test("the server never closes an idle connection itself, so a client reusing one
   // model call reusing one at that moment failed with UND_ERR_SOCKET (seen in the web benchmark).
   await withServer({ script: [{ content: "one" }, { content: "two" }] }, async (server) => {
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake", messages: [{ role: "user", content: "hi" }] }) });
+      const response = await fetch(`${server.url}/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model: "fake", messages: [{ role: "user", content: "hi" }] }),
+      });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("connection"), "keep-alive");
-      assert.equal(response.headers.get("keep-alive"), null, "no idle timeout announced: the client decides when to close");
+      assert.equal(
+        response.headers.get("keep-alive"),
+        null,
+        "no idle timeout announced: the client decides when to close",
+      );
       await response.text();
     }
   });

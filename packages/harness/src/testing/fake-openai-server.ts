@@ -125,7 +125,11 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
       body = JSON.parse(await readBody(req)) as ChatCompletionRequest;
       if (!Array.isArray(body.messages)) throw new Error("'messages' must be an array");
     } catch (error) {
-      return sendJson(res, 400, errorBody(400, { message: `Fake OpenAI server: bad request body: ${(error as Error).message}` }));
+      return sendJson(
+        res,
+        400,
+        errorBody(400, { message: `Fake OpenAI server: bad request body: ${(error as Error).message}` }),
+      );
     }
     const index = requests.push(body) - 1;
 
@@ -166,7 +170,10 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     if (req.method === "POST" && path === "/v1/chat/completions") {
       chatCompletions(req, res).catch((error: Error) => sendJson(res, 500, errorBody(500, { message: error.message })));
     } else if (req.method === "GET" && path === "/v1/models") {
-      sendJson(res, 200, { object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "deerflow-test" }] });
+      sendJson(res, 200, {
+        object: "list",
+        data: [{ id: model, object: "model", created: 0, owned_by: "deerflow-test" }],
+      });
     } else {
       sendJson(res, 404, errorBody(404, { message: `Fake OpenAI server: no route ${req.method} ${path}` }));
     }
@@ -189,7 +196,8 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     assertDone() {
       const problems = unexpected.map((u) => u.message);
       const remaining = remainingSteps();
-      if (remaining > 0) problems.push(`${remaining} scripted step(s) were never requested (${requests.length} request(s) received).`);
+      if (remaining > 0)
+        problems.push(`${remaining} scripted step(s) were never requested (${requests.length} request(s) received).`);
       if (problems.length > 0) throw new Error(`Fake OpenAI server is not done:\n- ${problems.join("\n- ")}`);
     },
     close: () =>

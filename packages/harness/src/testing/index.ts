@@ -24,9 +24,23 @@ export {
   type FakeServerIncident,
   type FakeStep,
 } from "./fake-openai-server.js";
-export type { FakeErrorReply, FakeHangReply, FakeRawReply, FakeReply, FakeToolCall, FakeUsage } from "./openai-replies.js";
+export type {
+  FakeErrorReply,
+  FakeHangReply,
+  FakeRawReply,
+  FakeReply,
+  FakeToolCall,
+  FakeUsage,
+} from "./openai-replies.js";
 export { findToolPairingError, type ToolPairingError, type WireMessage } from "./openai-tool-pairing.js";
-export { createTempHome, tempHome, withTempHome, type TempHome, type TempHomeOptions, type TestContextLike } from "./temp-home.js";
+export {
+  createTempHome,
+  tempHome,
+  withTempHome,
+  type TempHome,
+  type TempHomeOptions,
+  type TestContextLike,
+} from "./temp-home.js";
 export { adminDatabaseUrl, type TestDatabase, testDatabase } from "./postgres.js";
 export {
   bwrapUnavailableReason,

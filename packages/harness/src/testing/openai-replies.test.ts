@@ -5,11 +5,26 @@ import { completionBody, errorBody, resolveReply, streamChunks } from "./openai-
 type Chunk = { id: string; choices: Array<{ delta: any; finish_reason: string | null }>; usage?: unknown };
 
 test("tool calls stream as id+name first, then arguments in several pieces", () => {
-  const reply = resolveReply({ tool_calls: [{ name: "a", arguments: { x: 1, y: "two" } }, { name: "b", id: "call_given" }] }, "m", []);
+  const reply = resolveReply(
+    {
+      tool_calls: [
+        { name: "a", arguments: { x: 1, y: "two" } },
+        { name: "b", id: "call_given" },
+      ],
+    },
+    "m",
+    [],
+  );
   const chunks = streamChunks(reply, false) as Chunk[];
   const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
   const heads = toolDeltas.filter((d: any) => d.id);
-  assert.deepEqual(heads.map((d: any) => [d.index, d.function.name, d.function.arguments]), [[0, "a", ""], [1, "b", ""]]);
+  assert.deepEqual(
+    heads.map((d: any) => [d.index, d.function.name, d.function.arguments]),
+    [
+      [0, "a", ""],
+      [1, "b", ""],
+    ],
+  );
   assert.equal(heads[1].id, "call_given");
   const pieces = toolDeltas.filter((d: any) => d.index === 0 && !d.id).map((d: any) => d.function.arguments);
   assert.ok(pieces.length > 1, "arguments split over several deltas");

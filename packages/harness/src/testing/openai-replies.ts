@@ -58,8 +58,16 @@ const DEFAULT_ERRORS: Record<number, { message: string; type: string; code: stri
     type: "invalid_request_error",
     code: "invalid_api_key",
   },
-  429: { message: "Rate limit reached for requests. Please try again later.", type: "requests", code: "rate_limit_exceeded" },
-  500: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", code: null },
+  429: {
+    message: "Rate limit reached for requests. Please try again later.",
+    type: "requests",
+    code: "rate_limit_exceeded",
+  },
+  500: {
+    message: "The server had an error while processing your request. Sorry about that!",
+    type: "server_error",
+    code: null,
+  },
 };
 
 /** Builds an error body for `status`, letting `error` override any field. */
@@ -92,7 +100,8 @@ export function resolveReply(reply: FakeReply, model: string, requestMessages: u
     name: call.name,
     arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
   }));
-  const outputChars = (reply.content ?? "").length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  const outputChars =
+    (reply.content ?? "").length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(requestMessages ?? []).length / 4);
   const completion = reply.usage?.completion_tokens ?? Math.max(1, Math.ceil(outputChars / 4));
   return {
@@ -102,7 +111,11 @@ export function resolveReply(reply: FakeReply, model: string, requestMessages: u
     content: reply.content ?? (toolCalls.length > 0 ? null : ""),
     toolCalls,
     finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: reply.usage?.total_tokens ?? prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: reply.usage?.total_tokens ?? prompt + completion,
+    },
   };
 }
 
@@ -110,7 +123,11 @@ export function resolveReply(reply: FakeReply, model: string, requestMessages: u
 export function completionBody(reply: ResolvedReply): object {
   const message: Record<string, unknown> = { role: "assistant", content: reply.content, refusal: null };
   if (reply.toolCalls.length > 0) {
-    message.tool_calls = reply.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = reply.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   return {
     id: reply.id,
@@ -133,7 +150,8 @@ export function streamChunks(reply: ResolvedReply, includeUsage: boolean): objec
     { delta: { role: "assistant", content: "", refusal: null }, finish_reason: null },
   ];
   const text = reply.content ?? "";
-  for (const piece of text.match(/\s*\S+\s*/g) ?? (text ? [text] : [])) deltas.push({ delta: { content: piece }, finish_reason: null });
+  for (const piece of text.match(/\s*\S+\s*/g) ?? (text ? [text] : []))
+    deltas.push({ delta: { content: piece }, finish_reason: null });
   reply.toolCalls.forEach((call, index) => {
     const head = { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
     deltas.push({ delta: { tool_calls: [head] }, finish_reason: null });
@@ -143,7 +161,13 @@ export function streamChunks(reply: ResolvedReply, includeUsage: boolean): objec
   });
   deltas.push({ delta: {}, finish_reason: reply.finishReason });
 
-  const head = { id: reply.id, object: "chat.completion.chunk", created: reply.created, model: reply.model, system_fingerprint: null };
+  const head = {
+    id: reply.id,
+    object: "chat.completion.chunk",
+    created: reply.created,
+    model: reply.model,
+    system_fingerprint: null,
+  };
   const chunks: object[] = deltas.map(({ delta, finish_reason }) => ({
     ...head,
     choices: [{ index: 0, delta, logprobs: null, finish_reason }],

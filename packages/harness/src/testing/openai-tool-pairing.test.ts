@@ -7,7 +7,10 @@ const calls = (...ids: string[]): WireMessage => ({ role: "assistant", tool_call
 const result = (id: string): WireMessage => ({ role: "tool", tool_call_id: id });
 
 test("accepts histories where every call is answered right after it, in any order", () => {
-  assert.equal(findToolPairingError([user(), calls("a", "b"), result("b"), result("a"), { role: "assistant" }]), undefined);
+  assert.equal(
+    findToolPairingError([user(), calls("a", "b"), result("b"), result("a"), { role: "assistant" }]),
+    undefined,
+  );
   assert.equal(findToolPairingError([{ role: "system" }, user(), { role: "assistant" }, user()]), undefined);
   assert.equal(findToolPairingError([]), undefined);
 });

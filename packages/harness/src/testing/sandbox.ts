@@ -44,7 +44,10 @@ let counter = 0;
 
 /** Builds a sandbox in a fresh temp home. Default: local provider with host bash allowed. */
 export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox {
-  const skillFiles = Object.entries(options.skills ?? {}).map(([relative, content]) => [path.join("skills", relative), content]);
+  const skillFiles = Object.entries(options.skills ?? {}).map(([relative, content]) => [
+    path.join("skills", relative),
+    content,
+  ]);
   const temp = createTempHome({ prefix: "deerflow-sandbox-test-", files: Object.fromEntries(skillFiles) });
   const home = temp.path;
   const skillsDir = path.join(home, "skills");
@@ -66,10 +69,11 @@ export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox
     if (!found) throw new Error(`no tool named ${name}; have ${tools.map((candidate) => candidate.name).join(", ")}`);
     counter += 1;
     const id = `call-${process.pid}-${counter}`;
-    return (await found.invoke(
-      { name, args, id, type: "tool_call" },
-      { configurable: { thread_id: threadId }, toolCallId: id, state } as never,
-    )) as ToolMessage | Command;
+    return (await found.invoke({ name, args, id, type: "tool_call" }, {
+      configurable: { thread_id: threadId },
+      toolCallId: id,
+      state,
+    } as never)) as ToolMessage | Command;
   };
   return {
     home,
@@ -91,7 +95,8 @@ export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox
 
 /** The text a tool result shows the model. */
 export function resultText(result: ToolMessage | Command): string {
-  if ("tool_call_id" in result) return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  if ("tool_call_id" in result)
+    return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
   const update = result.update as { messages?: ToolMessage[] } | undefined;
   const message = update?.messages?.[0];
   return message ? resultText(message) : JSON.stringify(update);

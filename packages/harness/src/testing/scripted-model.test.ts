@@ -21,7 +21,12 @@ test("drives a createAgent tool loop and records each call", async () => {
 
   assert.deepEqual(
     out.messages.map((m: BaseMessage) => [m.type, m.text]),
-    [["human", "say hi"], ["ai", ""], ["tool", "echo: hi"], ["ai", "tool said: echo: hi"]],
+    [
+      ["human", "say hi"],
+      ["ai", ""],
+      ["tool", "echo: hi"],
+      ["ai", "tool said: echo: hi"],
+    ],
   );
   assert.equal(model.callCount, 2);
   assert.deepEqual(model.calls[0]!.toolNames, ["echo"]);
@@ -32,7 +37,12 @@ test("drives a createAgent tool loop and records each call", async () => {
 
 test("every emitted message and tool call gets a unique id", async () => {
   const model = new ScriptedChatModel([
-    { tool_calls: [{ name: "echo", args: { text: "a" } }, { name: "echo", args: { text: "b" } }] },
+    {
+      tool_calls: [
+        { name: "echo", args: { text: "a" } },
+        { name: "echo", args: { text: "b" } },
+      ],
+    },
     new AIMessage({ content: "", tool_calls: [{ name: "echo", args: { text: "c" } }] }),
     { content: "done" },
   ]);
@@ -74,7 +84,10 @@ test("assertDone reports unused steps", async () => {
   const model = new ScriptedChatModel([{ content: "a" }, { tool_calls: [{ name: "echo", args: {} }] }]);
   await model.invoke([new HumanMessage("hi")]);
   assert.equal(model.remaining, 1);
-  assert.throws(() => model.assertDone(), /1 of 2 script steps were never used \(first unused: step 2, tool calls echo\)/);
+  assert.throws(
+    () => model.assertDone(),
+    /1 of 2 script steps were never used \(first unused: step 2, tool calls echo\)/,
+  );
 });
 
 test("a generator script runs a 300-turn tool loop", async () => {

@@ -206,7 +206,10 @@ function toolName(tool: BindToolsInput): string {
 function describeLast(messages: BaseMessage[]): string {
   const last = messages.at(-1);
   if (!last) return "(no messages)";
-  const calls = AIMessage.isInstance(last) && last.tool_calls?.length ? ` + tool calls ${last.tool_calls.map((c) => c.name).join(", ")}` : "";
+  const calls =
+    AIMessage.isInstance(last) && last.tool_calls?.length
+      ? ` + tool calls ${last.tool_calls.map((c) => c.name).join(", ")}`
+      : "";
   return `(${last.type}) "${preview(last.text)}"${calls}`;
 }
 

@@ -15,7 +15,11 @@ export interface ArchiveEntry {
 }
 
 /** A SKILL.md with the given name and description. */
-export function skillMd(name: string, description = `The ${name} skill.`, body = `# ${name}\n\nFollow these steps.\n`): string {
+export function skillMd(
+  name: string,
+  description = `The ${name} skill.`,
+  body = `# ${name}\n\nFollow these steps.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 }
 
@@ -25,7 +29,10 @@ export function writeArchive(file: string, entries: Record<string, string | Uint
   for (const [name, value] of Object.entries(entries)) {
     const entry: ArchiveEntry = typeof value === "string" || value instanceof Uint8Array ? { data: value } : value;
     const data = typeof entry.data === "string" ? new TextEncoder().encode(entry.data) : entry.data;
-    zippable[name] = [data, { level: entry.level ?? 6, ...(entry.mode !== undefined ? { os: 3, attrs: entry.mode * 65536 } : {}) }];
+    zippable[name] = [
+      data,
+      { level: entry.level ?? 6, ...(entry.mode !== undefined ? { os: 3, attrs: entry.mode * 65536 } : {}) },
+    ];
   }
   writeFileSync(file, zipSync(zippable));
   return file;

@@ -81,7 +81,10 @@ export function tempHome(t: TestContextLike, options: TempHomeOptions = {}): str
  * await withTempHome(async (home) => { ... });
  * ```
  */
-export async function withTempHome<T>(body: (home: string) => T | Promise<T>, options: TempHomeOptions = {}): Promise<T> {
+export async function withTempHome<T>(
+  body: (home: string) => T | Promise<T>,
+  options: TempHomeOptions = {},
+): Promise<T> {
   const home = createTempHome(options);
   try {
     return await body(home.path);

@@ -23,13 +23,19 @@ test("formatClarification without context or options is the icon and the questio
     suggestion: "💡",
   } as const;
   for (const [type, icon] of Object.entries(icons)) {
-    assert.equal(formatClarification({ question: "Proceed?", clarification_type: type as keyof typeof icons }), `${icon} Proceed?`);
+    assert.equal(
+      formatClarification({ question: "Proceed?", clarification_type: type as keyof typeof icons }),
+      `${icon} Proceed?`,
+    );
   }
 });
 
 test("the tool is returnDirect and answers with the formatted question when run on its own", async () => {
   assert.equal(askClarificationTool.returnDirect, true);
-  const text = await askClarificationTool.invoke({ question: "Delete the old build?", clarification_type: "risk_confirmation" });
+  const text = await askClarificationTool.invoke({
+    question: "Delete the old build?",
+    clarification_type: "risk_confirmation",
+  });
   assert.equal(text, "⚠️ Delete the old build?");
 });
 

@@ -52,7 +52,11 @@ export function coerceOptions(value: unknown): unknown {
     return [value];
   }
   if (Array.isArray(value)) {
-    return value.filter((item) => item !== null && item !== undefined).map((item) => (typeof item === "string" ? item : typeof item === "object" ? JSON.stringify(item) : String(item)));
+    return value
+      .filter((item) => item !== null && item !== undefined)
+      .map((item) =>
+        typeof item === "string" ? item : typeof item === "object" ? JSON.stringify(item) : String(item),
+      );
   }
   if (typeof value === "number" || typeof value === "boolean") return [String(value)];
   return value;
@@ -66,7 +70,10 @@ export const AskClarificationArgs = z.object({
     .describe(
       "missing_info: required information is absent; ambiguous_requirement: the request reads several ways; approach_choice: several valid approaches, the user should pick; risk_confirmation: about to do something destructive or costly; suggestion: you recommend something and want a yes or no.",
     ),
-  context: z.string().optional().describe("Why you are asking: what you found or what is at stake (one or two sentences)."),
+  context: z
+    .string()
+    .optional()
+    .describe("Why you are asking: what you found or what is at stake (one or two sentences)."),
   options: z.array(z.string()).optional().describe("Choices to offer, when the answer is one of a few."),
 });
 /** Arguments of `ask_clarification`. */
@@ -87,7 +94,10 @@ const AskClarificationToolInput = AskClarificationArgs.extend({
 
 /** Validates raw `ask_clarification` arguments after coercing `options` (see {@link coerceOptions}). */
 export function parseClarificationArgs(value: unknown) {
-  const coerced = value !== null && typeof value === "object" && "options" in value ? { ...value, options: coerceOptions((value as { options?: unknown }).options) } : value;
+  const coerced =
+    value !== null && typeof value === "object" && "options" in value
+      ? { ...value, options: coerceOptions((value as { options?: unknown }).options) }
+      : value;
   return AskClarificationArgs.safeParse(coerced);
 }
 
@@ -108,10 +118,13 @@ export function formatClarification(args: AskClarificationArgs): string {
 }
 
 /** The `ask_clarification` tool (`returnDirect`: the run ends after it and the user's reply is the next message). */
-export const askClarificationTool = tool(async (args) => formatClarification(parseClarificationArgs(args).data ?? { ...args, options: undefined }), {
-  name: ASK_CLARIFICATION_TOOL_NAME,
-  description:
-    "Ask the user a question and wait for the answer. Use it when required information is missing, the request can be read in several ways, the user should choose between approaches, or before a destructive or costly step. Ask instead of guessing. The run stops after this call and the user's reply arrives as the next message, so call it on its own, after any work that does not depend on the answer.",
-  schema: AskClarificationToolInput,
-  returnDirect: true,
-});
+export const askClarificationTool = tool(
+  async (args) => formatClarification(parseClarificationArgs(args).data ?? { ...args, options: undefined }),
+  {
+    name: ASK_CLARIFICATION_TOOL_NAME,
+    description:
+      "Ask the user a question and wait for the answer. Use it when required information is missing, the request can be read in several ways, the user should choose between approaches, or before a destructive or costly step. Ask instead of guessing. The run stops after this call and the user's reply arrives as the next message, so call it on its own, after any work that does not depend on the answer.",
+    schema: AskClarificationToolInput,
+    returnDirect: true,
+  },
+);

@@ -31,14 +31,19 @@ export function argumentLimitError(command: string): string | null {
 }
 
 /** Formats a finished command for the model (before host-path masking). */
-export function formatCommandResult(result: RunProcessResult, timeoutSeconds: number, _kind?: SandboxProvider["kind"]): string {
+export function formatCommandResult(
+  result: RunProcessResult,
+  timeoutSeconds: number,
+  _kind?: SandboxProvider["kind"],
+): string {
   if (result.spawnError) {
     if (/E2BIG/.test(result.spawnError)) {
       return "Error: the command could not be started: it is over the operating system's argument size limit. Write it to a file with write_file and run that file instead.";
     }
     return `Error: the command could not be started: ${result.spawnError}`;
   }
-  if (result.aborted) return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
+  if (result.aborted)
+    return `Error: the command was cancelled.${result.output ? ` Output so far:\n${result.output}` : ""}`;
   if (result.timedOut) {
     const advice = "Split the work into shorter commands (background processes end with the command in this sandbox).";
     return `Error: Command timed out after ${timeoutSeconds} seconds and was stopped (its whole process group was killed). ${advice}${

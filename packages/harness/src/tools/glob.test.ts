@@ -18,10 +18,25 @@ test("glob finds files by pattern, optionally directories, and caps results", as
   t.after(() => kit.cleanup());
   const ws = kit.sandbox.paths.workspace_path;
   fs.mkdirSync(path.join(ws, "src/lib"), { recursive: true });
-  for (const file of ["src/a.ts", "src/lib/b.ts", "src/lib/c.md", ".hidden.ts"]) fs.writeFileSync(path.join(ws, file), "");
-  const glob = (args: Record<string, unknown>) => kit.text("glob", { description: "g", path: "/mnt/user-data/workspace", ...args });
-  assert.equal(await glob({ pattern: "**/*.ts" }), ["/mnt/user-data/workspace/.hidden.ts", "/mnt/user-data/workspace/src/a.ts", "/mnt/user-data/workspace/src/lib/b.ts"].join("\n"));
-  assert.equal(await glob({ pattern: "src/*", include_dirs: true }), ["/mnt/user-data/workspace/src/a.ts", "/mnt/user-data/workspace/src/lib/"].join("\n"));
-  assert.match(await glob({ pattern: "**/*", max_results: 2 }), /\n\.\.\. \(showing the first 2 matches; narrow the pattern or path/);
+  for (const file of ["src/a.ts", "src/lib/b.ts", "src/lib/c.md", ".hidden.ts"])
+    fs.writeFileSync(path.join(ws, file), "");
+  const glob = (args: Record<string, unknown>) =>
+    kit.text("glob", { description: "g", path: "/mnt/user-data/workspace", ...args });
+  assert.equal(
+    await glob({ pattern: "**/*.ts" }),
+    [
+      "/mnt/user-data/workspace/.hidden.ts",
+      "/mnt/user-data/workspace/src/a.ts",
+      "/mnt/user-data/workspace/src/lib/b.ts",
+    ].join("\n"),
+  );
+  assert.equal(
+    await glob({ pattern: "src/*", include_dirs: true }),
+    ["/mnt/user-data/workspace/src/a.ts", "/mnt/user-data/workspace/src/lib/"].join("\n"),
+  );
+  assert.match(
+    await glob({ pattern: "**/*", max_results: 2 }),
+    /\n\.\.\. \(showing the first 2 matches; narrow the pattern or path/,
+  );
   assert.equal(await glob({ pattern: "**/*.rs" }), "No files matched pattern '**/*.rs' under /mnt/user-data/workspace");
 });

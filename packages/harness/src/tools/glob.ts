@@ -47,17 +47,28 @@ export function createGlobTool(options: GlobToolOptions) {
       pattern: z.string().describe("Glob pattern relative to path, e.g. **/*.md."),
       path: z.string().describe("Directory to search, e.g. /mnt/user-data/workspace."),
       include_dirs: z.boolean().nullish().describe("Also return matching directories. Default false."),
-      max_results: z.number().int().nullish().describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
+      max_results: z
+        .number()
+        .int()
+        .nullish()
+        .describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
     }),
     run: async ({ pattern, path: input, include_dirs, max_results }, { sandbox }) => {
       const target = sandbox.policy.resolve(input, "read");
       if (!target.ok) return toolFailure(target.error, { verbatim: true });
       if (!statTarget(target)?.isDirectory()) return toolFailure(`Directory not found: ${target.virtualPath}`);
       const relative = relativePattern(pattern, target.virtualPath);
-      if (relative === null) return toolFailure(`the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`);
+      if (relative === null)
+        return toolFailure(
+          `the pattern ${pattern} is not under ${target.virtualPath}. Use a relative pattern such as **/*.md.`,
+        );
       const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
       const matches = picomatch(relative, { dot: true });
-      const { entries, truncated: walkCut } = await walkDir(target.realPath, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(relative) });
+      const { entries, truncated: walkCut } = await walkDir(target.realPath, {
+        maxDepth: 64,
+        maxEntries: WALK_MAX_ENTRIES,
+        skipDirs: skippedDirsFor(relative),
+      });
       const found: string[] = [];
       let more = false;
       for (const entry of entries) {
@@ -71,7 +82,9 @@ export function createGlobTool(options: GlobToolOptions) {
       }
       if (found.length === 0) return `No files matched pattern '${pattern}' under ${target.virtualPath}`;
       const notes = [
-        more ? `... (showing the first ${limit} matches; narrow the pattern or path, or raise max_results up to ${GLOB_MAX_RESULTS_CEILING})` : "",
+        more
+          ? `... (showing the first ${limit} matches; narrow the pattern or path, or raise max_results up to ${GLOB_MAX_RESULTS_CEILING})`
+          : "",
         walkCut ? `... (search stopped after ${WALK_MAX_ENTRIES} entries)` : "",
       ].filter(Boolean);
       return sandbox.mask([...found, ...notes].join("\n"));

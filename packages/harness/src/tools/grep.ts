@@ -68,7 +68,11 @@ export function createGrepTool(options: GrepToolOptions) {
       glob: z.string().nullish().describe("Only search files matching this glob, e.g. *.py or src/**/*.ts."),
       literal: z.boolean().nullish().describe("Treat pattern as plain text. Default false."),
       case_sensitive: z.boolean().nullish().describe("Match case exactly. Default false."),
-      max_results: z.number().int().nullish().describe(`Most matching lines to return (default ${100}, at most ${GREP_MAX_RESULTS_CEILING}).`),
+      max_results: z
+        .number()
+        .int()
+        .nullish()
+        .describe(`Most matching lines to return (default ${100}, at most ${GREP_MAX_RESULTS_CEILING}).`),
     }),
     run: async ({ pattern, path: input, glob, literal, case_sensitive, max_results }, { sandbox }) => {
       const target = sandbox.policy.resolve(input, "read");
@@ -100,7 +104,10 @@ export function createGrepTool(options: GrepToolOptions) {
         });
       }
       if (lines.length === 0) return `No matches found for pattern '${pattern}' in ${target.virtualPath}`;
-      if (more) lines.push(`... (showing the first ${limit} matches; narrow the pattern, path or glob, or raise max_results up to ${GREP_MAX_RESULTS_CEILING})`);
+      if (more)
+        lines.push(
+          `... (showing the first ${limit} matches; narrow the pattern, path or glob, or raise max_results up to ${GREP_MAX_RESULTS_CEILING})`,
+        );
       return sandbox.mask(lines.join("\n"));
     },
   });
@@ -108,7 +115,11 @@ export function createGrepTool(options: GrepToolOptions) {
 
 /** Files (and links to files) under the root, filtered by the glob; the caller re-checks each with the policy. */
 async function candidateFiles(virtualRoot: string, hostRoot: string, glob: string | null): Promise<string[]> {
-  const { entries } = await walkDir(hostRoot, { maxDepth: 64, maxEntries: WALK_MAX_ENTRIES, skipDirs: skippedDirsFor(glob ?? "") });
+  const { entries } = await walkDir(hostRoot, {
+    maxDepth: 64,
+    maxEntries: WALK_MAX_ENTRIES,
+    skipDirs: skippedDirsFor(glob ?? ""),
+  });
   const matches = glob ? picomatch(glob, { dot: true, basename: !glob.includes("/") }) : null;
   return entries
     .filter((entry) => entry.kind === "file" || entry.kind === "symlink")
@@ -125,4 +136,3 @@ async function readSearchable(policy: PathPolicy, file: AllowedPath): Promise<st
     return null;
   }
 }
-

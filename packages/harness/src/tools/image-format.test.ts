@@ -11,13 +11,22 @@ const WEBP = Buffer.from("RIFF\0\0\0\0WEBP");
 test("formats by extension and by magic bytes", () => {
   assert.equal(formatFromExtension("a.JPG")?.mimeType, "image/jpeg");
   assert.equal(formatFromExtension("a.svg"), undefined);
-  assert.deepEqual([PNG, JPEG, GIF, WEBP].map((bytes) => formatFromMagic(bytes)?.name), ["png", "jpeg", "gif", "webp"]);
+  assert.deepEqual(
+    [PNG, JPEG, GIF, WEBP].map((bytes) => formatFromMagic(bytes)?.name),
+    ["png", "jpeg", "gif", "webp"],
+  );
   assert.equal(formatFromMagic(Buffer.from("hello")), undefined);
 });
 
 test("checkImage requires extension and content to agree", () => {
   assert.equal((checkImage("/p/a.png", PNG) as { mimeType: string }).mimeType, "image/png");
   assert.match((checkImage("/p/a.svg", PNG) as ToolFailure).error, /^Unsupported image format/);
-  assert.match((checkImage("/p/a.png", Buffer.from("text")) as ToolFailure).error, /^File contents do not match a supported image format/);
-  assert.equal((checkImage("/p/a.png", JPEG) as ToolFailure).error, "Image contents are JPEG, but file extension indicates PNG: /p/a.png");
+  assert.match(
+    (checkImage("/p/a.png", Buffer.from("text")) as ToolFailure).error,
+    /^File contents do not match a supported image format/,
+  );
+  assert.equal(
+    (checkImage("/p/a.png", JPEG) as ToolFailure).error,
+    "Image contents are JPEG, but file extension indicates PNG: /p/a.png",
+  );
 });

@@ -51,12 +51,16 @@ export function formatFromMagic(head: Uint8Array): ImageFormat | undefined {
 export function checkImage(virtualPath: string, head: Uint8Array): ImageFormat | ToolFailure {
   const byName = formatFromExtension(virtualPath);
   if (!byName) {
-    return toolFailure(`Unsupported image format: ${virtualPath}. Supported extensions: ${IMAGE_EXTENSIONS.join(", ")}.`);
+    return toolFailure(
+      `Unsupported image format: ${virtualPath}. Supported extensions: ${IMAGE_EXTENSIONS.join(", ")}.`,
+    );
   }
   const byContent = formatFromMagic(head);
   if (!byContent) return toolFailure(`File contents do not match a supported image format: ${virtualPath}`);
   if (byContent.name !== byName.name) {
-    return toolFailure(`Image contents are ${byContent.name.toUpperCase()}, but file extension indicates ${byName.name.toUpperCase()}: ${virtualPath}`);
+    return toolFailure(
+      `Image contents are ${byContent.name.toUpperCase()}, but file extension indicates ${byName.name.toUpperCase()}: ${virtualPath}`,
+    );
   }
   return byContent;
 }

@@ -21,7 +21,9 @@ export interface SandboxToolLimits {
 }
 
 /** The tool limits a config's `sandbox:` section sets (its limit keys, as `SANDBOX_LIMIT_DEFAULTS` names them). */
-export function toolLimitsFrom(sandbox: Readonly<Record<keyof typeof SANDBOX_LIMIT_DEFAULTS, number>>): SandboxToolLimits {
+export function toolLimitsFrom(
+  sandbox: Readonly<Record<keyof typeof SANDBOX_LIMIT_DEFAULTS, number>>,
+): SandboxToolLimits {
   return {
     readFileMaxChars: sandbox.read_file_output_max_chars,
     lsMaxChars: sandbox.ls_output_max_chars,

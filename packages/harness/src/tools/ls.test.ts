@@ -14,12 +14,26 @@ test("ls lists two levels, marks directories and symlinks, and does not follow l
   fs.symlinkSync("/etc", path.join(ws, "etc-link"));
   assert.equal(
     await kit.text("ls", { description: "l", path: "/mnt/user-data/workspace" }),
-    ["/mnt/user-data/workspace/etc-link@", "/mnt/user-data/workspace/src/", "/mnt/user-data/workspace/src/a.ts", "/mnt/user-data/workspace/src/deep/"].join("\n"),
+    [
+      "/mnt/user-data/workspace/etc-link@",
+      "/mnt/user-data/workspace/src/",
+      "/mnt/user-data/workspace/src/a.ts",
+      "/mnt/user-data/workspace/src/deep/",
+    ].join("\n"),
   );
   assert.equal(await kit.text("ls", { description: "l", path: "/mnt/user-data/uploads" }), "(empty)");
-  assert.equal(await kit.text("ls", { description: "l", path: "/mnt/user-data/nothing" }), "Error: Access denied: /mnt/user-data/nothing is not inside /mnt/user-data/workspace, /mnt/user-data/uploads or /mnt/user-data/outputs.");
-  assert.equal(await kit.text("ls", { description: "l", path: "/mnt/user-data/workspace/none" }), "Error: Directory not found: /mnt/user-data/workspace/none");
-  assert.match(await kit.text("ls", { description: "l", path: "/mnt/user-data/workspace/src/a.ts" }), /is a file, not a directory/);
+  assert.equal(
+    await kit.text("ls", { description: "l", path: "/mnt/user-data/nothing" }),
+    "Error: Access denied: /mnt/user-data/nothing is not inside /mnt/user-data/workspace, /mnt/user-data/uploads or /mnt/user-data/outputs.",
+  );
+  assert.equal(
+    await kit.text("ls", { description: "l", path: "/mnt/user-data/workspace/none" }),
+    "Error: Directory not found: /mnt/user-data/workspace/none",
+  );
+  assert.match(
+    await kit.text("ls", { description: "l", path: "/mnt/user-data/workspace/src/a.ts" }),
+    /is a file, not a directory/,
+  );
 });
 
 test("ls output past the cap keeps its head and says how to see less", async (t) => {
@@ -27,5 +41,8 @@ test("ls output past the cap keeps its head and says how to see less", async (t)
   t.after(() => kit.cleanup());
   for (let i = 0; i < 30; i += 1) fs.writeFileSync(path.join(kit.sandbox.paths.outputs_path, `file-${i}.txt`), "");
   const text = await kit.text("ls", { description: "l", path: "/mnt/user-data/outputs" });
-  assert.match(text, /\n\.\.\. \[truncated: showing first 120 of \d+ chars\. Use a more specific path to see fewer results\] \.\.\.$/);
+  assert.match(
+    text,
+    /\n\.\.\. \[truncated: showing first 120 of \d+ chars\. Use a more specific path to see fewer results\] \.\.\.$/,
+  );
 });

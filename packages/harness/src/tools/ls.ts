@@ -45,9 +45,12 @@ export function createLsTool(options: LsToolOptions) {
       if (!target.ok) return toolFailure(target.error, { verbatim: true });
       const stat = statTarget(target);
       if (!stat) return toolFailure(`Directory not found: ${target.virtualPath}`);
-      if (!stat.isDirectory()) return toolFailure(`${target.virtualPath} is a file, not a directory. Use read_file to read it.`);
+      if (!stat.isDirectory())
+        return toolFailure(`${target.virtualPath} is a file, not a directory. Use read_file to read it.`);
       const { entries, truncated } = await walkDir(target.realPath, { maxDepth: 2, maxEntries: LS_MAX_ENTRIES });
-      const listing = formatListing(target.virtualPath, entries) + (truncated ? `\n... (stopped after ${LS_MAX_ENTRIES} entries)` : "");
+      const listing =
+        formatListing(target.virtualPath, entries) +
+        (truncated ? `\n... (stopped after ${LS_MAX_ENTRIES} entries)` : "");
       return sandbox.mask(headTruncate(listing, options.maxChars, "Use a more specific path to see fewer results"));
     },
   });

@@ -11,7 +11,9 @@ test("present_files turns files under outputs into artifacts (virtual paths, no 
   t.after(() => kit.cleanup());
   fs.writeFileSync(path.join(kit.sandbox.paths.outputs_path, "report.md"), "# r");
   fs.writeFileSync(path.join(kit.sandbox.paths.outputs_path, "data.csv"), "a,b");
-  const result = await kit.call("present_files", { filepaths: ["/mnt/user-data/outputs/report.md", "data.csv", "/mnt/user-data/outputs/./report.md"] });
+  const result = await kit.call("present_files", {
+    filepaths: ["/mnt/user-data/outputs/report.md", "data.csv", "/mnt/user-data/outputs/./report.md"],
+  });
   assert.ok(result instanceof Command);
   const update = result.update as { artifacts: string[]; messages: ToolMessage[] };
   assert.deepEqual(update.artifacts, ["/mnt/user-data/outputs/report.md", "/mnt/user-data/outputs/data.csv"]);
@@ -24,9 +26,15 @@ test("present_files refuses anything outside outputs, and missing files, and pre
   t.after(() => kit.cleanup());
   fs.writeFileSync(path.join(kit.sandbox.paths.workspace_path, "draft.md"), "d");
   fs.writeFileSync(path.join(kit.sandbox.paths.outputs_path, "ok.md"), "o");
-  fs.symlinkSync(path.join(kit.sandbox.paths.workspace_path, "draft.md"), path.join(kit.sandbox.paths.outputs_path, "sneaky.md"));
+  fs.symlinkSync(
+    path.join(kit.sandbox.paths.workspace_path, "draft.md"),
+    path.join(kit.sandbox.paths.outputs_path, "sneaky.md"),
+  );
   const cases: Array<[string, RegExp]> = [
-    ["/mnt/user-data/workspace/draft.md", /Only files in \/mnt\/user-data\/outputs can be presented: \/mnt\/user-data\/workspace\/draft\.md/],
+    [
+      "/mnt/user-data/workspace/draft.md",
+      /Only files in \/mnt\/user-data\/outputs can be presented: \/mnt\/user-data\/workspace\/draft\.md/,
+    ],
     ["/mnt/user-data/outputs/missing.md", /File not found: \/mnt\/user-data\/outputs\/missing\.md/],
     ["/mnt/user-data/outputs/sneaky.md", /Only files in \/mnt\/user-data\/outputs can be presented/],
     ["/mnt/user-data/outputs", /Only files in/],

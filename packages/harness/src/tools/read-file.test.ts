@@ -17,7 +17,10 @@ test("selectLines: 1-based inclusive ranges and DeerFlow's notes", () => {
   assert.equal(selectLines(text, null, 1), "a");
   assert.equal(selectLines(text, 0, 1), "(start_line must be >= 1)");
   assert.equal(selectLines(text, 3, 2), "(start_line > end_line — no lines in range)");
-  assert.match((selectLines(text, 4, 5) as ToolFailure).error, /^start_line 4 is past the end of the file, which has \d+ lines?\./);
+  assert.match(
+    (selectLines(text, 4, 5) as ToolFailure).error,
+    /^start_line 4 is past the end of the file, which has \d+ lines?\./,
+  );
   assert.equal(selectLines("", 1, 2), "(empty)");
 });
 
@@ -29,9 +32,15 @@ test("read_file returns text, ranges, and clear errors", async (t) => {
   fs.writeFileSync(path.join(ws, "bin.dat"), Buffer.from([0x89, 0x00, 0x01, 0x02]));
   assert.equal(await kit.text("read_file", read({ path: "/mnt/user-data/workspace/a.txt" })), "one\ntwo\nthree\n");
   assert.equal(await kit.text("read_file", read({ path: "a.txt", start_line: 2, end_line: 2 })), "two");
-  assert.equal(await kit.text("read_file", read({ path: "/mnt/user-data/workspace/nope.txt" })), "Error: File not found: /mnt/user-data/workspace/nope.txt");
+  assert.equal(
+    await kit.text("read_file", read({ path: "/mnt/user-data/workspace/nope.txt" })),
+    "Error: File not found: /mnt/user-data/workspace/nope.txt",
+  );
   assert.match(await kit.text("read_file", read({ path: "/mnt/user-data/workspace" })), /is a directory\. Use ls/);
-  assert.match(await kit.text("read_file", read({ path: "/mnt/user-data/workspace/bin.dat" })), /^Error: cannot read '\/mnt\/user-data\/workspace\/bin\.dat' as text: it appears to be a binary file/);
+  assert.match(
+    await kit.text("read_file", read({ path: "/mnt/user-data/workspace/bin.dat" })),
+    /^Error: cannot read '\/mnt\/user-data\/workspace\/bin\.dat' as text: it appears to be a binary file/,
+  );
 });
 
 test("read_file caps long output with advice to use a range", async (t) => {
@@ -39,7 +48,10 @@ test("read_file caps long output with advice to use a range", async (t) => {
   t.after(() => kit.cleanup());
   fs.writeFileSync(path.join(kit.sandbox.paths.workspace_path, "long.txt"), "x".repeat(1000));
   const text = await kit.text("read_file", read({ path: "long.txt" }));
-  assert.equal(text, `${"x".repeat(100)}\n... [truncated: showing first 100 of 1000 chars. Use start_line/end_line to read a specific range] ...`);
+  assert.equal(
+    text,
+    `${"x".repeat(100)}\n... [truncated: showing first 100 of 1000 chars. Use start_line/end_line to read a specific range] ...`,
+  );
 });
 
 test("read_file of a file too big to load needs a range, then streams it", async (t) => {
@@ -48,8 +60,14 @@ test("read_file of a file too big to load needs a range, then streams it", async
   const file = path.join(kit.sandbox.paths.workspace_path, "huge.log");
   const line = `${"y".repeat(99)}\n`;
   fs.writeFileSync(file, line.repeat(Math.ceil((READ_FILE_WHOLE_MAX_BYTES + 1) / line.length)));
-  assert.match(await kit.text("read_file", read({ path: "huge.log" })), /too large to read whole\. Read it in parts with start_line and end_line/);
-  assert.equal(await kit.text("read_file", read({ path: "huge.log", start_line: 3, end_line: 4 })), `${"y".repeat(99)}\n${"y".repeat(99)}`);
+  assert.match(
+    await kit.text("read_file", read({ path: "huge.log" })),
+    /too large to read whole\. Read it in parts with start_line and end_line/,
+  );
+  assert.equal(
+    await kit.text("read_file", read({ path: "huge.log", start_line: 3, end_line: 4 })),
+    `${"y".repeat(99)}\n${"y".repeat(99)}`,
+  );
 });
 
 test("reading a skill's SKILL.md stamps skill_context_entry with the frontmatter description", async (t) => {
@@ -61,7 +79,10 @@ test("reading a skill's SKILL.md stamps skill_context_entry with the frontmatter
     },
   });
   t.after(() => kit.cleanup());
-  const result = await kit.call("read_file", read({ path: "/mnt/skills/public/notes/SKILL.md", start_line: 5, end_line: 5 }));
+  const result = await kit.call(
+    "read_file",
+    read({ path: "/mnt/skills/public/notes/SKILL.md", start_line: 5, end_line: 5 }),
+  );
   assert.ok(ToolMessage.isInstance(result));
   assert.equal(result.content, "# Body text");
   const entry = result.additional_kwargs.skill_context_entry as { path: string; description: string };
@@ -70,5 +91,9 @@ test("reading a skill's SKILL.md stamps skill_context_entry with the frontmatter
   const other = await kit.call("read_file", read({ path: "/mnt/skills/public/notes/reference.md" }));
   assert.equal((other as ToolMessage).additional_kwargs.skill_context_entry, undefined);
   const missing = await kit.call("read_file", read({ path: "/mnt/skills/public/gone/SKILL.md" }));
-  assert.equal((missing as ToolMessage).additional_kwargs.skill_context_entry, undefined, "failed reads carry no entry");
+  assert.equal(
+    (missing as ToolMessage).additional_kwargs.skill_context_entry,
+    undefined,
+    "failed reads carry no entry",
+  );
 });

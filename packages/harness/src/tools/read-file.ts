@@ -42,7 +42,9 @@ export function createReadFileTool(options: ReadFileToolOptions) {
       if (!target.ok) return toolFailure(target.error, { verbatim: true });
       const text = await readSelection(sandbox.policy, target, start_line, end_line);
       if ("error" in text) return text;
-      const content = sandbox.mask(headTruncate(text.output, options.maxChars, "Use start_line/end_line to read a specific range"));
+      const content = sandbox.mask(
+        headTruncate(text.output, options.maxChars, "Use start_line/end_line to read a specific range"),
+      );
       if (!text.skillSource) return content;
       return new ToolMessage({
         content,
@@ -63,7 +65,10 @@ async function readSelection(
   const stat = statTarget(target);
   if (!stat) return toolFailure(`File not found: ${target.virtualPath}`);
   if (stat.isDirectory()) return toolFailure(`${target.virtualPath} is a directory. Use ls to list it.`);
-  if (!stat.isFile()) return toolFailure(`${target.virtualPath} is not a regular file (a FIFO, socket or device); read_file only reads regular files.`);
+  if (!stat.isFile())
+    return toolFailure(
+      `${target.virtualPath} is not a regular file (a FIFO, socket or device); read_file only reads regular files.`,
+    );
   if (stat.size > READ_FILE_WHOLE_MAX_BYTES) {
     if (startLine == null && endLine == null) {
       return toolFailure(
@@ -91,7 +96,12 @@ async function readSelection(
 }
 
 /** Line range of a file too big to load: streamed, stops at `end`. */
-async function streamLines(policy: PathPolicy, target: AllowedPath, start: number, end: number): Promise<string | ToolFailure> {
+async function streamLines(
+  policy: PathPolicy,
+  target: AllowedPath,
+  start: number,
+  end: number,
+): Promise<string | ToolFailure> {
   if (start < 1) return "(start_line must be >= 1)";
   if (end < start) return "(start_line > end_line — no lines in range)";
   const handle = await openReadChecked(policy, target);
@@ -99,11 +109,15 @@ async function streamLines(policy: PathPolicy, target: AllowedPath, start: numbe
     const lines: string[] = [];
     let index = 0;
     let size = 0;
-    for await (const line of createInterface({ input: handle.createReadStream({ encoding: "utf8", autoClose: false }), crlfDelay: Infinity })) {
+    for await (const line of createInterface({
+      input: handle.createReadStream({ encoding: "utf8", autoClose: false }),
+      crlfDelay: Infinity,
+    })) {
       index += 1;
       if (index < start) continue;
       if (index > end || size > READ_FILE_WHOLE_MAX_BYTES) break;
-      if (line.includes("\u0000")) return toolFailure(`cannot read '${target.virtualPath}' as text: it appears to be a binary file.`);
+      if (line.includes("\u0000"))
+        return toolFailure(`cannot read '${target.virtualPath}' as text: it appears to be a binary file.`);
       lines.push(line);
       size += line.length + 1;
     }

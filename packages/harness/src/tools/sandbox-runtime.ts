@@ -26,7 +26,10 @@ interface StateView {
 }
 
 /** The thread id a tool call belongs to, or undefined. */
-export function threadIdFromRuntime(provider: Pick<SandboxProvider, "home">, runtime: SandboxToolRuntime | undefined): string | undefined {
+export function threadIdFromRuntime(
+  provider: Pick<SandboxProvider, "home">,
+  runtime: SandboxToolRuntime | undefined,
+): string | undefined {
   const state = (runtime?.state ?? {}) as StateView;
   const fromSandbox = state.sandbox?.sandbox_id ? threadIdOfSandbox(state.sandbox.sandbox_id) : undefined;
   if (fromSandbox) return fromSandbox;
@@ -44,13 +47,19 @@ export function threadIdFromRuntime(provider: Pick<SandboxProvider, "home">, run
 }
 
 /** The thread's sandbox (acquired on first use), or the failure to show the model. */
-export function sandboxForRuntime(provider: SandboxProvider, runtime: SandboxToolRuntime | undefined): Sandbox | ToolFailure {
+export function sandboxForRuntime(
+  provider: SandboxProvider,
+  runtime: SandboxToolRuntime | undefined,
+): Sandbox | ToolFailure {
   const threadId = threadIdFromRuntime(provider, runtime);
-  if (!threadId) return toolFailure("this run has no thread id (configurable.thread_id), so there is no sandbox to use.");
+  if (!threadId)
+    return toolFailure("this run has no thread id (configurable.thread_id), so there is no sandbox to use.");
   try {
     const sandbox = provider.get(provider.acquire(threadId));
     return sandbox ?? toolFailure("the sandbox could not be acquired.");
   } catch (error) {
-    return toolFailure(isHarnessError(error) ? error.message : `the sandbox could not be acquired: ${(error as Error).message}`);
+    return toolFailure(
+      isHarnessError(error) ? error.message : `the sandbox could not be acquired: ${(error as Error).message}`,
+    );
   }
 }

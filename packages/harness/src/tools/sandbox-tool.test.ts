@@ -43,7 +43,10 @@ test("sandboxTool turns a failure into one error ToolMessage and masks host path
   assert.equal(thrown.status, "error");
 
   const noThread = (await probe.invoke(call("c2", { mode: "ok" }), { toolCallId: "c2" } as never)) as ToolMessage;
-  assert.equal(noThread.content, "Error: this run has no thread id (configurable.thread_id), so there is no sandbox to use.");
+  assert.equal(
+    noThread.content,
+    "Error: this run has no thread id (configurable.thread_id), so there is no sandbox to use.",
+  );
   assert.equal(noThread.status, "error");
 });
 
@@ -51,13 +54,19 @@ test("sandbox tool failures carry status error with the text the model always sa
   const kit = createTestSandbox();
   t.after(() => kit.cleanup());
   fs.writeFileSync(path.join(kit.sandbox.paths.workspace_path, "a.txt"), "hello\n");
-  const missing = (await kit.call("read_file", { description: "r", path: "/mnt/user-data/workspace/none.txt" })) as ToolMessage;
+  const missing = (await kit.call("read_file", {
+    description: "r",
+    path: "/mnt/user-data/workspace/none.txt",
+  })) as ToolMessage;
   assert.equal(missing.content, "Error: File not found: /mnt/user-data/workspace/none.txt");
   assert.equal(missing.status, "error");
   const denied = (await kit.call("ls", { description: "l", path: "/etc" })) as ToolMessage;
   assert.match(String(denied.content), /^Error: Access denied/);
   assert.equal(denied.status, "error");
-  const read = (await kit.call("read_file", { description: "r", path: "/mnt/user-data/workspace/a.txt" })) as ToolMessage;
+  const read = (await kit.call("read_file", {
+    description: "r",
+    path: "/mnt/user-data/workspace/a.txt",
+  })) as ToolMessage;
   assert.equal(read.content, "hello\n");
   assert.notEqual(read.status, "error");
 });

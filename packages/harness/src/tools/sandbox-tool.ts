@@ -84,7 +84,10 @@ export function sandboxTool<Schema extends z.ZodObject>(definition: SandboxToolD
     try {
       result = await definition.run(args, { sandbox, runtime });
     } catch (error) {
-      result = toolFailure(definition.describeError?.(error, args) ?? `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      result = toolFailure(
+        definition.describeError?.(error, args) ??
+          `${name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (!(result instanceof ToolFailure)) return result;
     const text = result.verbatim ? `Error: ${result.error}` : sandbox.mask(`Error: ${result.error}`);

@@ -21,7 +21,13 @@ test("the tool set follows the provider and the model: bash only when allowed, v
 
 test("every sandbox tool takes description as its first argument", (t) => {
   const home = tempHome(t, { prefix: "tools-test-" });
-  const provider = createSandboxProvider({ use: "local", home, allowHostBash: true, bashTimeoutSeconds: 5, bashOutputMaxChars: 100 });
+  const provider = createSandboxProvider({
+    use: "local",
+    home,
+    allowHostBash: true,
+    bashTimeoutSeconds: 5,
+    bashOutputMaxChars: 100,
+  });
   for (const tool of createSandboxTools({ provider, vision: true })) {
     if (tool.name === "present_files" || tool.name === "view_image") continue;
     const keys = Object.keys((tool.schema as { shape: Record<string, unknown> }).shape);

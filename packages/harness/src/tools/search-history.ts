@@ -24,8 +24,10 @@ export function createSearchHistoryTool(archive: AnyHistoryArchive) {
     async ({ query, limit }: { query: string; limit?: number }, runtime: ToolRuntime) => {
       const threadId = runtime.configurable?.thread_id ?? runtime.config?.configurable?.thread_id;
       const text = query.trim();
-      if (!text) return "Error: search_history needs a query: give the words you are looking for (a name, a number, a topic).";
-      if (text.length > MAX_QUERY_CHARS) return `Error: the query is ${text.length} characters; search_history takes at most ${MAX_QUERY_CHARS}. Use a few distinctive words.`;
+      if (!text)
+        return "Error: search_history needs a query: give the words you are looking for (a name, a number, a topic).";
+      if (text.length > MAX_QUERY_CHARS)
+        return `Error: the query is ${text.length} characters; search_history takes at most ${MAX_QUERY_CHARS}. Use a few distinctive words.`;
       let hits;
       try {
         if (typeof threadId !== "string" || !(await archive.hasArchive(threadId))) {
@@ -47,7 +49,13 @@ export function createSearchHistoryTool(archive: AnyHistoryArchive) {
         "Returns the best-matching passages with their turn and role.",
       schema: z.object({
         query: z.string().describe("A few distinctive words to look for, e.g. 'database password decision'"),
-        limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`How many passages (default and at most ${MAX_RESULTS})`),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_RESULTS)
+          .optional()
+          .describe(`How many passages (default and at most ${MAX_RESULTS})`),
       }),
     },
   );

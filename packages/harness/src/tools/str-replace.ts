@@ -19,7 +19,8 @@ export function replaceExact(
   replaceAll: boolean,
   virtualPath: string,
 ): { text: string } | { error: string } {
-  if (oldStr === "") return { error: "old_str is empty. Give the exact text to replace, including enough context to be unique." };
+  if (oldStr === "")
+    return { error: "old_str is empty. Give the exact text to replace, including enough context to be unique." };
   const count = text.split(oldStr).length - 1;
   if (count === 0) return { error: `String to replace not found in file: ${virtualPath}` };
   if (count > 1 && !replaceAll) {
@@ -45,7 +46,10 @@ export function createStrReplaceTool(options: { provider: SandboxProvider }) {
       path: z.string().describe("Absolute path of the file to edit."),
       old_str: z.string().describe("The exact text to replace."),
       new_str: z.string().describe("The replacement text."),
-      replace_all: z.boolean().nullish().describe("Replace every occurrence instead of requiring exactly one. Default false."),
+      replace_all: z
+        .boolean()
+        .nullish()
+        .describe("Replace every occurrence instead of requiring exactly one. Default false."),
     }),
     describeError: (error, { path: input }) => describeFsError(error, String(input)),
     run: async ({ path: input, old_str, new_str, replace_all }, { sandbox }) => {
@@ -54,7 +58,8 @@ export function createStrReplaceTool(options: { provider: SandboxProvider }) {
       const stat = statTarget(target);
       if (!stat) return toolFailure(`File not found: ${target.virtualPath}`);
       if (!stat.isFile()) return toolFailure(`${target.virtualPath} is not a regular file.`);
-      if (stat.size > READ_FILE_WHOLE_MAX_BYTES) return toolFailure(`${target.virtualPath} is too large to edit with str_replace (${stat.size} bytes).`);
+      if (stat.size > READ_FILE_WHOLE_MAX_BYTES)
+        return toolFailure(`${target.virtualPath} is too large to edit with str_replace (${stat.size} bytes).`);
       return await withPathLock(target.realPath, async () => {
         const text = decodeText((await readFileChecked(sandbox.policy, target, READ_FILE_WHOLE_MAX_BYTES)).data);
         if (text === null) return toolFailure(`cannot edit '${target.virtualPath}': it appears to be a binary file.`);

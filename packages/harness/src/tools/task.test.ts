@@ -22,10 +22,22 @@ const echo = tool(
 
 test("selectSubagentTools removes task, ask_clarification and present_files and applies an allow-list", () => {
   const parent = ["bash", "read_file", "task", "ask_clarification", "present_files", "write_file"].map(named);
-  const all = selectSubagentTools(parent, { tools: null, disallowedTools: ["task", "ask_clarification", "present_files"] });
-  assert.deepEqual(all.map((t) => t.name), ["bash", "read_file", "write_file"]);
-  const some = selectSubagentTools(parent, { tools: ["read_file", "task"], disallowedTools: ["task", "ask_clarification", "present_files"] });
-  assert.deepEqual(some.map((t) => t.name), ["read_file"]);
+  const all = selectSubagentTools(parent, {
+    tools: null,
+    disallowedTools: ["task", "ask_clarification", "present_files"],
+  });
+  assert.deepEqual(
+    all.map((t) => t.name),
+    ["bash", "read_file", "write_file"],
+  );
+  const some = selectSubagentTools(parent, {
+    tools: ["read_file", "task"],
+    disallowedTools: ["task", "ask_clarification", "present_files"],
+  });
+  assert.deepEqual(
+    some.map((t) => t.name),
+    ["read_file"],
+  );
 });
 
 test("taskToolMessage carries the text for the model and the structured status", () => {
@@ -61,7 +73,10 @@ test("cancelledTaskResults answers only the unanswered task calls of the last AI
     new ToolMessage({ tool_call_id: "t1", name: "task", content: "Task Succeeded. Result: x" }),
   ];
   const results = cancelledTaskResults(messages);
-  assert.deepEqual(results.map((m) => [m.tool_call_id, m.name, m.text, m.additional_kwargs.subagent_status]), [["t2", "task", "Task cancelled by user.", "cancelled"]]);
+  assert.deepEqual(
+    results.map((m) => [m.tool_call_id, m.name, m.text, m.additional_kwargs.subagent_status]),
+    [["t2", "task", "Task cancelled by user.", "cancelled"]],
+  );
   assert.deepEqual(cancelledTaskResults([new HumanMessage("hi")]), []);
 });
 
@@ -81,20 +96,36 @@ test("an unknown subagent_type is a failed result naming the available types", a
   })) as ToolMessage;
   assert.equal(message.additional_kwargs.subagent_status, "failed");
   assert.match(message.text, /^Task failed\. Error: The bash subagent is unavailable .* Available: general-purpose\.$/);
-  const other = (await task.invoke({ type: "tool_call", id: "call_y", name: "task", args: { description: "d", prompt: "p", subagent_type: "poet" } })) as ToolMessage;
+  const other = (await task.invoke({
+    type: "tool_call",
+    id: "call_y",
+    name: "task",
+    args: { description: "d", prompt: "p", subagent_type: "poet" },
+  })) as ToolMessage;
   assert.equal(other.text, 'Task failed. Error: Unknown subagent type "poet". Available: general-purpose.');
 });
 
 test("in a real lead run the subagent works in isolation and only its result reaches the lead", async () => {
   const subModel = new ScriptedChatModel([
-    new AIMessage({ id: "sub-1", content: "", tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "ping" }, type: "tool_call" }] }),
+    new AIMessage({
+      id: "sub-1",
+      content: "",
+      tool_calls: [{ id: "sub-call-1", name: "echo", args: { text: "ping" }, type: "tool_call" }],
+    }),
     new AIMessage({ id: "sub-2", content: "Echo returned ping." }),
   ]);
   const lead = new ScriptedChatModel([
     new AIMessage({
       id: "lead-1",
       content: "",
-      tool_calls: [{ id: "call_task_1", name: "task", args: { description: "Ping echo", prompt: "Echo ping.", subagent_type: "general-purpose" }, type: "tool_call" }],
+      tool_calls: [
+        {
+          id: "call_task_1",
+          name: "task",
+          args: { description: "Ping echo", prompt: "Echo ping.", subagent_type: "general-purpose" },
+          type: "tool_call",
+        },
+      ],
     }),
     new AIMessage({ id: "lead-2", content: "The subagent says: ping." }),
   ]);
@@ -109,7 +140,12 @@ test("in a real lead run the subagent works in isolation and only its result rea
     parentTools: () => [echo, askClarificationTool, presentFiles, task],
   });
   const saver = new MemorySaver();
-  const agent = createAgent({ model: lead, tools: [echo, askClarificationTool, presentFiles, task], stateSchema: ThreadStateSchema, checkpointer: saver });
+  const agent = createAgent({
+    model: lead,
+    tools: [echo, askClarificationTool, presentFiles, task],
+    stateSchema: ThreadStateSchema,
+    checkpointer: saver,
+  });
   const config = { configurable: { thread_id: "lead-thread" } };
 
   const custom: unknown[] = [];
@@ -119,12 +155,18 @@ test("in a real lead run the subagent works in isolation and only its result rea
   );
   for await (const [mode, chunk] of stream) if (mode === "custom") custom.push(chunk);
 
-  assert.deepEqual(specs.map((spec) => spec.tools.map((t) => t.name)), [["echo"]]);
+  assert.deepEqual(
+    specs.map((spec) => spec.tools.map((t) => t.name)),
+    [["echo"]],
+  );
   const state = await agent.graph.getState(config);
   const messages: BaseMessage[] = state.values.messages;
   assert.deepEqual(messages.map((m) => m.id ?? m.getType()).slice(0, 2), ["h-1", "lead-1"]);
   assert.ok(!messages.some((m) => ["sub-1", "sub-2"].includes(m.id ?? "")), "subagent messages stay out of the lead");
-  assert.ok(!messages.some((m) => ToolMessage.isInstance(m) && m.name === "echo"), "subagent tool results stay out of the lead");
+  assert.ok(
+    !messages.some((m) => ToolMessage.isInstance(m) && m.name === "echo"),
+    "subagent tool results stay out of the lead",
+  );
   const result = messages.find((m) => ToolMessage.isInstance(m) && m.name === "task") as ToolMessage;
   assert.equal(result.text, "Task Succeeded. Result: Echo returned ping.");
   assert.equal(result.additional_kwargs.subagent_status, "completed");

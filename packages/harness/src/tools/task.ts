@@ -44,7 +44,9 @@ const TaskArgs = z.object({
     .describe(
       "The complete brief for the subagent, which knows nothing of this conversation: the goal, the relevant context and file paths, constraints, and what its final report must contain.",
     ),
-  subagent_type: z.string().describe("Which kind of subagent runs the job; one of the types listed in the tool description."),
+  subagent_type: z
+    .string()
+    .describe("Which kind of subagent runs the job; one of the types listed in the tool description."),
 });
 
 /**
@@ -57,7 +59,9 @@ export function selectSubagentTools(
 ): StructuredToolInterface[] {
   const denied = new Set(type.disallowedTools);
   const allowed = type.tools == null ? undefined : new Set(type.tools);
-  return parentTools.filter((candidate) => !denied.has(candidate.name) && (allowed === undefined || allowed.has(candidate.name)));
+  return parentTools.filter(
+    (candidate) => !denied.has(candidate.name) && (allowed === undefined || allowed.has(candidate.name)),
+  );
 }
 
 /** The ToolMessage a finished delegation answers with. */
@@ -80,7 +84,12 @@ export function taskToolMessage(result: SubagentResult, toolCallId: string, mode
 export function cancelledTaskResults(messages: readonly BaseMessage[]): ToolMessage[] {
   const lastAi = messages.findLastIndex((message) => AIMessage.isInstance(message));
   if (lastAi < 0) return [];
-  const answered = new Set(messages.slice(lastAi + 1).filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+  const answered = new Set(
+    messages
+      .slice(lastAi + 1)
+      .filter((m) => ToolMessage.isInstance(m))
+      .map((m) => (m as ToolMessage).tool_call_id),
+  );
   return ((messages[lastAi] as AIMessage).tool_calls ?? [])
     .filter((call) => call.name === TASK_TOOL_NAME && typeof call.id === "string" && !answered.has(call.id))
     .map((call) => taskToolMessage({ status: "cancelled" }, call.id as string));
@@ -114,7 +123,10 @@ export function createTaskTool(options: TaskToolOptions) {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? randomUUID();
       const type = options.registry.get(subagent_type);
       if (type === undefined) {
-        return taskToolMessage({ status: "failed", error: options.registry.unknownTypeMessage(subagent_type) }, toolCallId);
+        return taskToolMessage(
+          { status: "failed", error: options.registry.unknownTypeMessage(subagent_type) },
+          toolCallId,
+        );
       }
       const parentTools = typeof options.parentTools === "function" ? options.parentTools() : options.parentTools;
       const state = (runtime.state ?? {}) as { sandbox?: SandboxState | null; thread_data?: ThreadDataState | null };

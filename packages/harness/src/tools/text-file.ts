@@ -20,7 +20,12 @@ export function decodeText(data: Buffer): string | null {
 }
 
 /** Result of {@link selectLines}: the selected text, one of DeerFlow's parenthesised notes, or a start past the end. */
-export function selectLines(text: string, startLine?: number | null, endLine?: number | null, virtualPath = "the file"): string | ToolFailure {
+export function selectLines(
+  text: string,
+  startLine?: number | null,
+  endLine?: number | null,
+  virtualPath = "the file",
+): string | ToolFailure {
   if (text === "") return "(empty)";
   if (startLine == null && endLine == null) return text;
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");

@@ -41,11 +41,23 @@ test("view_image refuses missing, oversized, mislabelled and misplaced images", 
   fs.writeFileSync(path.join(ws, "real.jpg"), PNG_1X1);
   fs.writeFileSync(path.join(ws, "pic.svg"), "<svg/>");
   const view = (image_path: string) => kit.text("view_image", { image_path });
-  assert.equal(await view("/mnt/user-data/workspace/none.png"), "Error: Image file not found: /mnt/user-data/workspace/none.png");
-  assert.match(await view("/mnt/user-data/workspace/fake.png"), /^Error: File contents do not match a supported image format/);
-  assert.match(await view("/mnt/user-data/workspace/real.jpg"), /^Error: Image contents are PNG, but file extension indicates JPEG/);
+  assert.equal(
+    await view("/mnt/user-data/workspace/none.png"),
+    "Error: Image file not found: /mnt/user-data/workspace/none.png",
+  );
+  assert.match(
+    await view("/mnt/user-data/workspace/fake.png"),
+    /^Error: File contents do not match a supported image format/,
+  );
+  assert.match(
+    await view("/mnt/user-data/workspace/real.jpg"),
+    /^Error: Image contents are PNG, but file extension indicates JPEG/,
+  );
   assert.match(await view("/mnt/user-data/workspace/pic.svg"), /^Error: Unsupported image format/);
-  assert.match(await view("/mnt/skills/public/x/pic.png"), /^Error: Only images in \/mnt\/user-data\/workspace, uploads or outputs/);
+  assert.match(
+    await view("/mnt/skills/public/x/pic.png"),
+    /^Error: Only images in \/mnt\/user-data\/workspace, uploads or outputs/,
+  );
   fs.writeFileSync(path.join(ws, "big.png"), Buffer.concat([PNG_1X1, Buffer.alloc(20 * 1024 * 1024)]));
   assert.match(await view("/mnt/user-data/workspace/big.png"), /^Error: Image file is too large/);
 });

@@ -18,7 +18,9 @@ import { statTarget } from "./text-file.js";
 
 /** True when the virtual path is in workspace, uploads or outputs (not skills, not the user-data root). */
 export function isViewableLocation(virtualPath: string): boolean {
-  return USER_DATA_DIRS.some((dir) => isInsideDir(virtualPath, `${VIRTUAL_USER_DATA}/${dir}`) && virtualPath !== `${VIRTUAL_USER_DATA}/${dir}`);
+  return USER_DATA_DIRS.some(
+    (dir) => isInsideDir(virtualPath, `${VIRTUAL_USER_DATA}/${dir}`) && virtualPath !== `${VIRTUAL_USER_DATA}/${dir}`,
+  );
 }
 
 /**
@@ -34,12 +36,16 @@ export async function inspectImage(
   const target = policy.resolve(input, "read");
   if (!target.ok) return toolFailure(target.error, { verbatim: true });
   if (!isViewableLocation(target.virtualPath)) {
-    return toolFailure(`Only images in /mnt/user-data/workspace, uploads or outputs can be viewed: ${target.virtualPath}`);
+    return toolFailure(
+      `Only images in /mnt/user-data/workspace, uploads or outputs can be viewed: ${target.virtualPath}`,
+    );
   }
   const stat = statTarget(target);
   if (!stat || !stat.isFile()) return toolFailure(`Image file not found: ${target.virtualPath}`);
   if (stat.size > maxBytes) {
-    return toolFailure(`Image file is too large: ${stat.size} bytes (at most ${maxBytes} bytes): ${target.virtualPath}`);
+    return toolFailure(
+      `Image file is too large: ${stat.size} bytes (at most ${maxBytes} bytes): ${target.virtualPath}`,
+    );
   }
   const { data } = await readFileChecked(policy, target, 16);
   const format = checkImage(target.virtualPath, data);
@@ -64,7 +70,13 @@ export function createViewImageTool(options: { provider: SandboxProvider }) {
       return new Command({
         update: {
           viewed_images: { [result.target.virtualPath]: result.image },
-          messages: [new ToolMessage({ content: "Successfully read image", name: "view_image", tool_call_id: runtime?.toolCallId ?? "" })],
+          messages: [
+            new ToolMessage({
+              content: "Successfully read image",
+              name: "view_image",
+              tool_call_id: runtime?.toolCallId ?? "",
+            }),
+          ],
         },
       });
     },

@@ -18,8 +18,19 @@ export interface WalkEntry {
 
 /** Directories listed but not descended into (dependency, cache and VCS folders). */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
-  ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache",
-  ".ruff_cache", ".next", ".cache",
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  ".next",
+  ".cache",
 ]);
 
 /** {@link SKIPPED_DIRS} minus the ones a glob pattern names as a path segment (`node_modules/**` searches there). */
@@ -39,7 +50,10 @@ export interface WalkOptions {
 }
 
 /** Depth-first walk in name order. Sets `truncated` on the returned object when `maxEntries` was hit. */
-export async function walkDir(root: string, options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
+export async function walkDir(
+  root: string,
+  options: WalkOptions,
+): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
   const entries: WalkEntry[] = [];
   const skip = options.skipDirs ?? SKIPPED_DIRS;
   let truncated = false;
@@ -62,7 +76,8 @@ export async function walkDir(root: string, options: WalkOptions): Promise<{ ent
       const childRelative = relative ? `${relative}/${child.name}` : child.name;
       const hostPath = path.join(dir, child.name);
       entries.push({ relative: childRelative, hostPath, kind, depth });
-      if (kind === "dir" && depth < options.maxDepth && !skip.has(child.name)) await visit(hostPath, childRelative, depth + 1);
+      if (kind === "dir" && depth < options.maxDepth && !skip.has(child.name))
+        await visit(hostPath, childRelative, depth + 1);
     }
   };
   await visit(root, "", 1);

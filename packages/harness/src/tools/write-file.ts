@@ -57,4 +57,3 @@ export function createWriteFileTool(options: WriteFileToolOptions) {
     },
   });
 }
-

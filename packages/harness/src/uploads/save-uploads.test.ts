@@ -24,10 +24,23 @@ const isRejection = (pattern: RegExp) => (error: unknown) =>
 
 test("files are copied into the thread's uploads with their virtual paths", async (t) => {
   const s = setup(t);
-  const stored = await saveUploads(s.home, "t1", [s.file("notes.txt", "hello"), { path: s.file("raw.bin", "xy"), name: "data.csv" }]);
+  const stored = await saveUploads(s.home, "t1", [
+    s.file("notes.txt", "hello"),
+    { path: s.file("raw.bin", "xy"), name: "data.csv" },
+  ]);
   assert.deepEqual(stored, [
-    { filename: "notes.txt", size: 5, path: path.join(s.uploads, "notes.txt"), virtual_path: "/mnt/user-data/uploads/notes.txt" },
-    { filename: "data.csv", size: 2, path: path.join(s.uploads, "data.csv"), virtual_path: "/mnt/user-data/uploads/data.csv" },
+    {
+      filename: "notes.txt",
+      size: 5,
+      path: path.join(s.uploads, "notes.txt"),
+      virtual_path: "/mnt/user-data/uploads/notes.txt",
+    },
+    {
+      filename: "data.csv",
+      size: 2,
+      path: path.join(s.uploads, "data.csv"),
+      virtual_path: "/mnt/user-data/uploads/data.csv",
+    },
   ]);
   assert.equal(fs.readFileSync(path.join(s.uploads, "notes.txt"), "utf8"), "hello");
   assert.deepEqual(fs.readdirSync(s.uploads).sort(), ["data.csv", "notes.txt"], "no staging files left");
@@ -47,11 +60,20 @@ test("a name already taken gets _1, _2 instead of overwriting", async (t) => {
 test("bad names, missing files and oversized files are refused and nothing is copied", async (t) => {
   const s = setup(t);
   const good = s.file("good.txt", "ok");
-  await assert.rejects(saveUploads(s.home, "t1", [good, { path: good, name: "../../x" }]), isRejection(/Upload refused: the file name "..\/..\/x" contains a path separator/));
+  await assert.rejects(
+    saveUploads(s.home, "t1", [good, { path: good, name: "../../x" }]),
+    isRejection(/Upload refused: the file name "..\/..\/x" contains a path separator/),
+  );
   await assert.rejects(saveUploads(s.home, "t1", [{ path: good, name: "" }]), isRejection(/the file name is empty/));
-  await assert.rejects(saveUploads(s.home, "t1", [path.join(path.dirname(good), "missing.txt")]), isRejection(/does not exist/));
+  await assert.rejects(
+    saveUploads(s.home, "t1", [path.join(path.dirname(good), "missing.txt")]),
+    isRejection(/does not exist/),
+  );
   await assert.rejects(saveUploads(s.home, "t1", [path.dirname(good)]), isRejection(/is not a regular file/));
-  await assert.rejects(saveUploads(s.home, "t1", [s.file("big.bin", Buffer.alloc(11))], { maxFileSize: 10 }), isRejection(/big\.bin is 11 bytes, over the limit of 10 bytes per file/));
+  await assert.rejects(
+    saveUploads(s.home, "t1", [s.file("big.bin", Buffer.alloc(11))], { maxFileSize: 10 }),
+    isRejection(/big\.bin is 11 bytes, over the limit of 10 bytes per file/),
+  );
   await assert.rejects(saveUploads(s.home, "t1", [good, good], { maxTotalSize: 3 }), isRejection(/more than 3 bytes/));
   await assert.rejects(saveUploads(s.home, "t1", [good, good], { maxFiles: 1 }), isRejection(/at most 1 per upload/));
   await assert.rejects(saveUploads(s.home, "../t1", [good]), /Thread id/);

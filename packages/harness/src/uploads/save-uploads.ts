@@ -88,7 +88,9 @@ export async function saveUploads(
     });
   } catch (error) {
     if (error instanceof FileAccessError) refuse(error.message);
-    throw error instanceof HarnessError ? error : new HarnessError("upload_rejected", `Upload failed: ${(error as Error).message}`, { cause: error });
+    throw error instanceof HarnessError
+      ? error
+      : new HarnessError("upload_rejected", `Upload failed: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -98,11 +100,14 @@ function refuse(message: string): never {
 
 function checkSources(hostFiles: readonly UploadSource[], limit: UploadLimits): CheckedSource[] {
   if (hostFiles.length === 0) refuse("no files were given");
-  if (hostFiles.length > limit.maxFiles) refuse(`${hostFiles.length} files given; at most ${limit.maxFiles} per upload`);
+  if (hostFiles.length > limit.maxFiles)
+    refuse(`${hostFiles.length} files given; at most ${limit.maxFiles} per upload`);
   let total = 0;
   return hostFiles.map((entry) => {
     const source = typeof entry === "string" ? entry : entry.path;
-    const name = cleanUploadName(typeof entry === "string" || entry.name === undefined ? path.basename(source) : entry.name);
+    const name = cleanUploadName(
+      typeof entry === "string" || entry.name === undefined ? path.basename(source) : entry.name,
+    );
     if (typeof name !== "string") refuse(name.error);
     let stat: fs.Stats;
     try {
@@ -111,20 +116,32 @@ function checkSources(hostFiles: readonly UploadSource[], limit: UploadLimits): 
       refuse(`${source} does not exist or cannot be read`);
     }
     if (!stat.isFile()) refuse(`${source} is not a regular file`);
-    if (stat.size > limit.maxFileSize) refuse(`${name} is ${stat.size} bytes, over the limit of ${limit.maxFileSize} bytes per file`);
+    if (stat.size > limit.maxFileSize)
+      refuse(`${name} is ${stat.size} bytes, over the limit of ${limit.maxFileSize} bytes per file`);
     total += stat.size;
-    if (total > limit.maxTotalSize) refuse(`the files add up to more than ${limit.maxTotalSize} bytes, the limit per upload`);
+    if (total > limit.maxTotalSize)
+      refuse(`the files add up to more than ${limit.maxTotalSize} bytes, the limit per upload`);
     return { source, name, size: stat.size };
   });
 }
 
 /** Links the staged copy under the first free name (`link` fails instead of overwriting). */
-async function claimName(uploadsDir: string, entry: (name: string) => string, staging: string, file: CheckedSource): Promise<UploadedFile> {
+async function claimName(
+  uploadsDir: string,
+  entry: (name: string) => string,
+  staging: string,
+  file: CheckedSource,
+): Promise<UploadedFile> {
   for (let n = 0; n < 1000; n += 1) {
     const filename = numberedName(file.name, n);
     try {
       await fs.promises.link(staging, entry(filename));
-      return { filename, size: file.size, path: path.join(uploadsDir, filename), virtual_path: `${VIRTUAL_UPLOADS}/${filename}` };
+      return {
+        filename,
+        size: file.size,
+        path: path.join(uploadsDir, filename),
+        virtual_path: `${VIRTUAL_UPLOADS}/${filename}`,
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }

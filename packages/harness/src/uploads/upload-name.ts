@@ -34,7 +34,8 @@ export function cleanUploadName(name: unknown): string | { error: string } {
   }
   const trimmed = name.normalize("NFC").trim();
   if (trimmed === "." || trimmed === "..") return { error: `the file name ${shown} is not a file name` };
-  if (trimmed.startsWith(STAGING_PREFIX)) return { error: `the file name ${shown} is reserved for uploads in progress` };
+  if (trimmed.startsWith(STAGING_PREFIX))
+    return { error: `the file name ${shown} is reserved for uploads in progress` };
   if (Buffer.byteLength(trimmed) > MAX_UPLOAD_NAME_BYTES) {
     return { error: `the file name ${shown} is longer than ${MAX_UPLOAD_NAME_BYTES} bytes` };
   }

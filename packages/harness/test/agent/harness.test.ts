@@ -18,11 +18,23 @@ test("subagents summarize with summarization.model_name, the lead keeps its own 
       if (all.includes("<new_messages>")) return { content: "Summary of the subagent's work." };
       if (all.includes("You are a subagent")) {
         const toolResults = body.messages.filter((message) => message.role === "tool").length;
-        if (toolResults < 3) return { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] };
+        if (toolResults < 3)
+          return { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] };
         return { content: "Subagent done." };
       }
       if (body.messages.some((message) => message.role === "tool")) return { content: "Lead done." };
-      return { tool_calls: [{ name: "task", arguments: { description: "Look around", prompt: "List the workspace three times", subagent_type: "general-purpose" } }] };
+      return {
+        tool_calls: [
+          {
+            name: "task",
+            arguments: {
+              description: "Look around",
+              prompt: "List the workspace three times",
+              subagent_type: "general-purpose",
+            },
+          },
+        ],
+      };
     },
   });
   const config = parseConfigText(
@@ -40,7 +52,10 @@ test("subagents summarize with summarization.model_name, the lead keeps its own 
   const harness = await createHarness(config, { home: home.path, env: {}, onWarning: () => {} });
   try {
     const agent = harness.agent({ subagent_enabled: true });
-    await agent.invoke({ messages: [{ role: "user", content: "Delegate a look around" }] }, { configurable: { thread_id: "h1" } });
+    await agent.invoke(
+      { messages: [{ role: "user", content: "Delegate a look around" }] },
+      { configurable: { thread_id: "h1" } },
+    );
     const summaries = server.requests.filter((body) => text(body).includes("<new_messages>"));
     assert.ok(summaries.length > 0, "the subagent's history was summarized");
     assert.deepEqual([...new Set(summaries.map((body) => body.model))], ["summary-model"]);
@@ -56,7 +71,13 @@ test("subagents summarize with summarization.model_name, the lead keeps its own 
 test("agent() returns the same graph for the same options and another one for other options", async () => {
   const home = createTempHome();
   const config = parseConfigText("memory: {enabled: false}\n", { source: null, env: {} });
-  const harness = await createHarness(config, { home: home.path, env: {}, checkpointer: false, onWarning: () => {}, agentCacheSize: 2 });
+  const harness = await createHarness(config, {
+    home: home.path,
+    env: {},
+    checkpointer: false,
+    onWarning: () => {},
+    agentCacheSize: 2,
+  });
   try {
     const plain = harness.agent({});
     assert.equal(harness.agent({}), plain);

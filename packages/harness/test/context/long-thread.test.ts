@@ -19,7 +19,11 @@ import { danglingToolCallMiddleware } from "../../src/middleware/dangling-tool-c
 import { durableContextMiddleware } from "../../src/middleware/durable-context/index.js";
 import { summarizationMiddleware } from "../../src/middleware/summarization/index.js";
 import { createTokenCounter } from "../../src/model/tokens.js";
-import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
+import {
+  type ChatCompletionRequest,
+  type FakeStep,
+  startFakeOpenAIServer,
+} from "../../src/testing/fake-openai-server.js";
 import { tempHome } from "../../src/testing/temp-home.js";
 
 const TURNS = 300;
@@ -27,21 +31,36 @@ const TRIGGER = 4000;
 const SKILL = "/mnt/skills/public/deep-research/SKILL.md";
 const counter = createTokenCounter("gpt-4o");
 
-const userText = (turn: number) => `turn ${turn}: please look into item ${turn} and report back. ${"context ".repeat(turn % 7)}`;
+const userText = (turn: number) =>
+  `turn ${turn}: please look into item ${turn} and report back. ${"context ".repeat(turn % 7)}`;
 const textOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => (p as { text?: string }).text ?? "").join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (p as { text?: string }).text ?? "").join("")
+      : "";
 
 /** The turn a request belongs to: the number in its latest real user message. */
 function turnOf(body: ChatCompletionRequest): number {
-  const user = body.messages.filter((m) => m.role === "user" && !textOf(m.content).startsWith("<durable_context_data>")).at(-1);
+  const user = body.messages
+    .filter((m) => m.role === "user" && !textOf(m.content).startsWith("<durable_context_data>"))
+    .at(-1);
   return Number(/^turn (\d+):/.exec(textOf(user?.content))?.[1] ?? -1);
 }
 
 /** What the model calls in a turn: a delegation every 25 turns, a skill read every 40, otherwise one or two bash calls. */
 function callsFor(turn: number) {
-  if (turn % 25 === 5) return [{ id: "call_0", name: "task", arguments: { description: `Research topic ${turn}`, prompt: "dig", subagent_type: "general-purpose" } }];
+  if (turn % 25 === 5)
+    return [
+      {
+        id: "call_0",
+        name: "task",
+        arguments: { description: `Research topic ${turn}`, prompt: "dig", subagent_type: "general-purpose" },
+      },
+    ];
   if (turn % 40 === 7) return [{ id: "call_0", name: "read_file", arguments: { path: SKILL } }];
-  if (turn % 3 === 0) return [0, 1].map((i) => ({ id: `call_${i}`, name: "bash", arguments: { command: `ls item-${turn}-${i}` } }));
+  if (turn % 3 === 0)
+    return [0, 1].map((i) => ({ id: `call_${i}`, name: "bash", arguments: { command: `ls item-${turn}-${i}` } }));
   return [{ id: "call_0", name: "bash", arguments: { command: `cat item-${turn}` } }];
 }
 
@@ -50,29 +69,45 @@ function fromWire(body: ChatCompletionRequest): BaseMessage[] {
   return body.messages.flatMap((m): BaseMessage[] => {
     const content = textOf(m.content);
     if (m.role === "user") return [new HumanMessage(content)];
-    if (m.role === "tool") return [new ToolMessage({ content, tool_call_id: m.tool_call_id ?? "", name: m.name as string | undefined })];
+    if (m.role === "tool")
+      return [new ToolMessage({ content, tool_call_id: m.tool_call_id ?? "", name: m.name as string | undefined })];
     if (m.role === "assistant") {
       const calls = (m.tool_calls ?? []) as Array<{ id: string; function: { name: string; arguments: string } }>;
-      return [new AIMessage({ content, tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) })) })];
+      return [
+        new AIMessage({
+          content,
+          tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) })),
+        }),
+      ];
     }
     return [];
   });
 }
 
-const bash = tool(async ({ command }) => `$ ${command}\n${"lorem ipsum dolor ".repeat(20 + (command.length * 13) % 60)}`, {
-  name: "bash",
-  description: "Run a shell command.",
-  schema: z.object({ command: z.string() }),
-});
+const bash = tool(
+  async ({ command }) => `$ ${command}\n${"lorem ipsum dolor ".repeat(20 + ((command.length * 13) % 60))}`,
+  {
+    name: "bash",
+    description: "Run a shell command.",
+    schema: z.object({ command: z.string() }),
+  },
+);
 const task = tool(
   async ({ description }, runtime: ToolRuntime) =>
     new ToolMessage({
       content: `Task Succeeded. Result: findings for ${description}`,
       tool_call_id: runtime.toolCallId,
       name: "task",
-      additional_kwargs: { subagent_status: "completed", subagent_result_brief: `Findings for ${description}: all good` },
+      additional_kwargs: {
+        subagent_status: "completed",
+        subagent_result_brief: `Findings for ${description}: all good`,
+      },
     }),
-  { name: "task", description: "Delegate.", schema: z.object({ description: z.string(), prompt: z.string(), subagent_type: z.string() }) },
+  {
+    name: "task",
+    description: "Delegate.",
+    schema: z.object({ description: z.string(), prompt: z.string(), subagent_type: z.string() }),
+  },
 );
 const readFile = tool(
   async ({ path: file }, runtime: ToolRuntime) =>
@@ -106,7 +141,8 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
   const server = await startFakeOpenAIServer({ strict: true, script });
   t.after(() => server.close());
 
-  const client = (model: string) => new ChatOpenAI({ model, apiKey: "test", maxRetries: 0, configuration: { baseURL: server.url } });
+  const client = (model: string) =>
+    new ChatOpenAI({ model, apiKey: "test", maxRetries: 0, configuration: { baseURL: server.url } });
   const runModel = client("gpt-4o");
   const archive = createHistoryArchive(dbFile);
   t.after(() => archive.close());
@@ -118,7 +154,11 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
     systemPrompt: "You are DeerFlow, an agent that answers with the help of tools.",
     middleware: [
       danglingToolCallMiddleware(),
-      durableContextMiddleware({ skillsContainerPath: "/mnt/skills", skillReadToolNames: ["read_file"], onWarning: (w) => warnings.push(w) }),
+      durableContextMiddleware({
+        skillsContainerPath: "/mnt/skills",
+        skillReadToolNames: ["read_file"],
+        onWarning: (w) => warnings.push(w),
+      }),
       summarizationMiddleware({
         models: [client("fake-summary"), runModel],
         trigger: { type: "tokens", value: TRIGGER },
@@ -138,7 +178,13 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
     if (turn === 150) {
       // A run that was stopped while its tool ran: the call stays unanswered in the checkpoint.
       await agent.graph.updateState(config, {
-        messages: [new AIMessage({ id: "interrupted-ai", content: "", tool_calls: [{ id: "call_0", name: "bash", args: { command: "sleep 600" } }] })],
+        messages: [
+          new AIMessage({
+            id: "interrupted-ai",
+            content: "",
+            tool_calls: [{ id: "call_0", name: "bash", args: { command: "sleep 600" } }],
+          }),
+        ],
       });
     }
     await agent.invoke({ messages: [new HumanMessage({ id: `h-${turn}`, content: userText(turn) })] }, config);
@@ -149,13 +195,19 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
   assert.deepEqual(server.unexpected, []);
   assert.deepEqual(warnings, []);
   assert.ok(summaryRequests.length >= 10, `compaction ran (${summaryRequests.length} summary requests)`);
-  assert.ok(server.requests.some((b) => !b.tools?.length && b.model === "gpt-4o"), "the run model stood in for the failed summary model");
+  assert.ok(
+    server.requests.some((b) => !b.tools?.length && b.model === "gpt-4o"),
+    "the run model stood in for the failed summary model",
+  );
 
   // The whole conversation, from the archive plus the live checkpoint.
   const live = ((await agent.graph.getState(config)).values as { messages: BaseMessage[] }).messages;
   const history = mergeHistory(archive.read(threadId), live);
   const messages = history.flatMap((e) => (e.kind === "message" ? [e.message] : []));
-  assert.deepEqual(messages.filter((m) => m.type === "human").map((m) => m.text), Array.from({ length: TURNS }, (_, i) => userText(i)));
+  assert.deepEqual(
+    messages.filter((m) => m.type === "human").map((m) => m.text),
+    Array.from({ length: TURNS }, (_, i) => userText(i)),
+  );
   assert.deepEqual(
     messages.filter((m) => m.type === "ai" && m.text.startsWith("answer")).map((m) => m.text),
     Array.from({ length: TURNS }, (_, i) => `answer to turn ${i}`),
@@ -164,7 +216,10 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
   assert.equal(messages.filter((m) => m.type === "tool").length, expectedResults);
   assert.ok(messages.some((m) => m.id === "interrupted-ai"));
   const printed = formatHistory(history);
-  assert.equal((printed.match(/──── compacted \d+ messages at /g) ?? []).length, history.filter((e) => e.kind === "compaction").length);
+  assert.equal(
+    (printed.match(/──── compacted \d+ messages at /g) ?? []).length,
+    history.filter((e) => e.kind === "compaction").length,
+  );
   assert.ok(printed.includes(`user: ${userText(0)}`) && printed.includes(`assistant: answer to turn ${TURNS - 1}`));
 
   // Every message ever checkpointed is in the history; no checkpoint ever held a summary or a data block.
@@ -188,10 +243,15 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
     turnTokens.set(turn, [...(turnTokens.get(turn) ?? []), message]);
   }
   const oneTurn = Math.max(...[...turnTokens.values()].map((group) => counter(group)));
-  const agentRequests = server.requests.map((body, index) => ({ body, index })).filter(({ body }) => body.tools?.length);
+  const agentRequests = server.requests
+    .map((body, index) => ({ body, index }))
+    .filter(({ body }) => body.tools?.length);
   for (const { body, index } of agentRequests) {
     const tokens = counter(fromWire(body));
-    assert.ok(tokens <= TRIGGER + oneTurn, `request #${index} has ${tokens} tokens (trigger ${TRIGGER}, one turn ${oneTurn})`);
+    assert.ok(
+      tokens <= TRIGGER + oneTurn,
+      `request #${index} has ${tokens} tokens (trigger ${TRIGGER}, one turn ${oneTurn})`,
+    );
   }
 
   // After the first compaction, every request carries the durable-context block with the latest summary.
@@ -200,9 +260,14 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
   for (const [index, body] of server.requests.entries()) {
     if (summaries.has(index)) latest = summaries.get(index)!;
     if (index <= firstSummary || !body.tools?.length) continue;
-    const data = body.messages.filter((m) => m.role === "user" && textOf(m.content).startsWith("<durable_context_data>"));
+    const data = body.messages.filter(
+      (m) => m.role === "user" && textOf(m.content).startsWith("<durable_context_data>"),
+    );
     assert.equal(data.length, 1, `request #${index} lacks the data block`);
-    assert.ok(textOf(data[0]!.content).includes(`## Conversation summary so far\n${latest}`), `request #${index} lacks the latest summary`);
+    assert.ok(
+      textOf(data[0]!.content).includes(`## Conversation summary so far\n${latest}`),
+      `request #${index} lacks the latest summary`,
+    );
     assert.equal(body.messages[1], data[0], "the block follows the system message");
     const system = body.messages.filter((m) => m.role === "system");
     assert.equal(system.length, 1);
@@ -213,7 +278,13 @@ test("a 300-turn conversation stays paired, bounded and complete", { timeout: 60
   // Completed delegations compacted away long ago are still listed as completed, newest first.
   const lastData = textOf(agentRequests.at(-1)!.body.messages[1]!.content);
   assert.ok(!live.some((m) => m.text.includes("Research topic 5 ")), "the delegation's own messages are long gone");
-  assert.match(lastData, /- \[completed\] Research topic 5 \(via general-purpose; completed result; do NOT delegate again; reuse this result\) -> Findings for Research topic 5/);
+  assert.match(
+    lastData,
+    /- \[completed\] Research topic 5 \(via general-purpose; completed result; do NOT delegate again; reuse this result\) -> Findings for Research topic 5/,
+  );
   assert.ok(lastData.indexOf("Research topic 280") < lastData.indexOf("Research topic 5 "), "newest first");
-  assert.match(lastData, /## Active skills[^\n]*\n- deep-research: Research a topic in depth -> \/mnt\/skills\/public\/deep-research\/SKILL\.md/);
+  assert.match(
+    lastData,
+    /## Active skills[^\n]*\n- deep-research: Research a topic in depth -> \/mnt\/skills\/public\/deep-research\/SKILL\.md/,
+  );
 });

@@ -22,24 +22,49 @@ test("two harnesses on one Postgres: one compacts a thread, the other shows its 
     { source: null, env: {} },
   );
   const chatModel = () =>
-    new ScriptedChatModel([(messages) => ({ content: messages.some((m) => String(m.content).includes("<new_messages>")) ? "Summary: chatted." : "ok" })], { loop: true });
+    new ScriptedChatModel(
+      [
+        (messages) => ({
+          content: messages.some((m) => String(m.content).includes("<new_messages>")) ? "Summary: chatted." : "ok",
+        }),
+      ],
+      { loop: true },
+    );
   const a = await createHarness(config, { home: homeA.path, env: {}, chatModel: chatModel(), onWarning: () => {} });
   const b = await createHarness(config, { home: homeB.path, env: {}, chatModel: chatModel(), onWarning: () => {} });
   try {
     const thread = { configurable: { thread_id: "shared" } };
-    for (const text of ["My locker code is 8812.", "I like tea.", "Weather is nice.", "Done for today.", "One more thing."]) {
+    for (const text of [
+      "My locker code is 8812.",
+      "I like tea.",
+      "Weather is nice.",
+      "Done for today.",
+      "One more thing.",
+    ]) {
       await a.agent().invoke({ messages: [{ role: "user", content: text }] }, thread);
     }
     assert.equal(a.setup.archive, undefined, "no SQLite archive on Postgres");
-    for (const home of [homeA, homeB]) assert.ok(!existsSync(path.join(home.path, "checkpoints.sqlite")), "nothing written to a SQLite file");
+    for (const home of [homeA, homeB])
+      assert.ok(!existsSync(path.join(home.path, "checkpoints.sqlite")), "nothing written to a SQLite file");
 
     const entries = await b.history("shared");
-    assert.ok(entries.some((entry) => entry.kind === "compaction"), "the other harness sees the compaction marker");
-    const said = entries.flatMap((entry) => (entry.kind === "message" && entry.message.type === "human" ? [entry.message.text] : []));
-    assert.deepEqual(said, ["My locker code is 8812.", "I like tea.", "Weather is nice.", "Done for today.", "One more thing."], "every user message once, in order");
+    assert.ok(
+      entries.some((entry) => entry.kind === "compaction"),
+      "the other harness sees the compaction marker",
+    );
+    const said = entries.flatMap((entry) =>
+      entry.kind === "message" && entry.message.type === "human" ? [entry.message.text] : [],
+    );
+    assert.deepEqual(
+      said,
+      ["My locker code is 8812.", "I like tea.", "Weather is nice.", "Done for today.", "One more thing."],
+      "every user message once, in order",
+    );
 
     assert.ok(b.agent().deerflow.toolNames.includes("search_history"));
-    const found = String(await createSearchHistoryTool(b.setup.threadArchive!).invoke({ query: "locker code" }, thread));
+    const found = String(
+      await createSearchHistoryTool(b.setup.threadArchive!).invoke({ query: "locker code" }, thread),
+    );
     assert.match(found, /^\[1\] turn 1, user:\nMy locker code is 8812\./);
   } finally {
     await a.close();

@@ -16,20 +16,34 @@ import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
 
 const info = { compactedAt: "2026-01-01T00:00:00.000Z", summary: "s" };
-const call = (tool: ReturnType<typeof createSearchHistoryTool>, args: { query: string; limit?: number }, threadId = "t1") =>
-  tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
+const call = (
+  tool: ReturnType<typeof createSearchHistoryTool>,
+  args: { query: string; limit?: number },
+  threadId = "t1",
+) => tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
 
 test("search_history finds an archived detail with its turn and role, and answers bad input in one line", async () => {
   const home = createTempHome();
   const archive = createHistoryArchive(path.join(home.path, "checkpoints.sqlite"));
   try {
-    archive.append("t1", [
-      new HumanMessage({ id: "h1", content: "Hello, let's plan the launch." }),
-      new AIMessage({ id: "a1", content: "Sure." }),
-      new HumanMessage({ id: "h2", content: "The staging database password is rotated every Tuesday by Margarethe." }),
-      new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "echo deploy-zebra-42" } }] }),
-      new ToolMessage({ id: "r1", content: "deploy-zebra-42", tool_call_id: "c1", name: "bash" }),
-    ], info);
+    archive.append(
+      "t1",
+      [
+        new HumanMessage({ id: "h1", content: "Hello, let's plan the launch." }),
+        new AIMessage({ id: "a1", content: "Sure." }),
+        new HumanMessage({
+          id: "h2",
+          content: "The staging database password is rotated every Tuesday by Margarethe.",
+        }),
+        new AIMessage({
+          id: "a2",
+          content: "",
+          tool_calls: [{ id: "c1", name: "bash", args: { command: "echo deploy-zebra-42" } }],
+        }),
+        new ToolMessage({ id: "r1", content: "deploy-zebra-42", tool_call_id: "c1", name: "bash" }),
+      ],
+      info,
+    );
     archive.append("other", [new HumanMessage({ id: "x1", content: "Margarethe is on another thread" })], info);
     const tool = createSearchHistoryTool(archive);
 
@@ -39,7 +53,10 @@ test("search_history finds an archived detail with its turn and role, and answer
     assert.match(await call(tool, { query: "zebra" }), /turn 2, (assistant|tool):[\s\S]*deploy-zebra-42/);
     assert.match(await call(tool, { query: "unrelatedword" }), /^No archived message matches "unrelatedword"/);
     assert.match(await call(tool, { query: "   " }), /^Error: search_history needs a query/);
-    assert.match(await call(tool, { query: "x".repeat(5000) }), /^Error: the query is 5000 characters; search_history takes at most 500/);
+    assert.match(
+      await call(tool, { query: "x".repeat(5000) }),
+      /^Error: the query is 5000 characters; search_history takes at most 500/,
+    );
     assert.match(await call(tool, { query: "password" }, "fresh"), /^No earlier messages are archived for this thread/);
     const many = await call(tool, { query: "the a let's plan launch sure staging deploy zebra margarethe" });
     assert.ok(many.split(/^\[\d\] /m).length - 1 <= 5, "at most five passages");
@@ -60,7 +77,10 @@ test("an archive written before the index existed is indexed when it is opened",
     db.exec("DROP TABLE history_fts; DROP TABLE history_search;");
     db.close();
     const reopened = createHistoryArchive(file);
-    assert.deepEqual(reopened.search("t1", "codename", 5).map((hit) => [hit.turn, hit.role, hit.passage]), [[1, "user", "The codename is Blue Heron."]]);
+    assert.deepEqual(
+      reopened.search("t1", "codename", 5).map((hit) => [hit.turn, hit.role, hit.passage]),
+      [[1, "user", "The codename is Blue Heron."]],
+    );
     reopened.close();
   } finally {
     home.cleanup();
@@ -73,18 +93,37 @@ test("once a thread is compacted the model is told search_history exists, and th
     "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: true, trigger: {type: messages, value: 6}, keep: {type: messages, value: 2}}\n",
     { source: null, env: {} },
   );
-  const chatModel = new ScriptedChatModel([(messages) => ({ content: messages.some((m) => String(m.content).includes("<new_messages>")) ? "Summary: chatted." : "ok" })], { loop: true });
+  const chatModel = new ScriptedChatModel(
+    [
+      (messages) => ({
+        content: messages.some((m) => String(m.content).includes("<new_messages>")) ? "Summary: chatted." : "ok",
+      }),
+    ],
+    { loop: true },
+  );
   const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {} });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
-    for (const text of ["My locker code is 8812.", "I like tea.", "Weather is nice.", "Done for today.", "One more thing."]) {
+    for (const text of [
+      "My locker code is 8812.",
+      "I like tea.",
+      "Weather is nice.",
+      "Done for today.",
+      "One more thing.",
+    ]) {
       await agent.invoke({ messages: [{ role: "user", content: text }] }, thread);
     }
     const lead = chatModel.calls.filter((c) => c.toolNames.includes("search_history"));
     assert.ok(lead.length > 0, "search_history is bound to the lead model");
-    assert.ok(!JSON.stringify(lead[0]!.messages.map((m) => m.content)).includes("search_history with"), "no hint before compaction");
-    const last = lead.at(-1)!.messages.map((m) => String(m.content)).join("\n");
+    assert.ok(
+      !JSON.stringify(lead[0]!.messages.map((m) => m.content)).includes("search_history with"),
+      "no hint before compaction",
+    );
+    const last = lead
+      .at(-1)!
+      .messages.map((m) => String(m.content))
+      .join("\n");
     assert.ok(last.includes(HISTORY_SEARCH_HINT), "the hint follows the summary once compacted");
     const tool = agent.deerflow.toolNames.includes("search_history");
     assert.ok(tool);

@@ -52,7 +52,10 @@ function waitForListening(child: ChildProcess): Promise<void> {
 export async function startEverythingOverHttp(mode: "streamableHttp" | "sse"): Promise<HttpServerProcess> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     try {
       await waitForListening(child);
     } catch (error) {

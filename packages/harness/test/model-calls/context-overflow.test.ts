@@ -5,7 +5,13 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createLeadAgent } from "../../src/agent/create-lead-agent.js";
 import { parseConfigText } from "../../src/config/load-config.js";
-import { createTempHome, fakeRequestTokens, startFakeOpenAIServer, type FakeStep, type TempHome } from "../../src/testing/index.js";
+import {
+  createTempHome,
+  fakeRequestTokens,
+  startFakeOpenAIServer,
+  type FakeStep,
+  type TempHome,
+} from "../../src/testing/index.js";
 
 const configFor = (url: string) =>
   parseConfigText(
@@ -14,17 +20,29 @@ const configFor = (url: string) =>
   );
 
 const RESULT_CHARS = 30_000;
-const dump = tool(async ({ part }: { part: number }) => `part ${part} begins. ${"log line with some text\n".repeat(RESULT_CHARS / 24)} part ${part} ends.`, {
-  name: "dump",
-  description: "Dumps a large log part",
-  schema: z.object({ part: z.number() }),
-});
+const dump = tool(
+  async ({ part }: { part: number }) =>
+    `part ${part} begins. ${"log line with some text\n".repeat(RESULT_CHARS / 24)} part ${part} ends.`,
+  {
+    name: "dump",
+    description: "Dumps a large log part",
+    schema: z.object({ part: z.number() }),
+  },
+);
 
 async function turn(home: TempHome, url: string, text: string) {
   const warnings: string[] = [];
-  const agent = await createLeadAgent(configFor(url), { home: home.path, env: {}, tools: [dump], onWarning: (w) => warnings.push(w) });
+  const agent = await createLeadAgent(configFor(url), {
+    home: home.path,
+    env: {},
+    tools: [dump],
+    onWarning: (w) => warnings.push(w),
+  });
   try {
-    const out = await agent.invoke({ messages: [{ role: "user", content: text }] }, { configurable: { thread_id: "big" } });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: text }] },
+      { configurable: { thread_id: "big" } },
+    );
     return { answer: (out.messages.at(-1) as BaseMessage).text, messages: out.messages as BaseMessage[], warnings };
   } finally {
     await agent.close();
@@ -49,11 +67,18 @@ const threeDumps: FakeStep = { tool_calls: [1, 2, 3].map((part) => ({ name: "dum
 test("a turn whose tool results outgrow the window succeeds after a harder compaction, and so does the next turn", async () => {
   const window = (await baselineTokens()) + 4000;
   const home = createTempHome();
-  const server = await startFakeOpenAIServer({ strict: true, contextWindow: window, script: [threeDumps, { content: "The log has three parts." }, { content: "Part 2 was the longest." }] });
+  const server = await startFakeOpenAIServer({
+    strict: true,
+    contextWindow: window,
+    script: [threeDumps, { content: "The log has three parts." }, { content: "Part 2 was the longest." }],
+  });
   try {
     const first = await turn(home, server.url, "Read the three parts of the log and summarize them.");
     assert.equal(first.answer, "The log has three parts.");
-    assert.ok(first.warnings.some((w) => /did not fit the context window; sending it again/.test(w)), first.warnings.join("\n"));
+    assert.ok(
+      first.warnings.some((w) => /did not fit the context window; sending it again/.test(w)),
+      first.warnings.join("\n"),
+    );
     assert.equal(server.rejected.length, 1, "one request refused for its size, none for pairing");
     assert.match(server.rejected[0]!.message, /maximum context length/);
 
@@ -84,7 +109,11 @@ test("each tool result is bounded in the request even when the window is large",
     await turn(home, server.url, "Read the log.");
     const toolMessages = server.requests[1]!.messages.filter((m) => m.role === "tool");
     assert.equal(toolMessages.length, 3);
-    for (const message of toolMessages) assert.ok(String(message.content).length < 20_000 + 200, `a result of ${String(message.content).length} characters was sent`);
+    for (const message of toolMessages)
+      assert.ok(
+        String(message.content).length < 20_000 + 200,
+        `a result of ${String(message.content).length} characters was sent`,
+      );
   } finally {
     await server.close();
     home.cleanup();
@@ -96,7 +125,10 @@ test("a thread that cannot fit even after compaction says so in one line with wh
   const server = await startFakeOpenAIServer({ contextWindow: 50, script: [] });
   try {
     await assert.rejects(turn(home, server.url, "hello"), (error: Error) => {
-      assert.match(error.message, /^This thread no longer fits the context window of Model "small" at http:\/\/127\.0\.0\.1:\d+\/v1/);
+      assert.match(
+        error.message,
+        /^This thread no longer fits the context window of Model "small" at http:\/\/127\.0\.0\.1:\d+\/v1/,
+      );
       assert.match(error.message, /Start a new thread/);
       assert.ok(!error.message.includes("\n"));
       return true;

@@ -17,11 +17,18 @@ async function runTurn(script: FakeStep[], entryExtra = "") {
   const server = await startFakeOpenAIServer({ script });
   const events: Record<string, unknown>[] = [];
   const warnings: string[] = [];
-  const agent = await createLeadAgent(configFor(server.url, entryExtra), { home: home.path, env: {}, onWarning: (w) => warnings.push(w) });
+  const agent = await createLeadAgent(configFor(server.url, entryExtra), {
+    home: home.path,
+    env: {},
+    onWarning: (w) => warnings.push(w),
+  });
   let answer = "";
   let error: Error | undefined;
   try {
-    const stream = await agent.stream({ messages: [{ role: "user", content: "hello" }] }, { configurable: { thread_id: "t" }, streamMode: ["custom", "values"] });
+    const stream = await agent.stream(
+      { messages: [{ role: "user", content: "hello" }] },
+      { configurable: { thread_id: "t" }, streamMode: ["custom", "values"] },
+    );
     for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
       if (mode === "custom") events.push(chunk as Record<string, unknown>);
       if (mode === "values") answer = String((chunk as { messages: { text: string }[] }).messages.at(-1)?.text ?? "");
@@ -33,7 +40,13 @@ async function runTurn(script: FakeStep[], entryExtra = "") {
     await server.close();
     home.cleanup();
   }
-  return { answer, error, events: events.filter((e) => e.type === "llm_retry"), requests: server.requests.length, warnings };
+  return {
+    answer,
+    error,
+    events: events.filter((e) => e.type === "llm_retry"),
+    requests: server.requests.length,
+    warnings,
+  };
 }
 
 test("a 429 with Retry-After is retried after the wait the server asked for, and an llm_retry event says so", async () => {
@@ -43,7 +56,13 @@ test("a 429 with Retry-After is retried after the wait the server asked for, and
   assert.equal(run.requests, 2, "one failed request and one retry, no hidden client retries");
   assert.equal(run.events.length, 1);
   assert.deepEqual(
-    { reason: run.events[0]!.reason, status: run.events[0]!.status, wait_ms: run.events[0]!.wait_ms, attempt: run.events[0]!.attempt, max_retries: run.events[0]!.max_retries },
+    {
+      reason: run.events[0]!.reason,
+      status: run.events[0]!.status,
+      wait_ms: run.events[0]!.wait_ms,
+      attempt: run.events[0]!.attempt,
+      max_retries: run.events[0]!.max_retries,
+    },
     { reason: "rate_limit", status: 429, wait_ms: 1000, attempt: 1, max_retries: 3 },
   );
   assert.equal(run.events[0]!.message, "rate limited (HTTP 429), retrying in 1 s (retry 1 of 3)");
@@ -52,8 +71,17 @@ test("a 429 with Retry-After is retried after the wait the server asked for, and
 test("5xx answers are retried with backoff until one succeeds", async () => {
   const run = await runTurn([{ status: 503 }, { status: 500 }, { content: "Finally." }]);
   assert.equal(run.answer, "Finally.");
-  assert.deepEqual(run.events.map((e) => [e.reason, e.status, e.attempt]), [["server", 503, 1], ["server", 500, 2]]);
-  assert.ok(run.events.every((e) => (e.wait_ms as number) <= 40), "waits stay under retry_cap_delay_ms");
+  assert.deepEqual(
+    run.events.map((e) => [e.reason, e.status, e.attempt]),
+    [
+      ["server", 503, 1],
+      ["server", 500, 2],
+    ],
+  );
+  assert.ok(
+    run.events.every((e) => (e.wait_ms as number) <= 40),
+    "waits stay under retry_cap_delay_ms",
+  );
 });
 
 test("a 401 is not retried", async () => {
@@ -82,5 +110,8 @@ test("an answer that never finishes is cut at the model's deadline and retried",
   const run = await runTurn([{ hang: {} }, { content: "Second try worked." }], ", timeout: 0.3");
   assert.equal(run.error, undefined);
   assert.equal(run.answer, "Second try worked.");
-  assert.deepEqual(run.events.map((e) => e.reason), ["timeout"]);
+  assert.deepEqual(
+    run.events.map((e) => e.reason),
+    ["timeout"],
+  );
 });

@@ -16,7 +16,9 @@ import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 
 interface RecordedTurn {
   caller: string;
-  output: { data: { id: string; content: string; tool_calls: { id: string; name: string; args: Record<string, unknown> }[] } };
+  output: {
+    data: { id: string; content: string; tool_calls: { id: string; name: string; args: Record<string, unknown> }[] };
+  };
 }
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/write_read_file.ultra.json", import.meta.url), "utf8")) as {
   prompt: string;
@@ -34,12 +36,22 @@ function bwrapWorks(): boolean {
 }
 
 for (const use of ["local", "bwrap"] as const) {
-  const skip = use === "bwrap" && !bwrapWorks() ? "bubblewrap is not installed or cannot run here (scripts/setup-bwrap.sh installs it)" : false;
+  const skip =
+    use === "bwrap" && !bwrapWorks()
+      ? "bubblewrap is not installed or cannot run here (scripts/setup-bwrap.sh installs it)"
+      : false;
   test(`the recorded write_read_file run replays to the same file and answer (${use})`, { skip }, async () => {
     const home = createTempHome();
     const outputs = fixture.turns
       .filter((turn) => turn.caller === "lead_agent")
-      .map(({ output: { data } }) => new AIMessage({ id: data.id, content: data.content, tool_calls: data.tool_calls.map((call) => ({ ...call, type: "tool_call" as const })) }));
+      .map(
+        ({ output: { data } }) =>
+          new AIMessage({
+            id: data.id,
+            content: data.content,
+            tool_calls: data.tool_calls.map((call) => ({ ...call, type: "tool_call" as const })),
+          }),
+      );
     const model = new ScriptedChatModel(outputs);
     const config = parseConfigText(`sandbox: {use: ${use}}\nmemory: {enabled: false}\n`, { source: null, env: {} });
     const agent = await createLeadAgent(config, {
@@ -52,10 +64,15 @@ for (const use of ["local", "bwrap"] as const) {
     });
     try {
       assert.equal(agent.deerflow.sandbox.kind, use);
-      const result = await agent.invoke({ messages: [{ role: "user", content: fixture.prompt }] }, { configurable: { thread_id: "replay" } });
+      const result = await agent.invoke(
+        { messages: [{ role: "user", content: fixture.prompt }] },
+        { configurable: { thread_id: "replay" } },
+      );
       const file = path.join(threadPaths(home.path, "replay").outputs_path, "note.txt");
       assert.equal(readFileSync(file, "utf8"), "hi from replay.");
-      const readBack = result.messages.find((message) => message.getType() === "tool" && (message as { name?: string }).name === "read_file");
+      const readBack = result.messages.find(
+        (message) => message.getType() === "tool" && (message as { name?: string }).name === "read_file",
+      );
       assert.equal(readBack?.content, "hi from replay.");
       assert.equal(result.messages.at(-1)!.content, "hi from replay.");
       model.assertDone();

@@ -26,9 +26,18 @@ async function agentWith(model: ScriptedChatModel, extensions: object, warnings:
     },
   });
   homes.push(home);
-  const config = parseConfigText(`sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nskills: {path: '${path.join(home.path, "skills")}'}\n`, { source: null, env: {} });
+  const config = parseConfigText(
+    `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nskills: {path: '${path.join(home.path, "skills")}'}\n`,
+    { source: null, env: {} },
+  );
   const env = { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(home.path, "extensions_config.json") };
-  return createLeadAgent(config, { home: home.path, env, chatModel: model, checkpointer: new MemorySaver(), onWarning: (w) => warnings.push(w) });
+  return createLeadAgent(config, {
+    home: home.path,
+    env,
+    chatModel: model,
+    checkpointer: new MemorySaver(),
+    onWarning: (w) => warnings.push(w),
+  });
 }
 
 const system = (messages: BaseMessage[]) => messages[0]!.text;
@@ -36,7 +45,10 @@ const system = (messages: BaseMessage[]) => messages[0]!.text;
 test("enabled skills are listed by category; a disabled one is neither listed nor readable", async () => {
   const model = new ScriptedChatModel([
     (messages) => {
-      assert.match(system(messages), /<name>tidy<\/name>\n    <description>The tidy skill\.<\/description>\n    <location>\/mnt\/skills\/custom\/tidy\/SKILL\.md<\/location>/);
+      assert.match(
+        system(messages),
+        /<name>tidy<\/name>\n    <description>The tidy skill\.<\/description>\n    <location>\/mnt\/skills\/custom\/tidy\/SKILL\.md<\/location>/,
+      );
       assert.match(system(messages), /<location>\/mnt\/skills\/public\/report-writer\/SKILL\.md<\/location>/);
       assert.ok(!system(messages).includes("sleepy"), "a disabled skill is not listed");
       return {
@@ -68,7 +80,10 @@ test("/tidy applies to its turn only; /sleepy (disabled) is answered without a m
   const model = new ScriptedChatModel([
     (messages) => {
       assert.ok(activated(messages));
-      assert.match(messages.find((m) => m.additional_kwargs?.slash_skill_activation)!.text, /Sort the list alphabetically/);
+      assert.match(
+        messages.find((m) => m.additional_kwargs?.slash_skill_activation)!.text,
+        /Sort the list alphabetically/,
+      );
       return { content: "apple, banana, cherry" };
     },
     (messages) => {
@@ -87,7 +102,10 @@ test("/tidy applies to its turn only; /sleepy (disabled) is answered without a m
     await agent.invoke({ messages: [{ role: "user", content: "/tidy cherry apple banana" }] }, config);
     await agent.invoke({ messages: [{ role: "user", content: "thanks" }] }, config);
     const sleepy = await agent.invoke({ messages: [{ role: "user", content: "/sleepy now" }] }, config);
-    assert.match(sleepy.messages.at(-1)!.text, /\/sleepy is installed but disabled\. Enable it with `deerflow skills enable sleepy`/);
+    assert.match(
+      sleepy.messages.at(-1)!.text,
+      /\/sleepy is installed but disabled\. Enable it with `deerflow skills enable sleepy`/,
+    );
     await agent.invoke({ messages: [{ role: "user", content: "/unknown stays as typed" }] }, config);
     model.assertDone();
     const saved = (await agent.graph.getState(config)).values as { messages: BaseMessage[] };
@@ -110,12 +128,26 @@ test("a broken extensions_config.json is a warning; skills then keep their defau
   fs.writeFileSync(path.join(agent.deerflow.home, "extensions_config.json"), "{ not json");
   await agent.close();
   const again = await createLeadAgent(
-    parseConfigText(`sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nskills: {path: '${path.join(agent.deerflow.home, "skills")}'}\n`, { source: null, env: {} }),
-    { home: agent.deerflow.home, env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(agent.deerflow.home, "extensions_config.json") }, chatModel: model, checkpointer: false, onWarning: (w) => warnings.push(w) },
+    parseConfigText(
+      `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nskills: {path: '${path.join(agent.deerflow.home, "skills")}'}\n`,
+      { source: null, env: {} },
+    ),
+    {
+      home: agent.deerflow.home,
+      env: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: path.join(agent.deerflow.home, "extensions_config.json") },
+      chatModel: model,
+      checkpointer: false,
+      onWarning: (w) => warnings.push(w),
+    },
   );
   try {
     await again.invoke({ messages: [{ role: "user", content: "hi" }] }, { configurable: { thread_id: "c" } });
-    assert.ok(warnings.some((w) => /extensions_config\.json is not valid JSON .* Until then skills keep their defaults/.test(w)), warnings.join("\n"));
+    assert.ok(
+      warnings.some((w) =>
+        /extensions_config\.json is not valid JSON .* Until then skills keep their defaults/.test(w),
+      ),
+      warnings.join("\n"),
+    );
   } finally {
     await again.close();
   }

@@ -18,16 +18,26 @@ test("the store runs WAL with synchronous NORMAL, and a committed checkpoint is 
     assert.equal(store.db.pragma("journal_mode", { simple: true }), "wal");
     assert.equal(store.db.pragma("synchronous", { simple: true }), 1, "1 is NORMAL (2 FULL fsyncs every commit)");
     const config = { configurable: { thread_id: "t1", checkpoint_ns: "" } };
-    const checkpoint = { v: 4, id: "00000000-0000-0000-0000-000000000001", ts: new Date(0).toISOString(), channel_values: { note: "kept" }, channel_versions: {}, versions_seen: {} };
+    const checkpoint = {
+      v: 4,
+      id: "00000000-0000-0000-0000-000000000001",
+      ts: new Date(0).toISOString(),
+      channel_values: { note: "kept" },
+      channel_versions: {},
+      versions_seen: {},
+    };
     await store.saver.put(config, checkpoint as never, { source: "input", step: -1, parents: {} } as never);
     const other = new Database(file, { readonly: true });
     try {
-      assert.equal((other.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = 't1'").get() as { n: number }).n, 1);
+      assert.equal(
+        (other.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = 't1'").get() as { n: number }).n,
+        1,
+      );
     } finally {
       other.close();
     }
     const read = await store.saver.getTuple({ configurable: { thread_id: "t1" } });
-    assert.equal((read?.checkpoint.channel_values as { note?: string }).note, "kept");
+    assert.equal((read?.checkpoint.channel_values as { note?: string } | undefined)?.note, "kept");
   } finally {
     store.close();
     home.cleanup();

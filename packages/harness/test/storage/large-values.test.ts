@@ -24,20 +24,39 @@ const fileMb = (file: string) => {
 
 test("a 200 KB tool result is stored once across many steps and turns, and reads back whole", async () => {
   const home = createTempHome();
-  const big = `BEGIN ${"observation ".repeat(200 * 1024 / 12)} END`;
+  const big = `BEGIN ${"observation ".repeat((200 * 1024) / 12)} END`;
   const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
   // retention `all`: every step's checkpoint stays, the worst case for repetition.
-  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
+    { source: null, env: {} },
+  );
   const chatModel = new ScriptedChatModel(
-    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0 ? { tool_calls: [{ name: "fetch_doc", args: {} }] } : { content: "read it" })],
+    [
+      (messages: BaseMessage[]) =>
+        messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0
+          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
+          : { content: "read it" },
+    ],
     { loop: true },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [fetchTool], onWarning: () => {} });
+  const harness = await createHarness(config, {
+    home: home.path,
+    env: {},
+    chatModel,
+    tools: [fetchTool],
+    onWarning: () => {},
+  });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
-    for (let turn = 1; turn <= 8; turn++) await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
-    const rows = (new Database(harness.setup.store!.file, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM checkpoints").get() as { n: number }).n;
+    for (let turn = 1; turn <= 8; turn++)
+      await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+    const rows = (
+      new Database(harness.setup.store!.file, { readonly: true })
+        .prepare("SELECT COUNT(*) AS n FROM checkpoints")
+        .get() as { n: number }
+    ).n;
     assert.ok(rows > 40, `every step kept (${rows} checkpoints)`);
     // Without the store-once path: ~rows × 200 KB = 8+ MB. With it: the value once, plus small checkpoints.
     assert.ok(fileMb(harness.setup.store!.file) < 2, `file is ${fileMb(harness.setup.store!.file).toFixed(1)} MB`);
@@ -56,25 +75,46 @@ test("a 200 KB tool result is stored once across many steps and turns, and reads
 test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
   const home = createTempHome();
   const huge = "x".repeat(10 * 1024 * 1024);
-  const save = tool(async ({ text }: { text: string }) => (text.length > 1024 * 1024 ? `Error: ${text.length} characters is too much to save; at most 1 MiB.` : "saved"), {
-    name: "save_text",
-    description: "Saves text.",
-    schema: z.object({ text: z.string() }),
-  });
-  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
+  const save = tool(
+    async ({ text }: { text: string }) =>
+      text.length > 1024 * 1024 ? `Error: ${text.length} characters is too much to save; at most 1 MiB.` : "saved",
+    {
+      name: "save_text",
+      description: "Saves text.",
+      schema: z.object({ text: z.string() }),
+    },
+  );
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
+    { source: null, env: {} },
+  );
   const chatModel = new ScriptedChatModel(
-    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool") ? { tool_calls: [{ name: "save_text", args: { text: huge } }] } : { content: "too big, sorry" })],
+    [
+      (messages: BaseMessage[]) =>
+        messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool")
+          ? { tool_calls: [{ name: "save_text", args: { text: huge } }] }
+          : { content: "too big, sorry" },
+    ],
     { loop: true },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [save], onWarning: () => {} });
+  const harness = await createHarness(config, {
+    home: home.path,
+    env: {},
+    chatModel,
+    tools: [save],
+    onWarning: () => {},
+  });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
-    for (let turn = 1; turn <= 3; turn++) await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+    for (let turn = 1; turn <= 3; turn++)
+      await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     const mb = fileMb(harness.setup.store!.file);
     assert.ok(mb < 40, `file is ${mb.toFixed(1)} MB after 3 turns of every step kept`);
     const state = await agent.graph.getState(thread);
-    const call = (state.values as { messages: BaseMessage[] }).messages.find((m) => m.getType() === "ai") as { tool_calls?: { args: { text: string } }[] };
+    const call = (state.values as { messages: BaseMessage[] }).messages.find((m) => m.getType() === "ai") as {
+      tool_calls?: { args: { text: string } }[];
+    };
     assert.equal(call.tool_calls?.[0]?.args.text.length, huge.length);
   } finally {
     await harness.close();
@@ -84,21 +124,34 @@ test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
 
 test("each message of a checkpoint is stored once: checkpoints carry references, history and state read back the same", async () => {
   const home = createTempHome();
-  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n", { source: null, env: {} });
-  const chatModel = new ScriptedChatModel([{ content: `noted, ${"a reply of some length ".repeat(12)}` }], { loop: true });
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
+    { source: null, env: {} },
+  );
+  const chatModel = new ScriptedChatModel([{ content: `noted, ${"a reply of some length ".repeat(12)}` }], {
+    loop: true,
+  });
   const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {} });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
     const said = (turn: number) => `turn ${turn}: ${"a user line of some length ".repeat(10)}`;
-    for (let turn = 1; turn <= 6; turn++) await agent.invoke({ messages: [{ role: "user", content: said(turn) }] }, thread);
+    for (let turn = 1; turn <= 6; turn++)
+      await agent.invoke({ messages: [{ role: "user", content: said(turn) }] }, thread);
     const db = new Database(harness.setup.store!.file, { readonly: true });
     try {
-      const blobs = (db.prepare("SELECT CAST(checkpoint AS TEXT) AS text FROM checkpoints").all() as { text: string }[]).map((row) => row.text);
+      const blobs = (
+        db.prepare("SELECT CAST(checkpoint AS TEXT) AS text FROM checkpoints").all() as { text: string }[]
+      ).map((row) => row.text);
       // Without it, the first user line is in every checkpoint after its turn began; now only in the run's
       // input checkpoint, as the raw input of `__start__` (not a message yet).
-      assert.deepEqual(blobs.filter((text) => text.includes("turn 1: a user line")).map((text) => text.includes('"__start__"')), [true]);
-      const stored = (db.prepare("SELECT body FROM large_values").all() as { body: string }[]).filter((row) => row.body.includes("turn 1: a user line"));
+      assert.deepEqual(
+        blobs.filter((text) => text.includes("turn 1: a user line")).map((text) => text.includes('"__start__"')),
+        [true],
+      );
+      const stored = (db.prepare("SELECT body FROM large_values").all() as { body: string }[]).filter((row) =>
+        row.body.includes("turn 1: a user line"),
+      );
       // Once per form: as given, and as the chain stamped it (name and timestamp) on its first step.
       assert.equal(stored.length, 2, "the first user line is stored once per form");
     } finally {
@@ -107,7 +160,10 @@ test("each message of a checkpoint is stored once: checkpoints carry references,
     const state = await agent.graph.getState(thread);
     const messages = (state.values as { messages: BaseMessage[] }).messages;
     assert.equal(messages.length, 12);
-    assert.deepEqual(messages.filter((m) => m.getType() === "human").map((m) => m.content), [1, 2, 3, 4, 5, 6].map(said));
+    assert.deepEqual(
+      messages.filter((m) => m.getType() === "human").map((m) => m.content),
+      [1, 2, 3, 4, 5, 6].map(said),
+    );
     let earlier = 0;
     for await (const snapshot of agent.graph.getStateHistory(thread)) {
       const count = ((snapshot.values as { messages?: BaseMessage[] }).messages ?? []).length;
@@ -122,14 +178,28 @@ test("each message of a checkpoint is stored once: checkpoints carry references,
 
 test("collecting unreferenced values keeps the long strings that stored messages refer to", async () => {
   const home = createTempHome();
-  const big = `BEGIN ${"observation ".repeat(40 * 1024 / 12)} END`;
+  const big = `BEGIN ${"observation ".repeat((40 * 1024) / 12)} END`;
   const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
-  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: latest}\n", { source: null, env: {} });
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: latest}\n",
+    { source: null, env: {} },
+  );
   const chatModel = new ScriptedChatModel(
-    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0 ? { tool_calls: [{ name: "fetch_doc", args: {} }] } : { content: "read it" })],
+    [
+      (messages: BaseMessage[]) =>
+        messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0
+          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
+          : { content: "read it" },
+    ],
     { loop: true },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [fetchTool], onWarning: () => {} });
+  const harness = await createHarness(config, {
+    home: home.path,
+    env: {},
+    chatModel,
+    tools: [fetchTool],
+    onWarning: () => {},
+  });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };

@@ -27,15 +27,27 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
     { source: null, env: {} },
   );
   const chatModel = new ScriptedChatModel(
-    [(messages: BaseMessage[]) => (messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool") ? { tool_calls: [{ name: "fetch_doc", args: {} }] } : { content: "read it" })],
+    [
+      (messages: BaseMessage[]) =>
+        messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool")
+          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
+          : { content: "read it" },
+    ],
     { loop: true },
   );
-  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, tools: [fetchTool], onWarning: () => {} });
+  const harness = await createHarness(config, {
+    home: home.path,
+    env: {},
+    chatModel,
+    tools: [fetchTool],
+    onWarning: () => {},
+  });
   const sql = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
-    for (let turn = 1; turn <= 4; turn++) await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+    for (let turn = 1; turn <= 4; turn++)
+      await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     const bytes = async (query: string) => Number((await sql.query(query)).rows[0].n);
     const versions = await bytes("SELECT count(*) AS n FROM checkpoint_blobs WHERE channel = 'messages'");
     assert.ok(versions >= 8, `messages was written in ${versions} versions`);
@@ -46,10 +58,19 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
     const state = await agent.graph.getState(thread);
     const tools = (state.values as { messages: BaseMessage[] }).messages.filter((m) => m.getType() === "tool");
     assert.equal(tools[0]!.content, big, "the state reads back the full text");
-    assert.equal((await harness.history("t1")).filter((entry) => entry.kind === "message" && entry.message.content === big).length, 1);
+    assert.equal(
+      (await harness.history("t1")).filter((entry) => entry.kind === "message" && entry.message.content === big).length,
+      1,
+    );
 
-    assert.deepEqual(await collectPostgresLargeValues(harness.setup.postgres!.pool, 0), { values: 0, bytes: 0 }, "a value a checkpoint refers to stays");
-    await sql.query("INSERT INTO large_values (hash, body, used_at) VALUES ('f'||repeat('0', 63), 'unused', now() - interval '2 hours'), ('e'||repeat('0', 63), 'just stored', now())");
+    assert.deepEqual(
+      await collectPostgresLargeValues(harness.setup.postgres!.pool, 0),
+      { values: 0, bytes: 0 },
+      "a value a checkpoint refers to stays",
+    );
+    await sql.query(
+      "INSERT INTO large_values (hash, body, used_at) VALUES ('f'||repeat('0', 63), 'unused', now() - interval '2 hours'), ('e'||repeat('0', 63), 'just stored', now())",
+    );
     const collected = await collectPostgresLargeValues(harness.setup.postgres!.pool);
     assert.equal(collected.values, 1, "only the unused value past the grace period goes");
     assert.ok(collected.bytes > 0);

@@ -13,7 +13,12 @@ import { createHarness } from "../../src/agent/harness.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createTempHome, ScriptedChatModel, type ScriptStep, testDatabase } from "../../src/testing/index.js";
 
-async function open(t: TestContext, retention: string, steps: ScriptStep[] = [{ content: "noted" }], options: Parameters<typeof createHarness>[1] = {}) {
+async function open(
+  t: TestContext,
+  retention: string,
+  steps: ScriptStep[] = [{ content: "noted" }],
+  options: Parameters<typeof createHarness>[1] = {},
+) {
   const db = await testDatabase();
   if ("skip" in db) {
     t.skip(db.skip);
@@ -27,17 +32,22 @@ async function open(t: TestContext, retention: string, steps: ScriptStep[] = [{ 
   const chatModel = new ScriptedChatModel(steps, { loop: true });
   const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {}, ...options });
   const sql = new pg.Pool({ connectionString: db.url, max: 2 });
-  const count = async (table: string) => Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE thread_id = 't1'`)).rows[0].n);
+  const count = async (table: string) =>
+    Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE thread_id = 't1'`)).rows[0].n);
   // Blobs no checkpoint names, and versions a checkpoint names that have no blob.
   const orphans = async () =>
     Number(
-      (await sql.query(`SELECT count(*) AS n FROM checkpoint_blobs b WHERE thread_id = 't1' AND NOT EXISTS
-        (SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`)).rows[0].n,
+      (
+        await sql.query(`SELECT count(*) AS n FROM checkpoint_blobs b WHERE thread_id = 't1' AND NOT EXISTS
+        (SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`)
+      ).rows[0].n,
     );
   const missing = async () =>
     Number(
-      (await sql.query(`SELECT count(*) AS n FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = 't1' AND NOT EXISTS
-        (SELECT 1 FROM checkpoint_blobs b WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = v.key AND b.version = v.value)`)).rows[0].n,
+      (
+        await sql.query(`SELECT count(*) AS n FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v WHERE c.thread_id = 't1' AND NOT EXISTS
+        (SELECT 1 FROM checkpoint_blobs b WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = v.key AND b.version = v.value)`)
+      ).rows[0].n,
     );
   const close = async () => {
     await harness.close();
@@ -45,7 +55,15 @@ async function open(t: TestContext, retention: string, steps: ScriptStep[] = [{ 
     home.cleanup();
     await db.drop();
   };
-  return { harness, agent: harness.agent(), thread: { configurable: { thread_id: "t1" } }, count, orphans, missing, close };
+  return {
+    harness,
+    agent: harness.agent(),
+    thread: { configurable: { thread_id: "t1" } },
+    count,
+    orphans,
+    missing,
+    close,
+  };
 }
 
 async function play(run: NonNullable<Awaited<ReturnType<typeof open>>>, turns: number) {
@@ -65,7 +83,10 @@ test("Postgres, runs (the default): first and last step of each run, their value
   try {
     const reports = await play(run, 3);
     assert.equal(await run.count("checkpoints"), 6, "first and last step of each run");
-    assert.ok(reports.every((report) => report.checkpoints > 0 && (report.blobs ?? 0) > 0 && (report.bytes ?? 0) > 0), JSON.stringify(reports));
+    assert.ok(
+      reports.every((report) => report.checkpoints > 0 && (report.blobs ?? 0) > 0 && (report.bytes ?? 0) > 0),
+      JSON.stringify(reports),
+    );
     assert.equal(await run.orphans(), 0, "no channel value that no checkpoint names");
     assert.equal(await run.missing(), 0, "every kept checkpoint's values are there");
     assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 6);
@@ -78,7 +99,11 @@ test("Postgres, runs (the default): first and last step of each run, their value
     const again = await run.harness.afterRun("t1");
     assert.ok(again.checkpoints > 0);
     assert.equal(await run.count("checkpoints"), 8);
-    assert.deepEqual(await run.harness.afterRun("t1"), { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 }, "a second prune finds nothing");
+    assert.deepEqual(
+      await run.harness.afterRun("t1"),
+      { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 },
+      "a second prune finds nothing",
+    );
   } finally {
     await run.close();
   }
@@ -115,14 +140,18 @@ test("Postgres, all keeps every step", async (t) => {
 test("Postgres, default retention: a run that failed after a tool ran resumes from the failed step, without running the tool again", async (t) => {
   let resumed = false;
   let toolRuns = 0;
-  const note = tool(async () => {
-    toolRuns += 1;
-    return "written down";
-  }, { name: "note", description: "Writes a note.", schema: z.object({ text: z.string() }) });
+  const note = tool(
+    async () => {
+      toolRuns += 1;
+      return "written down";
+    },
+    { name: "note", description: "Writes a note.", schema: z.object({ text: z.string() }) },
+  );
   // The model calls the tool, then is down until the test brings it back.
   const step: ScriptStep = (messages) => {
     const last = messages.at(-1)!;
-    if (last.getType() === "human" && String(last.content).startsWith("note")) return { tool_calls: [{ name: "note", args: { text: "x" } }] };
+    if (last.getType() === "human" && String(last.content).startsWith("note"))
+      return { tool_calls: [{ name: "note", args: { text: "x" } }] };
     if (last.getType() !== "tool") return { content: "ok" };
     if (!resumed) throw new Error("model endpoint down");
     return { content: "noted it" };
@@ -131,7 +160,10 @@ test("Postgres, default retention: a run that failed after a tool ran resumes fr
   if (!run) return;
   try {
     await play(run, 2);
-    await assert.rejects(run.agent.invoke({ messages: [{ role: "user", content: "note this" }] }, run.thread), /model endpoint down/);
+    await assert.rejects(
+      run.agent.invoke({ messages: [{ role: "user", content: "note this" }] }, run.thread),
+      /model endpoint down/,
+    );
     await run.harness.afterRun("t1");
     assert.equal(toolRuns, 1);
     resumed = true;
@@ -139,7 +171,10 @@ test("Postgres, default retention: a run that failed after a tool ran resumes fr
     assert.equal(toolRuns, 1, "the tool's result was kept, not run again");
     const messages = (values as { messages: { content: unknown; getType(): string }[] }).messages;
     assert.equal(messages.at(-1)!.content, "noted it");
-    assert.deepEqual(messages.map((message) => message.getType()), ["human", "ai", "human", "ai", "human", "ai", "tool", "ai"]);
+    assert.deepEqual(
+      messages.map((message) => message.getType()),
+      ["human", "ai", "human", "ai", "human", "ai", "tool", "ai"],
+    );
     await run.harness.afterRun("t1");
     assert.equal(await run.missing(), 0);
     assert.equal(await run.orphans(), 0);

@@ -11,7 +11,10 @@ import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 
 async function playTurns(retention: string, turns: number) {
   const home = createTempHome();
-  const config = parseConfigText(`sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\ncheckpoints: {retention: ${retention}}\n`, { source: null, env: {} });
+  const config = parseConfigText(
+    `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\ncheckpoints: {retention: ${retention}}\n`,
+    { source: null, env: {} },
+  );
   const chatModel = new ScriptedChatModel([{ content: "noted" }], { loop: true });
   const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {} });
   const agent = harness.agent();
@@ -21,7 +24,12 @@ async function playTurns(retention: string, turns: number) {
     await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     reports.push(await harness.afterRun("t1"));
   }
-  const rows = () => (new Database(harness.setup.store!.file, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = 't1'").get() as { n: number }).n;
+  const rows = () =>
+    (
+      new Database(harness.setup.store!.file, { readonly: true })
+        .prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = 't1'")
+        .get() as { n: number }
+    ).n;
   return { home, harness, agent, thread, reports, rows };
 }
 
@@ -29,11 +37,15 @@ test("runs (the default) keeps one checkpoint per finished run; the thread reads
   const { home, harness, agent, thread, reports, rows } = await playTurns("runs", 3);
   try {
     assert.equal(rows(), 6, "first and last step of each run");
-    assert.ok(reports.every((report) => report.checkpoints > 0), "each run's intermediate steps were removed");
+    assert.ok(
+      reports.every((report) => report.checkpoints > 0),
+      "each run's intermediate steps were removed",
+    );
     const state = await agent.graph.getState(thread);
     assert.equal((state.values as { messages: unknown[] }).messages.length, 6);
     const points = [];
-    for await (const snapshot of agent.graph.getStateHistory(thread)) points.push((snapshot.values as { messages: unknown[] }).messages.length);
+    for await (const snapshot of agent.graph.getStateHistory(thread))
+      points.push((snapshot.values as { messages: unknown[] }).messages.length);
     assert.deepEqual(points, [6, 5, 4, 3, 2, 1], "each run: its answer and its question, newest first");
     await agent.invoke({ messages: [{ role: "user", content: "turn 4" }] }, thread);
     assert.equal(((await agent.graph.getState(thread)).values as { messages: unknown[] }).messages.length, 8);
@@ -50,7 +62,10 @@ test("latest keeps only the head, all keeps every step", async () => {
   const all = await playTurns("all", 3);
   try {
     assert.equal(latest.rows(), 1);
-    assert.equal(((await latest.agent.graph.getState(latest.thread)).values as { messages: unknown[] }).messages.length, 6);
+    assert.equal(
+      ((await latest.agent.graph.getState(latest.thread)).values as { messages: unknown[] }).messages.length,
+      6,
+    );
     assert.ok(all.rows() > 9, `all keeps every step (${all.rows()} rows)`);
     assert.ok(all.reports.every((report) => report.checkpoints === 0));
   } finally {
@@ -62,5 +77,8 @@ test("latest keeps only the head, all keeps every step", async () => {
 });
 
 test("an unknown retention is a config error naming the choices", () => {
-  assert.throws(() => parseConfigText("checkpoints: {retention: forever}\n", { source: null, env: {} }), /runs, all, latest/);
+  assert.throws(
+    () => parseConfigText("checkpoints: {retention: forever}\n", { source: null, env: {} }),
+    /runs, all, latest/,
+  );
 });

@@ -56,7 +56,9 @@ function recordingFactory(work: (run: Run, signal: AbortSignal) => Promise<void>
           throw error;
         }
         run.end = performance.now();
-        yield { messages: [...input.messages, new AIMessage({ id: `sub-answer-${prompt}`, content: `${prompt} done` })] };
+        yield {
+          messages: [...input.messages, new AIMessage({ id: `sub-answer-${prompt}`, content: `${prompt} done` })],
+        };
       })(),
   });
   return { runs, createSubagent };
@@ -90,7 +92,10 @@ function leadAgent(options: LeadOptions) {
     stateSchema: ThreadStateSchema,
     // Chain order as in the lead: durable-context (slot 5) before subagent-limit (slot 11), so the
     // limit's afterModel runs first and a dropped call never reaches the delegation ledger.
-    middleware: [durableContextMiddleware(), subagentLimitMiddleware({ maxConcurrent: 2, onWarning: (w) => options.warnings?.push(w) })],
+    middleware: [
+      durableContextMiddleware(),
+      subagentLimitMiddleware({ maxConcurrent: 2, onWarning: (w) => options.warnings?.push(w) }),
+    ],
     checkpointer: new MemorySaver(),
   });
 }
@@ -98,14 +103,21 @@ function leadAgent(options: LeadOptions) {
 test("three delegations with max 2: two run concurrently, the third is dropped, results come back as task ToolMessages", async () => {
   const { runs, createSubagent } = recordingFactory((_run, signal) => sleep(30, signal));
   const model = new ScriptedChatModel([
-    new AIMessage({ id: "lead-1", content: "", tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B"), taskCall("t-c", "C")] }),
+    new AIMessage({
+      id: "lead-1",
+      content: "",
+      tool_calls: [taskCall("t-a", "A"), taskCall("t-b", "B"), taskCall("t-c", "C")],
+    }),
     new AIMessage({ id: "lead-2", content: "A and B are done." }),
   ]);
   const warnings: string[] = [];
   const events: TaskEvent[] = [];
   const agent = leadAgent({ model, createSubagent, warnings, onEvent: (event) => events.push(event) });
 
-  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Do A, B and C." })] }, { configurable: { thread_id: "t1" } });
+  const out = await agent.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Do A, B and C." })] },
+    { configurable: { thread_id: "t1" } },
+  );
 
   assert.deepEqual(runs.map((run) => run.prompt).sort(), ["A", "B"], "exactly two subagents ran");
   const [a, b] = [runs[0]!, runs[1]!]; // two runs, asserted just above
@@ -114,14 +126,23 @@ test("three delegations with max 2: two run concurrently, the third is dropped, 
   assert.match(warnings[0] ?? "", /kept the first 2, dropped 1 \(t-c\)/);
 
   const leadCall = out.messages.find((m) => m.id === "lead-1") as AIMessage;
-  assert.deepEqual(leadCall.tool_calls?.map((call) => call.id), ["t-a", "t-b"]);
+  assert.deepEqual(
+    leadCall.tool_calls?.map((call) => call.id),
+    ["t-a", "t-b"],
+  );
   assert.ok(!out.messages.some((m) => (m.id ?? "").startsWith("sub-answer")), "no subagent message reaches the lead");
   const results = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
-  assert.deepEqual(results.map((m) => [m.tool_call_id, m.name, m.text]), [
-    ["t-a", "task", "Task Succeeded. Result: A done"],
-    ["t-b", "task", "Task Succeeded. Result: B done"],
-  ]);
-  for (const [message, answer] of [[results[0]!, "A done"], [results[1]!, "B done"]] as const) {
+  assert.deepEqual(
+    results.map((m) => [m.tool_call_id, m.name, m.text]),
+    [
+      ["t-a", "task", "Task Succeeded. Result: A done"],
+      ["t-b", "task", "Task Succeeded. Result: B done"],
+    ],
+  );
+  for (const [message, answer] of [
+    [results[0]!, "A done"],
+    [results[1]!, "B done"],
+  ] as const) {
     assert.deepEqual(message.additional_kwargs, {
       subagent_status: "completed",
       subagent_result_brief: answer,
@@ -139,7 +160,10 @@ test("three delegations with max 2: two run concurrently, the third is dropped, 
     "both results land in the delegation ledger; the dropped call does not",
   );
   assert.deepEqual(
-    events.filter((event) => event.type !== "task_running").map((event) => `${event.type}:${event.task_id}`).sort(),
+    events
+      .filter((event) => event.type !== "task_running")
+      .map((event) => `${event.type}:${event.task_id}`)
+      .sort(),
     ["task_completed:t-a", "task_completed:t-b", "task_started:t-a", "task_started:t-b"],
   );
 });
@@ -151,17 +175,31 @@ test("a subagent over its timeout is reported timed_out and the lead goes on", a
     new AIMessage({ id: "lead-2", content: "The subagent timed out; doing it myself." }),
   ]);
   const events: TaskEvent[] = [];
-  const agent = leadAgent({ model, createSubagent, onEvent: (event) => events.push(event), customAgents: { slowpoke: { description: "Slow", timeout_seconds: 0.05 } } });
+  const agent = leadAgent({
+    model,
+    createSubagent,
+    onEvent: (event) => events.push(event),
+    customAgents: { slowpoke: { description: "Slow", timeout_seconds: 0.05 } },
+  });
 
-  const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Do S." })] }, { configurable: { thread_id: "t2" } });
+  const out = await agent.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Do S." })] },
+    { configurable: { thread_id: "t2" } },
+  );
 
   const result = out.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m));
   assert.equal(result?.additional_kwargs.subagent_status, "timed_out");
   assert.match(result?.text ?? "", /^Task timed out\. Error: /);
   assert.equal(runs[0]?.aborted, true, "the subagent was told to stop");
   assert.equal(out.messages.at(-1)?.text, "The subagent timed out; doing it myself.");
-  assert.deepEqual(out.delegations.map((entry) => [entry.id, entry.status]), [["t-slow", "timed_out"]]);
-  assert.deepEqual(events.map((event) => event.type), ["task_started", "task_timed_out"]);
+  assert.deepEqual(
+    out.delegations.map((entry) => [entry.id, entry.status]),
+    [["t-slow", "timed_out"]],
+  );
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ["task_started", "task_timed_out"],
+  );
 });
 
 test("aborting the parent run cancels both running subagents and leaves the thread usable", async () => {
@@ -187,25 +225,38 @@ test("aborting the parent run cancels both running subagents and leaves the thre
   const controller = new AbortController();
   const config = { configurable: { thread_id: "t3" } };
 
-  const run = agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Do A and B." })] }, { ...config, signal: controller.signal });
+  const run = agent.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Do A and B." })] },
+    { ...config, signal: controller.signal },
+  );
   await started.promise;
   controller.abort();
   await assert.rejects(run);
   await cancelled.promise;
 
-  assert.deepEqual(runs.map((r) => r.aborted), [true, true], "both subagents saw the cancellation");
   assert.deepEqual(
-    events.filter((event) => event.type === "task_cancelled").map((event) => event.task_id).sort(),
+    runs.map((r) => r.aborted),
+    [true, true],
+    "both subagents saw the cancellation",
+  );
+  assert.deepEqual(
+    events
+      .filter((event) => event.type === "task_cancelled")
+      .map((event) => event.task_id)
+      .sort(),
     ["t-a", "t-b"],
   );
 
   // What a CLI does after Ctrl-C: record the interrupted delegations as cancelled, then resume.
   const interrupted = await agent.graph.getState(config);
   const cancelledResults = cancelledTaskResults(interrupted.values.messages);
-  assert.deepEqual(cancelledResults.map((m) => [m.tool_call_id, m.text, m.additional_kwargs.subagent_status]), [
-    ["t-a", "Task cancelled by user.", "cancelled"],
-    ["t-b", "Task cancelled by user.", "cancelled"],
-  ]);
+  assert.deepEqual(
+    cancelledResults.map((m) => [m.tool_call_id, m.text, m.additional_kwargs.subagent_status]),
+    [
+      ["t-a", "Task cancelled by user.", "cancelled"],
+      ["t-b", "Task cancelled by user.", "cancelled"],
+    ],
+  );
   await agent.graph.updateState(config, { messages: cancelledResults });
 
   const next = await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "Go on." })] }, config);
@@ -218,5 +269,9 @@ test("aborting the parent run cancels both running subagents and leaves the thre
     ],
   );
   const resumedRequest = model.calls[1]?.messages.map((m) => m.getType()) ?? [];
-  assert.deepEqual(resumedRequest.slice(-4), ["ai", "tool", "tool", "human"], "the resumed history pairs every call with a result");
+  assert.deepEqual(
+    resumedRequest.slice(-4),
+    ["ai", "tool", "tool", "human"],
+    "the resumed history pairs every call with a result",
+  );
 });

@@ -14,23 +14,60 @@ import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 test("a task call runs a subagent that writes into the lead thread's outputs", async () => {
   const home = createTempHome();
   const model = new ScriptedChatModel([
-    { tool_calls: [{ name: "task", args: { description: "Write the file", prompt: "Write 'from subagent' to /mnt/user-data/outputs/sub.txt", subagent_type: "general-purpose" } }] },
-    { tool_calls: [{ name: "write_file", args: { description: "write", path: "/mnt/user-data/outputs/sub.txt", content: "from subagent" } }] },
+    {
+      tool_calls: [
+        {
+          name: "task",
+          args: {
+            description: "Write the file",
+            prompt: "Write 'from subagent' to /mnt/user-data/outputs/sub.txt",
+            subagent_type: "general-purpose",
+          },
+        },
+      ],
+    },
+    {
+      tool_calls: [
+        {
+          name: "write_file",
+          args: { description: "write", path: "/mnt/user-data/outputs/sub.txt", content: "from subagent" },
+        },
+      ],
+    },
     { content: "I wrote /mnt/user-data/outputs/sub.txt." },
     { content: "The subagent wrote the file." },
   ]);
   const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
-  const agent = await createLeadAgent(config, { home: home.path, env: {}, chatModel: model, subagent_enabled: true, onWarning: () => {} });
+  const agent = await createLeadAgent(config, {
+    home: home.path,
+    env: {},
+    chatModel: model,
+    subagent_enabled: true,
+    onWarning: () => {},
+  });
   try {
     const events: string[] = [];
-    const stream = await agent.stream({ messages: [{ role: "user", content: "delegate it" }] }, { configurable: { thread_id: "lead" }, streamMode: ["custom"] });
+    const stream = await agent.stream(
+      { messages: [{ role: "user", content: "delegate it" }] },
+      { configurable: { thread_id: "lead" }, streamMode: ["custom"] },
+    );
     for await (const [, event] of stream as AsyncIterable<[string, { type: string }]>) events.push(event.type);
     assert.deepEqual([events[0], events.at(-1)], ["task_started", "task_completed"]);
 
-    assert.equal(readFileSync(path.join(threadPaths(home.path, "lead").outputs_path, "sub.txt"), "utf8"), "from subagent");
+    assert.equal(
+      readFileSync(path.join(threadPaths(home.path, "lead").outputs_path, "sub.txt"), "utf8"),
+      "from subagent",
+    );
     const state = await agent.graph.getState({ configurable: { thread_id: "lead" } });
-    const values = state.values as { messages: { getType(): string; name?: string }[]; delegations: { status: string; result_brief?: string }[] };
-    assert.deepEqual(values.messages.map((message) => message.getType()), ["human", "ai", "tool", "ai"], "the subagent's own messages stay out of the lead's thread");
+    const values = state.values as {
+      messages: { getType(): string; name?: string }[];
+      delegations: { status: string; result_brief?: string }[];
+    };
+    assert.deepEqual(
+      values.messages.map((message) => message.getType()),
+      ["human", "ai", "tool", "ai"],
+      "the subagent's own messages stay out of the lead's thread",
+    );
     assert.equal(values.delegations.length, 1);
     assert.equal(values.delegations[0]!.status, "completed");
     assert.match(values.delegations[0]!.result_brief ?? "", /wrote \/mnt\/user-data\/outputs\/sub\.txt/);
@@ -49,14 +86,22 @@ test("after a forced summarization, the next request still lists both delegation
     [
       (messages) => {
         const all = text(messages);
-        if (all.includes("You are a subagent")) return { content: `Findings for ${all.includes("provider A") ? "A" : "B"}: cheap and fast.` };
-        if (all.includes("<new_messages>")) return { content: "The user compared providers A and B through two subagents." };
+        if (all.includes("You are a subagent"))
+          return { content: `Findings for ${all.includes("provider A") ? "A" : "B"}: cheap and fast.` };
+        if (all.includes("<new_messages>"))
+          return { content: "The user compared providers A and B through two subagents." };
         leadTurn += 1;
         if (leadTurn === 1) {
           return {
             tool_calls: [
-              { name: "task", args: { description: "Research A", prompt: "Research provider A", subagent_type: "general-purpose" } },
-              { name: "task", args: { description: "Research B", prompt: "Research provider B", subagent_type: "general-purpose" } },
+              {
+                name: "task",
+                args: { description: "Research A", prompt: "Research provider A", subagent_type: "general-purpose" },
+              },
+              {
+                name: "task",
+                args: { description: "Research B", prompt: "Research provider B", subagent_type: "general-purpose" },
+              },
             ],
           };
         }
@@ -65,11 +110,20 @@ test("after a forced summarization, the next request still lists both delegation
     ],
     { loop: true },
   );
-  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\nsummarization: {trigger: {type: messages, value: 6}, keep: {type: messages, value: 2}}\n", {
-    source: null,
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\nsummarization: {trigger: {type: messages, value: 6}, keep: {type: messages, value: 2}}\n",
+    {
+      source: null,
+      env: {},
+    },
+  );
+  const agent = await createLeadAgent(config, {
+    home: home.path,
     env: {},
+    chatModel: model,
+    subagent_enabled: true,
+    onWarning: () => {},
   });
-  const agent = await createLeadAgent(config, { home: home.path, env: {}, chatModel: model, subagent_enabled: true, onWarning: () => {} });
   try {
     const thread = { configurable: { thread_id: "compacted" } };
     await agent.invoke({ messages: [{ role: "user", content: "Compare providers A and B" }] }, thread);
@@ -80,7 +134,12 @@ test("after a forced summarization, the next request still lists both delegation
     const values = state.values as { messages: { getType(): string; name?: string }[]; summary_text?: string };
     assert.ok(values.summary_text, "summarization ran");
     assert.ok(!values.messages.some((message) => message.name === "task"), "the task results were compacted away");
-    const last = model.calls.at(-1)!.messages.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content))).join("\n");
+    const last = model.calls
+      .at(-1)!
+      .messages.map((message) =>
+        typeof message.content === "string" ? message.content : JSON.stringify(message.content),
+      )
+      .join("\n");
     assert.match(last, /\[completed\] Research A \(via general-purpose; completed result; do NOT delegate again/);
     assert.match(last, /\[completed\] Research B \(via general-purpose; completed result; do NOT delegate again/);
   } finally {

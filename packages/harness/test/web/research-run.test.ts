@@ -23,7 +23,8 @@ after(async () => {
   await site.close();
 });
 
-const text = (message: BaseMessage) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content));
+const text = (message: BaseMessage) =>
+  typeof message.content === "string" ? message.content : JSON.stringify(message.content);
 
 /** The scripted researcher: search, fetch the first two results at once, write the report, present it, answer. */
 function researcher(): ScriptedChatModel {
@@ -36,10 +37,20 @@ function researcher(): ScriptedChatModel {
     },
     (messages) => {
       const pages = messages.slice(-2).map(text);
-      assert.ok(pages.every((page) => page.includes("<external_content")), "fetched pages arrive marked as untrusted");
+      assert.ok(
+        pages.every((page) => page.includes("<external_content")),
+        "fetched pages arrive marked as untrusted",
+      );
       const findings = pages.map((page) => /Findings about \w+/.exec(page)?.[0] ?? "nothing");
       const content = `# Battery technology in 2026\n\n${urls.map((url, i) => `- ${findings[i]}: [source ${i + 1}](${url})`).join("\n")}\n`;
-      return { tool_calls: [{ name: "write_file", args: { description: "write the report", path: "/mnt/user-data/outputs/report.md", content } }] };
+      return {
+        tool_calls: [
+          {
+            name: "write_file",
+            args: { description: "write the report", path: "/mnt/user-data/outputs/report.md", content },
+          },
+        ],
+      };
     },
     { tool_calls: [{ name: "present_files", args: { filepaths: ["/mnt/user-data/outputs/report.md"] } }] },
     { content: "Here is the report with links to both sources: report.md." },
@@ -61,17 +72,33 @@ for (const [provider, search] of [
       assert.match(agent.deerflow.systemPrompt, /<web_research>[\s\S]*web_search[\s\S]*untrusted/);
       const requestsBefore = site.requests.length;
       const thread = { configurable: { thread_id: `research-${provider}` } };
-      const result = await agent.invoke({ messages: [{ role: "user", content: "Find recent sources on battery technology and summarise them into a report" }] }, thread);
+      const result = await agent.invoke(
+        {
+          messages: [
+            { role: "user", content: "Find recent sources on battery technology and summarise them into a report" },
+          ],
+        },
+        thread,
+      );
       model.assertDone();
 
       const toolMessages = result.messages.filter((message: BaseMessage) => message.getType() === "tool");
-      assert.match(text(toolMessages[0]!), new RegExp(`Search results for "battery technology 2026" \\(${provider}, 3 results\\)`));
+      assert.match(
+        text(toolMessages[0]!),
+        new RegExp(`Search results for "battery technology 2026" \\(${provider}, 3 results\\)`),
+      );
       assert.deepEqual(
-        site.requests.slice(requestsBefore).filter((line) => line.startsWith("GET /html/")).sort(),
+        site.requests
+          .slice(requestsBefore)
+          .filter((line) => line.startsWith("GET /html/"))
+          .sort(),
         ["GET /html/battery", "GET /html/sodium"],
         "both pages were fetched from the stand-in",
       );
-      const report = readFileSync(path.join(threadPaths(home.path, `research-${provider}`).outputs_path, "report.md"), "utf8");
+      const report = readFileSync(
+        path.join(threadPaths(home.path, `research-${provider}`).outputs_path, "report.md"),
+        "utf8",
+      );
       assert.match(report, new RegExp(`Findings about battery: \\[source 1\\]\\(${site.base}/html/battery\\)`));
       assert.match(report, new RegExp(`Findings about sodium: \\[source 2\\]\\(${site.base}/html/sodium\\)`));
       assert.deepEqual(result.artifacts, ["/mnt/user-data/outputs/report.md"]);
@@ -86,12 +113,20 @@ for (const [provider, search] of [
 test("without a provider the run has web_fetch only and the prompt never mentions web_search", async () => {
   const home = createTempHome();
   const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
-  const agent = await createLeadAgent(config, { home: home.path, env: { TAVILY_API_KEY: "set-but-unused" }, checkpointer: false, onWarning: () => {} });
+  const agent = await createLeadAgent(config, {
+    home: home.path,
+    env: { TAVILY_API_KEY: "set-but-unused" },
+    checkpointer: false,
+    onWarning: () => {},
+  });
   try {
     assert.ok(!agent.deerflow.toolNames.includes("web_search"));
     assert.ok(agent.deerflow.toolNames.includes("web_fetch"));
     assert.doesNotMatch(agent.deerflow.systemPrompt, /web_search/);
-    const off = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\nweb: {fetch: {enabled: false}}\n", { source: null, env: {} });
+    const off = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\nweb: {fetch: {enabled: false}}\n", {
+      source: null,
+      env: {},
+    });
     const bare = await createLeadAgent(off, { home: home.path, env: {}, checkpointer: false, onWarning: () => {} });
     await bare.close();
     assert.doesNotMatch(bare.deerflow.systemPrompt, /web_research|web_fetch/);

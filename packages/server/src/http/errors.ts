@@ -33,6 +33,8 @@ export function errorResponse(error: unknown, c: Context, log: (line: string) =>
   }
   const status = (error as { status?: unknown }).status;
   if (status === 413) return c.json({ detail: "Request body is too large." }, 413);
-  log(`error: ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  log(
+    `error: ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   return c.json({ detail: "Internal server error. The server log has the details." }, 500);
 }

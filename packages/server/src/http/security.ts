@@ -13,7 +13,15 @@ import { cors } from "hono/cors";
 const OPEN_PATHS = new Set(["/ok", "/info", "/api/ok", "/api/info"]);
 
 /** Headers clients send that CORS must allow. */
-export const ALLOWED_HEADERS = ["content-type", "x-api-key", "authorization", "x-auth-scheme", "last-event-id", "x-csrf-token", "prefer"];
+export const ALLOWED_HEADERS = [
+  "content-type",
+  "x-api-key",
+  "authorization",
+  "x-auth-scheme",
+  "last-event-id",
+  "x-csrf-token",
+  "prefer",
+];
 /** Headers clients must be able to read across origins (run ids, reconnect target, pagination). */
 export const EXPOSED_HEADERS = ["content-location", "location", "x-pagination-next", "x-pagination-total"];
 

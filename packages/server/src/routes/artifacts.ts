@@ -37,9 +37,33 @@ import { flag, parseBody } from "../http/validate.js";
 import { threadDirId } from "./uploads.js";
 
 /** Types a browser would execute or render as a document: never inline. */
-const ACTIVE_TYPES = new Set(["text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml", "text/javascript", "application/javascript", "application/ecmascript", "text/ecmascript"]);
+const ACTIVE_TYPES = new Set([
+  "text/html",
+  "application/xhtml+xml",
+  "image/svg+xml",
+  "text/xml",
+  "application/xml",
+  "text/javascript",
+  "application/javascript",
+  "application/ecmascript",
+  "text/ecmascript",
+]);
 /** hono's table plus the text formats agents write most. */
-const MIME_TYPES: Record<string, string> = { ...mimes, md: "text/markdown", markdown: "text/markdown", yaml: "text/yaml", yml: "text/yaml", log: "text/plain", py: "text/x-python", ts: "text/plain", tsx: "text/plain", jsx: "text/plain", sh: "text/x-shellscript", tex: "text/x-tex", toml: "text/plain" };
+const MIME_TYPES: Record<string, string> = {
+  ...mimes,
+  md: "text/markdown",
+  markdown: "text/markdown",
+  yaml: "text/yaml",
+  yml: "text/yaml",
+  log: "text/plain",
+  py: "text/x-python",
+  ts: "text/plain",
+  tsx: "text/plain",
+  jsx: "text/plain",
+  sh: "text/x-shellscript",
+  tex: "text/x-tex",
+  toml: "text/plain",
+};
 /** Largest file `PUT` edits (DeerFlow's limit). */
 export const MAX_EDITABLE_BYTES = 2 * 1024 * 1024;
 /** Files up to this size get an ETag carrying their sha256 (the UI's edit precondition). */
@@ -62,12 +86,18 @@ function requestedPath(c: Context): string {
   } catch {
     throw new HttpError(400, "The artifact path is not valid percent-encoding.");
   }
-  if (decoded === "") throw new HttpError(400, "No artifact path given. Use /threads/{id}/artifacts/mnt/user-data/outputs/{file}.");
+  if (decoded === "")
+    throw new HttpError(400, "No artifact path given. Use /threads/{id}/artifacts/mnt/user-data/outputs/{file}.");
   return decoded.startsWith("/") ? decoded : `/${decoded}`;
 }
 
 /** Resolves a virtual path of the thread through the path policy; refusals are 403 (outside) or 400. */
-function resolve(context: ServerContext, threadId: string, virtualPath: string, access: "read" | "write"): { policy: PathPolicy; target: AllowedPath } {
+function resolve(
+  context: ServerContext,
+  threadId: string,
+  virtualPath: string,
+  access: "read" | "write",
+): { policy: PathPolicy; target: AllowedPath } {
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(context.harness.home, threadId) });
   const decision = policy.resolve(virtualPath, access);
   if (!decision.ok) {
@@ -129,7 +159,8 @@ async function open(policy: PathPolicy, target: AllowedPath): Promise<fs.promise
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw notFound(`Artifact ${target.virtualPath}`);
-    if (error instanceof FileAccessError) throw new HttpError(/not a regular file|is a directory/.test(error.message) ? 400 : 403, error.message);
+    if (error instanceof FileAccessError)
+      throw new HttpError(/not a regular file|is a directory/.test(error.message) ? 400 : 403, error.message);
     throw error;
   }
 }
@@ -159,7 +190,10 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
       if (size <= HASHED_MAX_BYTES) headers.etag = `"${await sha256Of(handle, size)}"`;
       const range = parseRange(c.req.header("range"), size);
       if (range === "unsatisfiable") {
-        return c.json({ detail: `The requested range is not satisfiable (the file is ${size} bytes).` }, 416, { "content-range": `bytes */${size}`, "accept-ranges": "bytes" });
+        return c.json({ detail: `The requested range is not satisfiable (the file is ${size} bytes).` }, 416, {
+          "content-range": `bytes */${size}`,
+          "accept-ranges": "bytes",
+        });
       }
       const [start, end] = range ?? [0, size - 1];
       headers["content-length"] = String(Math.max(end - start + 1, 0));
@@ -178,18 +212,28 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
     const virtualPath = requestedPath(c);
     const body = await parseBody(c, PutSchema);
     const { policy, target } = resolve(context, threadId, virtualPath, "write");
-    if (!target.virtualPath.startsWith(`${VIRTUAL_OUTPUTS}/`)) throw new HttpError(400, `Only files in ${VIRTUAL_OUTPUTS} can be edited.`);
+    if (!target.virtualPath.startsWith(`${VIRTUAL_OUTPUTS}/`))
+      throw new HttpError(400, `Only files in ${VIRTUAL_OUTPUTS} can be edited.`);
     if (/\.skill(\/|$)/.test(target.virtualPath)) throw new HttpError(415, "Skill archives cannot be edited here.");
     const content = Buffer.from(body.content, "utf8");
-    if (content.length > MAX_EDITABLE_BYTES) throw new HttpError(413, `The new content is ${content.length} bytes; artifacts up to ${MAX_EDITABLE_BYTES} bytes can be edited.`);
+    if (content.length > MAX_EDITABLE_BYTES)
+      throw new HttpError(
+        413,
+        `The new content is ${content.length} bytes; artifacts up to ${MAX_EDITABLE_BYTES} bytes can be edited.`,
+      );
     if (content.includes(0)) throw new HttpError(415, "The new content contains NUL bytes; only text can be saved.");
-    if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; edit the artifact after it ends.`);
+    if ((await context.runs.active(threadId)).length > 0)
+      throw new HttpError(409, `Thread ${threadId} has a run in progress; edit the artifact after it ends.`);
 
     return withPathLock(target.realPath, async () => {
       let current: Buffer;
       try {
         const read = await readFileChecked(policy, target, MAX_EDITABLE_BYTES + 1);
-        if (read.size > MAX_EDITABLE_BYTES) throw new HttpError(413, `${target.virtualPath} is ${read.size} bytes; artifacts up to ${MAX_EDITABLE_BYTES} bytes can be edited.`);
+        if (read.size > MAX_EDITABLE_BYTES)
+          throw new HttpError(
+            413,
+            `${target.virtualPath} is ${read.size} bytes; artifacts up to ${MAX_EDITABLE_BYTES} bytes can be edited.`,
+          );
         current = read.data;
       } catch (error) {
         if (error instanceof HttpError) throw error;
@@ -198,10 +242,14 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
         if (error instanceof FileAccessError) throw new HttpError(415, error.message);
         throw error;
       }
-      if (current.includes(0)) throw new HttpError(415, `${target.virtualPath} is binary; only UTF-8 text artifacts can be edited.`);
+      if (current.includes(0))
+        throw new HttpError(415, `${target.virtualPath} is binary; only UTF-8 text artifacts can be edited.`);
       const currentSha = createHash("sha256").update(current).digest("hex");
       if (currentSha !== body.expected_sha256) {
-        throw new HttpError(412, `${target.virtualPath} changed since it was opened (its sha256 is now ${currentSha}). Reload it and apply the edit again.`);
+        throw new HttpError(
+          412,
+          `${target.virtualPath} changed since it was opened (its sha256 is now ${currentSha}). Reload it and apply the edit again.`,
+        );
       }
       const dirDecision = policy.resolve(path.posix.dirname(target.virtualPath), "write");
       if (!dirDecision.ok) throw new HttpError(403, dirDecision.error);
@@ -210,7 +258,11 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
         await withDirChecked(policy, dirDecision, async (entry) => {
           const temp = entry(`.artifact-edit-${randomBytes(6).toString("hex")}`);
           try {
-            const handle = await fs.promises.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+            const handle = await fs.promises.open(
+              temp,
+              fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+              0o644,
+            );
             try {
               await handle.writeFile(content);
               await handle.sync();
@@ -226,7 +278,11 @@ export const registerArtifactRoutes: RegisterRoutes = (api, context) => {
         if (error instanceof FileAccessError) throw new HttpError(403, error.message);
         throw error;
       }
-      return c.json({ path: target.virtualPath, sha256: createHash("sha256").update(content).digest("hex"), size: content.length });
+      return c.json({
+        path: target.virtualPath,
+        sha256: createHash("sha256").update(content).digest("hex"),
+        size: content.length,
+      });
     });
   });
 };

@@ -35,7 +35,11 @@ const CONTEXT_SCHEMA = {
 
 function select(assistant: Assistant, fields: string[] | null | undefined): Record<string, unknown> {
   if (!fields?.length) return assistant as unknown as Record<string, unknown>;
-  return Object.fromEntries(fields.filter((field) => field in assistant).map((field) => [field, (assistant as unknown as Record<string, unknown>)[field]]));
+  return Object.fromEntries(
+    fields
+      .filter((field) => field in assistant)
+      .map((field) => [field, (assistant as unknown as Record<string, unknown>)[field]]),
+  );
 }
 
 /** Registers the assistant routes. */
@@ -43,7 +47,12 @@ export const registerAssistantRoutes: RegisterRoutes = (api, context) => {
   const filter = (body: Pick<z.infer<typeof SearchSchema>, "graph_id" | "name" | "metadata">) =>
     context
       .assistants()
-      .filter((assistant) => (!body.graph_id || assistant.graph_id === body.graph_id) && (!body.name || assistant.name.includes(body.name)) && (!body.metadata || contains(assistant.metadata, body.metadata)));
+      .filter(
+        (assistant) =>
+          (!body.graph_id || assistant.graph_id === body.graph_id) &&
+          (!body.name || assistant.name.includes(body.name)) &&
+          (!body.metadata || contains(assistant.metadata, body.metadata)),
+      );
   const get = (id: string) => {
     const assistant = findAssistant(context.assistants(), id);
     if (!assistant) throw notFound(`Assistant "${id}"`);
@@ -63,19 +72,48 @@ export const registerAssistantRoutes: RegisterRoutes = (api, context) => {
     if (body.offset + page.length < all.length) c.header("x-pagination-next", String(body.offset + page.length));
     return c.json(page.map((assistant) => select(assistant, body.select)));
   });
-  api.post("/assistants/count", async (c) => c.json(filter(await parseBody(c, SearchSchema.pick({ graph_id: true, name: true, metadata: true }).extend({ limit: z.number().optional(), offset: z.number().optional() }))).length));
+  api.post("/assistants/count", async (c) =>
+    c.json(
+      filter(
+        await parseBody(
+          c,
+          SearchSchema.pick({ graph_id: true, name: true, metadata: true }).extend({
+            limit: z.number().optional(),
+            offset: z.number().optional(),
+          }),
+        ),
+      ).length,
+    ),
+  );
   api.get("/assistants/:assistant_id", (c) => c.json(get(c.req.param("assistant_id"))));
   api.get("/assistants/:assistant_id/graph", async (c) => {
     get(c.req.param("assistant_id"));
     const graph = await context.harness.agent().graph.getGraphAsync();
     return c.json({
-      nodes: Object.values(graph.nodes).map((node) => ({ id: node.id, name: node.name, data: null, metadata: node.metadata ?? null })),
-      edges: graph.edges.map((edge) => ({ source: edge.source, target: edge.target, conditional: edge.conditional ?? false, data: edge.data ?? null })),
+      nodes: Object.values(graph.nodes).map((node) => ({
+        id: node.id,
+        name: node.name,
+        data: null,
+        metadata: node.metadata ?? null,
+      })),
+      edges: graph.edges.map((edge) => ({
+        source: edge.source,
+        target: edge.target,
+        conditional: edge.conditional ?? false,
+        data: edge.data ?? null,
+      })),
     });
   });
   api.get("/assistants/:assistant_id/schemas", (c) => {
     const assistant = get(c.req.param("assistant_id"));
-    return c.json({ graph_id: assistant.graph_id, input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: CONTEXT_SCHEMA });
+    return c.json({
+      graph_id: assistant.graph_id,
+      input_schema: null,
+      output_schema: null,
+      state_schema: null,
+      config_schema: null,
+      context_schema: CONTEXT_SCHEMA,
+    });
   });
   api.get("/assistants/:assistant_id/subgraphs", (c) => {
     get(c.req.param("assistant_id"));

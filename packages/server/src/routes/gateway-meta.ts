@@ -11,7 +11,13 @@ import type { RegisterRoutes } from "../context.js";
 import { notFound } from "../http/errors.js";
 
 /** The local user every request acts as (DeerFlow's auth-disabled user is `default`). */
-export const LOCAL_USER = { id: "default", email: "local@deerflow.local", system_role: "admin", needs_setup: false, oauth_provider: null } as const;
+export const LOCAL_USER = {
+  id: "default",
+  email: "local@deerflow.local",
+  system_role: "admin",
+  needs_setup: false,
+  oauth_provider: null,
+} as const;
 
 /** What the UI may know about a model. */
 function describeModel(entry: ModelEntry, isDefault: boolean): Record<string, unknown> {
@@ -37,7 +43,11 @@ export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
   };
 
   api.get("/models", (c) =>
-    c.json({ models: models(), default_model: context.harness.defaultModel.entry.name, token_usage: { enabled: true } }),
+    c.json({
+      models: models(),
+      default_model: context.harness.defaultModel.entry.name,
+      token_usage: { enabled: true },
+    }),
   );
   api.get("/models/:name", (c) => {
     const name = c.req.param("name");

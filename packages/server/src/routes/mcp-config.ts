@@ -41,7 +41,8 @@ function maskUrl(url: string | undefined): string | null {
   }
 }
 
-const maskValues = (record: Record<string, string>) => Object.fromEntries(Object.keys(record).map((key) => [key, MASK]));
+const maskValues = (record: Record<string, string>) =>
+  Object.fromEntries(Object.keys(record).map((key) => [key, MASK]));
 
 function describe(spec: McpServerSpec): Record<string, unknown> {
   return {
@@ -58,8 +59,14 @@ function describe(spec: McpServerSpec): Record<string, unknown> {
 
 /** DeerFlow's body: `{mcpServers: {...}}` (as in the file); `mcp_servers` is accepted too. */
 const WriteSchema = z
-  .strictObject({ mcpServers: z.record(z.string(), z.unknown()).optional(), mcp_servers: z.record(z.string(), z.unknown()).optional() })
-  .refine((body) => (body.mcpServers === undefined) !== (body.mcp_servers === undefined), 'Send the servers as {"mcpServers": {...}}.');
+  .strictObject({
+    mcpServers: z.record(z.string(), z.unknown()).optional(),
+    mcp_servers: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine(
+    (body) => (body.mcpServers === undefined) !== (body.mcp_servers === undefined),
+    'Send the servers as {"mcpServers": {...}}.',
+  );
 
 /** Env for structural checks only: `$VAR` is resolved when the harness connects, not here. */
 const ANY_VAR = new Proxy({}, { get: () => "set" }) as Record<string, string>;
@@ -67,11 +74,18 @@ const ANY_VAR = new Proxy({}, { get: () => "set" }) as Record<string, string>;
 /** Checks each entry as the harness will read it, and the stdio allow-list; returns the entries to save. */
 function checkEntries(entries: Record<string, unknown>, allow: readonly string[]): Record<string, unknown> {
   for (const [name, raw] of Object.entries(entries)) {
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new HttpError(422, `MCP server name "${name.slice(0, 100)}": use letters, digits, "_" and "-" (names prefix tool names).`);
+    if (!/^[A-Za-z0-9_-]+$/.test(name))
+      throw new HttpError(
+        422,
+        `MCP server name "${name.slice(0, 100)}": use letters, digits, "_" and "-" (names prefix tool names).`,
+      );
     const parsed = McpServerInput.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new HttpError(422, `MCP server "${name}" is not valid: ${issue.path.join(".") || "(entry)"}: ${issue.message}.`);
+      throw new HttpError(
+        422,
+        `MCP server "${name}" is not valid: ${issue.path.join(".") || "(entry)"}: ${issue.message}.`,
+      );
     }
     let spec: McpServerSpec;
     try {
@@ -91,10 +105,14 @@ function checkEntries(entries: Record<string, unknown>, allow: readonly string[]
 }
 
 function listServers(context: ServerContext): Record<string, Record<string, unknown>> {
-  const { servers, skipped } = resolveMcpServers(context.config, { env: context.harness.setup.env, onWarning: () => {} });
+  const { servers, skipped } = resolveMcpServers(context.config, {
+    env: context.harness.setup.env,
+    onWarning: () => {},
+  });
   const out: Record<string, Record<string, unknown>> = {};
   for (const spec of servers) out[spec.name] = describe(spec);
-  for (const entry of skipped) out[entry.name] ??= { enabled: false, reason: entry.reason === "disabled" ? null : entry.reason };
+  for (const entry of skipped)
+    out[entry.name] ??= { enabled: false, reason: entry.reason === "disabled" ? null : entry.reason };
   return out;
 }
 
@@ -106,9 +124,17 @@ export const registerMcpConfigRoutes: RegisterRoutes = (api, context) => {
 
   api.put("/mcp/config", async (c) => {
     if (!writable) {
-      throw new HttpError(403, "Writing the MCP config over HTTP is off. Set server.mcp_config_writes: true in config.yaml (and list allowed stdio commands in server.mcp_stdio_allow), then restart; or edit extensions_config.json directly.");
+      throw new HttpError(
+        403,
+        "Writing the MCP config over HTTP is off. Set server.mcp_config_writes: true in config.yaml (and list allowed stdio commands in server.mcp_stdio_allow), then restart; or edit extensions_config.json directly.",
+      );
     }
-    if (!isAdminKey(context.config.server.admin_api_keys, requestKey((name) => c.req.header(name)))) {
+    if (
+      !isAdminKey(
+        context.config.server.admin_api_keys,
+        requestKey((name) => c.req.header(name)),
+      )
+    ) {
       throw new HttpError(403, "Only the keys in server.admin_api_keys may change the MCP config.");
     }
     const body = await parseBody(c, WriteSchema);

@@ -14,22 +14,44 @@ import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 
-const AgentQuery = z.strictObject({ agent_name: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be letters, digits and '-'").optional() });
+const AgentQuery = z.strictObject({
+  agent_name: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, "must be letters, digits and '-'")
+    .optional(),
+});
 const Content = z.string().trim().min(1, "must not be empty").max(4000);
 const Category = z.string().trim().min(1).max(64);
 const Confidence = z.number().min(0).max(1);
-const FactSchema = z.strictObject({ content: Content, category: Category.default("context"), confidence: Confidence.default(0.9) });
-const FactPatchSchema = z.strictObject({ content: Content.optional(), category: Category.optional(), confidence: Confidence.optional() });
+const FactSchema = z.strictObject({
+  content: Content,
+  category: Category.default("context"),
+  confidence: Confidence.default(0.9),
+});
+const FactPatchSchema = z.strictObject({
+  content: Content.optional(),
+  category: Category.optional(),
+  confidence: Confidence.optional(),
+});
 const FactId = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be a fact id from GET /memory");
 
 /** The document as DeerFlow's UI reads it. */
 export function memoryToWire(memory: Memory): Record<string, unknown> {
   const { userContext, ...rest } = memory;
-  return { version: rest.version, lastUpdated: rest.lastUpdated, user: userContext, history: rest.history, facts: rest.facts };
+  return {
+    version: rest.version,
+    lastUpdated: rest.lastUpdated,
+    user: userContext,
+    history: rest.history,
+    facts: rest.facts,
+  };
 }
 
 function storeFor(context: ServerContext, agentName: string | undefined): MemoryStore {
-  return context.harness.memory(agentName)?.store ?? openMemoryStore(context.config, { home: context.harness.home, agentName, onWarning: context.options.log });
+  return (
+    context.harness.memory(agentName)?.store ??
+    openMemoryStore(context.config, { home: context.harness.home, agentName, onWarning: context.options.log })
+  );
 }
 
 /** Registers the memory routes. */
@@ -49,9 +71,17 @@ export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
     const memory = store(c);
     const body = await parseBody(c, FactSchema);
     const max = context.config.memory.max_facts;
-    const fact = { id: `fact_${randomBytes(6).toString("hex")}`, content: body.content, category: body.category, confidence: body.confidence, createdAt: now(), source: "manual" };
+    const fact = {
+      id: `fact_${randomBytes(6).toString("hex")}`,
+      content: body.content,
+      category: body.category,
+      confidence: body.confidence,
+      createdAt: now(),
+      source: "manual",
+    };
     const next = memory.update((current) => {
-      if (current.facts.length >= max) throw new HttpError(409, `Memory already holds ${max} facts (memory.max_facts). Delete one first.`);
+      if (current.facts.length >= max)
+        throw new HttpError(409, `Memory already holds ${max} facts (memory.max_facts). Delete one first.`);
       return { ...current, facts: [...current.facts, fact], lastUpdated: now() };
     });
     return c.json(memoryToWire(next));
@@ -66,7 +96,10 @@ export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
       const index = current.facts.findIndex((fact) => fact.id === id.data);
       if (index < 0) throw notFound(`Fact ${id.data}`);
       const facts = [...current.facts];
-      facts[index] = { ...facts[index]!, ...Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) };
+      facts[index] = {
+        ...facts[index]!,
+        ...Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
+      };
       return { ...current, facts, lastUpdated: now() };
     });
     return c.json(memoryToWire(next));
@@ -81,13 +114,19 @@ export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/memory/export", (c) => {
     const body = `${JSON.stringify(memoryToWire(store(c).load()), null, 2)}\n`;
-    return c.body(body, 200, { "content-type": "application/json; charset=utf-8", "content-disposition": 'attachment; filename="memory.json"' });
+    return c.body(body, 200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-disposition": 'attachment; filename="memory.json"',
+    });
   });
 
   api.post("/memory/import", async (c) => {
     const memory = store(c);
     const raw = await parseBody(c, z.unknown());
-    const document = raw && typeof raw === "object" && !Array.isArray(raw) && "memory" in raw ? (raw as { memory: unknown }).memory : raw;
+    const document =
+      raw && typeof raw === "object" && !Array.isArray(raw) && "memory" in raw
+        ? (raw as { memory: unknown }).memory
+        : raw;
     const parsed = parseMemoryText(JSON.stringify(document ?? null));
     if (!parsed.ok) throw new HttpError(422, `The import is ${parsed.reason}. The current memory was left unchanged.`);
     memory.save(parsed.memory);
@@ -96,6 +135,11 @@ export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/memory/config", (c) => {
     const settings = context.config.memory;
-    return c.json({ enabled: settings.enabled, injection_enabled: settings.injection_enabled, max_facts: settings.max_facts, debounce_seconds: settings.debounce_seconds });
+    return c.json({
+      enabled: settings.enabled,
+      injection_enabled: settings.injection_enabled,
+      max_facts: settings.max_facts,
+      debounce_seconds: settings.debounce_seconds,
+    });
   });
 };

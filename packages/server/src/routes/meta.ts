@@ -2,7 +2,9 @@
 import { readFileSync } from "node:fs";
 import type { RegisterRoutes } from "../context.js";
 
-const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 /** Registers the meta routes. */
 export const registerMetaRoutes: RegisterRoutes = (api, context) => {
@@ -18,7 +20,14 @@ export const registerMetaRoutes: RegisterRoutes = (api, context) => {
       langgraph_js_version: version,
       context: "js",
       server: "deerflow-ts",
-      flags: { assistants: true, crons: false, langsmith: false, thread_ttl: false, stream_namespaces: false, strict_resume: false },
+      flags: {
+        assistants: true,
+        crons: false,
+        langsmith: false,
+        thread_ttl: false,
+        stream_namespaces: false,
+        strict_resume: false,
+      },
       model: context.harness.defaultModel.entry.name,
       sandbox: context.harness.sandbox.kind,
     }),

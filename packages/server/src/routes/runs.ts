@@ -19,7 +19,11 @@ const ListQuery = z.object({
   status: RunStatus.optional(),
   select: z.string().optional(),
 });
-const CancelQuery = z.object({ wait: z.string().optional(), action: z.enum(["interrupt", "rollback"]).default("interrupt"), reason: z.string().optional() });
+const CancelQuery = z.object({
+  wait: z.string().optional(),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt"),
+  reason: z.string().optional(),
+});
 const JoinStreamQuery = z.object({
   cancel_on_disconnect: z.string().optional(),
   stream_mode: z.string().optional(),
@@ -103,7 +107,11 @@ async function requireRun(context: ServerContext, threadId: string | null, runId
 export const registerRunRoutes: RegisterRoutes = (api, context) => {
   const stream = async (c: Context, threadId: string | null) => {
     const { run } = await createRun(context, threadId, await readJson(c));
-    return sseResponse(context, run, { after: "-1", cancelOnDisconnect: run.kwargs.on_disconnect === "cancel", signal: c.req.raw.signal });
+    return sseResponse(context, run, {
+      after: "-1",
+      cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
+      signal: c.req.raw.signal,
+    });
   };
   const create = async (c: Context, threadId: string | null) => {
     const { run } = await createRun(context, threadId, await readJson(c));
@@ -112,10 +120,15 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   };
   const wait = async (c: Context, threadId: string | null) => {
     const { run } = await createRun(context, threadId, await readJson(c));
-    return waitingJsonResponse(context, run, async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)), {
-      signal: c.req.raw.signal,
-      cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
-    });
+    return waitingJsonResponse(
+      context,
+      run,
+      async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)),
+      {
+        signal: c.req.raw.signal,
+        cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
+      },
+    );
   };
   const joinStream = async (c: Context, threadId: string | null) => {
     const run = await requireRun(context, threadId, pathId(c, "run_id"));
@@ -131,10 +144,15 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   const join = async (c: Context, threadId: string | null) => {
     const run = await requireRun(context, threadId, pathId(c, "run_id"));
     const cancelOnDisconnect = flag(c.req.query("cancel_on_disconnect"));
-    return waitingJsonResponse(context, run, async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)), {
-      signal: c.req.raw.signal,
-      cancelOnDisconnect,
-    });
+    return waitingJsonResponse(
+      context,
+      run,
+      async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)),
+      {
+        signal: c.req.raw.signal,
+        cancelOnDisconnect,
+      },
+    );
   };
 
   // Thread runs.
@@ -147,13 +165,20 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     await requireThread(context, threadId);
     const runs = await context.runs.list(threadId, { limit: query.limit, offset: query.offset, status: query.status });
     // The SDK repeats array params (select=a&select=b); older clients send JSON or a comma list.
-    const fields = query.select ? (c.req.queries("select") ?? []).flatMap((value) => (value.startsWith("[") ? (check(z.array(z.string()), safeJson(value), "query") as string[]) : value.split(","))) : undefined;
+    const fields = query.select
+      ? (c.req.queries("select") ?? []).flatMap((value) =>
+          value.startsWith("[") ? (check(z.array(z.string()), safeJson(value), "query") as string[]) : value.split(","),
+        )
+      : undefined;
     return c.json(runs.map((run) => runJson(run, fields)));
   });
-  api.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(runJson(await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id")))));
+  api.get("/threads/:thread_id/runs/:run_id", async (c) =>
+    c.json(runJson(await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id")))),
+  );
   api.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id"));
-    if (!TERMINAL.has(run.status)) throw new HttpError(409, `Run ${run.run_id} is ${run.status}; cancel it before deleting it.`);
+    if (!TERMINAL.has(run.status))
+      throw new HttpError(409, `Run ${run.run_id} is ${run.status}; cancel it before deleting it.`);
     await context.runs.delete(run.run_id);
     await context.events.drop(run.run_id);
     return c.body(null, 204);
@@ -161,7 +186,8 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
     const run = await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
-    if (TERMINAL.has(run.status)) throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
+    if (TERMINAL.has(run.status))
+      throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
     await cancelRun(context, run, query.action);
     if (flag(query.wait)) {
       await waitForRun(context, run.run_id, c.req.raw.signal);
@@ -182,7 +208,8 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   api.post("/runs/:run_id/cancel", async (c) => {
     const run = await requireRun(context, null, pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
-    if (TERMINAL.has(run.status)) throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
+    if (TERMINAL.has(run.status))
+      throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
     await cancelRun(context, run, query.action);
     return c.body(null, 202);
   });
@@ -190,9 +217,15 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   api.post("/runs/cancel", async (c) => {
     const query = parseQuery(c, z.object({ action: z.enum(["interrupt", "rollback"]).default("interrupt") }));
     const body = check(CancelManySchema, await readJson(c), "body");
-    if (!body.run_ids && !body.thread_id) throw new HttpError(422, 'Invalid body: give "run_ids" or "thread_id" (cancelling every run of every thread is not supported).');
+    if (!body.run_ids && !body.thread_id)
+      throw new HttpError(
+        422,
+        'Invalid body: give "run_ids" or "thread_id" (cancelling every run of every thread is not supported).',
+      );
     const candidates = body.run_ids
-      ? (await Promise.all(body.run_ids.map((id) => context.runs.get(id)))).filter((run): run is RunRecord => run !== null && (!body.thread_id || run.thread_id === body.thread_id))
+      ? (await Promise.all(body.run_ids.map((id) => context.runs.get(id)))).filter(
+          (run): run is RunRecord => run !== null && (!body.thread_id || run.thread_id === body.thread_id),
+        )
       : await context.runs.active(body.thread_id!);
     const status = body.status ?? "all";
     for (const run of candidates) {

@@ -45,12 +45,16 @@ async function receiveArchive(c: Context): Promise<File> {
     form = await c.req.parseBody({ all: true });
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw error;
-    throw new HttpError(422, `The body is not valid multipart/form-data (${(error as Error).message}). Send the .skill archive as a "file" field.`);
+    throw new HttpError(
+      422,
+      `The body is not valid multipart/form-data (${(error as Error).message}). Send the .skill archive as a "file" field.`,
+    );
   }
   const files = Object.values(form)
     .flat()
     .filter((value): value is File => typeof value === "object" && value !== null && "arrayBuffer" in value);
-  if (files.length !== 1) throw new HttpError(422, `Send exactly one .skill archive as multipart/form-data (got ${files.length} files).`);
+  if (files.length !== 1)
+    throw new HttpError(422, `Send exactly one .skill archive as multipart/form-data (got ${files.length} files).`);
   return files[0]!;
 }
 
@@ -62,7 +66,10 @@ function installed(context: ServerContext): { skills: SkillRecord[]; extensionsF
   } catch (error) {
     context.options.log(`skills: ${(error as Error).message}`);
   }
-  return { skills: discoverSkills(skillRoots(path.resolve(context.config.skills.path)), states, () => {}), extensionsFile };
+  return {
+    skills: discoverSkills(skillRoots(path.resolve(context.config.skills.path)), states, () => {}),
+    extensionsFile,
+  };
 }
 
 function describe(context: ServerContext, skill: SkillRecord): Record<string, unknown> {
@@ -90,10 +97,21 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
     "/skills/install",
     bodyLimit({
       maxSize: SKILL_ARCHIVE_LIMITS.maxArchiveBytes + MULTIPART_OVERHEAD,
-      onError: (c) => c.json({ detail: `The archive is larger than ${SKILL_ARCHIVE_LIMITS.maxArchiveBytes} bytes, the limit for a .skill archive.` }, 413),
+      onError: (c) =>
+        c.json(
+          {
+            detail: `The archive is larger than ${SKILL_ARCHIVE_LIMITS.maxArchiveBytes} bytes, the limit for a .skill archive.`,
+          },
+          413,
+        ),
     }),
     async (c) => {
-      if (!isAdminKey(context.config.server.admin_api_keys, requestKey((name) => c.req.header(name)))) {
+      if (
+        !isAdminKey(
+          context.config.server.admin_api_keys,
+          requestKey((name) => c.req.header(name)),
+        )
+      ) {
         throw new HttpError(403, "Only the keys in server.admin_api_keys may install skills.");
       }
       const force = ["true", "1"].includes(parseQuery(c, InstallQuery).force ?? "");
@@ -104,7 +122,11 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
       let installedName: string;
       try {
         await fs.promises.writeFile(archive, Buffer.from(await file.arrayBuffer()), { mode: 0o600 });
-        const installed = await installSkillArchive(archive, customSkillsDir(path.resolve(context.config.skills.path)), { force });
+        const installed = await installSkillArchive(
+          archive,
+          customSkillsDir(path.resolve(context.config.skills.path)),
+          { force },
+        );
         installedName = installed.name;
       } catch (error) {
         if (!isHarnessError(error) || error.code !== "skill_rejected") throw error;

@@ -32,7 +32,11 @@ const MAX_CHECKPOINTS_WALKED = 2000;
 function usageOf(value: unknown): Usage {
   const usage = value as Partial<Usage> | undefined;
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
-  return { input_tokens: n(usage?.input_tokens), output_tokens: n(usage?.output_tokens), total_tokens: n(usage?.total_tokens) };
+  return {
+    input_tokens: n(usage?.input_tokens),
+    output_tokens: n(usage?.output_tokens),
+    total_tokens: n(usage?.total_tokens),
+  };
 }
 
 /** Registers `messages/page` and `token-usage`. */
@@ -41,8 +45,11 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     const threadId = pathId(c, "thread_id");
     const query = parseQuery(c, PageQuery);
     await requireThread(context, threadId);
-    const messages = (await context.harness.history(threadId)).filter((entry): entry is { kind: "message"; seq: number; message: BaseMessage } => entry.kind === "message");
-    const before = query.before_seq === undefined ? messages : messages.filter((entry) => entry.seq < query.before_seq!);
+    const messages = (await context.harness.history(threadId)).filter(
+      (entry): entry is { kind: "message"; seq: number; message: BaseMessage } => entry.kind === "message",
+    );
+    const before =
+      query.before_seq === undefined ? messages : messages.filter((entry) => entry.seq < query.before_seq!);
     const page = before.slice(Math.max(before.length - query.limit, 0));
     const hasMore = before.length > page.length;
     return c.json({
@@ -69,7 +76,11 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     // One thread runs one run at a time, so a checkpoint written between a run's creation and its
     // last update belongs to that run; the newest such checkpoint holds the run's final run_token_usage.
     const runs = await context.runs.list(threadId, { limit: 1000, offset: 0 });
-    const windows = runs.map((run) => ({ runId: run.run_id, from: Date.parse(run.created_at), to: Date.parse(run.updated_at) }));
+    const windows = runs.map((run) => ({
+      runId: run.run_id,
+      from: Date.parse(run.created_at),
+      to: Date.parse(run.updated_at),
+    }));
     const byRun = new Map<string, Usage>();
     let walked = 0;
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } })) {
@@ -85,7 +96,8 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     for (const run of runs) {
       const usage = byRun.get(run.run_id);
       if (!usage) continue;
-      const model = (run.kwargs.run_options.model_name as string | undefined) ?? context.harness.defaultModel.entry.name;
+      const model =
+        (run.kwargs.run_options.model_name as string | undefined) ?? context.harness.defaultModel.entry.name;
       const entry = (byModel[model] ??= { ...ZERO, runs: 0 });
       entry.input_tokens += usage.input_tokens;
       entry.output_tokens += usage.output_tokens;
@@ -94,7 +106,9 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     }
 
     // Context usage: what the last model call was sent, against the model's input window when known.
-    const lastAi = [...(values.messages ?? [])].reverse().find((message) => message.getType?.() === "ai") as { usage_metadata?: { input_tokens?: number } } | undefined;
+    const lastAi = [...(values.messages ?? [])].reverse().find((message) => message.getType?.() === "ai") as
+      | { usage_metadata?: { input_tokens?: number } }
+      | undefined;
     const tokenCount = lastAi?.usage_metadata?.input_tokens ?? 0;
     const maxContext = context.harness.defaultModel.entry.max_input_tokens ?? null;
     return c.json({
@@ -106,7 +120,11 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
       by_model: byModel,
       by_caller: { lead_agent: total },
       by_run: [...byRun].map(([run_id, usage]) => ({ run_id, ...usage })),
-      context_usage: { token_count: tokenCount, max_context_tokens: maxContext, percentage: maxContext ? Math.round((tokenCount / maxContext) * 1000) / 10 : null },
+      context_usage: {
+        token_count: tokenCount,
+        max_context_tokens: maxContext,
+        percentage: maxContext ? Math.round((tokenCount / maxContext) * 1000) / 10 : null,
+      },
     });
   });
 };

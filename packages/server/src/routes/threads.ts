@@ -20,7 +20,10 @@ const CreateSchema = z.strictObject({
   metadata: Metadata.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
   ttl: z.unknown().optional(),
-  supersteps: z.array(z.unknown()).max(0, "supersteps are not supported yet; create the thread, then POST /threads/{id}/state").nullish(),
+  supersteps: z
+    .array(z.unknown())
+    .max(0, "supersteps are not supported yet; create the thread, then POST /threads/{id}/state")
+    .nullish(),
   graph_id: z.string().nullish(),
 });
 
@@ -39,7 +42,11 @@ const SearchSchema = z.strictObject({
 
 const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: z.unknown().optional() });
 
-const CheckpointRef = z.looseObject({ checkpoint_id: z.string().nullish(), checkpoint_ns: z.string().nullish(), thread_id: z.string().nullish() });
+const CheckpointRef = z.looseObject({
+  checkpoint_id: z.string().nullish(),
+  checkpoint_ns: z.string().nullish(),
+  thread_id: z.string().nullish(),
+});
 const UpdateStateSchema = z.strictObject({
   values: z.unknown(),
   checkpoint: CheckpointRef.nullish(),
@@ -48,7 +55,12 @@ const UpdateStateSchema = z.strictObject({
 });
 const HistorySchema = z.strictObject({
   limit: z.number().int().min(1).max(1000).default(10),
-  before: z.union([z.string(), z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().optional() }).optional() })]).nullish(),
+  before: z
+    .union([
+      z.string(),
+      z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().optional() }).optional() }),
+    ])
+    .nullish(),
   metadata: Metadata.nullish(),
   checkpoint: CheckpointRef.nullish(),
 });
@@ -69,7 +81,8 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const threadId = body.thread_id ?? uuid7();
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
     const { thread: record, created } = await context.threads.create(threadId, metadata, body.if_exists ?? "raise");
-    if (!created && (body.if_exists ?? "raise") === "raise") throw new HttpError(409, `Thread ${threadId} already exists.`);
+    if (!created && (body.if_exists ?? "raise") === "raise")
+      throw new HttpError(409, `Thread ${threadId} already exists.`);
     return c.json(thread(record));
   });
 
@@ -91,8 +104,17 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   });
 
   api.post("/threads/count", async (c) => {
-    const body = await parseBody(c, z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: ThreadStatus.nullish() }));
-    return c.json(await context.threads.count({ metadata: body.metadata ?? undefined, values: body.values ?? undefined, status: body.status ?? undefined }));
+    const body = await parseBody(
+      c,
+      z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: ThreadStatus.nullish() }),
+    );
+    return c.json(
+      await context.threads.count({
+        metadata: body.metadata ?? undefined,
+        values: body.values ?? undefined,
+        status: body.status ?? undefined,
+      }),
+    );
   });
 
   api.get("/threads/:thread_id", async (c) => c.json(thread(await requireThread(context, pathId(c, "thread_id")))));
@@ -115,50 +137,81 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/copy", async (c) => {
     const threadId = pathId(c, "thread_id");
     const source = await requireThread(context, threadId);
-    if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; copy it after the run ends.`);
+    if ((await context.runs.active(threadId)).length > 0)
+      throw new HttpError(409, `Thread ${threadId} has a run in progress; copy it after the run ends.`);
     const copyId = uuid7();
     await context.checkpoints.copyThreadState(threadId, copyId);
     await context.threads.create(copyId, source.metadata, "raise");
-    const copy = await context.threads.patch(copyId, { values: source.values, interrupts: source.interrupts, status: source.status === "busy" ? "idle" : source.status });
+    const copy = await context.threads.patch(copyId, {
+      values: source.values,
+      interrupts: source.interrupts,
+      status: source.status === "busy" ? "idle" : source.status,
+    });
     return c.json(thread(copy!));
   });
 
   api.get("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
     await requireThread(context, threadId);
-    const snapshot = await graph().getState({ configurable: { thread_id: threadId } }, { subgraphs: c.req.query("subgraphs") === "true" });
+    const snapshot = await graph().getState(
+      { configurable: { thread_id: threadId } },
+      { subgraphs: c.req.query("subgraphs") === "true" },
+    );
     return c.json(snapshot.config?.configurable?.checkpoint_id ? threadState(snapshot, threadId) : emptyThreadState());
   });
 
   const stateAt = async (threadId: string, checkpoint: z.infer<typeof CheckpointRef>, subgraphs: boolean) => {
     await requireThread(context, threadId);
     const snapshot = await graph().getState(
-      { configurable: { thread_id: threadId, checkpoint_id: checkpoint.checkpoint_id ?? undefined, checkpoint_ns: checkpoint.checkpoint_ns ?? "" } },
+      {
+        configurable: {
+          thread_id: threadId,
+          checkpoint_id: checkpoint.checkpoint_id ?? undefined,
+          checkpoint_ns: checkpoint.checkpoint_ns ?? "",
+        },
+      },
       { subgraphs },
     );
-    if (!snapshot.config?.configurable?.checkpoint_id) throw notFound(`Checkpoint ${checkpoint.checkpoint_id ?? ""} of thread ${threadId}`);
+    if (!snapshot.config?.configurable?.checkpoint_id)
+      throw notFound(`Checkpoint ${checkpoint.checkpoint_id ?? ""} of thread ${threadId}`);
     return threadState(snapshot, threadId);
   };
   api.post("/threads/:thread_id/state/checkpoint", async (c) => {
     const body = await parseBody(c, StateAtSchema);
     return c.json(await stateAt(pathId(c, "thread_id"), body.checkpoint, body.subgraphs ?? false));
   });
-  api.get("/threads/:thread_id/state/:checkpoint_id", async (c) => c.json(await stateAt(pathId(c, "thread_id"), { checkpoint_id: c.req.param("checkpoint_id") }, c.req.query("subgraphs") === "true")));
+  api.get("/threads/:thread_id/state/:checkpoint_id", async (c) =>
+    c.json(
+      await stateAt(
+        pathId(c, "thread_id"),
+        { checkpoint_id: c.req.param("checkpoint_id") },
+        c.req.query("subgraphs") === "true",
+      ),
+    ),
+  );
 
   api.post("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
     const body = await parseBody(c, UpdateStateSchema);
     await requireThread(context, threadId);
-    if ((await context.runs.active(threadId)).length > 0) throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
+    if ((await context.runs.active(threadId)).length > 0)
+      throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
     const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined;
     let config;
     try {
-      config = await graph().updateState({ configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } }, body.values as never, body.as_node ?? undefined);
+      config = await graph().updateState(
+        { configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },
+        body.values as never,
+        body.as_node ?? undefined,
+      );
     } catch (error) {
       throw new HttpError(400, `The state could not be updated: ${(error as Error).message.split("\n")[0]}`);
     }
     const snapshot = await graph().getState({ configurable: { thread_id: threadId } });
-    await context.threads.patch(threadId, { values: toWire(snapshot.values ?? {}) as Record<string, unknown>, interrupts: interruptsOf(snapshot) });
+    await context.threads.patch(threadId, {
+      values: toWire(snapshot.values ?? {}) as Record<string, unknown>,
+      interrupts: interruptsOf(snapshot),
+    });
     const checkpoint = {
       thread_id: threadId,
       checkpoint_ns: (config.configurable?.checkpoint_ns as string) ?? "",
@@ -174,7 +227,13 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     await requireThread(context, threadId);
     const before = typeof body.before === "string" ? body.before : body.before?.configurable?.checkpoint_id;
     const out: Record<string, unknown>[] = [];
-    const config = { configurable: { thread_id: threadId, checkpoint_ns: body.checkpoint?.checkpoint_ns ?? "", ...(body.checkpoint?.checkpoint_id ? { checkpoint_id: body.checkpoint.checkpoint_id } : {}) } };
+    const config = {
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: body.checkpoint?.checkpoint_ns ?? "",
+        ...(body.checkpoint?.checkpoint_id ? { checkpoint_id: body.checkpoint.checkpoint_id } : {}),
+      },
+    };
     for await (const snapshot of graph().getStateHistory(config, {
       limit: body.limit,
       ...(before ? { before: { configurable: { thread_id: threadId, checkpoint_id: before } } } : {}),

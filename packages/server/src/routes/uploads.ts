@@ -56,13 +56,29 @@ export function artifactUrl(threadId: string, virtualPath: string): string {
   return `/api/threads/${threadId}/artifacts${virtualPath.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-function describe(threadId: string, filename: string, size: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function describe(
+  threadId: string,
+  filename: string,
+  size: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const virtualPath = `${VIRTUAL_UPLOADS}/${filename}`;
-  return { filename, size, path: virtualPath, virtual_path: virtualPath, artifact_url: artifactUrl(threadId, virtualPath), ...extra };
+  return {
+    filename,
+    size,
+    path: virtualPath,
+    virtual_path: virtualPath,
+    artifact_url: artifactUrl(threadId, virtualPath),
+    ...extra,
+  };
 }
 
 /** Runs `body` on the thread's uploads directory, held open so a link swapped in cannot redirect it. */
-async function inUploads<T>(home: string, threadId: string, body: (entry: (name: string) => string, realDir: string) => Promise<T>): Promise<T> {
+async function inUploads<T>(
+  home: string,
+  threadId: string,
+  body: (entry: (name: string) => string, realDir: string) => Promise<T>,
+): Promise<T> {
   const policy = new PathPolicy({ userDataDir: threadUserDataDir(home, threadId) });
   const dir = policy.resolve(VIRTUAL_UPLOADS, "write");
   if (!dir.ok) throw new HttpError(403, dir.error);
@@ -80,19 +96,32 @@ async function receiveFiles(c: Context, limits: UploadLimits): Promise<File[]> {
     form = await c.req.parseBody({ all: true });
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw error;
-    throw new HttpError(422, `The upload is not a valid multipart/form-data body (${(error as Error).message}). Send the files in a "files" field.`);
+    throw new HttpError(
+      422,
+      `The upload is not a valid multipart/form-data body (${(error as Error).message}). Send the files in a "files" field.`,
+    );
   }
   const files = Object.values(form)
     .flat()
     .filter((value): value is File => typeof value === "object" && value !== null && "arrayBuffer" in value);
-  if (files.length === 0) throw new HttpError(422, 'No files in the upload. Send them as multipart/form-data in a "files" field.');
-  if (files.length > limits.maxFiles) throw new HttpError(413, `${files.length} files given; at most ${limits.maxFiles} per upload.`);
+  if (files.length === 0)
+    throw new HttpError(422, 'No files in the upload. Send them as multipart/form-data in a "files" field.');
+  if (files.length > limits.maxFiles)
+    throw new HttpError(413, `${files.length} files given; at most ${limits.maxFiles} per upload.`);
   let total = 0;
   for (const file of files) {
-    if (file.size > limits.maxFileSize) throw new HttpError(413, `${file.name} is ${file.size} bytes, over the limit of ${limits.maxFileSize} bytes per file.`);
+    if (file.size > limits.maxFileSize)
+      throw new HttpError(
+        413,
+        `${file.name} is ${file.size} bytes, over the limit of ${limits.maxFileSize} bytes per file.`,
+      );
     total += file.size;
   }
-  if (total > limits.maxTotalSize) throw new HttpError(413, `The files add up to ${total} bytes, over the limit of ${limits.maxTotalSize} bytes per upload.`);
+  if (total > limits.maxTotalSize)
+    throw new HttpError(
+      413,
+      `The files add up to ${total} bytes, over the limit of ${limits.maxTotalSize} bytes per upload.`,
+    );
   return files;
 }
 
@@ -104,7 +133,11 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
     "/threads/:thread_id/uploads",
     bodyLimit({
       maxSize: context.config.uploads.max_total_size + MULTIPART_OVERHEAD,
-      onError: (c) => c.json({ detail: `The upload is larger than ${context.config.uploads.max_total_size} bytes, the limit per upload.` }, 413),
+      onError: (c) =>
+        c.json(
+          { detail: `The upload is larger than ${context.config.uploads.max_total_size} bytes, the limit per upload.` },
+          413,
+        ),
     }),
     async (c) => {
       const threadId = threadDirId(c);
@@ -125,11 +158,29 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
           sources.push({ path: hostPath, name });
         }
         const stored = sources.length > 0 ? await saveUploads(context.harness.home, threadId, sources, limits()) : [];
-        const out = stored.map((file, index) => describe(threadId, file.filename, file.size, file.filename !== accepted[index]!.file.name ? { original_filename: accepted[index]!.file.name } : {}));
-        const message = stored.length > 0 ? `Uploaded ${stored.length} file${stored.length === 1 ? "" : "s"}.` : "No file was uploaded.";
-        return c.json({ success: stored.length > 0, files: out, message: skipped.length ? `${message} Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join("; ")}.` : message, skipped_files: skipped });
+        const out = stored.map((file, index) =>
+          describe(
+            threadId,
+            file.filename,
+            file.size,
+            file.filename !== accepted[index]!.file.name ? { original_filename: accepted[index]!.file.name } : {},
+          ),
+        );
+        const message =
+          stored.length > 0
+            ? `Uploaded ${stored.length} file${stored.length === 1 ? "" : "s"}.`
+            : "No file was uploaded.";
+        return c.json({
+          success: stored.length > 0,
+          files: out,
+          message: skipped.length
+            ? `${message} Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join("; ")}.`
+            : message,
+          skipped_files: skipped,
+        });
       } catch (error) {
-        if (isHarnessError(error) && error.code === "upload_rejected") throw new HttpError(/over the limit|more than|at most/.test(error.message) ? 413 : 400, error.message);
+        if (isHarnessError(error) && error.code === "upload_rejected")
+          throw new HttpError(/over the limit|more than|at most/.test(error.message) ? 413 : 400, error.message);
         throw error;
       } finally {
         await fs.promises.rm(staging, { recursive: true, force: true });
@@ -145,7 +196,8 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/threads/:thread_id/uploads/list", async (c) => {
     const threadId = threadDirId(c);
-    if (!fs.existsSync(path.join(threadUserDataDir(context.harness.home, threadId), "uploads"))) return c.json({ files: [], count: 0 });
+    if (!fs.existsSync(path.join(threadUserDataDir(context.harness.home, threadId), "uploads")))
+      return c.json({ files: [], count: 0 });
     const files = await inUploads(context.harness.home, threadId, async (_entry, realDir) => {
       const out: Record<string, unknown>[] = [];
       for (const entry of await fs.promises.readdir(realDir, { withFileTypes: true })) {
@@ -163,13 +215,18 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
     const filename = c.req.param("filename");
     const clean = cleanUploadName(filename);
     if (typeof clean !== "string" || clean !== filename) {
-      throw new HttpError(422, `"${filename.slice(0, 100)}" is not an upload name${typeof clean === "string" ? "" : ` (${clean.error})`}. Use a name from GET .../uploads/list.`);
+      throw new HttpError(
+        422,
+        `"${filename.slice(0, 100)}" is not an upload name${typeof clean === "string" ? "" : ` (${clean.error})`}. Use a name from GET .../uploads/list.`,
+      );
     }
-    if (!fs.existsSync(path.join(threadUserDataDir(context.harness.home, threadId), "uploads"))) throw notFound(`Upload ${filename}`);
+    if (!fs.existsSync(path.join(threadUserDataDir(context.harness.home, threadId), "uploads")))
+      throw notFound(`Upload ${filename}`);
     await inUploads(context.harness.home, threadId, async (entry) => {
       const stat = await fs.promises.lstat(entry(filename)).catch(() => null);
       if (!stat) throw notFound(`Upload ${filename}`);
-      if (!stat.isFile()) throw new HttpError(400, `${filename} is not a regular file; only uploaded files can be deleted.`);
+      if (!stat.isFile())
+        throw new HttpError(400, `${filename} is not a regular file; only uploaded files can be deleted.`);
       await fs.promises.unlink(entry(filename));
     });
     return c.json({ success: true, message: `Deleted ${filename}.` });

@@ -18,11 +18,24 @@ import { ensureMetadata } from "./worker.js";
 export const TERMINAL: ReadonlySet<RunStatus> = new Set(TerminalRunStatus.options);
 
 /** Creates and queues a run on `threadId` (null: stateless). */
-export async function createRun(context: ServerContext, threadId: string | null, body: unknown): Promise<{ run: RunRecord; request: RunCreate }> {
-  if (context.draining) throw new HttpError(503, "The server is shutting down and takes no new runs; retry in a moment.");
+export async function createRun(
+  context: ServerContext,
+  threadId: string | null,
+  body: unknown,
+): Promise<{ run: RunRecord; request: RunCreate }> {
+  if (context.draining)
+    throw new HttpError(503, "The server is shutting down and takes no new runs; retry in a moment.");
   const request = check(RunCreateSchema, body, "body");
-  if (request.after_seconds) throw new HttpError(422, 'Invalid body field "after_seconds": delayed runs are not supported yet; send the run when it should start.');
-  if (request.webhook) throw new HttpError(422, 'Invalid body field "webhook": webhooks are not supported yet; poll runs.get or join the run instead.');
+  if (request.after_seconds)
+    throw new HttpError(
+      422,
+      'Invalid body field "after_seconds": delayed runs are not supported yet; send the run when it should start.',
+    );
+  if (request.webhook)
+    throw new HttpError(
+      422,
+      'Invalid body field "webhook": webhooks are not supported yet; poll runs.get or join the run instead.',
+    );
   const assistant = findAssistant(context.assistants(), request.assistant_id);
   if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
   const runOptions = runOptionsOf(request, assistant.context);
@@ -30,7 +43,10 @@ export async function createRun(context: ServerContext, threadId: string | null,
   context.harness.agent(runOptions as never);
 
   // DeerFlow's IM channels send stateless runs with configurable.thread_id to continue a thread.
-  const named = typeof request.config?.configurable?.thread_id === "string" ? (request.config.configurable.thread_id as string) : undefined;
+  const named =
+    typeof request.config?.configurable?.thread_id === "string"
+      ? (request.config.configurable.thread_id as string)
+      : undefined;
   const temporary = threadId === null && named === undefined;
   const id = threadId ?? named ?? uuid7();
   let thread = await findThread(context, id);
@@ -63,7 +79,8 @@ export async function createRun(context: ServerContext, threadId: string | null,
     if (error instanceof ThreadBusyError) throw new HttpError(409, error.message);
     throw error;
   }
-  for (const old of superseded) context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
+  for (const old of superseded)
+    context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
   await context.threads.patch(id, { status: "busy" });
   context.queue.notify();
   return { run, request };
@@ -79,7 +96,11 @@ export function runPaths(run: RunRecord): { contentLocation: string; location: s
  * Resolves when the run is over (or gone); returns the run as last seen. Reads the event log when there
  * is one; otherwise (after a restart, before the worker picks the run up) polls the run record.
  */
-export async function waitForRun(context: ServerContext, runId: string, signal: AbortSignal): Promise<RunRecord | null> {
+export async function waitForRun(
+  context: ServerContext,
+  runId: string,
+  signal: AbortSignal,
+): Promise<RunRecord | null> {
   while (!signal.aborted) {
     const run = await context.runs.get(runId);
     if (!run || TERMINAL.has(run.status)) return run;

@@ -17,14 +17,21 @@ test("a follower sees live events in order and stops at end; end is kept when th
   for (let index = 0; index < 2; index++) await live.append("r", "values", String(index));
   await live.end("r");
   const items = (await reading) as StreamEvent[];
-  assert.deepEqual(items.map((item) => item.id), ["1", "2", "3", "4"]);
+  assert.deepEqual(
+    items.map((item) => item.id),
+    ["1", "2", "3", "4"],
+  );
 
   const log = createMemoryEventLog({ maxEvents: 3, retentionMs: 50 });
   await log.append("r", "metadata", "{}");
   for (let index = 0; index < 2; index++) await log.append("r", "values", String(index));
   await log.end("r");
   const replay = (await read(log.follow("r", "-1", signal))) as StreamEvent[];
-  assert.deepEqual(replay.map((item) => item.event), ["values", "values", "end"], "the oldest event went, end stayed");
+  assert.deepEqual(
+    replay.map((item) => item.event),
+    ["values", "values", "end"],
+    "the oldest event went, end stayed",
+  );
   const gap = await read(log.follow("r", "0", signal));
   assert.equal((gap[0] as GapEvent).gap.earliest_available_event_id, "2");
   assert.equal(await log.append("r", "values", "late"), "", "nothing is appended after end");
@@ -42,6 +49,9 @@ test("a follower without a cursor sees only new events; abort stops it", async (
   await new Promise((resolve) => setTimeout(resolve, 10));
   controller.abort();
   const items = (await reading) as StreamEvent[];
-  assert.deepEqual(items.map((item) => item.id), ["2"]);
+  assert.deepEqual(
+    items.map((item) => item.id),
+    ["2"],
+  );
   await log.drop("r");
 });

@@ -38,9 +38,18 @@ test("postgres log: a run keeps at most maxEvents (end kept), an older cursor ge
   await writer.end("r");
 
   const replay = (await read(other.follow("r", "-1", signal))) as StreamEvent[];
-  assert.deepEqual(replay.map((event) => event.event), ["values", "values", "values", "values", "end"], "the oldest events went, end stayed");
-  assert.deepEqual(replay.slice(0, 4).map((event) => event.data), ["3", "4", "5", "6"]);
-  const [{ n }] = (await database.pool.query("SELECT sum(jsonb_array_length(events))::int AS n FROM run_events WHERE run_id = 'r'")).rows;
+  assert.deepEqual(
+    replay.map((event) => event.event),
+    ["values", "values", "values", "values", "end"],
+    "the oldest events went, end stayed",
+  );
+  assert.deepEqual(
+    replay.slice(0, 4).map((event) => event.data),
+    ["3", "4", "5", "6"],
+  );
+  const [{ n }] = (
+    await database.pool.query("SELECT sum(jsonb_array_length(events))::int AS n FROM run_events WHERE run_id = 'r'")
+  ).rows;
   assert.equal(n, 5, "the table holds no more than the cap");
 
   const gap = await read(other.follow("r", early.id, signal));
@@ -54,10 +63,18 @@ test("postgres log: a run keeps at most maxEvents (end kept), an older cursor ge
     recovery: "reload_durable_state",
   });
   const fromKept = (await read(other.follow("r", replay[1]!.id, signal))) as StreamEvent[];
-  assert.deepEqual(fromKept.map((event) => event.id), replay.slice(2).map((event) => event.id), "a cursor inside the kept events misses nothing");
+  assert.deepEqual(
+    fromKept.map((event) => event.id),
+    replay.slice(2).map((event) => event.id),
+    "a cursor inside the kept events misses nothing",
+  );
 
   await writer.drop("r");
-  assert.equal((await database.pool.query("SELECT 1 FROM run_event_trims WHERE run_id = 'r'")).rowCount, 0, "drop forgets the trim mark");
+  assert.equal(
+    (await database.pool.query("SELECT 1 FROM run_event_trims WHERE run_id = 'r'")).rowCount,
+    0,
+    "drop forgets the trim mark",
+  );
 });
 
 test("postgres log: token events coalesced into rows are capped by whole rows, never dropping the newest row", async (t) => {

@@ -40,7 +40,11 @@ export interface PostgresEventLogOptions {
 }
 
 /** Creates the log; `close()` flushes what is buffered and stops the pruning timer. */
-export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, options: PostgresEventLogOptions): EventLog & { prune(): Promise<number>; close(): Promise<void> } {
+export function createPostgresEventLog(
+  pool: pg.Pool,
+  notifier: Notifier,
+  options: PostgresEventLogOptions,
+): EventLog & { prune(): Promise<number>; close(): Promise<void> } {
   const coalesceMs = options.coalesceMs ?? 25;
   const pollMs = options.pollMs ?? 1000;
   const maxEvents = options.maxEvents ?? 20_000;
@@ -68,10 +72,23 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
     const batch = buffer.events.splice(0);
     if (batch.length === 0) return buffer.chain;
     buffer.chain = buffer.chain.then(async () => {
-      let count = counts.get(runId) ?? Number((await pool.query("SELECT COALESCE(sum(jsonb_array_length(events)), 0) AS n FROM run_events WHERE run_id = $1", [runId])).rows[0].n);
+      let count =
+        counts.get(runId) ??
+        Number(
+          (
+            await pool.query(
+              "SELECT COALESCE(sum(jsonb_array_length(events)), 0) AS n FROM run_events WHERE run_id = $1",
+              [runId],
+            )
+          ).rows[0].n,
+        );
       for (let start = 0; start < batch.length; start += PER_ROW) {
         const part = batch.slice(start, start + PER_ROW);
-        await pool.query("INSERT INTO run_events (run_id, events, is_end) VALUES ($1, $2::jsonb, $3)", [runId, JSON.stringify(part), isEnd && start + PER_ROW >= batch.length]);
+        await pool.query("INSERT INTO run_events (run_id, events, is_end) VALUES ($1, $2::jsonb, $3)", [
+          runId,
+          JSON.stringify(part),
+          isEnd && start + PER_ROW >= batch.length,
+        ]);
         count += part.length;
       }
       if (count > maxEvents) count -= await trim(runId);
@@ -107,7 +124,10 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
   };
 
   /** Events after the cursor, the number of rows they came from, and the last event id trimmed away (if any). */
-  const read = async (runId: string, cursor: number): Promise<{ events: StreamEvent[]; rows: number; trimmedThrough: number | null }> => {
+  const read = async (
+    runId: string,
+    cursor: number,
+  ): Promise<{ events: StreamEvent[]; rows: number; trimmedThrough: number | null }> => {
     const result = await pool.query<{ through: string | null; id: string | null; events: [string, string][] | null }>(
       `SELECT t.through, r.id, r.events FROM (SELECT 1) one
        LEFT JOIN run_event_trims t ON t.run_id = $1
@@ -129,7 +149,10 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
     return { events, rows, trimmedThrough: through === null || through === undefined ? null : Number(through) };
   };
 
-  const pruneTimer = setInterval(() => void log.prune().catch(() => {}), Math.max(1000, Math.min(options.retentionMs, 60_000)));
+  const pruneTimer = setInterval(
+    () => void log.prune().catch(() => {}),
+    Math.max(1000, Math.min(options.retentionMs, 60_000)),
+  );
   pruneTimer.unref();
 
   const log = {
@@ -157,7 +180,9 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
       return ((await pool.query("SELECT 1 FROM run_events WHERE run_id = $1 LIMIT 1", [runId])).rowCount ?? 0) > 0;
     },
     async ended(runId: string) {
-      return ((await pool.query("SELECT 1 FROM run_events WHERE run_id = $1 AND is_end LIMIT 1", [runId])).rowCount ?? 0) > 0;
+      return (
+        ((await pool.query("SELECT 1 FROM run_events WHERE run_id = $1 AND is_end LIMIT 1", [runId])).rowCount ?? 0) > 0
+      );
     },
     async drop(runId: string) {
       const buffer = buffers.get(runId);
@@ -173,7 +198,10 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
       if (!(await log.has(runId))) return;
       let cursor: number;
       if (after === null) {
-        const last = await pool.query<{ id: string; n: number }>("SELECT id, jsonb_array_length(events) AS n FROM run_events WHERE run_id = $1 ORDER BY id DESC LIMIT 1", [runId]);
+        const last = await pool.query<{ id: string; n: number }>(
+          "SELECT id, jsonb_array_length(events) AS n FROM run_events WHERE run_id = $1 ORDER BY id DESC LIMIT 1",
+          [runId],
+        );
         cursor = last.rows[0] ? Number(last.rows[0].id) * PER_ROW + last.rows[0].n - 1 : 0;
       } else {
         cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
@@ -215,7 +243,9 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
           // The log was dropped (deleted thread, rejected run): nothing more will come.
           if (rows === 0 && (seen || !(await log.has(runId)))) return;
           const timer = new Promise<void>((resolve) => setTimeout(resolve, pollMs).unref());
-          const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+          const aborted = new Promise<void>((resolve) =>
+            signal.addEventListener("abort", () => resolve(), { once: true }),
+          );
           await Promise.race([wokenUp, timer, aborted]);
         } finally {
           set.delete(woken);
@@ -229,7 +259,9 @@ export function createPostgresEventLog(pool: pg.Pool, notifier: Notifier, option
         "DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM run_events WHERE is_end AND created_at < now() - make_interval(secs => $1))",
         [options.retentionMs / 1000],
       );
-      await pool.query("DELETE FROM run_event_trims t WHERE NOT EXISTS (SELECT 1 FROM run_events r WHERE r.run_id = t.run_id)");
+      await pool.query(
+        "DELETE FROM run_event_trims t WHERE NOT EXISTS (SELECT 1 FROM run_events r WHERE r.run_id = t.run_id)",
+      );
       return result.rowCount ?? 0;
     },
     async close() {

@@ -22,7 +22,11 @@ export interface Notifier {
 }
 
 /** Starts listening on every channel in the background (`ready` settles once the first attempt is over; polling covers the rest). */
-export function createNotifier(url: string, pool: pg.Pool, log: (line: string) => void): Notifier & { ready: Promise<void> } {
+export function createNotifier(
+  url: string,
+  pool: pg.Pool,
+  log: (line: string) => void,
+): Notifier & { ready: Promise<void> } {
   const listeners = new Map<string, Set<(payload: string) => void>>();
   let client: pg.Client | undefined;
   let up = false;

@@ -22,7 +22,8 @@ import { CHANNELS, type Notifier } from "./postgres-notify.js";
 import { type RunRow, toRun } from "./postgres-store.js";
 import type { CancelAction, RunQueue, RunRecord } from "./types.js";
 
-const RUN_COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
+const RUN_COLUMNS =
+  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
 
 /** Options of the Postgres queue. */
 export interface PostgresQueueOptions {
@@ -45,7 +46,11 @@ export interface PostgresRunQueue extends RunQueue {
 }
 
 /** Creates the queue; starts the heartbeat. */
-export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, options: PostgresQueueOptions): PostgresRunQueue {
+export function createPostgresRunQueue(
+  pool: pg.Pool,
+  notifier: Notifier,
+  options: PostgresQueueOptions,
+): PostgresRunQueue {
   const leaseMs = options.leaseMs ?? 30_000;
   const maxAttempts = options.maxAttempts ?? 3;
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -71,25 +76,32 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
   // Renews the leases of the runs this process is executing now (not of every run it claimed: one whose
   // execution broke off without settling, e.g. while the database was away, must expire and be resumed)
   // and picks up cancel flags whose notification was missed.
-  const heartbeat = setInterval(() => {
-    if (lostListeners.size === 0) return;
-    void pool
-      .query<{ run_id: string; worker_id: string; cancel_action: string | null }>(
-        "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $1) WHERE worker_id = ANY($2) AND status = 'running' RETURNING run_id, worker_id, cancel_action",
-        [leaseMs / 1000, [...lostListeners.keys()]],
-      )
-      .then(async (result) => {
-        for (const row of result.rows) if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
-        // Executions the renewal did not find: still theirs only if the run still carries their token.
-        const renewed = new Set(result.rows.map((row) => row.worker_id));
-        const missing = [...lostListeners.keys()].filter((token) => !renewed.has(token));
-        if (missing.length === 0) return;
-        const owned = await pool.query<{ worker_id: string }>("SELECT worker_id FROM server_runs WHERE worker_id = ANY($1)", [missing]);
-        const still = new Set(owned.rows.map((row) => row.worker_id));
-        for (const token of missing) if (!still.has(token)) lostListeners.get(token)?.listener();
-      })
-      .catch((error) => options.log(`queue: lease renewal failed (${(error as Error).message}); retrying.`));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      if (lostListeners.size === 0) return;
+      void pool
+        .query<{ run_id: string; worker_id: string; cancel_action: string | null }>(
+          "UPDATE server_runs SET lease_expires = now() + make_interval(secs => $1) WHERE worker_id = ANY($2) AND status = 'running' RETURNING run_id, worker_id, cancel_action",
+          [leaseMs / 1000, [...lostListeners.keys()]],
+        )
+        .then(async (result) => {
+          for (const row of result.rows)
+            if (row.cancel_action) deliverCancel(row.run_id, row.cancel_action as CancelAction);
+          // Executions the renewal did not find: still theirs only if the run still carries their token.
+          const renewed = new Set(result.rows.map((row) => row.worker_id));
+          const missing = [...lostListeners.keys()].filter((token) => !renewed.has(token));
+          if (missing.length === 0) return;
+          const owned = await pool.query<{ worker_id: string }>(
+            "SELECT worker_id FROM server_runs WHERE worker_id = ANY($1)",
+            [missing],
+          );
+          const still = new Set(owned.rows.map((row) => row.worker_id));
+          for (const token of missing) if (!still.has(token)) lostListeners.get(token)?.listener();
+        })
+        .catch((error) => options.log(`queue: lease renewal failed (${(error as Error).message}); retrying.`));
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   heartbeat.unref();
 
   return {
@@ -136,9 +148,14 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
     cancel(runId, action) {
       deliverCancel(runId, action);
       void pool
-        .query("UPDATE server_runs SET cancel_action = $2 WHERE run_id = $1 AND status IN ('pending', 'running')", [runId, action])
+        .query("UPDATE server_runs SET cancel_action = $2 WHERE run_id = $1 AND status IN ('pending', 'running')", [
+          runId,
+          action,
+        ])
         .then(() => notifier.notify(CHANNELS.cancel, `${runId}:${action}`))
-        .catch((error) => options.log(`queue: cancel of ${runId} could not be recorded (${(error as Error).message}).`));
+        .catch((error) =>
+          options.log(`queue: cancel of ${runId} could not be recorded (${(error as Error).message}).`),
+        );
     },
     onCancel(runId, listener) {
       let set = cancelListeners.get(runId);
@@ -171,7 +188,10 @@ export function createPostgresRunQueue(pool: pg.Pool, notifier: Notifier, option
       const token = tokens.get(runId);
       return async () => {
         if (!token) return false;
-        const owned = await pool.query("SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'", [runId, token]);
+        const owned = await pool.query(
+          "SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'",
+          [runId, token],
+        );
         return (owned.rowCount ?? 0) > 0;
       };
     },

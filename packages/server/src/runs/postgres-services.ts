@@ -14,13 +14,23 @@ import type { RunRecord } from "./types.js";
 import { createWorker } from "./worker.js";
 
 /** Opens the Postgres run machinery over the harness's database; `live` replaces the `run_events` log (Redis). */
-export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, options: RunServicesOptions, live?: LiveEventLog): RunServices & { close(): Promise<void> } {
+export function openPostgresRunServices(
+  harness: Harness,
+  db: PostgresDatabase,
+  options: RunServicesOptions,
+  live?: LiveEventLog,
+): RunServices & { close(): Promise<void> } {
   const leaseMs = runLeaseMs();
   const notifier = createNotifier(db.url, db.pool, options.log);
   const threads = createPostgresThreadStore(db.pool);
   const runs = createPostgresRunStore(db.pool);
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
-  const tableLog = live ? undefined : createPostgresEventLog(db.pool, notifier, { retentionMs: options.eventRetentionMs, maxEvents: options.maxEventsPerRun });
+  const tableLog = live
+    ? undefined
+    : createPostgresEventLog(db.pool, notifier, {
+        retentionMs: options.eventRetentionMs,
+        maxEvents: options.maxEventsPerRun,
+      });
   const events = live?.events ?? tableLog!;
   const checkpoints = createPostgresCheckpointAdmin(db.pool);
   const worker = createWorker({
@@ -38,7 +48,10 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
 
   /** Ends a run whose workers kept dying (or that was cancelled while its worker died). */
   const fail = async (run: RunRecord) => {
-    const cancelled = await db.pool.query<{ cancel_action: string | null }>("SELECT cancel_action FROM server_runs WHERE run_id = $1", [run.run_id]);
+    const cancelled = await db.pool.query<{ cancel_action: string | null }>(
+      "SELECT cancel_action FROM server_runs WHERE run_id = $1",
+      [run.run_id],
+    );
     const action = cancelled.rows[0]?.cancel_action;
     if (action === "rollback") {
       await checkpoints.rollbackCheckpoints(run.thread_id, run.kwargs.start_checkpoint_id ?? null);
@@ -54,23 +67,34 @@ export function openPostgresRunServices(harness: Harness, db: PostgresDatabase, 
       await runs.update(run.run_id, { status: "error", kwargs: { error } });
     }
     const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id);
-    await threads.patch(run.thread_id, { status: action ? (others.length > 0 ? "busy" : "idle") : "error", ...(action ? {} : { error: "The run's worker stopped." }) });
+    await threads.patch(run.thread_id, {
+      status: action ? (others.length > 0 ? "busy" : "idle") : "error",
+      ...(action ? {} : { error: "The run's worker stopped." }),
+    });
     await events.end(run.run_id);
-    options.log(`run ${run.run_id} on thread ${run.thread_id}: its worker died ${action ? "after a cancel" : "too many times"}; ended it.`);
+    options.log(
+      `run ${run.run_id} on thread ${run.thread_id}: its worker died ${action ? "after a cancel" : "too many times"}; ended it.`,
+    );
   };
   let sweeping = false;
-  const sweeper = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    void queue
-      .sweep()
-      .then(async ({ requeued, exhausted }) => {
-        for (const run of requeued) options.log(`run ${run.run_id} on thread ${run.thread_id}: its worker stopped renewing its lease; queued again to resume from the last checkpoint.`);
-        for (const run of exhausted) await fail(run);
-      })
-      .catch((error) => options.log(`sweeper: ${(error as Error).message}`))
-      .finally(() => (sweeping = false));
-  }, Math.max(100, Math.floor(leaseMs / 2)));
+  const sweeper = setInterval(
+    () => {
+      if (sweeping) return;
+      sweeping = true;
+      void queue
+        .sweep()
+        .then(async ({ requeued, exhausted }) => {
+          for (const run of requeued)
+            options.log(
+              `run ${run.run_id} on thread ${run.thread_id}: its worker stopped renewing its lease; queued again to resume from the last checkpoint.`,
+            );
+          for (const run of exhausted) await fail(run);
+        })
+        .catch((error) => options.log(`sweeper: ${(error as Error).message}`))
+        .finally(() => (sweeping = false));
+    },
+    Math.max(100, Math.floor(leaseMs / 2)),
+  );
   sweeper.unref();
 
   const startedAt = new Date().toISOString();

@@ -27,17 +27,22 @@ const asParsed = (value: unknown) => value;
 export const toRun = (row: RunRow): RunRecord => runFromRow(row, asParsed);
 const toThread = (row: StoredThreadRow<unknown>): ThreadRecord => threadFromRow(row, asParsed);
 
-const RUN_COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
+const RUN_COLUMNS =
+  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
 const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
 
 /** The thread store on Postgres. */
 export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
-  const filter = (query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">, params: unknown[]): string => {
+  const filter = (
+    query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">,
+    params: unknown[],
+  ): string => {
     const where: string[] = [];
     if (query.ids) where.push(`thread_id = ANY($${params.push(query.ids)})`);
     if (query.status) where.push(`status = $${params.push(query.status)}`);
     if (query.metadata) where.push(`metadata @> $${params.push(JSON.stringify(query.metadata))}::jsonb`);
-    if (query.values) where.push(`COALESCE("values", '{}'::jsonb) @> $${params.push(JSON.stringify(query.values))}::jsonb`);
+    if (query.values)
+      where.push(`COALESCE("values", '{}'::jsonb) @> $${params.push(JSON.stringify(query.values))}::jsonb`);
     return where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   };
   return {
@@ -62,7 +67,10 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       const where = filter(query, params);
       const column = SORTABLE.has(query.sort_by) ? query.sort_by : "created_at";
       const order = query.sort_order === "asc" ? "ASC" : "DESC";
-      const rows = await pool.query(`SELECT *, count(*) OVER () AS total FROM server_threads ${where} ORDER BY ${column} ${order}, thread_id LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`, params);
+      const rows = await pool.query(
+        `SELECT *, count(*) OVER () AS total FROM server_threads ${where} ORDER BY ${column} ${order}, thread_id LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
+        params,
+      );
       const total = rows.rows[0] ? Number(rows.rows[0].total) : await this.count(query);
       return { threads: rows.rows.map(toThread), total };
     },
@@ -77,10 +85,17 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       const params: unknown[] = [threadId, at];
       if (patch.metadata) sets.push(`metadata = metadata || $${params.push(JSON.stringify(patch.metadata))}::jsonb`);
       if (patch.status) sets.push(`status = $${params.push(patch.status)}`);
-      if (patch.values !== undefined) sets.push(`"values" = $${params.push(patch.values === null ? null : JSON.stringify(patch.values))}::jsonb`, "state_updated_at = $2");
+      if (patch.values !== undefined)
+        sets.push(
+          `"values" = $${params.push(patch.values === null ? null : JSON.stringify(patch.values))}::jsonb`,
+          "state_updated_at = $2",
+        );
       if (patch.interrupts) sets.push(`interrupts = $${params.push(JSON.stringify(patch.interrupts))}::jsonb`);
       if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
-      const result = await pool.query(`UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING *`, params);
+      const result = await pool.query(
+        `UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING *`,
+        params,
+      );
       return result.rows[0] ? toThread(result.rows[0]) : null;
     },
     async delete(threadId, options = {}) {
@@ -99,15 +114,25 @@ export function createPostgresRunStore(pool: pg.Pool): RunStore {
       const superseded = await transaction(pool, async (client) => {
         // Serializes strategy decisions per thread across every process.
         await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [run.thread_id]);
-        const active = (await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [run.thread_id])).rows.map(toRun);
+        const active = (
+          await client.query<RunRow>(
+            `SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`,
+            [run.thread_id],
+          )
+        ).rows.map(toRun);
         const stopped: RunRecord[] = [];
         if (active.length > 0) {
           if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
           if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
             for (const old of active) {
               if (old.status === "running") stopped.push(old);
-              else if (run.multitask_strategy === "rollback") await client.query("DELETE FROM server_runs WHERE run_id = $1", [old.run_id]);
-              else await client.query("UPDATE server_runs SET status = 'interrupted', updated_at = $2 WHERE run_id = $1", [old.run_id, now()]);
+              else if (run.multitask_strategy === "rollback")
+                await client.query("DELETE FROM server_runs WHERE run_id = $1", [old.run_id]);
+              else
+                await client.query("UPDATE server_runs SET status = 'interrupted', updated_at = $2 WHERE run_id = $1", [
+                  old.run_id,
+                  now(),
+                ]);
             }
           }
         }
@@ -133,11 +158,17 @@ export function createPostgresRunStore(pool: pg.Pool): RunStore {
     async list(threadId, options) {
       const params: unknown[] = [threadId];
       const status = options.status ? `AND status = $${params.push(options.status)}` : "";
-      const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 ${status} ORDER BY seq DESC LIMIT $${params.push(options.limit)} OFFSET $${params.push(options.offset)}`, params);
+      const result = await pool.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 ${status} ORDER BY seq DESC LIMIT $${params.push(options.limit)} OFFSET $${params.push(options.offset)}`,
+        params,
+      );
       return result.rows.map(toRun);
     },
     async active(threadId) {
-      const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [threadId]);
+      const result = await pool.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`,
+        [threadId],
+      );
       return result.rows.map(toRun);
     },
     async update(runId, patch) {
@@ -148,8 +179,12 @@ export function createPostgresRunStore(pool: pg.Pool): RunStore {
         // A run that leaves `running` no longer has an owner.
         if (patch.status !== "running") sets.push("worker_id = NULL", "lease_expires = NULL");
       }
-      if (patch.kwargs) sets.push(`kwargs = kwargs || $${params.push(JSON.stringify(stripUndefined(patch.kwargs)))}::jsonb`);
-      const result = await pool.query<RunRow>(`UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`, params);
+      if (patch.kwargs)
+        sets.push(`kwargs = kwargs || $${params.push(JSON.stringify(stripUndefined(patch.kwargs)))}::jsonb`);
+      const result = await pool.query<RunRow>(
+        `UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`,
+        params,
+      );
       return result.rows[0] ? toRun(result.rows[0]) : null;
     },
     async delete(runId) {
@@ -185,7 +220,11 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool): CheckpointAdmin {
           for (const table of ["checkpoint_writes", "checkpoints"]) {
             // Checkpoint ids are time-ordered (UUIDv6), so "after" is a string comparison.
             if (checkpointId === null) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
-            else await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [threadId, checkpointId]);
+            else
+              await client.query(`DELETE FROM ${table} WHERE thread_id = $1 AND checkpoint_id > $2`, [
+                threadId,
+                checkpointId,
+              ]);
           }
         });
       // An aborted graph can still finish a step or two in the background after its stream stopped, and
@@ -195,7 +234,9 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool): CheckpointAdmin {
         await remove();
         await new Promise((resolve) => setTimeout(resolve, ROLLBACK_SETTLE_MS));
         const later = await pool.query(
-          checkpointId === null ? "SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1" : "SELECT 1 FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2 LIMIT 1",
+          checkpointId === null
+            ? "SELECT 1 FROM checkpoints WHERE thread_id = $1 LIMIT 1"
+            : "SELECT 1 FROM checkpoints WHERE thread_id = $1 AND checkpoint_id > $2 LIMIT 1",
           checkpointId === null ? [threadId] : [threadId, checkpointId],
         );
         quiet = (later.rowCount ?? 0) === 0 ? quiet + 1 : 0;
@@ -204,7 +245,8 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool): CheckpointAdmin {
     },
     async deleteThreadState(threadId) {
       await transaction(pool, async (client) => {
-        for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints", ...Object.keys(ARCHIVE_TABLES)]) await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+        for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints", ...Object.keys(ARCHIVE_TABLES)])
+          await client.query(`DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
       });
     },
     async copyThreadState(fromThreadId, toThreadId) {
@@ -212,11 +254,17 @@ export function createPostgresCheckpointAdmin(pool: pg.Pool): CheckpointAdmin {
         for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
           const columns = await tableColumns(client, table);
           const list = columns.filter((column) => column !== "thread_id").join(", ");
-          await client.query(`INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`, [toThreadId, fromThreadId]);
+          await client.query(
+            `INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`,
+            [toThreadId, fromThreadId],
+          );
         }
         // The copy's compacted messages stay searchable and shown by its history.
         for (const [table, list] of Object.entries(ARCHIVE_TABLES)) {
-          await client.query(`INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`, [toThreadId, fromThreadId]);
+          await client.query(
+            `INSERT INTO ${table} (thread_id, ${list}) SELECT $1, ${list} FROM ${table} WHERE thread_id = $2`,
+            [toThreadId, fromThreadId],
+          );
         }
       });
     },

@@ -22,11 +22,16 @@ export interface RedisTarget {
  * @example
  * resolveRedisUrl({ url: null }, { REDIS_URL: "redis://127.0.0.1:6379" }); // { url: "redis://127.0.0.1:6379", key: "REDIS_URL" }
  */
-export function resolveRedisUrl(stream: { url: string | null }, env: Record<string, string | undefined> = process.env): RedisTarget {
+export function resolveRedisUrl(
+  stream: { url: string | null },
+  env: Record<string, string | undefined> = process.env,
+): RedisTarget {
   const key = stream.url ? "stream.url" : env.REDIS_URL ? "REDIS_URL" : null;
   const value = stream.url ?? env.REDIS_URL;
   if (!key || !value) {
-    throw new ConfigError('stream.backend is "redis" but no stream.url is set. Set stream.url (redis://host:6379) in config.yaml or REDIS_URL.');
+    throw new ConfigError(
+      'stream.backend is "redis" but no stream.url is set. Set stream.url (redis://host:6379) in config.yaml or REDIS_URL.',
+    );
   }
   let parsed: URL;
   try {
@@ -35,9 +40,12 @@ export function resolveRedisUrl(stream: { url: string | null }, env: Record<stri
     throw new ConfigError(`${key} is not a URL ("${redact(value)}"). Use redis://[:password@]host:6379[/db].`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new ConfigError(`${key} must start with redis:// or rediss:// (got "${parsed.protocol}"). Use redis://[:password@]host:6379[/db].`);
+    throw new ConfigError(
+      `${key} must start with redis:// or rediss:// (got "${parsed.protocol}"). Use redis://[:password@]host:6379[/db].`,
+    );
   }
-  if (!parsed.hostname) throw new ConfigError(`${key} names no host ("${redact(value)}"). Use redis://[:password@]host:6379[/db].`);
+  if (!parsed.hostname)
+    throw new ConfigError(`${key} names no host ("${redact(value)}"). Use redis://[:password@]host:6379[/db].`);
   return { url: value, key };
 }
 
@@ -45,7 +53,10 @@ export function resolveRedisUrl(stream: { url: string | null }, env: Record<stri
  * Creates a client for the target; `connect()` on it rejects with a HarnessError saying what is wrong
  * when Redis does not answer at start. After the first connection, drops are retried (up to 2 s apart).
  */
-export function createRedisClient(target: RedisTarget, log: (line: string) => void): RedisClient & { connectChecked(): Promise<void> } {
+export function createRedisClient(
+  target: RedisTarget,
+  log: (line: string) => void,
+): RedisClient & { connectChecked(): Promise<void> } {
   let connected = false;
   let reported = false;
   const client = createClient({

@@ -27,7 +27,13 @@ async function twoLogs(t: import("node:test").TestContext, options: Partial<Redi
     const client = createRedisClient({ url: redis.url, key: "stream.url" }, () => {});
     await client.connectChecked();
     clients.push(client);
-    return createRedisEventLog(client, { keyPrefix: redis.prefix, maxEvents: 100, retentionMs: 60_000, blockMs: 200, ...options });
+    return createRedisEventLog(client, {
+      keyPrefix: redis.prefix,
+      maxEvents: 100,
+      retentionMs: 60_000,
+      blockMs: 200,
+      ...options,
+    });
   };
   const a = await open();
   const b = await open();
@@ -54,15 +60,31 @@ test("redis log: a run written by one process is followed live, replayed and joi
   const onlyNew = read(b.follow("r", null, signal));
   // Let both followers reach their blocking read before the writes.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  for (let index = 0; index < 3; index++) await a.append("r", "messages", JSON.stringify([{ content: `t${index}` }, {}]));
+  for (let index = 0; index < 3; index++)
+    await a.append("r", "messages", JSON.stringify([{ content: `t${index}` }, {}]));
   await a.end("r");
   const seen = (await live) as StreamEvent[];
-  assert.deepEqual(seen.map((event) => `${n(event.id)}:${event.event}`), ["1:metadata", "2:messages", "3:messages", "4:messages", "5:end"]);
+  assert.deepEqual(
+    seen.map((event) => `${n(event.id)}:${event.event}`),
+    ["1:metadata", "2:messages", "3:messages", "4:messages", "5:end"],
+  );
   assert.equal(seen[2]!.data, '[{"content":"t1"},{}]');
-  assert.deepEqual(((await onlyNew) as StreamEvent[]).map((event) => n(event.id)), ["2", "3", "4", "5"], "null: only what came after joining");
+  assert.deepEqual(
+    ((await onlyNew) as StreamEvent[]).map((event) => n(event.id)),
+    ["2", "3", "4", "5"],
+    "null: only what came after joining",
+  );
   const rejoined = (await read(b.follow("r", seen[2]!.id, signal))) as StreamEvent[];
-  assert.deepEqual(rejoined.map((event) => n(event.id)), ["4", "5"], "Last-Event-ID of the third event: strictly after it");
-  assert.deepEqual(((await read(b.follow("r", "3", signal))) as StreamEvent[]).map((event) => n(event.id)), ["4", "5"], "a bare number: that entry of the stream");
+  assert.deepEqual(
+    rejoined.map((event) => n(event.id)),
+    ["4", "5"],
+    "Last-Event-ID of the third event: strictly after it",
+  );
+  assert.deepEqual(
+    ((await read(b.follow("r", "3", signal))) as StreamEvent[]).map((event) => n(event.id)),
+    ["4", "5"],
+    "a bare number: that entry of the stream",
+  );
   assert.equal(await b.ended("r"), true);
   assert.equal(await b.append("r", "values", "{}"), "", "nothing is appended after end, from any process");
   assert.equal(((await read(a.follow("r", "-1", signal))) as StreamEvent[]).length, 5);
@@ -78,9 +100,16 @@ test("redis log: at most maxEvents per run (end kept), a cursor older than the s
   assert.ok((await ttl("r")) > 5_000, "an open run's stream has the long safety expiry");
   await a.end("r");
   const ttlAfterEnd = await ttl("r");
-  assert.ok(ttlAfterEnd > 0 && ttlAfterEnd <= 5_000, `an ended stream expires after the retention time (PTTL ${ttlAfterEnd})`);
+  assert.ok(
+    ttlAfterEnd > 0 && ttlAfterEnd <= 5_000,
+    `an ended stream expires after the retention time (PTTL ${ttlAfterEnd})`,
+  );
   const replay = (await read(b.follow("r", "-1", signal))) as StreamEvent[];
-  assert.deepEqual(replay.map((event) => `${n(event.id)}:${event.event}`), ["2:values", "3:values", "4:end"], "the oldest event went, end stayed");
+  assert.deepEqual(
+    replay.map((event) => `${n(event.id)}:${event.event}`),
+    ["2:values", "3:values", "4:end"],
+    "the oldest event went, end stayed",
+  );
   const gap = await read(b.follow("r", "0", signal));
   assert.equal(gap.length, 1);
   assert.deepEqual((gap[0] as GapEvent).gap, {
@@ -91,7 +120,11 @@ test("redis log: at most maxEvents per run (end kept), a cursor older than the s
     latest_available_event_id: replay[2]!.id,
     recovery: "reload_durable_state",
   });
-  assert.deepEqual(((await read(b.follow("r", "1", signal))) as StreamEvent[]).map((event) => n(event.id)), ["2", "3", "4"], "cursor 1 misses nothing");
+  assert.deepEqual(
+    ((await read(b.follow("r", "1", signal))) as StreamEvent[]).map((event) => n(event.id)),
+    ["2", "3", "4"],
+    "cursor 1 misses nothing",
+  );
 });
 
 test("redis log: a dropped log ends its followers, and an aborted follower lets go of its blocking read", async (t) => {
@@ -102,7 +135,10 @@ test("redis log: a dropped log ends its followers, and an aborted follower lets 
   const following = read(b.follow("gone", "-1", new AbortController().signal));
   await new Promise((resolve) => setTimeout(resolve, 100));
   await a.drop("gone");
-  assert.deepEqual(((await following) as StreamEvent[]).map((event) => event.event), ["metadata"]);
+  assert.deepEqual(
+    ((await following) as StreamEvent[]).map((event) => event.event),
+    ["metadata"],
+  );
   assert.equal(await b.has("gone"), false);
 
   await a.append("open", "metadata", "{}");
@@ -115,7 +151,10 @@ test("redis log: a dropped log ends its followers, and an aborted follower lets 
   const next = read(b.follow("open", "1", new AbortController().signal));
   await a.append("open", "values", "{}");
   await a.end("open");
-  assert.deepEqual(((await next) as StreamEvent[]).map((event) => n(event.id)), ["2", "3"]);
+  assert.deepEqual(
+    ((await next) as StreamEvent[]).map((event) => n(event.id)),
+    ["2", "3"],
+  );
 });
 
 test("redis log: a follower whose stream was lost and begun again (a Redis restart) gets a gap instead of waiting forever", async (t) => {
@@ -131,12 +170,16 @@ test("redis log: a follower whose stream was lost and begun again (a Redis resta
   await wipe.connectChecked();
   // (In one step, so the follower cannot look in between and find no stream at all.)
   // Begun again it has more entries than before, so only its new epoch tells its ids from the old ones.
-  const restart = "redis.call('DEL', KEYS[1]); for i = 1, 8 do redis.call('XADD', KEYS[1], '9999999999999-' .. i, 'e', 'values', 'd', 'after') end redis.call('XADD', KEYS[1], '9999999999999-9', 'e', 'end', 'd', 'null')";
+  const restart =
+    "redis.call('DEL', KEYS[1]); for i = 1, 8 do redis.call('XADD', KEYS[1], '9999999999999-' .. i, 'e', 'values', 'd', 'after') end redis.call('XADD', KEYS[1], '9999999999999-9', 'e', 'end', 'd', 'null')";
   await wipe.sendCommand(["EVAL", restart, "1", `${redis.prefix}run:lost`]);
   wipe.destroy();
   const items = await following;
   const old = items.slice(0, 5) as StreamEvent[];
-  assert.deepEqual(old.map((item) => n(item.id)), ["1", "2", "3", "4", "5"]);
+  assert.deepEqual(
+    old.map((item) => n(item.id)),
+    ["1", "2", "3", "4", "5"],
+  );
   assert.equal(items.length, 6, "no event of the new stream is passed off as the old one's");
   assert.deepEqual((items[5] as GapEvent).gap, {
     code: "stream_replay_gap",
@@ -147,12 +190,22 @@ test("redis log: a follower whose stream was lost and begun again (a Redis resta
     recovery: "reload_durable_state",
   });
   const stale = await read(b.follow("lost", old[4]!.id, new AbortController().signal));
-  assert.equal((stale[0] as GapEvent).gap.latest_available_event_id, "9999999999999-9", "a client rejoining with an old id gets the gap too");
+  assert.equal(
+    (stale[0] as GapEvent).gap.latest_available_event_id,
+    "9999999999999-9",
+    "a client rejoining with an old id gets the gap too",
+  );
 });
 
 test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unreachable one says which key to fix", async () => {
-  assert.deepEqual(resolveRedisUrl({ url: null }, { REDIS_URL: "redis://cache:6379" }), { url: "redis://cache:6379", key: "REDIS_URL" });
-  assert.deepEqual(resolveRedisUrl({ url: "rediss://:pw@cache:6380/2" }, { REDIS_URL: "redis://other" }).key, "stream.url");
+  assert.deepEqual(resolveRedisUrl({ url: null }, { REDIS_URL: "redis://cache:6379" }), {
+    url: "redis://cache:6379",
+    key: "REDIS_URL",
+  });
+  assert.deepEqual(
+    resolveRedisUrl({ url: "rediss://:pw@cache:6380/2" }, { REDIS_URL: "redis://other" }).key,
+    "stream.url",
+  );
   assert.throws(() => resolveRedisUrl({ url: null }, {}), /no stream\.url is set\. Set stream\.url .* or REDIS_URL/);
   assert.throws(() => resolveRedisUrl({ url: "http://cache:6379" }, {}), /stream\.url must start with redis:\/\//);
   assert.throws(() => resolveRedisUrl({ url: null }, { REDIS_URL: "not a url" }), /REDIS_URL is not a URL/);
@@ -160,7 +213,10 @@ test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unr
   await assert.rejects(client.connectChecked(), (error: unknown) => {
     assert.ok(error instanceof HarnessError);
     assert.equal(error.code, "storage_unusable");
-    assert.match(error.message, /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 \(.+\)\. Start Redis or fix stream\.url/);
+    assert.match(
+      error.message,
+      /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 \(.+\)\. Start Redis or fix stream\.url/,
+    );
     assert.doesNotMatch(error.message, /secret/);
     return true;
   });

@@ -52,7 +52,10 @@ export interface RedisEventLogOptions {
 }
 
 /** Creates the log on a connected client; `close()` closes the followers' connections (not `client`). */
-export function createRedisEventLog(client: RedisClient, options: RedisEventLogOptions): EventLog & { close(): Promise<void> } {
+export function createRedisEventLog(
+  client: RedisClient,
+  options: RedisEventLogOptions,
+): EventLog & { close(): Promise<void> } {
   const openTtlMs = options.openTtlMs ?? 24 * 3_600_000;
   const blockMs = options.blockMs ?? 2000;
   const keyOf = (runId: string) => `${options.keyPrefix}run:${runId}`;
@@ -96,8 +99,22 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
   });
 
   /** New entries after `cursor`, waiting up to blockMs; "aborted" when the reader went away (its connection is closed). */
-  const waitForMore = async (blocker: RedisClient, key: string, cursor: string, signal: AbortSignal): Promise<RawEntry[] | "aborted"> => {
-    const read = blocker.sendCommand(["XREAD", "COUNT", String(PAGE), "BLOCK", String(blockMs), "STREAMS", key, cursor]) as Promise<[string, RawEntry[]][] | null>;
+  const waitForMore = async (
+    blocker: RedisClient,
+    key: string,
+    cursor: string,
+    signal: AbortSignal,
+  ): Promise<RawEntry[] | "aborted"> => {
+    const read = blocker.sendCommand([
+      "XREAD",
+      "COUNT",
+      String(PAGE),
+      "BLOCK",
+      String(blockMs),
+      "STREAMS",
+      key,
+      cursor,
+    ]) as Promise<[string, RawEntry[]][] | null>;
     let onAbort!: () => void;
     const aborted = new Promise<"aborted">((resolve) => {
       onAbort = () => resolve("aborted");
@@ -140,7 +157,9 @@ export function createRedisEventLog(client: RedisClient, options: RedisEventLogO
       let cursor = 0;
       if (after === null) cursor = seqOf(newest[0]);
       else if (after !== "-1") {
-        const [given, number] = /^\d+-\d+$/.test(after) ? [epochOf(after), seqOf(after)] : [epoch, Number.parseInt(after, 10)];
+        const [given, number] = /^\d+-\d+$/.test(after)
+          ? [epochOf(after), seqOf(after)]
+          : [epoch, Number.parseInt(after, 10)];
         if (given !== epoch) {
           yield gapAt(runId, after, null, newest[0]);
           return;

@@ -12,7 +12,17 @@ import { check } from "../http/validate.js";
 import type { RunKwargs } from "./types.js";
 
 /** The stream modes the server produces. */
-export const STREAM_MODES = ["values", "updates", "messages-tuple", "custom", "tasks", "checkpoints", "debug", "tools", "events"] as const;
+export const STREAM_MODES = [
+  "values",
+  "updates",
+  "messages-tuple",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "debug",
+  "tools",
+  "events",
+] as const;
 /** The highest recursion limit a client may ask for (DeerFlow's ceiling). */
 export const MAX_RECURSION_LIMIT = 1000;
 
@@ -63,22 +73,41 @@ const RunOptionsSchema = z.object({
   is_plan_mode: z.boolean().optional(),
   subagent_enabled: z.boolean().optional(),
   max_concurrent_subagents: z.number().int().positive().optional(),
-  agent_name: z.string().regex(/^[A-Za-z0-9-]+$/, "use letters, digits and '-' only").optional(),
+  agent_name: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, "use letters, digits and '-' only")
+    .optional(),
 });
 const RUN_OPTION_KEYS = Object.keys(RunOptionsSchema.shape);
 
 /** The run options of a request: `config.configurable` first, `context` (DeerFlow's UI) on top, then the assistant's. */
 export function runOptionsOf(request: RunCreate, assistantContext: Record<string, unknown>): Record<string, unknown> {
   const pick = (source: Record<string, unknown> | null | undefined) =>
-    Object.fromEntries(Object.entries(source ?? {}).filter(([key, value]) => RUN_OPTION_KEYS.includes(key) && value !== null && value !== undefined));
+    Object.fromEntries(
+      Object.entries(source ?? {}).filter(
+        ([key, value]) => RUN_OPTION_KEYS.includes(key) && value !== null && value !== undefined,
+      ),
+    );
   const merged = { ...pick(assistantContext), ...pick(request.config?.configurable), ...pick(request.context) };
   return check(RunOptionsSchema, merged, "body") as Record<string, unknown>;
 }
 
 /** The stored kwargs of a validated request. */
-export function runKwargs(request: RunCreate, options: { runOptions: Record<string, unknown>; temporary: boolean }): RunKwargs {
-  const modes = request.stream_mode === undefined || request.stream_mode === null ? ["values"] : Array.isArray(request.stream_mode) ? request.stream_mode : [request.stream_mode];
-  if (request.input !== undefined && request.input !== null && (typeof request.input !== "object" || Array.isArray(request.input))) {
+export function runKwargs(
+  request: RunCreate,
+  options: { runOptions: Record<string, unknown>; temporary: boolean },
+): RunKwargs {
+  const modes =
+    request.stream_mode === undefined || request.stream_mode === null
+      ? ["values"]
+      : Array.isArray(request.stream_mode)
+        ? request.stream_mode
+        : [request.stream_mode];
+  if (
+    request.input !== undefined &&
+    request.input !== null &&
+    (typeof request.input !== "object" || Array.isArray(request.input))
+  ) {
     throw new HttpError(422, 'Invalid body field "input": must be an object such as {"messages": [...]} or null.');
   }
   const limit = request.config?.recursion_limit ?? DEFAULT_RECURSION_LIMIT;
@@ -92,7 +121,11 @@ export function runKwargs(request: RunCreate, options: { runOptions: Record<stri
     stream_mode: [...new Set(modes)],
     stream_subgraphs: request.stream_subgraphs ?? false,
     on_disconnect: request.on_disconnect ?? "continue",
-    checkpoint_id: request.checkpoint?.checkpoint_id ?? request.checkpoint_id ?? (request.config?.configurable?.checkpoint_id as string | undefined) ?? null,
+    checkpoint_id:
+      request.checkpoint?.checkpoint_id ??
+      request.checkpoint_id ??
+      (request.config?.configurable?.checkpoint_id as string | undefined) ??
+      null,
     checkpoint_ns: request.checkpoint?.checkpoint_ns ?? "",
     interrupt_before: request.interrupt_before ?? null,
     interrupt_after: request.interrupt_after ?? null,

@@ -9,7 +9,8 @@ import { isBaseMessage } from "@langchain/core/messages";
 /** A JSON-safe copy of `value` with messages in the wire format. */
 export function toWire(value: unknown, depth = 0): unknown {
   if (value === null || value === undefined) return value ?? null;
-  if (typeof value !== "object") return typeof value === "bigint" ? String(value) : typeof value === "function" ? undefined : value;
+  if (typeof value !== "object")
+    return typeof value === "bigint" ? String(value) : typeof value === "function" ? undefined : value;
   if (depth > 64) return null;
   if (isBaseMessage(value)) {
     const dict = value.toDict() as unknown as { type: string; data: Record<string, unknown> };
@@ -17,7 +18,8 @@ export function toWire(value: unknown, depth = 0): unknown {
   }
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map((item) => toWire(item, depth + 1) ?? null);
-  if (value instanceof Map) return Object.fromEntries([...value].map(([key, item]) => [String(key), toWire(item, depth + 1)]));
+  if (value instanceof Map)
+    return Object.fromEntries([...value].map(([key, item]) => [String(key), toWire(item, depth + 1)]));
   if (value instanceof Set) return [...value].map((item) => toWire(item, depth + 1));
   if (value instanceof Error) return { error: value.name, message: value.message };
   if (typeof (value as { toJSON?: unknown }).toJSON === "function" && !isPlain(value)) {

@@ -55,7 +55,11 @@ export interface RunServicesOptions {
 export function openLiveEventLog(config: AppConfig, options: RunServicesOptions): LiveEventLog | undefined {
   if (config.stream.backend !== "redis") return undefined;
   const client = createRedisClient(resolveRedisUrl(config.stream, options.env), options.log);
-  const events = createRedisEventLog(client, { keyPrefix: config.stream.key_prefix, maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
+  const events = createRedisEventLog(client, {
+    keyPrefix: config.stream.key_prefix,
+    maxEvents: options.maxEventsPerRun,
+    retentionMs: options.eventRetentionMs,
+  });
   return {
     events,
     open: () => client.connectChecked(),
@@ -74,18 +78,39 @@ export function openLiveEventLog(config: AppConfig, options: RunServicesOptions)
 }
 
 /** Opens the local run machinery next to the harness's checkpoints. */
-export function openRunServices(harness: Harness, options: RunServicesOptions): RunServices & { close(): void | Promise<void> } {
+export function openRunServices(
+  harness: Harness,
+  options: RunServicesOptions,
+): RunServices & { close(): void | Promise<void> } {
   const live = openLiveEventLog(harness.setup.config, options);
   if (harness.setup.postgres) return openPostgresRunServices(harness, harness.setup.postgres, options, live);
   const file = harness.setup.store?.file;
   if (!file) {
-    throw new Error("The server needs the built-in SQLite checkpointer (createHarness without a checkpointer option): its runs and threads live in the same file.");
+    throw new Error(
+      "The server needs the built-in SQLite checkpointer (createHarness without a checkpointer option): its runs and threads live in the same file.",
+    );
   }
   const stores = openSqliteRunStores(file);
   const queue = createLocalRunQueue(stores);
-  const events = live?.events ?? createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
-  const checkpoints: CheckpointAdmin = { rollbackCheckpoints: stores.rollbackCheckpoints, deleteThreadState: stores.deleteThreadState, copyThreadState: stores.copyThreadState };
-  const worker = createWorker({ harness, threads: stores.threads, runs: stores.runs, queue, events, checkpoints, maxConcurrentRuns: options.maxConcurrentRuns, runRetentionMs: options.eventRetentionMs, log: options.log, threadLease: options.threadLease });
+  const events =
+    live?.events ?? createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
+  const checkpoints: CheckpointAdmin = {
+    rollbackCheckpoints: stores.rollbackCheckpoints,
+    deleteThreadState: stores.deleteThreadState,
+    copyThreadState: stores.copyThreadState,
+  };
+  const worker = createWorker({
+    harness,
+    threads: stores.threads,
+    runs: stores.runs,
+    queue,
+    events,
+    checkpoints,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+    runRetentionMs: options.eventRetentionMs,
+    log: options.log,
+    threadLease: options.threadLease,
+  });
   const startedAt = new Date().toISOString();
   return {
     threads: stores.threads,

@@ -84,10 +84,13 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
 
-  const tableExists = (name: string) => Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
-  const getThread = db.prepare<[string], ThreadRow>('SELECT * FROM server_threads WHERE thread_id = ?');
+  const tableExists = (name: string) =>
+    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
+  const getThread = db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE thread_id = ?");
   const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
-  const activeRuns = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
+  const activeRuns = db.prepare<[string], RunRow>(
+    "SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq",
+  );
   const insertRun = db.prepare(
     "INSERT INTO server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs) VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @multitask_strategy, @kwargs)",
   );
@@ -134,7 +137,9 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         updated_at: at,
         state_updated_at: patch.values !== undefined ? at : current.state_updated_at,
       };
-      db.prepare('UPDATE server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ? WHERE thread_id = ?').run(
+      db.prepare(
+        'UPDATE server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ? WHERE thread_id = ?',
+      ).run(
         next.updated_at,
         next.state_updated_at,
         JSON.stringify(next.metadata),
@@ -155,7 +160,11 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   };
 
   function filterThreads(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
-    const rows = (query.status ? db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE status = ?").all(query.status) : db.prepare<[], ThreadRow>("SELECT * FROM server_threads").all()).map(toThread);
+    const rows = (
+      query.status
+        ? db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE status = ?").all(query.status)
+        : db.prepare<[], ThreadRow>("SELECT * FROM server_threads").all()
+    ).map(toThread);
     return rows.filter(
       (thread) =>
         (!query.ids || query.ids.includes(thread.thread_id)) &&
@@ -191,8 +200,16 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     },
     async list(threadId, options) {
       const rows = options.status
-        ? db.prepare<[string, string, number, number], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? AND status = ? ORDER BY seq DESC LIMIT ? OFFSET ?").all(threadId, options.status, options.limit, options.offset)
-        : db.prepare<[string, number, number], RunRow>("SELECT * FROM server_runs WHERE thread_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?").all(threadId, options.limit, options.offset);
+        ? db
+            .prepare<[string, string, number, number], RunRow>(
+              "SELECT * FROM server_runs WHERE thread_id = ? AND status = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
+            )
+            .all(threadId, options.status, options.limit, options.offset)
+        : db
+            .prepare<[string, number, number], RunRow>(
+              "SELECT * FROM server_runs WHERE thread_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
+            )
+            .all(threadId, options.limit, options.offset);
       return rows.map(toRun);
     },
     async active(threadId) {
@@ -202,8 +219,18 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       const row = getRun.get(runId);
       if (!row) return null;
       const run = toRun(row);
-      const next = { ...run, status: patch.status ?? run.status, kwargs: patch.kwargs ? { ...run.kwargs, ...patch.kwargs } : run.kwargs, updated_at: now() };
-      db.prepare("UPDATE server_runs SET status = ?, kwargs = ?, updated_at = ? WHERE run_id = ?").run(next.status, JSON.stringify(next.kwargs), next.updated_at, runId);
+      const next = {
+        ...run,
+        status: patch.status ?? run.status,
+        kwargs: patch.kwargs ? { ...run.kwargs, ...patch.kwargs } : run.kwargs,
+        updated_at: now(),
+      };
+      db.prepare("UPDATE server_runs SET status = ?, kwargs = ?, updated_at = ? WHERE run_id = ?").run(
+        next.status,
+        JSON.stringify(next.kwargs),
+        next.updated_at,
+        runId,
+      );
       return next;
     },
     async delete(runId) {
@@ -268,13 +295,19 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       db.transaction(() => {
         for (const [table, list] of Object.entries(columns)) {
           if (!tableExists(table)) continue;
-          db.prepare(`INSERT INTO ${table} (thread_id, ${list}) SELECT ?, ${list} FROM ${table} WHERE thread_id = ?`).run(toThreadId, fromThreadId);
+          db.prepare(
+            `INSERT INTO ${table} (thread_id, ${list}) SELECT ?, ${list} FROM ${table} WHERE thread_id = ?`,
+          ).run(toThreadId, fromThreadId);
         }
         // The copy's compacted messages stay searchable: its own index rows, then their full-text entries.
         if (!tableExists("history_search")) return;
-        db.prepare("INSERT INTO history_search (thread_id, seq, turn, role, text) SELECT ?, seq, turn, role, text FROM history_search WHERE thread_id = ? ORDER BY seq").run(toThreadId, fromThreadId);
+        db.prepare(
+          "INSERT INTO history_search (thread_id, seq, turn, role, text) SELECT ?, seq, turn, role, text FROM history_search WHERE thread_id = ? ORDER BY seq",
+        ).run(toThreadId, fromThreadId);
         if (tableExists("history_fts")) {
-          db.prepare("INSERT INTO history_fts (rowid, text) SELECT id, text FROM history_search WHERE thread_id = ? AND text <> ''").run(toThreadId);
+          db.prepare(
+            "INSERT INTO history_fts (rowid, text) SELECT id, text FROM history_search WHERE thread_id = ? AND text <> ''",
+          ).run(toThreadId);
         }
       })();
     },

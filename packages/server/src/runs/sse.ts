@@ -108,7 +108,12 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
  * A JSON response that is written when the run ends, with a newline every heartbeat before it (leading
  * whitespace is valid JSON) so proxies keep the connection open; `/wait` and `/join` use it.
  */
-export function waitingJsonResponse(context: ServerContext, run: RunRecord, result: (signal: AbortSignal) => Promise<unknown>, options: { signal: AbortSignal; cancelOnDisconnect: boolean; status?: number }): Response {
+export function waitingJsonResponse(
+  context: ServerContext,
+  run: RunRecord,
+  result: (signal: AbortSignal) => Promise<unknown>,
+  options: { signal: AbortSignal; cancelOnDisconnect: boolean; status?: number },
+): Response {
   const reader = new AbortController();
   const { contentLocation } = runPaths(run);
   let done = false;
@@ -126,7 +131,12 @@ export function waitingJsonResponse(context: ServerContext, run: RunRecord, resu
         if (!reader.signal.aborted) controller.enqueue(encoder.encode(JSON.stringify(value ?? null)));
       } catch (error) {
         context.options.log(`waiting for run ${run.run_id} failed: ${(error as Error).message}`);
-        if (!reader.signal.aborted) controller.enqueue(encoder.encode(JSON.stringify({ __error__: { error: "Error", message: "The server could not wait for the run." } })));
+        if (!reader.signal.aborted)
+          controller.enqueue(
+            encoder.encode(
+              JSON.stringify({ __error__: { error: "Error", message: "The server could not wait for the run." } }),
+            ),
+          );
       } finally {
         clearInterval(beat);
         options.signal.removeEventListener("abort", disconnected);
@@ -139,6 +149,10 @@ export function waitingJsonResponse(context: ServerContext, run: RunRecord, resu
   });
   return new Response(body, {
     status: options.status ?? 200,
-    headers: { "content-type": "application/json", "content-location": contentLocation, location: `${contentLocation}/join` },
+    headers: {
+      "content-type": "application/json",
+      "content-location": contentLocation,
+      location: `${contentLocation}/join`,
+    },
   });
 }

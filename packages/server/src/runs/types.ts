@@ -48,7 +48,11 @@ export interface ThreadPatch {
 /** Threads. */
 export interface ThreadStore {
   /** Creates a thread; with `ifExists: "do_nothing"` returns the existing one, else `created: false` signals a conflict. */
-  create(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing"): Promise<{ thread: ThreadRecord; created: boolean }>;
+  create(
+    threadId: string,
+    metadata: Record<string, unknown>,
+    ifExists: "raise" | "do_nothing",
+  ): Promise<{ thread: ThreadRecord; created: boolean }>;
   get(threadId: string): Promise<ThreadRecord | null>;
   search(query: ThreadQuery): Promise<{ threads: ThreadRecord[]; total: number }>;
   count(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
@@ -117,7 +121,9 @@ export interface RunRecord {
 /** Raised by `RunStore.insert` for `reject` when the thread is busy. */
 export class ThreadBusyError extends Error {
   constructor(readonly threadId: string) {
-    super(`Thread ${threadId} is already running a task. Wait for it to finish or choose a different multitask strategy.`);
+    super(
+      `Thread ${threadId} is already running a task. Wait for it to finish or choose a different multitask strategy.`,
+    );
     this.name = "ThreadBusyError";
   }
 }

@@ -75,7 +75,11 @@ const MODE_MAP: Record<string, { graph: string; event: string }> = {
 /** Appends the `metadata` event if the run's log is new (first event of every stream). */
 export async function ensureMetadata(events: EventLog, run: RunRecord, attempt: number): Promise<void> {
   if (await events.has(run.run_id)) return;
-  await events.append(run.run_id, "metadata", JSON.stringify({ run_id: run.run_id, thread_id: run.thread_id, attempt }));
+  await events.append(
+    run.run_id,
+    "metadata",
+    JSON.stringify({ run_id: run.run_id, thread_id: run.thread_id, attempt }),
+  );
 }
 
 /** Creates the worker; call `start()` to begin claiming. */
@@ -104,7 +108,9 @@ export function createWorker(deps: WorkerDeps) {
       const entry: Active = { run, controller: new AbortController(), done: Promise.resolve() };
       active.set(run.run_id, entry);
       entry.done = execute(entry)
-        .catch((error) => deps.log(`worker: run ${run!.run_id} could not be settled: ${(error as Error).stack ?? error}`))
+        .catch((error) =>
+          deps.log(`worker: run ${run!.run_id} could not be settled: ${(error as Error).stack ?? error}`),
+        )
         .finally(() => {
           // Not a newer execution of the same run (claimed again here after this one lost its lease).
           if (active.get(run!.run_id) === entry) active.delete(run!.run_id);
@@ -145,7 +151,8 @@ export function createWorker(deps: WorkerDeps) {
         // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
         await holdOrStop();
         const fresh = await runs.get(run.run_id);
-        if (fresh?.kwargs.start_checkpoint_id !== undefined) kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
+        if (fresh?.kwargs.start_checkpoint_id !== undefined)
+          kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
         if (fresh?.kwargs.input_consumed) kwargs.input_consumed = true;
       }
       const agent = harness.agent(kwargs.run_options as never);
@@ -158,15 +165,12 @@ export function createWorker(deps: WorkerDeps) {
         // A resumed attempt: when the thread moved past the run's start, the input was already checkpointed
         // (the previous attempt died before it could record that), so it must not be sent again.
         const head = await agent.graph.getState(threadConfig);
-        if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id) kwargs.input_consumed = true;
+        if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id)
+          kwargs.input_consumed = true;
       }
       await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
 
-      const input = kwargs.command
-        ? new Command(kwargs.command as never)
-        : kwargs.input_consumed
-          ? null
-          : kwargs.input;
+      const input = kwargs.command ? new Command(kwargs.command as never) : kwargs.input_consumed ? null : kwargs.input;
       const modes = kwargs.stream_mode.filter((mode) => MODE_MAP[mode]);
       const graphModes = [...new Set(modes.map((mode) => MODE_MAP[mode]!.graph))];
       const eventName = new Map(modes.map((mode) => [MODE_MAP[mode]!.graph, MODE_MAP[mode]!.event]));
@@ -176,15 +180,25 @@ export function createWorker(deps: WorkerDeps) {
         run_id: run.run_id,
         assistant_id: run.assistant_id,
         graph_id: GRAPH_ID,
-        ...(kwargs.checkpoint_id && !kwargs.input_consumed ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns } : {}),
+        ...(kwargs.checkpoint_id && !kwargs.input_consumed
+          ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns }
+          : {}),
         // LangGraph's per-call checkpointer key: the harness's own, behind the fence.
-        ...(fence && harness.setup.checkpointer ? { __pregel_checkpointer: fencedCheckpointer(harness.setup.checkpointer, holdOrStop) } : {}),
+        ...(fence && harness.setup.checkpointer
+          ? { __pregel_checkpointer: fencedCheckpointer(harness.setup.checkpointer, holdOrStop) }
+          : {}),
       };
       const streamOptions = {
         configurable,
         recursionLimit: kwargs.recursion_limit,
         tags: kwargs.tags,
-        metadata: { run_id: run.run_id, thread_id: run.thread_id, assistant_id: run.assistant_id, graph_id: GRAPH_ID, ...run.metadata },
+        metadata: {
+          run_id: run.run_id,
+          thread_id: run.thread_id,
+          assistant_id: run.assistant_id,
+          graph_id: GRAPH_ID,
+          ...run.metadata,
+        },
         signal: controller.signal,
         streamMode: graphModes.length > 0 ? graphModes : ["values"],
         subgraphs: kwargs.stream_subgraphs,
@@ -202,7 +216,10 @@ export function createWorker(deps: WorkerDeps) {
           }
         }
         if (!requested) return;
-        const [namespace, mode, data] = chunk.length === 3 ? (chunk as [string[], string, unknown]) : ([[], ...chunk] as unknown as [string[], string, unknown]);
+        const [namespace, mode, data] =
+          chunk.length === 3
+            ? (chunk as [string[], string, unknown])
+            : ([[], ...chunk] as unknown as [string[], string, unknown]);
         const name = eventName.get(mode) ?? mode;
         await events.append(run.run_id, namespace.length > 0 ? `${name}|${namespace.join("|")}` : name, wireJson(data));
       };
@@ -210,8 +227,16 @@ export function createWorker(deps: WorkerDeps) {
         // LangChain events (streamEvents v2); the graph's own stream chunks ride on the root run's
         // on_chain_stream events, so the other requested modes come out of the same pass.
         const rootRunId = randomUUID();
-        const stream = agent.graph.streamEvents(input as never, { ...streamOptions, version: "v2", runId: rootRunId } as never);
-        for await (const event of stream as unknown as AsyncIterable<{ event: string; run_id: string; tags?: string[]; data?: { chunk?: unknown } }>) {
+        const stream = agent.graph.streamEvents(
+          input as never,
+          { ...streamOptions, version: "v2", runId: rootRunId } as never,
+        );
+        for await (const event of stream as unknown as AsyncIterable<{
+          event: string;
+          run_id: string;
+          tags?: string[];
+          data?: { chunk?: unknown };
+        }>) {
           if (event.tags?.includes("langsmith:hidden")) continue;
           if (event.event === "on_chain_stream" && event.run_id === rootRunId && Array.isArray(event.data?.chunk)) {
             await publish(event.data.chunk as unknown[], graphModes.length > 0);
@@ -248,28 +273,45 @@ export function createWorker(deps: WorkerDeps) {
   async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
     const { run } = entry;
     if (entry.stop === "lost") {
-      deps.log(`run ${run.run_id} on thread ${run.thread_id}: another process took it over (this one missed its lease); stopped here.`);
+      deps.log(
+        `run ${run.run_id} on thread ${run.thread_id}: another process took it over (this one missed its lease); stopped here.`,
+      );
       return;
     }
     if (outcome === "cancelled" && entry.stop === "shutdown") {
       // Not over: leave it pending with its progress so the next start resumes it. Readers are closed with the server.
       await runs.update(run.run_id, { status: "pending", kwargs: { input_consumed: kwargs.input_consumed } });
-      deps.log(`run ${run.run_id} on thread ${run.thread_id} was stopped by the shutdown; it resumes on the next start.`);
+      deps.log(
+        `run ${run.run_id} on thread ${run.thread_id} was stopped by the shutdown; it resumes on the next start.`,
+      );
       return;
     }
     if (outcome === "cancelled" && entry.stop === "rollback") {
       await deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
       await runs.delete(run.run_id);
     }
-    const state = await harness.agent().graph.getState({ configurable: { thread_id: run.thread_id } }).catch(() => null);
+    const state = await harness
+      .agent()
+      .graph.getState({ configurable: { thread_id: run.thread_id } })
+      .catch(() => null);
     const values = state ? (toWire(state.values ?? {}) as Record<string, unknown>) : null;
     const interrupted = Boolean(state && state.next.length > 0);
     if (entry.stop !== "rollback") {
       const status = outcome === "success" ? "success" : outcome === "error" ? "error" : "interrupted";
-      await runs.update(run.run_id, { status, kwargs: { error: kwargs.error, ...(run.kwargs.temporary ? { output: values } : {}) } });
+      await runs.update(run.run_id, {
+        status,
+        kwargs: { error: kwargs.error, ...(run.kwargs.temporary ? { output: values } : {}) },
+      });
     }
     const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id);
-    const threadStatus = outcome === "error" ? "error" : interrupted && outcome === "success" ? "interrupted" : others.length > 0 ? "busy" : "idle";
+    const threadStatus =
+      outcome === "error"
+        ? "error"
+        : interrupted && outcome === "success"
+          ? "interrupted"
+          : others.length > 0
+            ? "busy"
+            : "idle";
     await threads.patch(run.thread_id, {
       status: threadStatus,
       values,
@@ -289,7 +331,8 @@ export function createWorker(deps: WorkerDeps) {
     /** Requeues what a previous process left running, then starts claiming. */
     async start(): Promise<void> {
       const recovered = await queue.recover();
-      for (const run of recovered) deps.log(`run ${run.run_id} on thread ${run.thread_id} was interrupted by a restart; resuming it.`);
+      for (const run of recovered)
+        deps.log(`run ${run.run_id} on thread ${run.thread_id} was interrupted by a restart; resuming it.`);
       loop = pump();
     },
     /** Runs being executed now. */
@@ -335,8 +378,18 @@ function fencedCheckpointer(saver: BaseCheckpointSaver, check: () => Promise<voi
 export type RunWorker = ReturnType<typeof createWorker>;
 
 /** One line naming the model and saying the thread can be retried. */
-function errorMessage(error: unknown, entry: Parameters<typeof describeRunError>[1] | undefined, threadId: string): string {
-  const message = entry ? describeRunError(error, entry, threadId).message : error instanceof Error ? error.message : String(error);
-  const line = message.replace(/\s*The thread's messages are kept; retry with: deerflow run --thread \S+/, "").split("\n")[0]!;
+function errorMessage(
+  error: unknown,
+  entry: Parameters<typeof describeRunError>[1] | undefined,
+  threadId: string,
+): string {
+  const message = entry
+    ? describeRunError(error, entry, threadId).message
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  const line = message
+    .replace(/\s*The thread's messages are kept; retry with: deerflow run --thread \S+/, "")
+    .split("\n")[0]!;
   return `${line}${/[.!?]$/.test(line) ? "" : "."} The thread keeps your message; send it again to retry.`;
 }

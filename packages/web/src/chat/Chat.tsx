@@ -50,7 +50,17 @@ function errorText(error: unknown): string {
 }
 
 /** Renders the chat. */
-export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRunFinished, onUnauthorized, onState, onOpenArtifact }: ChatProps) {
+export function Chat({
+  client,
+  apiKey,
+  threadId,
+  settings,
+  onThreadCreated,
+  onRunFinished,
+  onUnauthorized,
+  onState,
+  onOpenArtifact,
+}: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const created = useRef<string | null>(null);
   const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
@@ -99,10 +109,19 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
       target ??= crypto.randomUUID();
       const outcome = await uploadFiles(target, files, apiKey);
       if (Object.keys(outcome.refused).length > 0) return { refused: outcome.refused };
-      attached = outcome.stored.map((file) => ({ filename: file.filename, size: file.size, path: file.virtual_path ?? file.path }));
+      attached = outcome.stored.map((file) => ({
+        filename: file.filename,
+        size: file.size,
+        path: file.virtual_path ?? file.path,
+      }));
     }
     // An id of our own keeps the message's key (and its rendered row) when the server echoes it back.
-    const message = { type: "human" as const, id: crypto.randomUUID(), content: text, ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}) };
+    const message = {
+      type: "human" as const,
+      id: crypto.randomUUID(),
+      content: text,
+      ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}),
+    };
     void stream.submit(
       { messages: [message] },
       {
@@ -128,16 +147,29 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
     // Stopped before the run's id arrived: cancel whatever this thread still has running or queued.
     void client.runs
       .list(tid, { limit: 10 })
-      .then((runs) => Promise.all(runs.filter((run) => run.status === "pending" || run.status === "running").map((run) => client.runs.cancel(tid, run.run_id))))
+      .then((runs) =>
+        Promise.all(
+          runs
+            .filter((run) => run.status === "pending" || run.status === "running")
+            .map((run) => client.runs.cancel(tid, run.run_id)),
+        ),
+      )
       .catch(() => undefined);
   };
-  const retry = () => void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
+  const retry = () =>
+    void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
 
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   const clarification = running ? undefined : pendingClarification(messages);
   // Live cards from this session's events win over the ones saved in state (a thread opened later).
   const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
-  const taskCallIds = new Set(messages.flatMap((m) => ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).filter((c) => c.name === "task").map((c) => c.id)));
+  const taskCallIds = new Set(
+    messages.flatMap((m) =>
+      ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? [])
+        .filter((c) => c.name === "task")
+        .map((c) => c.id),
+    ),
+  );
   const cardList = Object.values(allCards).filter((card) => !taskCallIds.has(card.id));
   const bottom = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
@@ -153,7 +185,9 @@ export function Chat({ client, apiKey, threadId, settings, onThreadCreated, onRu
         {shown.length === 0 && !running && (
           <div className="empty">
             <h1>What should DeerFlow do?</h1>
-            <p className="muted">The agent plans, runs tools in a sandbox, delegates to subagents and writes files you can preview here.</p>
+            <p className="muted">
+              The agent plans, runs tools in a sandbox, delegates to subagents and writes files you can preview here.
+            </p>
           </div>
         )}
         {values?.summary_text && (

@@ -32,7 +32,9 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
     const added = [...(list ?? [])];
     if (added.length === 0) return;
     setFiles((current) => [...current.filter((f) => !added.some((a) => a.name === f.name)), ...added]);
-    setRefused((current) => Object.fromEntries(Object.entries(current).filter(([name]) => !added.some((a) => a.name === name))));
+    setRefused((current) =>
+      Object.fromEntries(Object.entries(current).filter(([name]) => !added.some((a) => a.name === name))),
+    );
   };
   useEffect(() => {
     setText(sessionStorage.getItem(storageKey) ?? "");
@@ -81,18 +83,41 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       {files.length > 0 && (
         <div className="file-chips">
           {files.map((file) => (
-            <span key={file.name} className={`chip file-chip ${refused[file.name] ? "refused" : ""}`} data-testid="file-chip" title={refused[file.name] ?? `${file.size} bytes`}>
+            <span
+              key={file.name}
+              className={`chip file-chip ${refused[file.name] ? "refused" : ""}`}
+              data-testid="file-chip"
+              title={refused[file.name] ?? `${file.size} bytes`}
+            >
               {file.name}
               {refused[file.name] && <span className="chip-reason">{refused[file.name]}</span>}
-              <button type="button" className="icon-btn" aria-label={`Remove ${file.name}`} onClick={() => setFiles(files.filter((f) => f !== file))}>
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label={`Remove ${file.name}`}
+                onClick={() => setFiles(files.filter((f) => f !== file))}
+              >
                 <X size={12} />
               </button>
             </span>
           ))}
         </div>
       )}
-      <input ref={picker} type="file" multiple hidden aria-label="Attach files" onChange={(event) => (addFiles(event.target.files), (event.target.value = ""))} />
-      <button type="button" className="icon-btn attach" aria-label="Attach files" title="Attach files (or paste or drop them)" onClick={() => picker.current?.click()}>
+      <input
+        ref={picker}
+        type="file"
+        multiple
+        hidden
+        aria-label="Attach files"
+        onChange={(event) => (addFiles(event.target.files), (event.target.value = ""))}
+      />
+      <button
+        type="button"
+        className="icon-btn attach"
+        aria-label="Attach files"
+        title="Attach files (or paste or drop them)"
+        onClick={() => picker.current?.click()}
+      >
         <Paperclip size={16} />
       </button>
       <textarea
@@ -116,7 +141,13 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
           <Square size={16} />
         </button>
       ) : (
-        <button type="submit" className="icon-btn send" aria-label="Send" title="Send (Enter)" disabled={!text.trim() || disabled || sending}>
+        <button
+          type="submit"
+          className="icon-btn send"
+          aria-label="Send"
+          title="Send (Enter)"
+          disabled={!text.trim() || disabled || sending}
+        >
           <ArrowUp size={16} />
         </button>
       )}

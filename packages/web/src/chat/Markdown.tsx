@@ -31,7 +31,9 @@ export function CodeBlock({ code, language }: { code: string; language?: string 
   useEffect(() => {
     if (highlighted.has(key)) return;
     let alive = true;
-    const later: (run: () => void) => void = (globalThis as { requestIdleCallback?: (run: () => void) => void }).requestIdleCallback ?? ((run) => setTimeout(run, 1));
+    const later: (run: () => void) => void =
+      (globalThis as { requestIdleCallback?: (run: () => void) => void }).requestIdleCallback ??
+      ((run) => setTimeout(run, 1));
     loadHighlighter().then(
       (highlight) =>
         later(() => {
@@ -98,7 +100,11 @@ export function hasMath(text: string): boolean {
 function useMath(needed: boolean): MathPlugins | undefined {
   const [, loaded] = useState(0);
   useEffect(() => {
-    if (needed && !mathPlugins) void loadMath().then(() => loaded((n) => n + 1), () => undefined);
+    if (needed && !mathPlugins)
+      void loadMath().then(
+        () => loaded((n) => n + 1),
+        () => undefined,
+      );
   }, [needed]);
   return needed ? mathPlugins : undefined;
 }
@@ -109,7 +115,12 @@ const rendered = new Map<string, ReactElement>();
 const CACHE_SIZE = 1500;
 
 function parse(text: string, math: MathPlugins | undefined): ReactElement {
-  return ReactMarkdown({ children: text, remarkPlugins: math ? [remarkGfm, ...math.remark] : [remarkGfm], rehypePlugins: math?.rehype, components });
+  return ReactMarkdown({
+    children: text,
+    remarkPlugins: math ? [remarkGfm, ...math.remark] : [remarkGfm],
+    rehypePlugins: math?.rehype,
+    components,
+  });
 }
 
 function renderMarkdown(text: string, math: MathPlugins | undefined): ReactElement {
@@ -128,8 +139,11 @@ type Idle = (callback: (deadline: { timeRemaining(): number }) => void) => numbe
  * rows of a long thread scrolled into view for the first time skip parsing. Returns a cancel function.
  */
 export function warmMarkdown(texts: readonly string[]): () => void {
-  const idle: Idle = (globalThis as { requestIdleCallback?: Idle }).requestIdleCallback ?? ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 1) as unknown as number);
-  const cancel: (handle: number) => void = (globalThis as { cancelIdleCallback?: (handle: number) => void }).cancelIdleCallback ?? clearTimeout;
+  const idle: Idle =
+    (globalThis as { requestIdleCallback?: Idle }).requestIdleCallback ??
+    ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 1) as unknown as number);
+  const cancel: (handle: number) => void =
+    (globalThis as { cancelIdleCallback?: (handle: number) => void }).cancelIdleCallback ?? clearTimeout;
   const queue = texts.slice(0, CACHE_SIZE - 100).filter((text) => text && !hasMath(text));
   let next = 0;
   let handle = 0;
@@ -165,10 +179,13 @@ function useStreamedText(text: string, streaming: boolean): string {
     // The part that re-parses: the last block, at most one piece of it (markdown-blocks.ts).
     const tail = Math.min(MAX_PIECE, text.length - Math.max(text.lastIndexOf("\n\n"), 0));
     const interval = Math.min(1000, Math.max(50, tail / 50));
-    const timer = setTimeout(() => {
-      last.current = performance.now();
-      setShown(text);
-    }, Math.max(0, last.current + interval - performance.now()));
+    const timer = setTimeout(
+      () => {
+        last.current = performance.now();
+        setShown(text);
+      },
+      Math.max(0, last.current + interval - performance.now()),
+    );
     return () => clearTimeout(timer);
   }, [text, streaming]);
   return streaming ? shown : text;
@@ -179,9 +196,21 @@ function useStreamedText(text: string, streaming: boolean): string {
  * message does not re-render while another streams. While `streaming`, the text is rendered block by
  * block (markdown-blocks.ts), at a bounded rate.
  */
-export const Markdown = memo(function Markdown({ text: latest, streaming = false }: { text: string; streaming?: boolean }) {
+export const Markdown = memo(function Markdown({
+  text: latest,
+  streaming = false,
+}: {
+  text: string;
+  streaming?: boolean;
+}) {
   const text = useStreamedText(latest, streaming);
   const math = useMath(hasMath(text));
   const blocks = useMemo(() => (streaming ? markdownBlocks(text) : []), [text, streaming]);
-  return <div className="markdown">{streaming ? blocks.map((block, index) => <Block key={index} text={block} math={math} />) : renderMarkdown(text, math)}</div>;
+  return (
+    <div className="markdown">
+      {streaming
+        ? blocks.map((block, index) => <Block key={index} text={block} math={math} />)
+        : renderMarkdown(text, math)}
+    </div>
+  );
 });

@@ -40,11 +40,19 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
   // when a new question is sent.
   const streamingIndex = running && shown.at(-1)?.type === "ai" ? shown.length - 1 : -1;
   const cardsOf = (message: Message): SubagentCard[] => {
-    const found = ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) => (call.name === "task" && call.id && cards[call.id] ? [cards[call.id]!] : []));
+    const found = ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) =>
+      call.name === "task" && call.id && cards[call.id] ? [cards[call.id]!] : [],
+    );
     return found.length > 0 ? found : NO_CARDS;
   };
   const row = (message: Message, index: number, key?: string | number) => (
-    <MessageView key={key} message={message} tools={toolCallsOf(message, results)} running={index === streamingIndex} subagents={cardsOf(message)} />
+    <MessageView
+      key={key}
+      message={message}
+      tools={toolCallsOf(message, results)}
+      running={index === streamingIndex}
+      subagents={cardsOf(message)}
+    />
   );
 
   const list = useRef<HTMLDivElement>(null);
@@ -63,7 +71,15 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
       const message = shown[index];
       if (!message) return 96;
       let height = estimates.current.get(message);
-      if (height === undefined) estimates.current.set(message, (height = estimateHeight(textOf(message.content), message.type === "human", scroller.current?.clientWidth ?? 720)));
+      if (height === undefined)
+        estimates.current.set(
+          message,
+          (height = estimateHeight(
+            textOf(message.content),
+            message.type === "human",
+            scroller.current?.clientWidth ?? 720,
+          )),
+        );
       return height;
     },
     [shown, scroller],
@@ -90,7 +106,13 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
   return (
     <div ref={list} className="virtual-list" style={{ height: virtualizer.getTotalSize() }}>
       {virtualizer.getVirtualItems().map((item) => (
-        <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="virtual-row" style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
+        <div
+          key={item.key}
+          ref={virtualizer.measureElement}
+          data-index={item.index}
+          className="virtual-row"
+          style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+        >
           {row(shown[item.index]!, item.index)}
         </div>
       ))}

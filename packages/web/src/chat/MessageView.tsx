@@ -38,7 +38,10 @@ export const MessageView = memo(
     countRender(message);
     const text = shownText(message);
     if (message.type === "human") {
-      const files = ((message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs?.files ?? []).filter((f) => f?.filename);
+      const files = (
+        (message as { additional_kwargs?: { files?: { filename: string; path?: string }[] } }).additional_kwargs
+          ?.files ?? []
+      ).filter((f) => f?.filename);
       return (
         <div className="msg msg-human" data-testid="msg-human">
           {files.length > 0 && (
@@ -73,5 +76,9 @@ export const MessageView = memo(
       </div>
     );
   },
-  (before, after) => sameMessage(before.message, after.message) && before.running === after.running && sameTools(before.tools, after.tools) && sameCards(before.subagents, after.subagents),
+  (before, after) =>
+    sameMessage(before.message, after.message) &&
+    before.running === after.running &&
+    sameTools(before.tools, after.tools) &&
+    sameCards(before.subagents, after.subagents),
 );

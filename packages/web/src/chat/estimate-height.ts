@@ -14,7 +14,8 @@ export function estimateHeight(text: string, human: boolean, width: number): num
   const perLine = Math.max(20, Math.floor(((human ? width * 0.85 - 24 : width) || 720) / CHAR));
   const blocks = text.split(/\n\s*\n/).filter((block) => block.trim());
   let lines = 0;
-  for (const block of blocks) for (const line of block.split("\n")) lines += Math.max(1, Math.ceil(line.length / perLine));
+  for (const block of blocks)
+    for (const line of block.split("\n")) lines += Math.max(1, Math.ceil(line.length / perLine));
   const body = Math.max(1, lines) * LINE + (human ? 16 : Math.max(0, blocks.length - 1) * BLOCK_GAP);
   return Math.round(body + ROW_GAP);
 }

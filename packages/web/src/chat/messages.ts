@@ -23,7 +23,11 @@ export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((block) => (block && typeof block === "object" && (block as { type?: string }).type === "text" ? String((block as { text?: unknown }).text ?? "") : ""))
+    .map((block) =>
+      block && typeof block === "object" && (block as { type?: string }).type === "text"
+        ? String((block as { text?: unknown }).text ?? "")
+        : "",
+    )
     .join("");
 }
 
@@ -33,7 +37,8 @@ export function textOf(content: unknown): string {
  * `additional_kwargs.original_user_content`.
  */
 export function shownText(message: Message): string {
-  const original = (message as { additional_kwargs?: { original_user_content?: unknown } }).additional_kwargs?.original_user_content;
+  const original = (message as { additional_kwargs?: { original_user_content?: unknown } }).additional_kwargs
+    ?.original_user_content;
   if (message.type === "human" && typeof original === "string") return original;
   return textOf(message.content);
 }
@@ -69,7 +74,10 @@ export function toolCallsOf(message: Message, messages: readonly Message[]): Too
 /** One line of a tool call's arguments, e.g. `path: /mnt/user-data/outputs/a.md`, cut to `max` characters. */
 export function shortArgs(args: Record<string, unknown>, max = 90): string {
   const preferred = ["description", "path", "command", "query", "url", "filepaths", "subagent_type"];
-  const keys = [...preferred.filter((key) => key in args), ...Object.keys(args).filter((key) => !preferred.includes(key))];
+  const keys = [
+    ...preferred.filter((key) => key in args),
+    ...Object.keys(args).filter((key) => !preferred.includes(key)),
+  ];
   const parts = keys.slice(0, 2).map((key) => {
     const value = args[key];
     const shown = typeof value === "string" ? value : JSON.stringify(value);
@@ -95,7 +103,15 @@ export function pendingClarification(messages: readonly Message[]): Clarificatio
   };
   const question = typeof request.question === "string" ? request.question : textOf(last.content);
   const options = Array.isArray(request.options)
-    ? request.options.map((option) => (typeof option === "string" ? option : String((option as { label?: unknown; value?: unknown })?.label ?? (option as { value?: unknown })?.value ?? ""))).filter(Boolean)
+    ? request.options
+        .map((option) =>
+          typeof option === "string"
+            ? option
+            : String(
+                (option as { label?: unknown; value?: unknown })?.label ?? (option as { value?: unknown })?.value ?? "",
+              ),
+        )
+        .filter(Boolean)
     : [];
   return { question, options };
 }
@@ -103,7 +119,8 @@ export function pendingClarification(messages: readonly Message[]): Clarificatio
 /** Token usage of the latest AI message that reports it (input + output), for the context meter. */
 export function latestTokenUsage(messages: readonly Message[]): number | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
-    const usage = (messages[index] as { usage_metadata?: { input_tokens?: number; output_tokens?: number } }).usage_metadata;
+    const usage = (messages[index] as { usage_metadata?: { input_tokens?: number; output_tokens?: number } })
+      .usage_metadata;
     if (usage && typeof usage.input_tokens === "number") return usage.input_tokens + (usage.output_tokens ?? 0);
   }
   return undefined;

@@ -19,7 +19,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 /** True when two messages render the same (same id and kind, same text, reasoning and files). */
 export function sameMessage(a: Message, b: Message): boolean {
   if (a === b) return true;
-  return a.id === b.id && a.type === b.type && shownText(a) === shownText(b) && reasoningOf(a) === reasoningOf(b) && sameJson(filesOf(a), filesOf(b));
+  return (
+    a.id === b.id &&
+    a.type === b.type &&
+    shownText(a) === shownText(b) &&
+    reasoningOf(a) === reasoningOf(b) &&
+    sameJson(filesOf(a), filesOf(b))
+  );
 }
 
 /** True when two lists of tool calls show the same calls, arguments and results. */
@@ -28,7 +34,13 @@ export function sameTools(a: readonly ToolCallView[], b: readonly ToolCallView[]
     a.length === b.length &&
     a.every((view, index) => {
       const other = b[index]!;
-      return view.call.id === other.call.id && view.call.name === other.call.name && view.result?.text === other.result?.text && view.result?.error === other.result?.error && sameJson(view.call.args, other.call.args);
+      return (
+        view.call.id === other.call.id &&
+        view.call.name === other.call.name &&
+        view.result?.text === other.result?.text &&
+        view.result?.error === other.result?.error &&
+        sameJson(view.call.args, other.call.args)
+      );
     })
   );
 }

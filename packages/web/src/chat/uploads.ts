@@ -24,8 +24,14 @@ export async function uploadFiles(threadId: string, files: File[], apiKey: strin
   const form = new FormData();
   for (const file of files) form.append("files", file, file.name);
   try {
-    const response = await apiFetch(`/threads/${encodeURIComponent(threadId)}/uploads`, apiKey, { method: "POST", body: form });
-    const body = (await response.json()) as { files?: UploadedFile[]; skipped_files?: { filename: string; reason: string }[] };
+    const response = await apiFetch(`/threads/${encodeURIComponent(threadId)}/uploads`, apiKey, {
+      method: "POST",
+      body: form,
+    });
+    const body = (await response.json()) as {
+      files?: UploadedFile[];
+      skipped_files?: { filename: string; reason: string }[];
+    };
     const refused: Record<string, string> = {};
     for (const skipped of body.skipped_files ?? []) refused[skipped.filename] = skipped.reason;
     return { stored: body.files ?? [], refused };

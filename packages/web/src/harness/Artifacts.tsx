@@ -62,7 +62,12 @@ function Preview({ threadId, path, apiKey }: { threadId: string; path: string; a
       if (url) URL.revokeObjectURL(url);
     };
   }, [threadId, path, apiKey, kind]);
-  if (content.error) return <div className="error-text">Could not load {baseName(path)}: {content.error}</div>;
+  if (content.error)
+    return (
+      <div className="error-text">
+        Could not load {baseName(path)}: {content.error}
+      </div>
+    );
   if (content.text === undefined && !content.url) return <div className="muted">Loading…</div>;
   const text = content.text ?? "";
   switch (kind) {
@@ -78,11 +83,19 @@ function Preview({ threadId, path, apiKey }: { threadId: string; path: string; a
         <div className="table-wrap">
           <table>
             <thead>
-              <tr>{rows[0]?.map((cell, index) => <th key={index}>{cell}</th>)}</tr>
+              <tr>
+                {rows[0]?.map((cell, index) => (
+                  <th key={index}>{cell}</th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {rows.slice(1).map((row, r) => (
-                <tr key={r}>{row.map((cell, index) => <td key={index}>{cell}</td>)}</tr>
+                <tr key={r}>
+                  {row.map((cell, index) => (
+                    <td key={index}>{cell}</td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -118,7 +131,12 @@ export function Artifacts({ threadId, paths, apiKey, selected, onSelect, onClose
       <ul className="artifact-list">
         {paths.map((path) => (
           <li key={path} className={path === selected ? "active" : ""}>
-            <button type="button" className="artifact-open" onClick={() => onSelect(path === selected ? undefined : path)} title={path}>
+            <button
+              type="button"
+              className="artifact-open"
+              onClick={() => onSelect(path === selected ? undefined : path)}
+              title={path}
+            >
               <FileText size={14} aria-hidden /> {baseName(path)}
             </button>
             <button

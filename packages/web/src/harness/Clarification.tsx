@@ -27,7 +27,12 @@ export function Clarification({ request, onAnswer }: { request: ClarificationDat
           if (answer.trim()) onAnswer(answer.trim());
         }}
       >
-        <input aria-label="Your answer" placeholder={request.options.length > 0 ? "Or type another answer" : "Your answer"} value={answer} onChange={(event) => setAnswer(event.target.value)} />
+        <input
+          aria-label="Your answer"
+          placeholder={request.options.length > 0 ? "Or type another answer" : "Your answer"}
+          value={answer}
+          onChange={(event) => setAnswer(event.target.value)}
+        />
         <button type="submit" disabled={!answer.trim()}>
           Answer
         </button>

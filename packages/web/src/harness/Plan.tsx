@@ -14,12 +14,21 @@ export function Plan({ todos }: { todos: Todo[] | null | undefined }) {
   return (
     <section className="plan" aria-label="Plan" data-testid="plan">
       <div className="plan-head">
-        Plan <span className="muted">{done}/{todos.length}</span>
+        Plan{" "}
+        <span className="muted">
+          {done}/{todos.length}
+        </span>
       </div>
       <ol>
         {todos.map((todo, index) => (
           <li key={index} className={`todo todo-${todo.status}`} data-status={todo.status}>
-            {todo.status === "completed" ? <CheckCircle2 size={14} aria-label="done" /> : todo.status === "in_progress" ? <Loader2 size={14} className="spin" aria-label="in progress" /> : <Circle size={14} aria-label="pending" />}
+            {todo.status === "completed" ? (
+              <CheckCircle2 size={14} aria-label="done" />
+            ) : todo.status === "in_progress" ? (
+              <Loader2 size={14} className="spin" aria-label="in progress" />
+            ) : (
+              <Circle size={14} aria-label="pending" />
+            )}
             <span>{todo.content}</span>
           </li>
         ))}

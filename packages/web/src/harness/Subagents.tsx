@@ -21,13 +21,24 @@ export function Subagents({ cards }: { cards: SubagentCard[] }) {
   return (
     <section className="subagents" aria-label="Subagents">
       {cards.map((card) => (
-        <details key={card.id} className={`subagent subagent-${card.status}`} data-testid="subagent-card" data-status={card.status}>
+        <details
+          key={card.id}
+          className={`subagent subagent-${card.status}`}
+          data-testid="subagent-card"
+          data-status={card.status}
+        >
           <summary>
             <Bot size={14} aria-hidden />
             <span className="subagent-desc">{card.description || "Subagent"}</span>
             <span className="muted">{card.subagentType}</span>
             <span className="muted">{seconds(card, now)}</span>
-            {card.status === "running" ? <Loader2 size={14} className="spin" aria-label="running" /> : card.status === "completed" ? <Check size={14} aria-label="completed" /> : <X size={14} aria-label={card.status} />}
+            {card.status === "running" ? (
+              <Loader2 size={14} className="spin" aria-label="running" />
+            ) : card.status === "completed" ? (
+              <Check size={14} aria-label="completed" />
+            ) : (
+              <X size={14} aria-label={card.status} />
+            )}
           </summary>
           {card.latestStep && <div className="subagent-step">Latest: {card.latestStep}</div>}
           {card.result && <div className="subagent-result">{card.result.slice(0, 2000)}</div>}

@@ -29,12 +29,29 @@ export interface SavedDelegation {
 }
 
 /** Cards for delegations saved in state, for threads opened after their run (no live events). */
-export function cardsFromState(delegations: readonly SavedDelegation[] | null | undefined): Record<string, SubagentCard> {
+export function cardsFromState(
+  delegations: readonly SavedDelegation[] | null | undefined,
+): Record<string, SubagentCard> {
   const cards: Record<string, SubagentCard> = {};
   for (const d of delegations ?? []) {
     const status: SubagentCard["status"] =
-      d.status === "in_progress" ? "running" : d.status === "completed" ? "completed" : d.status === "failed" ? "failed" : d.status === "cancelled" ? "cancelled" : "timed_out";
-    cards[d.id] = { id: d.id, description: d.description, subagentType: d.subagent_type, status, steps: 0, ...(d.result_brief ? { result: d.result_brief } : {}) };
+      d.status === "in_progress"
+        ? "running"
+        : d.status === "completed"
+          ? "completed"
+          : d.status === "failed"
+            ? "failed"
+            : d.status === "cancelled"
+              ? "cancelled"
+              : "timed_out";
+    cards[d.id] = {
+      id: d.id,
+      description: d.description,
+      subagentType: d.subagent_type,
+      status,
+      steps: 0,
+      ...(d.result_brief ? { result: d.result_brief } : {}),
+    };
   }
   return cards;
 }
@@ -55,15 +72,38 @@ function describeStep(message: StepMessage | undefined): string | undefined {
 }
 
 /** Applies one custom event to the cards; events of other kinds return the same map. */
-export function applyTaskEvent(cards: Record<string, SubagentCard>, event: unknown, now = Date.now()): Record<string, SubagentCard> {
+export function applyTaskEvent(
+  cards: Record<string, SubagentCard>,
+  event: unknown,
+  now = Date.now(),
+): Record<string, SubagentCard> {
   const e = event as { type?: string; task_id?: string } & Record<string, unknown>;
-  if (!e || typeof e !== "object" || typeof e.type !== "string" || !e.type.startsWith("task_") || typeof e.task_id !== "string") return cards;
+  if (
+    !e ||
+    typeof e !== "object" ||
+    typeof e.type !== "string" ||
+    !e.type.startsWith("task_") ||
+    typeof e.task_id !== "string"
+  )
+    return cards;
   const id = e.task_id;
-  const card: SubagentCard = cards[id] ?? { id, description: "", subagentType: "", status: "running", steps: 0, startedAt: now };
+  const card: SubagentCard = cards[id] ?? {
+    id,
+    description: "",
+    subagentType: "",
+    status: "running",
+    steps: 0,
+    startedAt: now,
+  };
   let next: SubagentCard = card;
   switch (e.type) {
     case "task_started":
-      next = { ...card, description: String(e.description ?? ""), subagentType: String(e.subagent_type ?? ""), status: "running" };
+      next = {
+        ...card,
+        description: String(e.description ?? ""),
+        subagentType: String(e.subagent_type ?? ""),
+        status: "running",
+      };
       break;
     case "task_running":
       next = { ...card, steps: card.steps + 1, latestStep: describeStep(e.message as StepMessage) ?? card.latestStep };
@@ -74,7 +114,12 @@ export function applyTaskEvent(cards: Record<string, SubagentCard>, event: unkno
     case "task_failed":
     case "task_cancelled":
     case "task_timed_out":
-      next = { ...card, status: e.type === "task_failed" ? "failed" : e.type === "task_cancelled" ? "cancelled" : "timed_out", error: String(e.error ?? ""), endedAt: now };
+      next = {
+        ...card,
+        status: e.type === "task_failed" ? "failed" : e.type === "task_cancelled" ? "cancelled" : "timed_out",
+        error: String(e.error ?? ""),
+        endedAt: now,
+      };
       break;
     default:
       return cards;

@@ -17,9 +17,18 @@ export function ApiKeyForm({ rejected, onSave }: { rejected: boolean; onSave: (k
         <h1>
           <KeyRound size={18} aria-hidden /> API key required
         </h1>
-        <p className="muted">This DeerFlow server requires an API key (server.api_keys or DEER_FLOW_API_KEYS on the server).</p>
+        <p className="muted">
+          This DeerFlow server requires an API key (server.api_keys or DEER_FLOW_API_KEYS on the server).
+        </p>
         {rejected && <p className="error-text">The server did not accept that key. Check it and try again.</p>}
-        <input type="password" aria-label="API key" placeholder="API key" value={key} onChange={(event) => setKey(event.target.value)} autoFocus />
+        <input
+          type="password"
+          aria-label="API key"
+          placeholder="API key"
+          value={key}
+          onChange={(event) => setKey(event.target.value)}
+          autoFocus
+        />
         <button type="submit" disabled={!key.trim()}>
           Continue
         </button>

@@ -79,7 +79,11 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
             <li key={fact.id} className="fact" data-testid="memory-fact">
               {editing?.id === fact.id ? (
                 <>
-                  <textarea aria-label="Fact content" value={editing.content} onChange={(event) => setEditing({ id: fact.id, content: event.target.value })} />
+                  <textarea
+                    aria-label="Fact content"
+                    value={editing.content}
+                    onChange={(event) => setEditing({ id: fact.id, content: event.target.value })}
+                  />
                   <div className="row">
                     <button type="button" onClick={() => void save()}>
                       Save
@@ -96,10 +100,18 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
                     {fact.category} · confidence {Math.round(fact.confidence * 100)}%
                   </p>
                   <div className="row">
-                    <button type="button" aria-label={`Edit fact: ${fact.content}`} onClick={() => setEditing({ id: fact.id, content: fact.content })}>
+                    <button
+                      type="button"
+                      aria-label={`Edit fact: ${fact.content}`}
+                      onClick={() => setEditing({ id: fact.id, content: fact.content })}
+                    >
                       Edit
                     </button>
-                    <button type="button" aria-label={`Delete fact: ${fact.content}`} onClick={() => void call(`/memory/facts/${encodeURIComponent(fact.id)}`, { method: "DELETE" })}>
+                    <button
+                      type="button"
+                      aria-label={`Delete fact: ${fact.content}`}
+                      onClick={() => void call(`/memory/facts/${encodeURIComponent(fact.id)}`, { method: "DELETE" })}
+                    >
                       Delete
                     </button>
                   </div>
@@ -109,11 +121,16 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
           ))}
         </ul>
       )}
-      {facts && facts.length > 0 &&
+      {facts &&
+        facts.length > 0 &&
         (confirmClear ? (
           <div className="row" role="alertdialog" aria-label="Clear all memory?">
             <span className="small">Forget every fact?</span>
-            <button type="button" className="danger" onClick={() => void call("/memory", { method: "DELETE" }).then(() => setConfirmClear(false))}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void call("/memory", { method: "DELETE" }).then(() => setConfirmClear(false))}
+            >
               Clear all
             </button>
             <button type="button" onClick={() => setConfirmClear(false)}>

@@ -46,7 +46,9 @@ export function SkillsPage({ apiKey }: SkillsPageProps) {
         body: JSON.stringify({ enabled }),
       });
       const updated = (await response.json()) as Skill;
-      setSkills((current) => current?.map((item) => (item.name === updated.name ? { ...item, enabled: updated.enabled } : item)));
+      setSkills((current) =>
+        current?.map((item) => (item.name === updated.name ? { ...item, enabled: updated.enabled } : item)),
+      );
       setError(undefined);
     } catch (failure) {
       setError(`${skill.name}: ${(failure as Error).message}`);

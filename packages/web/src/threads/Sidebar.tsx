@@ -21,7 +21,9 @@ export function threadTitle(thread: Thread): string {
   if (typeof renamed === "string" && renamed) return renamed;
   const title = (thread.values as { title?: unknown } | null)?.title;
   if (typeof title === "string" && title) return title;
-  const first = ((thread.values as { messages?: { type?: string; content?: unknown }[] } | null)?.messages ?? []).find((m) => m.type === "human");
+  const first = ((thread.values as { messages?: { type?: string; content?: unknown }[] } | null)?.messages ?? []).find(
+    (m) => m.type === "human",
+  );
   if (first && typeof first.content === "string" && first.content) return first.content.slice(0, 60);
   return "New chat";
 }
@@ -29,7 +31,12 @@ export function threadTitle(thread: Thread): string {
 /** Loads the list (newest first). */
 export async function loadThreads(client: Client): Promise<ThreadItem[]> {
   const threads = await client.threads.search({ limit: 100, sortBy: "updated_at", sortOrder: "desc" });
-  return threads.map((thread) => ({ id: thread.thread_id, title: threadTitle(thread), updatedAt: thread.updated_at, status: thread.status }));
+  return threads.map((thread) => ({
+    id: thread.thread_id,
+    title: threadTitle(thread),
+    updatedAt: thread.updated_at,
+    status: thread.status,
+  }));
 }
 
 /** Props of {@link Sidebar}. */
@@ -55,11 +62,22 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
       </button>
       <label className="search">
         <Search size={14} aria-hidden />
-        <input type="search" placeholder="Search chats" aria-label="Search chats" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input
+          type="search"
+          placeholder="Search chats"
+          aria-label="Search chats"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
       </label>
       <ul className="thread-list">
         {shown.map((thread) => (
-          <li key={thread.id} className={thread.id === currentId ? "active" : ""} data-testid="thread-item" data-thread-id={thread.id}>
+          <li
+            key={thread.id}
+            className={thread.id === currentId ? "active" : ""}
+            data-testid="thread-item"
+            data-thread-id={thread.id}
+          >
             {editing?.id === thread.id ? (
               <form
                 className="rename"
@@ -69,7 +87,12 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
                   setEditing(undefined);
                 }}
               >
-                <input autoFocus aria-label="New title" value={editing.title} onChange={(event) => setEditing({ id: thread.id, title: event.target.value })} />
+                <input
+                  autoFocus
+                  aria-label="New title"
+                  value={editing.title}
+                  onChange={(event) => setEditing({ id: thread.id, title: event.target.value })}
+                />
                 <button type="submit" className="icon-btn" aria-label="Save title">
                   <Check size={14} />
                 </button>
@@ -77,7 +100,11 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
             ) : confirming === thread.id ? (
               <div className="confirm">
                 <span>Delete this chat?</span>
-                <button type="button" className="danger" onClick={() => (setConfirming(undefined), onDelete(thread.id))}>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => (setConfirming(undefined), onDelete(thread.id))}
+                >
                   Delete
                 </button>
                 <button type="button" className="icon-btn" aria-label="Cancel" onClick={() => setConfirming(undefined)}>
@@ -97,10 +124,20 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
                   {thread.status === "busy" && <span className="dot" role="img" aria-label="running" />}
                   {thread.title}
                 </a>
-                <button type="button" className="icon-btn" aria-label={`Rename ${thread.title}`} onClick={() => setEditing({ id: thread.id, title: thread.title })}>
+                <button
+                  type="button"
+                  className="icon-btn"
+                  aria-label={`Rename ${thread.title}`}
+                  onClick={() => setEditing({ id: thread.id, title: thread.title })}
+                >
                   <Pencil size={14} />
                 </button>
-                <button type="button" className="icon-btn" aria-label={`Delete ${thread.title}`} onClick={() => setConfirming(thread.id)}>
+                <button
+                  type="button"
+                  className="icon-btn"
+                  aria-label={`Delete ${thread.title}`}
+                  onClick={() => setConfirming(thread.id)}
+                >
                   <Trash2 size={14} />
                 </button>
               </>

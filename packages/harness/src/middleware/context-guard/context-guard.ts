@@ -43,7 +43,9 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
   return createMiddleware({
     name: "context-guard",
     wrapModelCall: async (request, handler) => {
-      const threadId = String((request.runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id ?? "");
+      const threadId = String(
+        (request.runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id ?? "",
+      );
       const systemChars = request.systemMessage?.text.length ?? 0;
       const { messages: bounded, cut } = boundToolResults(request.messages, options);
       if (cut > 0) options.logger?.debug(`cut ${cut} tool result(s) in the request to fit the tool-result budgets`);
@@ -56,10 +58,14 @@ export function contextGuardMiddleware(options: ContextGuardOptions) {
         const sentChars = requestChars(first) + systemChars;
         const target = targetChars(error, sentChars, options.maxInputTokens) - systemChars;
         const compacted = compactRequest(bounded, Math.max(0, target), options);
-        options.logger?.info(`the request did not fit the context window; compacting harder (${compacted.dropped} older message(s) left out)`);
+        options.logger?.info(
+          `the request did not fit the context window; compacting harder (${compacted.dropped} older message(s) left out)`,
+        );
         options.onWarning?.(
           `${options.modelLabel}: the request did not fit the context window; sending it again with tool output cut` +
-            (compacted.dropped > 0 ? ` and ${compacted.dropped} older message(s) left out (they stay in the thread).` : "."),
+            (compacted.dropped > 0
+              ? ` and ${compacted.dropped} older message(s) left out (they stay in the thread).`
+              : "."),
         );
         try {
           const answer = await handler({ ...request, messages: compacted.messages });

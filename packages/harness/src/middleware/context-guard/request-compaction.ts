@@ -32,17 +32,27 @@ export function requestChars(messages: readonly BaseMessage[]): number {
  * injected context at the front (`hide_from_ui`, e.g. the durable-context block), the latest user
  * message, and the newest message. The kept part never starts with a tool result whose call was dropped.
  */
-export function compactRequest(messages: readonly BaseMessage[], targetChars: number, limits: ToolResultLimits): { messages: BaseMessage[]; dropped: number } {
+export function compactRequest(
+  messages: readonly BaseMessage[],
+  targetChars: number,
+  limits: ToolResultLimits,
+): { messages: BaseMessage[]; dropped: number } {
   const bounded = boundToolResults(messages, {
     perResultChars: Math.min(limits.perResultChars, HARD_RESULT_CHARS),
-    perRequestChars: Math.max(HARD_RESULT_CHARS, Math.min(Math.floor(limits.perRequestChars / 4), Math.floor(targetChars / 2))),
+    perRequestChars: Math.max(
+      HARD_RESULT_CHARS,
+      Math.min(Math.floor(limits.perRequestChars / 4), Math.floor(targetChars / 2)),
+    ),
   }).messages;
   if (requestChars(bounded) <= targetChars) return { messages: bounded, dropped: 0 };
 
   let pinned = 0;
   while (pinned < bounded.length - 1 && bounded[pinned]!.additional_kwargs?.hide_from_ui) pinned += 1;
   const latestUser = findLatestUser(bounded, pinned);
-  const fixed = requestChars(bounded.slice(0, pinned)) + (latestUser >= 0 ? messageChars(bounded[latestUser]!) : 0) + OMITTED_NOTE.length;
+  const fixed =
+    requestChars(bounded.slice(0, pinned)) +
+    (latestUser >= 0 ? messageChars(bounded[latestUser]!) : 0) +
+    OMITTED_NOTE.length;
 
   let start = bounded.length - 1;
   let used = fixed + messageChars(bounded[start]!);

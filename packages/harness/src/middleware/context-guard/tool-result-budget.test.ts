@@ -4,8 +4,15 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { compactRequest, OMITTED_NOTE, requestChars } from "./request-compaction.js";
 import { boundToolResults, cutMiddle, fairShare } from "./tool-result-budget.js";
 
-const result = (id: string, size: number) => new ToolMessage({ content: `${id}:` + "x".repeat(size - id.length - 4) + "END", tool_call_id: id, name: "dump", id: `m-${id}` });
-const call = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "dump", args: {} })) });
+const result = (id: string, size: number) =>
+  new ToolMessage({
+    content: `${id}:` + "x".repeat(size - id.length - 4) + "END",
+    tool_call_id: id,
+    name: "dump",
+    id: `m-${id}`,
+  });
+const call = (...ids: string[]) =>
+  new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "dump", args: {} })) });
 
 test("cutMiddle keeps head and tail around a marker and never splits a surrogate pair", () => {
   const cut = cutMiddle(`HEAD${"a".repeat(5000)}TAIL`, 1000);
@@ -22,7 +29,13 @@ test("fairShare leaves small results whole and splits the rest of the budget amo
 });
 
 test("each result is cut to the per-result limit and all together to the per-request limit; ids and names are kept", () => {
-  const messages = [new HumanMessage("go"), call("a", "b", "c"), result("a", 500), result("b", 30_000), result("c", 30_000)];
+  const messages = [
+    new HumanMessage("go"),
+    call("a", "b", "c"),
+    result("a", 500),
+    result("b", 30_000),
+    result("c", 30_000),
+  ];
   const single = boundToolResults(messages, { perResultChars: 20_000, perRequestChars: 1_000_000 });
   assert.equal(single.cut, 2);
   assert.ok(single.messages[3]!.text.length < 20_200);
@@ -36,8 +49,21 @@ test("each result is cut to the per-result limit and all together to the per-req
 });
 
 test("a hard compaction cuts tool results further, then leaves out the oldest messages but keeps the task and pairs", () => {
-  const durable = new HumanMessage({ content: "<summary>earlier</summary>", additional_kwargs: { hide_from_ui: true } });
-  const messages = [durable, new HumanMessage("old question"), call("a"), result("a", 9000), new AIMessage("old answer"), new HumanMessage("the task"), call("b", "c"), result("b", 9000), result("c", 9000)];
+  const durable = new HumanMessage({
+    content: "<summary>earlier</summary>",
+    additional_kwargs: { hide_from_ui: true },
+  });
+  const messages = [
+    durable,
+    new HumanMessage("old question"),
+    call("a"),
+    result("a", 9000),
+    new AIMessage("old answer"),
+    new HumanMessage("the task"),
+    call("b", "c"),
+    result("b", 9000),
+    result("c", 9000),
+  ];
   const light = compactRequest(messages, 100_000, { perResultChars: 20_000, perRequestChars: 100_000 });
   assert.equal(light.dropped, 0);
   assert.ok(light.messages.filter((m) => m.type === "tool").every((m) => m.text.length <= 2200));

@@ -43,7 +43,8 @@ function isLowSurrogate(code: number): boolean {
 /** The text of a tool result, or null when it holds more than text (images stay as they are). */
 function resultText(message: ToolMessage): string | null {
   if (typeof message.content === "string") return message.content;
-  if (message.content.every((block) => block.type === "text")) return message.content.map((block) => (block as { text?: string }).text ?? "").join("");
+  if (message.content.every((block) => block.type === "text"))
+    return message.content.map((block) => (block as { text?: string }).text ?? "").join("");
   return null;
 }
 
@@ -69,7 +70,10 @@ export function fairShare(lengths: readonly number[], budget: number): number {
  * @example
  * const { messages } = boundToolResults(request.messages, { perResultChars: 20_000, perRequestChars: 100_000 });
  */
-export function boundToolResults(messages: readonly BaseMessage[], limits: ToolResultLimits): { messages: BaseMessage[]; cut: number } {
+export function boundToolResults(
+  messages: readonly BaseMessage[],
+  limits: ToolResultLimits,
+): { messages: BaseMessage[]; cut: number } {
   const texts = messages.map((message) => (isToolMessage(message) ? resultText(message) : null));
   const lengths = texts.flatMap((text) => (text === null ? [] : [Math.min(text.length, limits.perResultChars)]));
   const cap = Math.max(MIN_RESULT_CHARS, Math.min(limits.perResultChars, fairShare(lengths, limits.perRequestChars)));

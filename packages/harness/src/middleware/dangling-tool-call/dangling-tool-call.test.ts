@@ -11,7 +11,8 @@ import { renameRecurringToolCallIds, usedToolCallIds } from "./recurring-tool-ca
 
 const call = (id: string, name = "bash") => ({ id, name, args: { command: "ls" }, type: "tool_call" as const });
 const ai = (id: string, ...calls: ReturnType<typeof call>[]) => new AIMessage({ id, content: "", tool_calls: calls });
-const result = (callId: string, id = `t-${callId}`) => new ToolMessage({ id, content: `result of ${callId}`, tool_call_id: callId });
+const result = (callId: string, id = `t-${callId}`) =>
+  new ToolMessage({ id, content: `result of ${callId}`, tool_call_id: callId });
 
 /** Shape of a message list: "human", "ai[c1,c2]", "tool(c1)". */
 function shape(messages: BaseMessage[]): string[] {
@@ -23,7 +24,13 @@ function shape(messages: BaseMessage[]): string[] {
 }
 
 test("a well-formed history is returned as is (same array)", () => {
-  const messages = [new HumanMessage("hi"), ai("a1", call("c1"), call("c2")), result("c1"), result("c2"), new AIMessage("done")];
+  const messages = [
+    new HumanMessage("hi"),
+    ai("a1", call("c1"), call("c2")),
+    result("c1"),
+    result("c2"),
+    new AIMessage("done"),
+  ];
   assert.equal(patchDanglingToolCalls(messages), messages);
 });
 
@@ -38,7 +45,12 @@ test("an interrupted call gets a placeholder error result right after its AI mes
 });
 
 test("results separated from their call by injected human messages are moved back next to it", () => {
-  const messages = [ai("a1", call("c1")), new HumanMessage({ content: "<uploaded_files>", id: "u" }), result("c1"), new AIMessage("ok")];
+  const messages = [
+    ai("a1", call("c1")),
+    new HumanMessage({ content: "<uploaded_files>", id: "u" }),
+    result("c1"),
+    new AIMessage("ok"),
+  ];
   assert.deepEqual(shape(patchDanglingToolCalls(messages)), ["ai[c1]", "tool(c1)", "human", "ai"]);
 });
 
@@ -49,7 +61,13 @@ test("results whose call is gone (compacted away) are dropped", () => {
 
 test("a tool-call id reused in a later turn pairs each result with the right call", () => {
   // Turn 1 was interrupted; turn 2 reuses the id "c1" and has its result.
-  const messages = [new HumanMessage("one"), ai("a1", call("c1")), new HumanMessage("two"), ai("a2", call("c1")), result("c1", "r2")];
+  const messages = [
+    new HumanMessage("one"),
+    ai("a1", call("c1")),
+    new HumanMessage("two"),
+    ai("a2", call("c1")),
+    result("c1", "r2"),
+  ];
   const patched = patchDanglingToolCalls(messages);
   assert.deepEqual(shape(patched), ["human", "ai[c1]", "tool(c1)", "human", "ai[c1]", "tool(c1)"]);
   assert.equal((patched[2] as ToolMessage).status, "error", "turn 1 gets the placeholder");
@@ -60,21 +78,31 @@ test("invalid tool calls become calls with an error result, and the raw provider
   const message = new AIMessage({
     id: "a1",
     content: "",
-    additional_kwargs: { tool_calls: [{ id: "bad", type: "function", function: { name: "write_file", arguments: "{not json" } }] },
+    additional_kwargs: {
+      tool_calls: [{ id: "bad", type: "function", function: { name: "write_file", arguments: "{not json" } }],
+    },
     tool_calls: [],
-    invalid_tool_calls: [{ id: "bad", name: "write_file", args: "{not json", error: "Unexpected token n", type: "invalid_tool_call" }],
+    invalid_tool_calls: [
+      { id: "bad", name: "write_file", args: "{not json", error: "Unexpected token n", type: "invalid_tool_call" },
+    ],
   });
   const patched = patchDanglingToolCalls([new HumanMessage("hi"), message]);
   assert.deepEqual(shape(patched), ["human", "ai[bad]", "tool(bad)"]);
   const fixed = patched[1] as AIMessage;
   assert.deepEqual(fixed.invalid_tool_calls, []);
-  assert.deepEqual(fixed.additional_kwargs.tool_calls, [{ id: "bad", type: "function", function: { name: "write_file", arguments: "{}" } }]);
+  assert.deepEqual(fixed.additional_kwargs.tool_calls, [
+    { id: "bad", type: "function", function: { name: "write_file", arguments: "{}" } },
+  ]);
   assert.match(String(patched[2]!.content), /arguments were invalid: Unexpected token n/);
   assert.equal(message.invalid_tool_calls?.length, 1, "the stored message is not modified");
 });
 
 test("calls without an id or name get synthetic ones and a placeholder", () => {
-  const message = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "", name: "", args: {}, type: "tool_call" }] });
+  const message = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [{ id: "", name: "", args: {}, type: "tool_call" }],
+  });
   const patched = patchDanglingToolCalls([message]);
   const fixed = patched[0] as AIMessage;
   assert.equal(fixed.tool_calls![0]!.name, "unknown_tool");
@@ -86,10 +114,17 @@ test("calls without an id or name get synthetic ones and a placeholder", () => {
 test("in a real agent, a thread whose last run was interrupted mid-tool sends a paired request", async () => {
   const bash = tool(async () => "ok", { name: "bash", description: "run", schema: z.object({ command: z.string() }) });
   const model = new ScriptedChatModel([{ content: "recovered" }]);
-  const agent = createAgent({ model, tools: [bash], middleware: [danglingToolCallMiddleware()], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [bash],
+    middleware: [danglingToolCallMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "t-dangling" } };
   // Simulate the interrupted run: the AI call is stored, its result never came.
-  await agent.graph.updateState(config, { messages: [new HumanMessage({ id: "h1", content: "list" }), ai("a1", call("c-int"))] });
+  await agent.graph.updateState(config, {
+    messages: [new HumanMessage({ id: "h1", content: "list" }), ai("a1", call("c-int"))],
+  });
   await agent.invoke({ messages: [new HumanMessage({ id: "h2", content: "go on" })] }, config);
   const sent = model.calls[0]!.messages;
   assert.deepEqual(shape(sent), ["human", "ai[c-int]", "tool(c-int)", "human"]);
@@ -103,11 +138,26 @@ test("recurring tool-call ids in a new answer are renamed, in the message and it
     id: "a9",
     content: "",
     tool_calls: [call("call_0"), call("call_1"), call("call_1")],
-    additional_kwargs: { tool_calls: ["call_0", "call_1", "call_1"].map((id) => ({ id, type: "function", function: { name: "bash", arguments: "{}" } })) },
+    additional_kwargs: {
+      tool_calls: ["call_0", "call_1", "call_1"].map((id) => ({
+        id,
+        type: "function",
+        function: { name: "bash", arguments: "{}" },
+      })),
+    },
   });
-  const renamed = renameRecurringToolCallIds(response, usedToolCallIds([ai("a1", call("call_0")), result("call_0")], ["call_0_2"]));
-  assert.deepEqual(renamed.tool_calls!.map((c) => c.id), ["call_0_3", "call_1", "call_1_2"]);
-  assert.deepEqual((renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id), ["call_0_3", "call_1", "call_1_2"]);
+  const renamed = renameRecurringToolCallIds(
+    response,
+    usedToolCallIds([ai("a1", call("call_0")), result("call_0")], ["call_0_2"]),
+  );
+  assert.deepEqual(
+    renamed.tool_calls!.map((c) => c.id),
+    ["call_0_3", "call_1", "call_1_2"],
+  );
+  assert.deepEqual(
+    (renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id),
+    ["call_0_3", "call_1", "call_1_2"],
+  );
   assert.equal(renamed.id, "a9");
   const fresh = new AIMessage({ id: "a10", content: "", tool_calls: [call("call_7")] });
   assert.equal(renameRecurringToolCallIds(fresh, new Set(["call_0"])), fresh);
@@ -115,19 +165,32 @@ test("recurring tool-call ids in a new answer are renamed, in the message and it
 
 test("in a real agent with an afterModel hook, parallel calls with recurring ids all run", async () => {
   const ran: string[] = [];
-  const bash = tool(async ({ command }) => {
-    ran.push(command);
-    return `ran ${command}`;
-  }, { name: "bash", description: "run", schema: z.object({ command: z.string() }) });
+  const bash = tool(
+    async ({ command }) => {
+      ran.push(command);
+      return `ran ${command}`;
+    },
+    { name: "bash", description: "run", schema: z.object({ command: z.string() }) },
+  );
   // Like providers that number calls per response: every answer uses call_0, call_1.
   const model = new ScriptedChatModel([
     { tool_calls: [{ id: "call_0", name: "bash", args: { command: "one" } }] },
     { content: "first done" },
-    { tool_calls: [{ id: "call_0", name: "bash", args: { command: "two" } }, { id: "call_1", name: "bash", args: { command: "three" } }] },
+    {
+      tool_calls: [
+        { id: "call_0", name: "bash", args: { command: "two" } },
+        { id: "call_1", name: "bash", args: { command: "three" } },
+      ],
+    },
     { content: "second done" },
   ]);
   const afterModelHook = createMiddleware({ name: "observer", afterModel: () => undefined });
-  const agent = createAgent({ model, tools: [bash], middleware: [danglingToolCallMiddleware(), afterModelHook], checkpointer: new MemorySaver() });
+  const agent = createAgent({
+    model,
+    tools: [bash],
+    middleware: [danglingToolCallMiddleware(), afterModelHook],
+    checkpointer: new MemorySaver(),
+  });
   const config = { configurable: { thread_id: "t-recurring" } };
   await agent.invoke({ messages: [new HumanMessage({ id: "q1", content: "one" })] }, config);
   await agent.invoke({ messages: [new HumanMessage({ id: "q2", content: "two and three" })] }, config);
@@ -138,7 +201,13 @@ test("in a real agent with an afterModel hook, parallel calls with recurring ids
 });
 
 test("results saved with empty tool-call ids pair with their empty-id calls in order", () => {
-  const messages = [new HumanMessage("hi"), ai("a1", call(""), call("")), result("", "r1"), result("", "r2"), new AIMessage("done")];
+  const messages = [
+    new HumanMessage("hi"),
+    ai("a1", call(""), call("")),
+    result("", "r1"),
+    result("", "r2"),
+    new AIMessage("done"),
+  ];
   const patched = patchDanglingToolCalls(messages);
   const ids = (patched[1] as AIMessage).tool_calls!.map((c) => c.id);
   assert.equal(new Set(ids).size, 2);
@@ -151,11 +220,19 @@ test("an empty tool-call id in the model's answer gets a fresh distinct id, raw 
     id: "m",
     content: "",
     tool_calls: [call(""), call("")],
-    additional_kwargs: { tool_calls: [{ id: "", type: "function", function: { name: "bash", arguments: "{}" } }, { id: "", type: "function", function: { name: "bash", arguments: "{}" } }] },
+    additional_kwargs: {
+      tool_calls: [
+        { id: "", type: "function", function: { name: "bash", arguments: "{}" } },
+        { id: "", type: "function", function: { name: "bash", arguments: "{}" } },
+      ],
+    },
   });
   const renamed = renameRecurringToolCallIds(message, new Set());
   const ids = renamed.tool_calls!.map((c) => c.id!);
   assert.ok(ids.every((id) => id.startsWith("call_")));
   assert.equal(new Set(ids).size, 2);
-  assert.deepEqual((renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id), ids);
+  assert.deepEqual(
+    (renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id),
+    ids,
+  );
 });

@@ -38,7 +38,10 @@ function requestCalls(message: AIMessage, index: number): { calls: RequestToolCa
     const id = call.id || `synthetic_tool_call_${index}_valid_${position}`;
     const name = call.name?.trim() ? call.name : "unknown_tool";
     if (id !== call.id || name !== call.name) changed = true;
-    const placeholder = name === call.name ? INTERRUPTED_TOOL_RESULT : "[Tool call could not be executed because its name was missing or empty. Call one of the available tools by name.]";
+    const placeholder =
+      name === call.name
+        ? INTERRUPTED_TOOL_RESULT
+        : "[Tool call could not be executed because its name was missing or empty. Call one of the available tools by name.]";
     calls.push({ id, name, args: call.args ?? {}, placeholder });
   });
   (message.invalid_tool_calls ?? []).forEach((call, position) => {
@@ -58,7 +61,11 @@ function requestCalls(message: AIMessage, index: number): { calls: RequestToolCa
 function withCalls(message: AIMessage, calls: RequestToolCall[]): AIMessage {
   const additional = { ...message.additional_kwargs };
   if (additional.tool_calls !== undefined) {
-    additional.tool_calls = calls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+    additional.tool_calls = calls.map((call) => ({
+      id: call.id,
+      type: "function" as const,
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
   }
   return copyAIMessage(message, {
     additional_kwargs: additional,
@@ -101,7 +108,13 @@ export function patchDanglingToolCalls(input: BaseMessage[]): BaseMessage[] {
         out.push(
           match !== undefined
             ? messages[match]!
-            : new ToolMessage({ content: call.placeholder, tool_call_id: call.id, name: call.name, status: "error", id: `dangling-${index}-${position}` }),
+            : new ToolMessage({
+                content: call.placeholder,
+                tool_call_id: call.id,
+                name: call.name,
+                status: "error",
+                id: `dangling-${index}-${position}`,
+              }),
         );
       });
       return;
@@ -127,7 +140,10 @@ function pairEmptyResultIds(messages: BaseMessage[], plans: Map<number, { calls:
   messages.forEach((message, index) => {
     if (isAIMessage(message)) {
       const original = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])];
-      pending = plans.get(index)!.calls.filter((_, position) => !original[position]?.id).map((call) => call.id);
+      pending = plans
+        .get(index)!
+        .calls.filter((_, position) => !original[position]?.id)
+        .map((call) => call.id);
     } else if (isToolMessage(message) && !message.tool_call_id && pending.length > 0) {
       out ??= [...messages];
       out[index] = new ToolMessage({
@@ -160,7 +176,10 @@ export function danglingToolCallMiddleware(options: { logger?: Logger } = {}) {
     stateSchema: threadStateSubset("delegations"),
     wrapModelCall: async (request, handler) => {
       const messages = patchDanglingToolCalls(request.messages);
-      if (messages !== request.messages) options.logger?.debug(`patched tool-call pairing in the request (${request.messages.length} messages in, ${messages.length} sent)`);
+      if (messages !== request.messages)
+        options.logger?.debug(
+          `patched tool-call pairing in the request (${request.messages.length} messages in, ${messages.length} sent)`,
+        );
       const response = await handler(messages === request.messages ? request : { ...request, messages });
       if (!AIMessage.isInstance(response)) return response;
       const ledgerIds = (request.state.delegations ?? []).map((entry) => entry.id);

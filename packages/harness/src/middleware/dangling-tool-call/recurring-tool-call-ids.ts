@@ -24,7 +24,9 @@ export function usedToolCallIds(messages: readonly BaseMessage[], extraIds: Iter
   const used = new Set(extraIds);
   for (const message of messages) {
     if (isToolMessage(message)) used.add(message.tool_call_id);
-    else if (isAIMessage(message)) for (const call of [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])]) if (call.id) used.add(call.id);
+    else if (isAIMessage(message))
+      for (const call of [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])])
+        if (call.id) used.add(call.id);
   }
   return used;
 }
@@ -63,15 +65,22 @@ export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySe
   // The raw payload may interleave valid and invalid calls: rename its entries by id, in order.
   const pending = new Map<string, string[]>();
   // Calls without an id are keyed "" and take their new ids in order.
-  calls.forEach((call, index) => pending.set(call.id ?? "", [...(pending.get(call.id ?? "") ?? []), rename(call.id, index)!]));
+  calls.forEach((call, index) =>
+    pending.set(call.id ?? "", [...(pending.get(call.id ?? "") ?? []), rename(call.id, index)!]),
+  );
   const raw = response.additional_kwargs?.tool_calls as Array<{ id?: string }> | undefined;
   const additional = { ...response.additional_kwargs };
   if (Array.isArray(raw)) {
-    additional.tool_calls = raw.map((entry) => (pending.get(entry.id ?? "")?.length ? { ...entry, id: pending.get(entry.id ?? "")!.shift() } : entry)) as typeof additional.tool_calls;
+    additional.tool_calls = raw.map((entry) =>
+      pending.get(entry.id ?? "")?.length ? { ...entry, id: pending.get(entry.id ?? "")!.shift() } : entry,
+    ) as typeof additional.tool_calls;
   }
   return copyAIMessage(response, {
     additional_kwargs: additional,
     tool_calls: valid.map((call, index) => ({ ...call, id: rename(call.id, index) })),
-    invalid_tool_calls: (response.invalid_tool_calls ?? []).map((call, index) => ({ ...call, id: rename(call.id, valid.length + index) })),
+    invalid_tool_calls: (response.invalid_tool_calls ?? []).map((call, index) => ({
+      ...call,
+      id: rename(call.id, valid.length + index),
+    })),
   });
 }

@@ -15,19 +15,29 @@ const NOW = "2026-01-01T00:00:00.000Z";
 const sha = "a".repeat(64);
 
 const dispatch = (id: string, description: string, subagent_type = "general-purpose") =>
-  new AIMessage({ content: "", tool_calls: [{ id, name: "task", args: { description, prompt: `do ${description}`, subagent_type } }] });
+  new AIMessage({
+    content: "",
+    tool_calls: [{ id, name: "task", args: { description, prompt: `do ${description}`, subagent_type } }],
+  });
 const taskResult = (id: string, kwargs: Record<string, unknown>, content = "Task Succeeded. Result: whatever") =>
   new ToolMessage({ id: `tm-${id}`, content, tool_call_id: id, name: "task", additional_kwargs: kwargs });
 
 test("every status and stop reason of the contract fixture is read", () => {
-  for (const status of contract.valid_status_values) assert.equal(readSubagentMetadata({ subagent_status: status }).status, status);
+  for (const status of contract.valid_status_values)
+    assert.equal(readSubagentMetadata({ subagent_status: status }).status, status);
   for (const reason of contract.valid_stop_reason_values) {
-    assert.equal(readSubagentMetadata({ subagent_status: "completed", subagent_stop_reason: reason }).stopReason, reason);
+    assert.equal(
+      readSubagentMetadata({ subagent_status: "completed", subagent_stop_reason: reason }).stopReason,
+      reason,
+    );
   }
-  assert.deepEqual(readSubagentMetadata({ subagent_status: "done", subagent_stop_reason: "bored", subagent_result_sha256: "xyz" }), {
-    brief: undefined,
-    error: undefined,
-  });
+  assert.deepEqual(
+    readSubagentMetadata({ subagent_status: "done", subagent_stop_reason: "bored", subagent_result_sha256: "xyz" }),
+    {
+      brief: undefined,
+      error: undefined,
+    },
+  );
   assert.deepEqual(readSubagentMetadata({ subagent_status: "max_turns_reached", subagent_result_brief: "partial" }), {
     brief: "partial",
     error: undefined,
@@ -37,20 +47,42 @@ test("every status and stop reason of the contract fixture is read", () => {
 });
 
 test("a dispatched task is in progress until its result carries a status", () => {
-  const entries = extractDelegations([new HumanMessage("research"), dispatch("t1", "Research provider A", "bash")], { now: NOW, runId: "run-1" });
+  const entries = extractDelegations([new HumanMessage("research"), dispatch("t1", "Research provider A", "bash")], {
+    now: NOW,
+    runId: "run-1",
+  });
   assert.deepEqual(entries, [
-    { id: "t1", description: "Research provider A", subagent_type: "bash", status: "in_progress", created_at: NOW, run_id: "run-1" },
+    {
+      id: "t1",
+      description: "Research provider A",
+      subagent_type: "bash",
+      status: "in_progress",
+      created_at: NOW,
+      run_id: "run-1",
+    },
   ]);
 });
 
 test("completed, failed and capped results come from metadata, never from the text", () => {
   const messages = [
     dispatch("t1", "Research A"),
-    taskResult("t1", { subagent_status: "completed", subagent_result_brief: "A costs $5", subagent_result_sha256: sha }, "Task failed. (text lies)"),
+    taskResult(
+      "t1",
+      { subagent_status: "completed", subagent_result_brief: "A costs $5", subagent_result_sha256: sha },
+      "Task failed. (text lies)",
+    ),
     dispatch("t2", "Research B"),
-    taskResult("t2", { subagent_status: "failed", subagent_error: "network down" }, "Task Succeeded. Result: (text lies)"),
+    taskResult(
+      "t2",
+      { subagent_status: "failed", subagent_error: "network down" },
+      "Task Succeeded. Result: (text lies)",
+    ),
     dispatch("t3", "Research C"),
-    taskResult("t3", { subagent_status: "completed", subagent_stop_reason: "token_capped", subagent_result_brief: "partial C" }),
+    taskResult("t3", {
+      subagent_status: "completed",
+      subagent_stop_reason: "token_capped",
+      subagent_result_brief: "partial C",
+    }),
     dispatch("t4", "Research D"),
     taskResult("t4", {}, "Task Succeeded. Result: no metadata"),
     dispatch("t5", "Research E"),
@@ -58,8 +90,14 @@ test("completed, failed and capped results come from metadata, never from the te
   ];
   const byId = new Map(extractDelegations(messages, { now: NOW }).map((e) => [e.id, e]));
   assert.deepEqual(byId.get("t1"), {
-    id: "t1", description: "Research A", subagent_type: "general-purpose", status: "completed", created_at: NOW,
-    result_brief: "A costs $5", result_sha256: sha, result_ref: "tm-t1",
+    id: "t1",
+    description: "Research A",
+    subagent_type: "general-purpose",
+    status: "completed",
+    created_at: NOW,
+    result_brief: "A costs $5",
+    result_sha256: sha,
+    result_ref: "tm-t1",
   });
   assert.equal(byId.get("t2")!.status, "failed");
   assert.equal(byId.get("t2")!.result_brief, "network down");
@@ -84,21 +122,49 @@ test("an error ToolMessage without metadata marks the task failed; long briefs a
 
 test("only new or changed entries are emitted, and a terminal status is never downgraded", () => {
   const current: DelegationEntry[] = [
-    { id: "t1", description: "A", subagent_type: "general-purpose", status: "completed", created_at: NOW, run_id: "run-1", result_brief: "done", result_sha256: sha, result_ref: "tm-t1" },
+    {
+      id: "t1",
+      description: "A",
+      subagent_type: "general-purpose",
+      status: "completed",
+      created_at: NOW,
+      run_id: "run-1",
+      result_brief: "done",
+      result_sha256: sha,
+      result_ref: "tm-t1",
+    },
   ];
   const same = { ...current[0]!, run_id: "run-2", created_at: "later" };
   assert.deepEqual(changedDelegations(current, [same]), [], "run_id and created_at of known ids are kept");
   const downgraded = { ...current[0]!, status: "in_progress" as const, result_brief: undefined };
   assert.deepEqual(changedDelegations(current, [downgraded]), []);
-  const fresh: DelegationEntry = { id: "t2", description: "B", subagent_type: "bash", status: "in_progress", created_at: NOW };
+  const fresh: DelegationEntry = {
+    id: "t2",
+    description: "B",
+    subagent_type: "bash",
+    status: "in_progress",
+    created_at: NOW,
+  };
   assert.deepEqual(changedDelegations(current, [same, fresh]), [fresh]);
 });
 
 test("once the ledger is full, long-evicted delegations do not come back as newest", () => {
-  const entry = (i: number): DelegationEntry => ({ id: `t${i}`, description: `d${i}`, subagent_type: "general-purpose", status: "in_progress", created_at: NOW });
-  const ledger = mergeDelegations([], Array.from({ length: 60 }, (_, i) => entry(i)));
+  const entry = (i: number): DelegationEntry => ({
+    id: `t${i}`,
+    description: `d${i}`,
+    subagent_type: "general-purpose",
+    status: "in_progress",
+    created_at: NOW,
+  });
+  const ledger = mergeDelegations(
+    [],
+    Array.from({ length: 60 }, (_, i) => entry(i)),
+  );
   assert.equal(ledger.length, 50);
   assert.equal(ledger[0]!.id, "t10");
   const extracted = Array.from({ length: 61 }, (_, i) => entry(i));
-  assert.deepEqual(changedDelegations(ledger, extracted).map((e) => e.id), ["t60"]);
+  assert.deepEqual(
+    changedDelegations(ledger, extracted).map((e) => e.id),
+    ["t60"],
+  );
 });

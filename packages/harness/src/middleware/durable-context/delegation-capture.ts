@@ -10,7 +10,12 @@
 import { createHash } from "node:crypto";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { DELEGATION_LEDGER_MAX_ENTRIES, TERMINAL_DELEGATION_STATUSES } from "../../state/reducers.js";
-import { type DelegationEntry, type DelegationStatus, DelegationStopReason, TerminalDelegationStatus } from "../../state/shapes.js";
+import {
+  type DelegationEntry,
+  type DelegationStatus,
+  DelegationStopReason,
+  TerminalDelegationStatus,
+} from "../../state/shapes.js";
 import { boundText } from "../../messages/text.js";
 import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
@@ -51,9 +56,11 @@ export function readSubagentMetadata(kwargs: Record<string, unknown> | undefined
   const status = TerminalDelegationStatus.safeParse(k.subagent_status);
   const stopReason = DelegationStopReason.safeParse(k.subagent_stop_reason);
   if (status.success) meta.status = status.data;
-  else if (k.subagent_status === "max_turns_reached") Object.assign(meta, { status: brief ? "completed" : "failed", stopReason: "turn_capped" });
+  else if (k.subagent_status === "max_turns_reached")
+    Object.assign(meta, { status: brief ? "completed" : "failed", stopReason: "turn_capped" });
   if (stopReason.success) meta.stopReason = stopReason.data;
-  if (typeof k.subagent_result_sha256 === "string" && /^[0-9a-f]{64}$/.test(k.subagent_result_sha256)) meta.sha256 = k.subagent_result_sha256;
+  if (typeof k.subagent_result_sha256 === "string" && /^[0-9a-f]{64}$/.test(k.subagent_result_sha256))
+    meta.sha256 = k.subagent_result_sha256;
   return meta;
 }
 
@@ -76,17 +83,28 @@ function applyResult(entry: DelegationEntry, result: ToolMessage): DelegationEnt
  * Ledger entries for every `task` call in `messages`, in first-seen order: `in_progress` until its
  * ToolMessage carries a contract status. `now` stamps `created_at`; `runId` is stored on each entry.
  */
-export function extractDelegations(messages: readonly BaseMessage[], options: { now?: string; runId?: string } = {}): DelegationEntry[] {
+export function extractDelegations(
+  messages: readonly BaseMessage[],
+  options: { now?: string; runId?: string } = {},
+): DelegationEntry[] {
   const now = options.now ?? new Date().toISOString();
   const byId = new Map<string, DelegationEntry>();
-  const taskIds = (message: BaseMessage) => (isAIMessage(message) ? (message.tool_calls ?? []).filter((c) => c.name === TASK_TOOL_NAME && c.id) : []);
+  const taskIds = (message: BaseMessage) =>
+    isAIMessage(message) ? (message.tool_calls ?? []).filter((c) => c.name === TASK_TOOL_NAME && c.id) : [];
   const matches = matchToolResults(messages, (message) => taskIds(message).map((call) => call.id!));
   for (const [index, results] of matches) {
     taskIds(messages[index]!).forEach((call, position) => {
       const args = (call.args ?? {}) as Record<string, unknown>;
       const description = String(args.description || args.prompt || "").slice(0, MAX_DESCRIPTION_CHARS);
-      const subagentType = typeof args.subagent_type === "string" && args.subagent_type ? args.subagent_type : "general-purpose";
-      let entry: DelegationEntry = { id: call.id!, description, subagent_type: subagentType, status: "in_progress", created_at: now };
+      const subagentType =
+        typeof args.subagent_type === "string" && args.subagent_type ? args.subagent_type : "general-purpose";
+      let entry: DelegationEntry = {
+        id: call.id!,
+        description,
+        subagent_type: subagentType,
+        status: "in_progress",
+        created_at: now,
+      };
       if (options.runId) entry.run_id = options.runId;
       const resultIndex = results[position];
       if (resultIndex !== undefined) entry = applyResult(entry, messages[resultIndex] as ToolMessage);
@@ -97,7 +115,16 @@ export function extractDelegations(messages: readonly BaseMessage[], options: { 
   return [...byId.values()];
 }
 
-const STABLE_FIELDS = ["description", "subagent_type", "status", "run_id", "result_brief", "result_sha256", "result_ref", "stop_reason"] as const;
+const STABLE_FIELDS = [
+  "description",
+  "subagent_type",
+  "status",
+  "run_id",
+  "result_brief",
+  "result_sha256",
+  "result_ref",
+  "stop_reason",
+] as const;
 
 /**
  * The extracted entries the ledger does not already hold as they are: new ids, or known ids whose stable
@@ -105,15 +132,20 @@ const STABLE_FIELDS = ["description", "subagent_type", "status", "run_id", "resu
  * non-terminal status. Once the ledger is full, ids older than its earliest retained entry are ignored,
  * so long-evicted delegations do not come back as the newest.
  */
-export function changedDelegations(current: readonly DelegationEntry[], extracted: readonly DelegationEntry[]): DelegationEntry[] {
+export function changedDelegations(
+  current: readonly DelegationEntry[],
+  extracted: readonly DelegationEntry[],
+): DelegationEntry[] {
   const known = new Map(current.map((entry) => [entry.id, entry]));
-  const firstRetained = current.length >= DELEGATION_LEDGER_MAX_ENTRIES ? extracted.findIndex((entry) => known.has(entry.id)) : -1;
+  const firstRetained =
+    current.length >= DELEGATION_LEDGER_MAX_ENTRIES ? extracted.findIndex((entry) => known.has(entry.id)) : -1;
   return extracted.flatMap((entry, position) => {
     const stored = known.get(entry.id);
     if (stored === undefined) return position < firstRetained ? [] : [entry];
     const candidate = { ...entry, run_id: stored.run_id, created_at: stored.created_at };
     if (candidate.run_id === undefined) delete candidate.run_id;
-    if (TERMINAL_DELEGATION_STATUSES.has(stored.status) && !TERMINAL_DELEGATION_STATUSES.has(candidate.status)) return [];
+    if (TERMINAL_DELEGATION_STATUSES.has(stored.status) && !TERMINAL_DELEGATION_STATUSES.has(candidate.status))
+      return [];
     return STABLE_FIELDS.every((field) => stored[field] === candidate[field]) ? [] : [candidate];
   });
 }

@@ -32,8 +32,10 @@ const GUIDANCE: Record<DelegationEntry["status"], string> = {
   polling_timed_out: "polling timed-out attempt; may retry with a changed plan",
 };
 const CAPPED_GUIDANCE: Partial<Record<DelegationEntry["status"], string>> = {
-  completed: "hit a guardrail cap with a partial result; reuse the partial result, retry with a tighter scope, or raise the per-agent budget (max_turns / token_budget)",
-  failed: "hit a guardrail cap with no usable result; retry with a tighter scope or raise the per-agent budget (max_turns / token_budget)",
+  completed:
+    "hit a guardrail cap with a partial result; reuse the partial result, retry with a tighter scope, or raise the per-agent budget (max_turns / token_budget)",
+  failed:
+    "hit a guardrail cap with no usable result; retry with a tighter scope or raise the per-agent budget (max_turns / token_budget)",
 };
 
 const field = (value: unknown) => escapeData(collapseWhitespace(String(value ?? "")));
@@ -41,7 +43,9 @@ const field = (value: unknown) => escapeData(collapseWhitespace(String(value ?? 
 /** One ledger line, e.g. `- [completed] Research A (via general-purpose; completed result; do NOT delegate again; reuse this result) -> brief`. */
 export function renderDelegation(entry: DelegationEntry): string {
   const guidance = (entry.stop_reason && CAPPED_GUIDANCE[entry.status]) || GUIDANCE[entry.status];
-  const brief = entry.result_brief ? ` -> ${field(boundText(collapseWhitespace(entry.result_brief), DURABLE_CONTEXT_LIMITS.resultBriefChars))}` : "";
+  const brief = entry.result_brief
+    ? ` -> ${field(boundText(collapseWhitespace(entry.result_brief), DURABLE_CONTEXT_LIMITS.resultBriefChars))}`
+    : "";
   return `- [${entry.status}] ${field(entry.description)} (via ${field(entry.subagent_type)}; ${guidance})${brief}`;
 }
 
@@ -56,7 +60,8 @@ function renderLedger(delegations: readonly DelegationEntry[]): string {
     used += line.length + 1;
   }
   const omitted = newestFirst.length - lines.length;
-  if (omitted > 0) lines.push(`- ... ${omitted} older delegation entries omitted from this model view because of context budget`);
+  if (omitted > 0)
+    lines.push(`- ... ${omitted} older delegation entries omitted from this model view because of context budget`);
   return [
     "## Work already delegated",
     "Newest entries are shown first. In-progress entries are already delegated. Completed entries are reusable results. Failed, cancelled, or timed-out entries are prior attempts.",
@@ -91,8 +96,12 @@ export function renderDurableContext(data: DurableContextData): string | null {
   }
   if (data.delegations?.length) sections.push(renderLedger(data.delegations));
   if (data.skills?.length) {
-    const lines = data.skills.map((skill) => `- ${field(skill.name)}: ${field(skill.description)} -> ${field(skill.path)}`);
-    sections.push(["## Active skills (loaded earlier - re-read the file before applying its instructions)", ...lines].join("\n"));
+    const lines = data.skills.map(
+      (skill) => `- ${field(skill.name)}: ${field(skill.description)} -> ${field(skill.path)}`,
+    );
+    sections.push(
+      ["## Active skills (loaded earlier - re-read the file before applying its instructions)", ...lines].join("\n"),
+    );
   }
   return sections.length === 0 ? null : `<durable_context_data>\n${sections.join("\n\n")}\n</durable_context_data>`;
 }
@@ -101,7 +110,13 @@ export function renderDurableContext(data: DurableContextData): string | null {
 function unflag(message: BaseMessage): BaseMessage {
   if (message.type !== "human" || !(DURABLE_CONTEXT_FLAG in (message.additional_kwargs ?? {}))) return message;
   const { [DURABLE_CONTEXT_FLAG]: _forged, ...kwargs } = message.additional_kwargs;
-  return new HumanMessage({ id: message.id, name: message.name, content: message.content, additional_kwargs: kwargs, response_metadata: message.response_metadata });
+  return new HumanMessage({
+    id: message.id,
+    name: message.name,
+    content: message.content,
+    additional_kwargs: kwargs,
+    response_metadata: message.response_metadata,
+  });
 }
 
 /**
@@ -116,7 +131,10 @@ export function projectDurableContext(
 ): { messages: BaseMessage[]; systemMessage: SystemMessage } {
   const cleaned = messages.map(unflag);
   if (block === null) return { messages: cleaned, systemMessage };
-  const data = new HumanMessage({ content: block, additional_kwargs: { hide_from_ui: true, [DURABLE_CONTEXT_FLAG]: true } });
+  const data = new HumanMessage({
+    content: block,
+    additional_kwargs: { hide_from_ui: true, [DURABLE_CONTEXT_FLAG]: true },
+  });
   const at = cleaned.findIndex((message) => message.type !== "system");
   cleaned.splice(at === -1 ? cleaned.length : at, 0, data);
   const separator = systemMessage.text ? "\n\n" : "";

@@ -79,8 +79,12 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
     name: "durable-context",
     stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
     beforeModel: (state, runtime) =>
-      update({ ...captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id), ...captureSkills(state) }),
-    afterModel: (state, runtime) => update(captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id)),
+      update({
+        ...captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id),
+        ...captureSkills(state),
+      }),
+    afterModel: (state, runtime) =>
+      update(captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id)),
     wrapModelCall: (request, handler) => {
       const block = renderDurableContext({
         summaryText: request.state.summary_text,

@@ -42,10 +42,17 @@ export function skillReadPath(args: Record<string, unknown> | undefined, contain
  * re-read moves a skill to the end); `loaded_at` is the ToolMessage's index. Reads whose result lacks a
  * matching stamp are returned in `skipped`.
  */
-export function extractSkills(messages: readonly BaseMessage[], options: SkillCaptureOptions): { entries: SkillEntry[]; skipped: SkippedSkillRead[] } {
+export function extractSkills(
+  messages: readonly BaseMessage[],
+  options: SkillCaptureOptions,
+): { entries: SkillEntry[]; skipped: SkippedSkillRead[] } {
   const names = new Set(options.skillReadToolNames);
   const reads = (message: BaseMessage) =>
-    isAIMessage(message) ? (message.tool_calls ?? []).filter((call) => call.id && names.has(call.name) && skillReadPath(call.args, options.skillsContainerPath)) : [];
+    isAIMessage(message)
+      ? (message.tool_calls ?? []).filter(
+          (call) => call.id && names.has(call.name) && skillReadPath(call.args, options.skillsContainerPath),
+        )
+      : [];
   const matches = matchToolResults(messages, (message) => reads(message).map((call) => call.id!));
   const found: Array<{ entry: SkillEntry; at: number }> = [];
   const skipped: SkippedSkillRead[] = [];
@@ -57,12 +64,23 @@ export function extractSkills(messages: readonly BaseMessage[], options: SkillCa
       // A failed read. Results stored before read_file marked failures with status "error" carry only the text.
       if (result.status === "error" || result.text.startsWith("Error:")) return;
       const path = skillReadPath(call.args, options.skillsContainerPath)!;
-      const stamp = result.additional_kwargs?.skill_context_entry as { path?: unknown; description?: unknown } | undefined;
+      const stamp = result.additional_kwargs?.skill_context_entry as
+        | { path?: unknown; description?: unknown }
+        | undefined;
       if (typeof stamp?.path !== "string" || posix.normalize(stamp.path) !== path) {
-        skipped.push({ toolCallId: call.id!, path, reason: stamp ? "skill_context_entry names another path" : "no skill_context_entry on the result" });
+        skipped.push({
+          toolCallId: call.id!,
+          path,
+          reason: stamp ? "skill_context_entry names another path" : "no skill_context_entry on the result",
+        });
         return;
       }
-      const entry = { name: posix.basename(posix.dirname(path)), path, description: normalizeSkillDescription(stamp.description), loaded_at: at };
+      const entry = {
+        name: posix.basename(posix.dirname(path)),
+        path,
+        description: normalizeSkillDescription(stamp.description),
+        loaded_at: at,
+      };
       found.push({ entry, at });
     });
   }

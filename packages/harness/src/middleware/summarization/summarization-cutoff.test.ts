@@ -5,7 +5,8 @@ import { findToolPairingError, type WireMessage } from "../../testing/openai-too
 import { patchDanglingToolCalls } from "../dangling-tool-call/dangling-tool-call.js";
 import { findSafeCutoff, unsafeCuts } from "./summarization-cutoff.js";
 
-const ai = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "bash", args: {} })) });
+const ai = (...ids: string[]) =>
+  new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "bash", args: {} })) });
 const tool = (id: string) => new ToolMessage({ content: "ok", tool_call_id: id });
 const human = (text = "hi") => new HumanMessage(text);
 
@@ -79,7 +80,12 @@ function randomConversation(rand: () => number): Conversation {
           interrupted = true; // this call never returns; the run stopped
           continue;
         }
-        const result = new ToolMessage({ id: `r${messages.length}`, content: "r", tool_call_id: id, status: rand() < 0.2 ? "error" : "success" });
+        const result = new ToolMessage({
+          id: `r${messages.length}`,
+          content: "r",
+          tool_call_id: id,
+          status: rand() < 0.2 ? "error" : "success",
+        });
         pairs.push([aiIndex, messages.push(result) - 1]);
       }
     }
@@ -91,7 +97,11 @@ function randomConversation(rand: () => number): Conversation {
 function toWire(messages: BaseMessage[]): WireMessage[] {
   return messages.map((m) => {
     if (m instanceof ToolMessage) return { role: "tool", tool_call_id: m.tool_call_id };
-    if (m instanceof AIMessage) return { role: "assistant", tool_calls: m.tool_calls?.length ? m.tool_calls.map((c) => ({ id: c.id })) : undefined };
+    if (m instanceof AIMessage)
+      return {
+        role: "assistant",
+        tool_calls: m.tool_calls?.length ? m.tool_calls.map((c) => ({ id: c.id })) : undefined,
+      };
     return { role: "user" };
   });
 }
@@ -103,13 +113,21 @@ test("property: no cutoff ever splits a tool pair, over 500 random conversations
       const cut = findSafeCutoff(messages, target);
       const where = `seed ${seed}, target ${target}, cut ${cut}`;
       assert.ok(cut >= 0 && cut <= messages.length, where);
-      for (const [call, result] of pairs) assert.ok(!(call < cut && cut <= result), `${where} splits pair ${call}→${result}`);
-      if (cut > target) for (let c = 1; c <= target; c += 1) assert.ok(unsafeCuts(messages)[c], `${where}: moved forward past a safe cut ${c}`);
+      for (const [call, result] of pairs)
+        assert.ok(!(call < cut && cut <= result), `${where} splits pair ${call}→${result}`);
+      if (cut > target)
+        for (let c = 1; c <= target; c += 1)
+          assert.ok(unsafeCuts(messages)[c], `${where}: moved forward past a safe cut ${c}`);
       // What the provider would receive from the kept tail must pass OpenAI's pairing rule.
       const kept = patchDanglingToolCalls(messages.slice(cut));
       assert.equal(findToolPairingError(toWire(kept)), undefined, where);
-      const resultIds = (list: BaseMessage[]) => list.filter((m) => m instanceof ToolMessage && m.id?.startsWith("r")).map((m) => m.id);
-      assert.deepEqual(resultIds(kept).sort(), resultIds(messages.slice(cut)).sort(), `${where}: a kept result lost its call`);
+      const resultIds = (list: BaseMessage[]) =>
+        list.filter((m) => m instanceof ToolMessage && m.id?.startsWith("r")).map((m) => m.id);
+      assert.deepEqual(
+        resultIds(kept).sort(),
+        resultIds(messages.slice(cut)).sort(),
+        `${where}: a kept result lost its call`,
+      );
     }
   }
 });

@@ -38,7 +38,9 @@ ${SUMMARY_PROMPT_PLACEHOLDER}
 export function renderTranscriptMessage(message: BaseMessage): string {
   let line: string;
   if (isAIMessage(message)) {
-    const calls = (message.tool_calls ?? []).map((call) => `AI called ${call.name}(${JSON.stringify(call.args ?? {})})`);
+    const calls = (message.tool_calls ?? []).map(
+      (call) => `AI called ${call.name}(${JSON.stringify(call.args ?? {})})`,
+    );
     line = [message.text ? `AI: ${message.text}` : "", ...calls].filter(Boolean).join("\n") || "AI: (no text)";
   } else if (isToolMessage(message)) {
     line = `Tool ${message.name ?? "result"}${message.status === "error" ? " (error)" : ""}: ${message.text}`;
@@ -78,7 +80,9 @@ export function buildSummaryInput(options: SummaryInputOptions): string {
     kept = newestWithin(lines, remaining, countText);
   }
   const omitted = lines.length - kept.length;
-  const body = [omitted > 0 ? `(${omitted} earlier messages omitted to fit the summary budget)` : "", ...kept].filter(Boolean).join("\n");
+  const body = [omitted > 0 ? `(${omitted} earlier messages omitted to fit the summary budget)` : "", ...kept]
+    .filter(Boolean)
+    .join("\n");
   const sections = summary ? [`<existing_summary>\n${escapeData(summary)}\n</existing_summary>`] : [];
   sections.push(`<new_messages>\n${escapeData(body)}\n</new_messages>`);
   return sections.join("\n\n");

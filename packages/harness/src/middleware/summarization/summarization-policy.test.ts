@@ -7,25 +7,42 @@ import { findMetTrigger, keepCutoff, sizeInTokens } from "./summarization-policy
 const counter = createTokenCounter();
 const measure = { tokenCounter: counter };
 const turns = (n: number, size = 40): BaseMessage[] =>
-  Array.from({ length: n }, (_, i) => (i % 2 === 0 ? new HumanMessage("q".repeat(size)) : new AIMessage("a".repeat(size))));
+  Array.from({ length: n }, (_, i) =>
+    i % 2 === 0 ? new HumanMessage("q".repeat(size)) : new AIMessage("a".repeat(size)),
+  );
 
 test("triggers use OR semantics and report the first one met", () => {
   const messages = turns(10);
   assert.equal(findMetTrigger([{ type: "messages", value: 11 }], messages, null, measure), null);
-  const met = findMetTrigger([{ type: "tokens", value: 1_000_000 }, { type: "messages", value: 10 }], messages, null, measure);
+  const met = findMetTrigger(
+    [
+      { type: "tokens", value: 1_000_000 },
+      { type: "messages", value: 10 },
+    ],
+    messages,
+    null,
+    measure,
+  );
   assert.deepEqual(met, { type: "messages", value: 10 });
 });
 
 test("the projected durable context counts toward both message and token triggers", () => {
   const messages = turns(9);
   assert.equal(findMetTrigger([{ type: "messages", value: 10 }], messages, null, measure), null);
-  assert.deepEqual(findMetTrigger([{ type: "messages", value: 10 }], messages, "earlier work", measure), { type: "messages", value: 10 });
+  assert.deepEqual(findMetTrigger([{ type: "messages", value: 10 }], messages, "earlier work", measure), {
+    type: "messages",
+    value: 10,
+  });
 
   const tokens = counter(messages);
   const trigger = [{ type: "tokens" as const, value: tokens + 50 }];
   assert.equal(findMetTrigger(trigger, messages, null, measure), null);
   assert.deepEqual(findMetTrigger(trigger, messages, "s".repeat(400), measure), trigger[0]);
-  assert.deepEqual(findMetTrigger(trigger, messages, null, { ...measure, overheadTokens: 60 }), trigger[0], "system prompt and tools count too");
+  assert.deepEqual(
+    findMetTrigger(trigger, messages, null, { ...measure, overheadTokens: 60 }),
+    trigger[0],
+    "system prompt and tools count too",
+  );
 });
 
 test("a fraction trigger uses max_input_tokens and never fires without it", () => {
@@ -50,5 +67,9 @@ test("keep tokens keeps the longest tail within budget, and at least the last me
   assert.equal(keepCutoff(messages, { type: "tokens", value: 1 }, measure), 19);
   assert.equal(keepCutoff(messages, { type: "tokens", value: 1_000_000 }, measure), 0);
   assert.equal(keepCutoff(messages, { type: "fraction", value: 0.5 }, { ...measure, maxInputTokens: one * 10 }), 15);
-  assert.equal(keepCutoff(turns(30), { type: "fraction", value: 0.5 }, measure), 10, "no window known: keep the last 20");
+  assert.equal(
+    keepCutoff(turns(30), { type: "fraction", value: 0.5 }, measure),
+    10,
+    "no window known: keep the last 20",
+  );
 });

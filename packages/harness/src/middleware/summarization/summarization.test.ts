@@ -11,9 +11,16 @@ import { ScriptedChatModel, type ScriptStep } from "../../testing/scripted-model
 import { tempHome } from "../../testing/temp-home.js";
 import { latestUserMessageIndex, summarizationMiddleware, type SummarizationOptions } from "./summarization.js";
 
-const bash = tool(async ({ command }) => `ran ${command}`, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });
+const bash = tool(async ({ command }) => `ran ${command}`, {
+  name: "bash",
+  description: "run a command",
+  schema: z.object({ command: z.string() }),
+});
 /** Each turn: one tool call, then an answer. */
-const turnScript = (): ScriptStep[] => [{ tool_calls: [{ name: "bash", args: { command: "ls" } }] }, { content: "answer" }];
+const turnScript = (): ScriptStep[] => [
+  { tool_calls: [{ name: "bash", args: { command: "ls" } }] },
+  { content: "answer" },
+];
 
 function setup(options: Partial<SummarizationOptions> & { summarizer: ScriptedChatModel }) {
   const model = new ScriptedChatModel(turnScript(), { loop: true, name: "run-model" });
@@ -32,7 +39,8 @@ function setup(options: Partial<SummarizationOptions> & { summarizer: ScriptedCh
 
 async function runTurns(agent: ReturnType<typeof setup>["agent"], threadId: string, turns: number) {
   const config = { configurable: { thread_id: threadId } };
-  for (let i = 0; i < turns; i += 1) await agent.invoke({ messages: [new HumanMessage({ id: `${threadId}-h${i}`, content: `question ${i}` })] }, config);
+  for (let i = 0; i < turns; i += 1)
+    await agent.invoke({ messages: [new HumanMessage({ id: `${threadId}-h${i}`, content: `question ${i}` })] }, config);
   const state = await agent.graph.getState(config);
   return state.values as { messages: BaseMessage[]; summary_text?: string };
 }
@@ -41,7 +49,9 @@ test("compaction writes summary_text, removes old messages, and never adds a sum
   const dir = tempHome(t, { prefix: "deerflow-summ-" });
   const archive = createHistoryArchive(path.join(dir, "checkpoints.sqlite"));
   t.after(() => archive.close());
-  const summarizer = new ScriptedChatModel([{ content: "SUMMARY-1" }, { content: "SUMMARY-2" }], { name: "summarizer" });
+  const summarizer = new ScriptedChatModel([{ content: "SUMMARY-1" }, { content: "SUMMARY-2" }], {
+    name: "summarizer",
+  });
   const { agent, model, warnings } = setup({ summarizer, archive });
 
   const values = await runTurns(agent, "t1", 4); // 4 messages per turn
@@ -73,7 +83,10 @@ test("a failing, blank or hanging summarizer leaves the state unchanged and the 
     assert.equal(values.summary_text, undefined);
     assert.equal(values.messages.length, 12, "nothing removed");
     assert.equal(values.messages.at(-1)!.text, "answer", "the run completed");
-    assert.ok(warnings.length > 0 && warnings.every((w) => /nothing was compacted this turn/.test(w)), warnings.join("\n"));
+    assert.ok(
+      warnings.length > 0 && warnings.every((w) => /nothing was compacted this turn/.test(w)),
+      warnings.join("\n"),
+    );
   }
 });
 
@@ -83,8 +96,12 @@ test("summary tokens never reach the user's messages stream", async () => {
   const config = { configurable: { thread_id: "t-stream" } };
   const streamed: string[] = [];
   for (let i = 0; i < 3; i += 1) {
-    const stream = await agent.stream({ messages: [new HumanMessage({ id: `s-h${i}`, content: `question ${i}` })] }, { ...config, streamMode: "messages" });
-    for await (const [chunk] of stream) streamed.push(typeof chunk.content === "string" ? chunk.content : JSON.stringify(chunk.content));
+    const stream = await agent.stream(
+      { messages: [new HumanMessage({ id: `s-h${i}`, content: `question ${i}` })] },
+      { ...config, streamMode: "messages" },
+    );
+    for await (const [chunk] of stream)
+      streamed.push(typeof chunk.content === "string" ? chunk.content : JSON.stringify(chunk.content));
   }
   assert.ok(summarizer.callCount > 0, "compaction ran");
   assert.ok(streamed.includes("answer"), "the agent's own answer is streamed");
@@ -92,22 +109,42 @@ test("summary tokens never reach the user's messages stream", async () => {
 });
 
 test("the latest user message is kept even when the cut passes it", async () => {
-  assert.equal(latestUserMessageIndex([new HumanMessage("a"), new AIMessage("b"), new HumanMessage({ content: "x", additional_kwargs: { hide_from_ui: true } })]), 0);
+  assert.equal(
+    latestUserMessageIndex([
+      new HumanMessage("a"),
+      new AIMessage("b"),
+      new HumanMessage({ content: "x", additional_kwargs: { hide_from_ui: true } }),
+    ]),
+    0,
+  );
   const summarizer = new ScriptedChatModel([{ content: "S" }], { loop: true });
   // One long turn: the user asks once, then the agent makes many tool calls.
   const model = new ScriptedChatModel(
-    [...Array.from({ length: 6 }, () => ({ tool_calls: [{ name: "bash", args: { command: "ls" } }] })), { content: "done" }],
+    [
+      ...Array.from({ length: 6 }, () => ({ tool_calls: [{ name: "bash", args: { command: "ls" } }] })),
+      { content: "done" },
+    ],
     { name: "run-model" },
   );
   const agent = createAgent({
     model,
     tools: [bash],
-    middleware: [summarizationMiddleware({ models: [summarizer], trigger: { type: "messages", value: 6 }, keep: { type: "messages", value: 2 }, trimTokensToSummarize: null })],
+    middleware: [
+      summarizationMiddleware({
+        models: [summarizer],
+        trigger: { type: "messages", value: 6 },
+        keep: { type: "messages", value: 2 },
+        trimTokensToSummarize: null,
+      }),
+    ],
     checkpointer: new MemorySaver(),
   });
   const config = { configurable: { thread_id: "t-long" } };
   await agent.invoke({ messages: [new HumanMessage({ id: "the-request", content: "do the long task" })] }, config);
   const values = (await agent.graph.getState(config)).values as { messages: BaseMessage[] };
   assert.equal(values.messages[0]!.id, "the-request");
-  assert.ok(model.calls.at(-1)!.messages.some((m) => m.id === "the-request"), "the model still sees the request");
+  assert.ok(
+    model.calls.at(-1)!.messages.some((m) => m.id === "the-request"),
+    "the model still sees the request",
+  );
 });

@@ -89,8 +89,12 @@ export function summarizationMiddleware(options: SummarizationOptions) {
   const countText = (text: string) => measure.tokenCounter([new HumanMessage(text)]);
   const prompt = options.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT;
   if (options.maxInputTokens === undefined) {
-    if (triggers.some((t) => t.type === "fraction")) warn("a `fraction` trigger needs the model's max_input_tokens; it is ignored. Set max_input_tokens on the model entry.");
-    if (options.keep.type === "fraction") warn("a `fraction` keep needs the model's max_input_tokens; keeping the last 20 messages instead.");
+    if (triggers.some((t) => t.type === "fraction"))
+      warn(
+        "a `fraction` trigger needs the model's max_input_tokens; it is ignored. Set max_input_tokens on the model entry.",
+      );
+    if (options.keep.type === "fraction")
+      warn("a `fraction` keep needs the model's max_input_tokens; keeping the last 20 messages instead.");
   }
 
   return createMiddleware({
@@ -100,7 +104,11 @@ export function summarizationMiddleware(options: SummarizationOptions) {
     beforeModel: async (state, runtime) => {
       const messages = state.messages;
       const previous = state.summary_text ?? null;
-      const projected = renderDurableContext({ summaryText: previous, delegations: state.delegations, skills: state.skill_context });
+      const projected = renderDurableContext({
+        summaryText: previous,
+        delegations: state.delegations,
+        skills: state.skill_context,
+      });
       const trigger = findMetTrigger(triggers, messages, projected, measure);
       if (trigger === null) return undefined;
       const cut = findSafeCutoff(messages, keepCutoff(messages, options.keep, measure));
@@ -112,25 +120,41 @@ export function summarizationMiddleware(options: SummarizationOptions) {
       const removed = compacted.filter((_, index) => index !== rescued);
       if (removed.length === 0) return undefined;
 
-      const input = buildSummaryInput({ previousSummary: previous, messages: removed, budgetTokens: options.trimTokensToSummarize, countText });
-      const outcome = await generateSummary(options.models, fillSummaryPrompt(prompt, input), { timeoutMs: options.timeoutMs });
+      const input = buildSummaryInput({
+        previousSummary: previous,
+        messages: removed,
+        budgetTokens: options.trimTokensToSummarize,
+        countText,
+      });
+      const outcome = await generateSummary(options.models, fillSummaryPrompt(prompt, input), {
+        timeoutMs: options.timeoutMs,
+      });
       if (!("summary" in outcome)) {
         options.logger?.warn(`summarizer failed; nothing compacted: ${outcome.failures.join("; ")}`);
-        warn(`no summary could be produced, so nothing was compacted this turn (trigger ${trigger.type} ${trigger.value}): ${outcome.failures.join("; ")}`);
+        warn(
+          `no summary could be produced, so nothing was compacted this turn (trigger ${trigger.type} ${trigger.value}): ${outcome.failures.join("; ")}`,
+        );
         return undefined;
       }
 
       const threadId = runtime.configurable?.thread_id;
       if (options.archive && threadId) {
         try {
-          await options.archive.append(String(threadId), compacted, { compactedAt: new Date().toISOString(), summary: outcome.summary });
+          await options.archive.append(String(threadId), compacted, {
+            compactedAt: new Date().toISOString(),
+            summary: outcome.summary,
+          });
         } catch (error) {
-          warn(`the history archive could not be written, so nothing was compacted this turn: ${error instanceof Error ? error.message : String(error)}`);
+          warn(
+            `the history archive could not be written, so nothing was compacted this turn: ${error instanceof Error ? error.message : String(error)}`,
+          );
           return undefined;
         }
       }
       const kept = messages.filter((message) => !removed.includes(message));
-      options.logger?.info(`compacted ${removed.length} message(s) into a summary (trigger ${trigger.type} ${trigger.value})`);
+      options.logger?.info(
+        `compacted ${removed.length} message(s) into a summary (trigger ${trigger.type} ${trigger.value})`,
+      );
       return { summary_text: outcome.summary, messages: removals(removed, kept) };
     },
   });

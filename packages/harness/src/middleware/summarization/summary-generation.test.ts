@@ -19,7 +19,10 @@ test("an error or a blank answer falls through to the next candidate", async () 
 });
 
 test("when every candidate fails, the outcome lists why", async () => {
-  const outcome = await generateSummary([new ScriptedChatModel([new Error("quota exceeded")]), new ScriptedChatModel([{ content: "" }])], "p");
+  const outcome = await generateSummary(
+    [new ScriptedChatModel([new Error("quota exceeded")]), new ScriptedChatModel([{ content: "" }])],
+    "p",
+  );
   assert.ok("failures" in outcome);
   assert.match(outcome.failures[0]!, /candidate 1 .*quota exceeded/);
   assert.match(outcome.failures[1]!, /candidate 2 .*blank summary/);

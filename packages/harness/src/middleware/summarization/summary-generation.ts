@@ -57,7 +57,12 @@ export async function generateSummary(
     const label = `candidate ${index + 1} (${model.getName()})`;
     try {
       const reply = await withTimeout(
-        (signal) => model.invoke([new HumanMessage(prompt)], { tags: SUMMARIZER_TAGS, metadata: { lc_source: "summarization" }, signal }),
+        (signal) =>
+          model.invoke([new HumanMessage(prompt)], {
+            tags: SUMMARIZER_TAGS,
+            metadata: { lc_source: "summarization" },
+            signal,
+          }),
         timeoutMs,
       );
       const summary = cleanSummaryText(reply.text);

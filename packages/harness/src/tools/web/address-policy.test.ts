@@ -52,13 +52,29 @@ test("every non-public address is refused, whatever its spelling", () => {
 });
 
 test("public addresses pass", () => {
-  for (const address of ["93.184.216.34", "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:0808:0808::"]) {
+  for (const address of [
+    "93.184.216.34",
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "2002:0808:0808::",
+  ]) {
     assert.equal(blockedReason(address), undefined, `${address} is public`);
   }
 });
 
 test("URL parsing turns decimal, octal, hex and short IPv4 spellings into the dotted form the policy checks", () => {
-  for (const spelling of ["http://2130706433/", "http://0x7f.1/", "http://017700000001/", "http://127.1/", "http://0x7f000001/", "http://0177.0.0.01/"]) {
+  for (const spelling of [
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://017700000001/",
+    "http://127.1/",
+    "http://0x7f000001/",
+    "http://0177.0.0.01/",
+  ]) {
     const host = new URL(spelling).hostname;
     assert.equal(host, "127.0.0.1", spelling);
     assert.match(blockedReason(host)!, /loopback/);

@@ -31,7 +31,10 @@ export function parseIp(literal: string): Bytes | undefined {
     : text;
   const words = (part: string) => (part === "" ? [] : part.split(":").map((word) => parseInt(word, 16)));
   const [left, right] = hex.split("::") as [string, string | undefined];
-  const all = right === undefined ? words(left) : [...words(left), ...new Array(8 - words(left).length - words(right).length).fill(0), ...words(right)];
+  const all =
+    right === undefined
+      ? words(left)
+      : [...words(left), ...new Array(8 - words(left).length - words(right).length).fill(0), ...words(right)];
   return all.flatMap((word) => [word >> 8, word & 0xff]);
 }
 
@@ -44,7 +47,7 @@ function cidr(text: string): Cidr {
 function inCidr(address: Bytes, range: Cidr): boolean {
   if (address.length !== range.bytes.length) return false;
   for (let bit = 0; bit < range.bits; bit++) {
-    const mask = 0x80 >> bit % 8;
+    const mask = 0x80 >> (bit % 8);
     if ((address[bit >> 3]! & mask) !== (range.bytes[bit >> 3]! & mask)) return false;
   }
   return true;
@@ -52,7 +55,7 @@ function inCidr(address: Bytes, range: Cidr): boolean {
 
 /** IPv4 ranges that are not the public internet (RFC 6890 and friends), with why each is refused. */
 const BLOCKED_V4: readonly [Cidr, string][] = [
-  ["0.0.0.0/8", "\"this network\" (0.0.0.0 reaches the local machine)"],
+  ["0.0.0.0/8", '"this network" (0.0.0.0 reaches the local machine)'],
   ["10.0.0.0/8", "private"],
   ["100.64.0.0/10", "carrier-grade NAT (shared)"],
   ["127.0.0.0/8", "loopback"],
@@ -153,7 +156,9 @@ function parseAllowEntry(entry: string): AllowEntry {
     const bytes = parseIp(ip!);
     const prefix = Number(bits);
     if (!bytes || !Number.isInteger(prefix) || prefix < 0 || prefix > bytes.length * 8) {
-      throw new Error(`web.allow_hosts entry "${entry}" is not a valid CIDR range; write it like 10.0.0.0/8 or fd12::/16.`);
+      throw new Error(
+        `web.allow_hosts entry "${entry}" is not a valid CIDR range; write it like 10.0.0.0/8 or fd12::/16.`,
+      );
     }
     return { range: { bytes, bits: prefix } };
   }
@@ -161,15 +166,22 @@ function parseAllowEntry(entry: string): AllowEntry {
   try {
     url = new URL(`http://${text}`);
   } catch {
-    throw new Error(`web.allow_hosts entry "${entry}" is not a host; write a hostname or IP, optionally with :port, or a CIDR range.`);
+    throw new Error(
+      `web.allow_hosts entry "${entry}" is not a host; write a hostname or IP, optionally with :port, or a CIDR range.`,
+    );
   }
   if (url.pathname !== "/" || url.username || url.search) {
-    throw new Error(`web.allow_hosts entry "${entry}" is not a host; write a hostname or IP, optionally with :port, or a CIDR range.`);
+    throw new Error(
+      `web.allow_hosts entry "${entry}" is not a host; write a hostname or IP, optionally with :port, or a CIDR range.`,
+    );
   }
   return { host: normaliseHost(url.hostname), port: url.port === "" ? undefined : Number(url.port) };
 }
 
 /** Lower-case, no brackets, no trailing dot: the form hostnames are compared in. */
 export function normaliseHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
 }

@@ -13,7 +13,10 @@ import { missingKeyLine, providerContext, type WebSearchOptions } from "./web-se
 export function formatImageResults(query: string, label: string, hits: readonly ImageHit[]): string {
   if (hits.length === 0) return `No images for "${query}" (${label}). Try other words.`;
   const lines = hits.map((hit, index) => {
-    const extra = [hit.pageUrl && `   page: ${hit.pageUrl}`, hit.thumbnailUrl && `   thumbnail: ${hit.thumbnailUrl}`].filter(Boolean);
+    const extra = [
+      hit.pageUrl && `   page: ${hit.pageUrl}`,
+      hit.thumbnailUrl && `   thumbnail: ${hit.thumbnailUrl}`,
+    ].filter(Boolean);
     return [`${index + 1}. ${hit.title.trim() || "(untitled)"}`, `   image: ${hit.imageUrl}`, ...extra].join("\n");
   });
   return `Image results for "${query}" (${label}, ${hits.length}):\n${lines.join("\n")}\nEmbed an image in Markdown with ![description](image URL), and credit the page it came from.`;
@@ -33,9 +36,13 @@ export function createImageSearchTool(options: WebSearchOptions) {
       if (missing) return missing;
       const count = Math.min(max_results ?? options.maxResults, options.maxResults);
       try {
-        const hits = (await options.provider.images(query, count, providerContext(options, config?.signal))).filter((hit) => hit.imageUrl !== "").slice(0, count);
+        const hits = (await options.provider.images(query, count, providerContext(options, config?.signal)))
+          .filter((hit) => hit.imageUrl !== "")
+          .slice(0, count);
         const text = formatImageResults(query, options.provider.label, hits);
-        return hits.length === 0 ? text : `${UNTRUSTED_NOTE}\n${markUntrusted(`${options.provider.label} image search`, text)}`;
+        return hits.length === 0
+          ? text
+          : `${UNTRUSTED_NOTE}\n${markUntrusted(`${options.provider.label} image search`, text)}`;
       } catch (error) {
         if (error instanceof ProviderError) return `Error: ${error.message}`;
         throw error;

@@ -20,7 +20,7 @@ test("the Content-Type decides, and the bytes decide when it is missing or gener
 });
 
 test("bodies are decoded with the header's charset, else the page's <meta charset>, else UTF-8", () => {
-  const latin1 = Buffer.from("<html><head><meta charset=\"iso-8859-1\"></head><body>caf\xe9</body></html>", "latin1");
+  const latin1 = Buffer.from('<html><head><meta charset="iso-8859-1"></head><body>caf\xe9</body></html>', "latin1");
   assert.match(decodeBody("text/html", latin1), /café/);
   assert.match(decodeBody("text/html; charset=windows-1252", Buffer.from("caf\xe9", "latin1")), /café/);
   assert.equal(decodeBody("text/plain; charset=no-such-charset", bytes("café")), "café");
@@ -28,13 +28,19 @@ test("bodies are decoded with the header's charset, else the page's <meta charse
 });
 
 test("a page without an article falls back to its body, minus scripts and navigation", () => {
-  const { markdown } = htmlToMarkdown('<html><body><nav>Menu</nav><div>Short <a href="x">note</a></div><script>evil()</script></body></html>', "https://example.com/a/");
+  const { markdown } = htmlToMarkdown(
+    '<html><body><nav>Menu</nav><div>Short <a href="x">note</a></div><script>evil()</script></body></html>',
+    "https://example.com/a/",
+  );
   assert.match(markdown, /Short \[note\]\(https:\/\/example\.com\/a\/x\)/);
   assert.doesNotMatch(markdown, /Menu|evil/);
 });
 
 test("javascript: links lose their target", () => {
-  const { markdown } = htmlToMarkdown('<html><body><p>Click <a href="javascript:alert(1)">here</a> now.</p></body></html>', "https://example.com/");
+  const { markdown } = htmlToMarkdown(
+    '<html><body><p>Click <a href="javascript:alert(1)">here</a> now.</p></body></html>',
+    "https://example.com/",
+  );
   assert.doesNotMatch(markdown, /javascript:/);
 });
 

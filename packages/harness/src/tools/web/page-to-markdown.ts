@@ -88,7 +88,9 @@ export function htmlToMarkdown(html: string, url: string): PageMarkdown {
     // Readability's cost grows steeply with nesting (seconds at a few hundred levels, minutes beyond),
     // and a hostile page can nest as deep as it likes; such pages skip it.
     if (depthOf(document.documentElement) > MAX_READABILITY_DEPTH) throw new Error("too deep for Readability");
-    const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
+    const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], {
+      charThreshold: 200,
+    }).parse();
     if (article?.content && (article.textContent ?? "").trim().length > 0) content = article.content;
   } catch {
     content = fallback;
@@ -123,8 +125,20 @@ function depthOf(root: { children: ArrayLike<unknown> } | null): number {
 const CHROME = "script, style, noscript, template, nav, aside, footer, form, iframe";
 
 /** Rewrites relative `href`/`src` attributes to absolute URLs; drops `javascript:` links. */
-function absolutise(document: { querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null; setAttribute(name: string, value: string): void; removeAttribute(name: string): void }> }, base: string): void {
-  for (const [selector, attribute] of [["a[href]", "href"], ["img[src]", "src"]] as const) {
+function absolutise(
+  document: {
+    querySelectorAll(selector: string): Iterable<{
+      getAttribute(name: string): string | null;
+      setAttribute(name: string, value: string): void;
+      removeAttribute(name: string): void;
+    }>;
+  },
+  base: string,
+): void {
+  for (const [selector, attribute] of [
+    ["a[href]", "href"],
+    ["img[src]", "src"],
+  ] as const) {
     for (const element of document.querySelectorAll(selector)) {
       const value = element.getAttribute(attribute) ?? "";
       try {

@@ -12,8 +12,10 @@
 export function renderWebPromptSection(toolNames: readonly string[]): string {
   const has = (name: string) => toolNames.includes(name);
   const lines = [
-    has("web_search") && "- web_search finds sources: search, pick the most relevant and recent results, then read them with web_fetch before relying on them.",
-    has("web_fetch") && "- web_fetch reads a page as Markdown. Fetch the pages you cite; several independent fetches can go in one response.",
+    has("web_search") &&
+      "- web_search finds sources: search, pick the most relevant and recent results, then read them with web_fetch before relying on them.",
+    has("web_fetch") &&
+      "- web_fetch reads a page as Markdown. Fetch the pages you cite; several independent fetches can go in one response.",
     has("image_search") && "- image_search finds images to illustrate a report; credit the page each image comes from.",
   ].filter(Boolean);
   if (lines.length === 0) return "";

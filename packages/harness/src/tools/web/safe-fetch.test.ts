@@ -18,7 +18,12 @@ before(async () => {
   site = await startWebStandIn();
   canary = await startCanary();
   // Only the stand-in's own port is allowed; the canary, on the same loopback address, is not.
-  options = { timeoutMs: 3000, maxBytes: 64 * 1024, maxRedirects: 3, allowList: parseAllowList([`127.0.0.1:${site.port}`]) };
+  options = {
+    timeoutMs: 3000,
+    maxBytes: 64 * 1024,
+    maxRedirects: 3,
+    allowList: parseAllowList([`127.0.0.1:${site.port}`]),
+  };
 });
 after(async () => {
   await site.close();
@@ -144,7 +149,11 @@ test("custom headers stay with their origin when a redirect leaves it", async ()
     const headers = { "x-subscription-token": "secret", authorization: "Bearer secret", accept: "application/json" };
     const same = await safeFetch(`${site.base}/redirect?to=/headers`, { ...options, allowList, headers });
     assert.equal(JSON.parse(same.body.toString("utf8"))["x-subscription-token"], "secret");
-    const away = await safeFetch(`${site.base}/redirect?to=${encodeURIComponent(`${other.base}/headers`)}`, { ...options, allowList, headers });
+    const away = await safeFetch(`${site.base}/redirect?to=${encodeURIComponent(`${other.base}/headers`)}`, {
+      ...options,
+      allowList,
+      headers,
+    });
     const seen = JSON.parse(away.body.toString("utf8")) as Record<string, string>;
     assert.equal(seen["x-subscription-token"], undefined);
     assert.equal(seen.authorization, undefined);
@@ -159,7 +168,27 @@ function selfSigned(host: string): { key: string; cert: string } | undefined {
   const dir = createTempHome({ prefix: "df-cert-" });
   try {
     const [key, cert] = [path.join(dir.path, "key.pem"), path.join(dir.path, "cert.pem")];
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        `/CN=${host}`,
+        "-addext",
+        `subjectAltName=DNS:${host}`,
+      ],
+      { stdio: "ignore" },
+    );
     return { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
   } catch {
     return undefined;
@@ -173,15 +202,28 @@ test("https: the connection goes to the pinned address, and TLS still checks the
   if (!pair) return t.skip("openssl is not installed");
   const servernames: string[] = [];
   const context = tls.createSecureContext(pair);
-  const server = tls.createServer({ ...pair, SNICallback: (name, done) => (servernames.push(name), done(null, context)) }, (socket) => socket.destroy());
+  const server = tls.createServer(
+    { ...pair, SNICallback: (name, done) => (servernames.push(name), done(null, context)) },
+    (socket) => socket.destroy(),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   try {
     const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
-    const error = await refusal(`https://stand-in.invalid:${port}/`, { allowList: parseAllowList([`stand-in.invalid:${port}`]), resolve });
+    const error = await refusal(`https://stand-in.invalid:${port}/`, {
+      allowList: parseAllowList([`stand-in.invalid:${port}`]),
+      resolve,
+    });
     assert.equal(error.kind, "network");
-    assert.match(error.message, /^Could not reach https:\/\/stand-in\.invalid:\d+: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\.$/);
-    assert.deepEqual(servernames, ["stand-in.invalid"], "SNI carries the hostname although the socket went to the pinned address");
+    assert.match(
+      error.message,
+      /^Could not reach https:\/\/stand-in\.invalid:\d+: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\.$/,
+    );
+    assert.deepEqual(
+      servernames,
+      ["stand-in.invalid"],
+      "SNI carries the hostname although the socket went to the pinned address",
+    );
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

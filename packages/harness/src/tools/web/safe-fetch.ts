@@ -73,7 +73,11 @@ interface CheckedTarget {
  * Resolves `url`'s host and checks every address against the policy; throws a `refused` error naming
  * the first address that is not allowed.
  */
-export async function checkTarget(url: URL, allowList: AllowList, resolve: Resolver = systemResolver): Promise<CheckedTarget> {
+export async function checkTarget(
+  url: URL,
+  allowList: AllowList,
+  resolve: Resolver = systemResolver,
+): Promise<CheckedTarget> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new WebRequestError("refused", `Refused ${url.href}: only http and https URLs can be fetched.`);
   }
@@ -86,9 +90,13 @@ export async function checkTarget(url: URL, allowList: AllowList, resolve: Resol
     try {
       addresses = await resolve(host);
     } catch (error) {
-      throw new WebRequestError("network", `Could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? String(error)}. Check the URL.`);
+      throw new WebRequestError(
+        "network",
+        `Could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? String(error)}. Check the URL.`,
+      );
     }
-    if (addresses.length === 0) throw new WebRequestError("network", `Could not resolve ${host}: no addresses. Check the URL.`);
+    if (addresses.length === 0)
+      throw new WebRequestError("network", `Could not resolve ${host}: no addresses. Check the URL.`);
   }
   for (const { address } of addresses) {
     const reason = blockedReason(address);
@@ -125,11 +133,21 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   let headers = options.headers ?? {};
   for (let hop = 0; ; hop++) {
     const target = await withDeadline(checkTarget(current, options.allowList, options.resolve), deadline, current);
-    const response = await request(target, { method, headers, body, deadline, maxBytes: options.maxBytes, signal: options.signal });
+    const response = await request(target, {
+      method,
+      headers,
+      body,
+      deadline,
+      maxBytes: options.maxBytes,
+      signal: options.signal,
+    });
     const location = response.status >= 300 && response.status < 400 ? response.headers.location : undefined;
     if (!location) return response;
     if (hop >= options.maxRedirects) {
-      throw new WebRequestError("redirects", `Stopped at ${current.href}: more than ${options.maxRedirects} redirects.`);
+      throw new WebRequestError(
+        "redirects",
+        `Stopped at ${current.href}: more than ${options.maxRedirects} redirects.`,
+      );
     }
     let next: URL;
     try {
@@ -179,7 +197,10 @@ interface HopOptions {
 /** One HTTP exchange with the checked address; redirects are returned, not followed. */
 function request(target: CheckedTarget, options: HopOptions): Promise<SafeResponse> {
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   const client = target.url.protocol === "https:" ? https : http;
@@ -193,7 +214,13 @@ function request(target: CheckedTarget, options: HopOptions): Promise<SafeRespon
       settled = true;
       cleanup();
       req.destroy();
-      resolve({ url: target.url.href, status: response!.statusCode ?? 0, headers: response!.headers, body: Buffer.concat(chunks), truncated });
+      resolve({
+        url: target.url.href,
+        status: response!.statusCode ?? 0,
+        headers: response!.headers,
+        body: Buffer.concat(chunks),
+        truncated,
+      });
     };
     const fail = (error: Error) => {
       if (settled) return;
@@ -209,14 +236,19 @@ function request(target: CheckedTarget, options: HopOptions): Promise<SafeRespon
         port: target.port,
         path: `${target.url.pathname}${target.url.search}`,
         method: options.method,
-        headers: { "user-agent": "DeerFlow.ts web tools", ...options.headers, ...(options.body !== undefined ? { "content-length": Buffer.byteLength(options.body) } : {}) },
+        headers: {
+          "user-agent": "DeerFlow.ts web tools",
+          ...options.headers,
+          ...(options.body !== undefined ? { "content-length": Buffer.byteLength(options.body) } : {}),
+        },
         agent: false,
         lookup: pinned,
         ...(target.url.protocol === "https:" && !isIP(target.host) ? { servername: target.host } : {}),
       },
       (res) => {
         response = res;
-        if (res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) return finish();
+        if (res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 && res.headers.location)
+          return finish();
         res.on("data", (chunk: Buffer) => {
           const room = options.maxBytes - size;
           chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
@@ -224,17 +256,24 @@ function request(target: CheckedTarget, options: HopOptions): Promise<SafeRespon
           if (size >= options.maxBytes) finish("size");
         });
         res.on("end", () => finish());
-        res.on("error", (error) => fail(new WebRequestError("network", `${target.url.origin} broke off the response: ${error.message}`)));
+        res.on("error", (error) =>
+          fail(new WebRequestError("network", `${target.url.origin} broke off the response: ${error.message}`)),
+        );
       },
     );
-    const timer = setTimeout(() => (response ? finish("time") : fail(timeoutError(target.url))), Math.max(0, options.deadline - Date.now()));
+    const timer = setTimeout(
+      () => (response ? finish("time") : fail(timeoutError(target.url))),
+      Math.max(0, options.deadline - Date.now()),
+    );
     const onAbort = () => fail(new WebRequestError("timeout", "The request was cancelled."));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const cleanup = () => {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     };
-    req.on("error", (error: NodeJS.ErrnoException) => fail(new WebRequestError("network", `Could not reach ${target.url.origin}: ${error.code ?? error.message}.`)));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      fail(new WebRequestError("network", `Could not reach ${target.url.origin}: ${error.code ?? error.message}.`)),
+    );
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });

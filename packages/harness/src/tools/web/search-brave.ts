@@ -2,7 +2,15 @@
  * Brave Search API (https://api.search.brave.com): `GET /res/v1/web/search` and `/res/v1/images/search`
  * with the key in `X-Subscription-Token`. Snippets carry `<strong>` highlights, which are stripped.
  */
-import { endpoint, field, type ImageHit, list, providerJson, type SearchHit, type SearchProvider } from "./search-provider.js";
+import {
+  endpoint,
+  field,
+  type ImageHit,
+  list,
+  providerJson,
+  type SearchHit,
+  type SearchProvider,
+} from "./search-provider.js";
 
 /** The Brave Search provider. */
 export const braveProvider: SearchProvider = {
@@ -17,7 +25,7 @@ export const braveProvider: SearchProvider = {
       title: stripTags(field(item, "title")),
       url: field(item, "url"),
       snippet: stripTags(field(item, "description")),
-      date: (field(item, "page_age").slice(0, 10) || field(item, "age")) || undefined,
+      date: field(item, "page_age").slice(0, 10) || field(item, "age") || undefined,
     }));
   },
   async images(query, maxResults, context): Promise<ImageHit[]> {
@@ -26,11 +34,22 @@ export const braveProvider: SearchProvider = {
     return list(data, "results").map((item) => {
       const properties = (item as { properties?: unknown }).properties;
       const thumbnail = (item as { thumbnail?: unknown }).thumbnail;
-      return { title: field(item, "title"), imageUrl: field(properties, "url"), pageUrl: field(item, "url") || undefined, thumbnailUrl: field(thumbnail, "src") || undefined };
+      return {
+        title: field(item, "title"),
+        imageUrl: field(properties, "url"),
+        pageUrl: field(item, "url") || undefined,
+        thumbnailUrl: field(thumbnail, "src") || undefined,
+      };
     });
   },
 };
 
 function stripTags(text: string): string {
-  return text.replace(/<[^>]*>/g, "").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return text
+    .replace(/<[^>]*>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }

@@ -69,12 +69,20 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
  * Makes one provider call through the address policy and returns the parsed JSON, or throws a
  * {@link ProviderError} whose message says what happened and what to do.
  */
-export async function providerJson(provider: SearchProvider, request: ProviderRequest, context: ProviderContext): Promise<unknown> {
+export async function providerJson(
+  provider: SearchProvider,
+  request: ProviderRequest,
+  context: ProviderContext,
+): Promise<unknown> {
   let response;
   try {
     response = await safeFetch(request.url, {
       method: request.method,
-      headers: { accept: "application/json", ...(request.body !== undefined ? { "content-type": "application/json" } : {}), ...request.headers },
+      headers: {
+        accept: "application/json",
+        ...(request.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...request.headers,
+      },
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       timeoutMs: context.timeoutMs,
       maxBytes: MAX_RESPONSE_BYTES,
@@ -85,20 +93,36 @@ export async function providerJson(provider: SearchProvider, request: ProviderRe
     });
   } catch (error) {
     if (error instanceof WebRequestError) {
-      const limit = error.kind === "timeout" ? ` (limit ${context.timeoutMs / 1000} s; web.search.timeout_seconds)` : "";
+      const limit =
+        error.kind === "timeout" ? ` (limit ${context.timeoutMs / 1000} s; web.search.timeout_seconds)` : "";
       throw new ProviderError(`${provider.label} search failed: ${error.message}${limit}`);
     }
     throw error;
   }
-  const keyHint = provider.keyEnv ? `web.search.api_key in config.yaml (or ${provider.keyEnv})` : "the instance's settings";
+  const keyHint = provider.keyEnv
+    ? `web.search.api_key in config.yaml (or ${provider.keyEnv})`
+    : "the instance's settings";
   if (response.status === 401 || response.status === 403) {
     const what = provider.keyEnv ? "rejected the API key" : "refused the request";
-    const fix = provider.keyEnv ? `Check ${keyHint}.` : "Enable the JSON format (search.formats: [html, json]) in the SearXNG instance's settings.yml.";
-    throw new ProviderError(`${provider.label} ${what} (HTTP ${response.status}). ${fix} Continue without web search if it cannot be fixed now.`);
+    const fix = provider.keyEnv
+      ? `Check ${keyHint}.`
+      : "Enable the JSON format (search.formats: [html, json]) in the SearXNG instance's settings.yml.";
+    throw new ProviderError(
+      `${provider.label} ${what} (HTTP ${response.status}). ${fix} Continue without web search if it cannot be fixed now.`,
+    );
   }
-  if (response.status === 429) throw new ProviderError(`${provider.label} is rate-limiting searches (HTTP 429). Wait before searching again, or continue with what you have.`);
-  if (response.status < 200 || response.status >= 300) throw new ProviderError(`${provider.label} search failed with HTTP ${response.status}. Try again later, or continue with what you have.`);
-  if (response.truncated) throw new ProviderError(`${provider.label} sent an incomplete response (${response.truncated === "size" ? "too large" : "too slow"}). Check web.search.base_url.`);
+  if (response.status === 429)
+    throw new ProviderError(
+      `${provider.label} is rate-limiting searches (HTTP 429). Wait before searching again, or continue with what you have.`,
+    );
+  if (response.status < 200 || response.status >= 300)
+    throw new ProviderError(
+      `${provider.label} search failed with HTTP ${response.status}. Try again later, or continue with what you have.`,
+    );
+  if (response.truncated)
+    throw new ProviderError(
+      `${provider.label} sent an incomplete response (${response.truncated === "size" ? "too large" : "too slow"}). Check web.search.base_url.`,
+    );
   try {
     return JSON.parse(response.body.toString("utf8"));
   } catch {

@@ -3,7 +3,15 @@
  * no key. The instance must have the JSON format enabled (`search.formats` in its settings.yml); a 403
  * means it is not. Images use `categories=images`.
  */
-import { endpoint, field, type ImageHit, list, providerJson, type SearchHit, type SearchProvider } from "./search-provider.js";
+import {
+  endpoint,
+  field,
+  type ImageHit,
+  list,
+  providerJson,
+  type SearchHit,
+  type SearchProvider,
+} from "./search-provider.js";
 
 /** The SearXNG provider. */
 export const searxngProvider: SearchProvider = {
@@ -13,13 +21,23 @@ export const searxngProvider: SearchProvider = {
     const data = await providerJson(this, { url }, context);
     return list(data, "results")
       .slice(0, maxResults)
-      .map((item) => ({ title: field(item, "title"), url: field(item, "url"), snippet: field(item, "content"), date: field(item, "publishedDate").slice(0, 10) || undefined }));
+      .map((item) => ({
+        title: field(item, "title"),
+        url: field(item, "url"),
+        snippet: field(item, "content"),
+        date: field(item, "publishedDate").slice(0, 10) || undefined,
+      }));
   },
   async images(query, maxResults, context): Promise<ImageHit[]> {
     const url = `${endpoint(context.baseUrl, "/search")}?${new URLSearchParams({ q: query, format: "json", categories: "images" })}`;
     const data = await providerJson(this, { url }, context);
     return list(data, "results")
       .slice(0, maxResults)
-      .map((item) => ({ title: field(item, "title"), imageUrl: field(item, "img_src"), pageUrl: field(item, "url") || undefined, thumbnailUrl: field(item, "thumbnail_src") || undefined }));
+      .map((item) => ({
+        title: field(item, "title"),
+        imageUrl: field(item, "img_src"),
+        pageUrl: field(item, "url") || undefined,
+        thumbnailUrl: field(item, "thumbnail_src") || undefined,
+      }));
   },
 };

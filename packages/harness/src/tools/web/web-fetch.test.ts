@@ -11,7 +11,13 @@ let options: WebFetchOptions;
 before(async () => {
   site = await startWebStandIn();
   canary = await startCanary();
-  options = { timeoutSeconds: 2, maxBytes: 32 * 1024, maxChars: 20000, maxRedirects: 3, allowList: parseAllowList([`127.0.0.1:${site.port}`]) };
+  options = {
+    timeoutSeconds: 2,
+    maxBytes: 32 * 1024,
+    maxChars: 20000,
+    maxRedirects: 3,
+    allowList: parseAllowList([`127.0.0.1:${site.port}`]),
+  };
 });
 after(async () => {
   await site.close();
@@ -49,8 +55,14 @@ test("huge, slow, stalled, binary, PDF and failing pages each end in a bounded r
   assert.match(slow, /the first words arrived/);
   assert.match(slow, /\[Cut: the page was still arriving after 0\.3 s; this is what arrived\.\]/);
 
-  assert.match(await fetchAsMarkdown(`${site.base}/stall`, { ...options, timeoutSeconds: 0.3 }), /^Error: .* did not answer in time\. \(the limit is 0\.3 s\)$/);
-  assert.match(await fetchAsMarkdown(`${site.base}/binary`, options), /^Error: .*\/binary is binary \(image\/png, 8 bytes\); web_fetch reads only HTML, JSON and text\.$/);
+  assert.match(
+    await fetchAsMarkdown(`${site.base}/stall`, { ...options, timeoutSeconds: 0.3 }),
+    /^Error: .* did not answer in time\. \(the limit is 0\.3 s\)$/,
+  );
+  assert.match(
+    await fetchAsMarkdown(`${site.base}/binary`, options),
+    /^Error: .*\/binary is binary \(image\/png, 8 bytes\); web_fetch reads only HTML, JSON and text\.$/,
+  );
   assert.match(await fetchAsMarkdown(`${site.base}/octets`, options), /is binary \(application\/octet-stream/);
   assert.match(await fetchAsMarkdown(`${site.base}/pdf`, options), /is a PDF .* does not convert PDFs to text/);
   assert.match(await fetchAsMarkdown(`${site.base}/status?code=404`, options), /answered HTTP 404/);
@@ -59,8 +71,13 @@ test("huge, slow, stalled, binary, PDF and failing pages each end in a bounded r
 
 test("the tool refuses the local network in one line and never connects", async () => {
   const webFetch = createWebFetchTool(options);
-  const result = await webFetch.invoke({ url: `${site.base}/redirect?to=${encodeURIComponent(`http://localhost:${canary.port}/`)}` });
-  assert.match(String(result), /^Error: Refused http:\/\/localhost:\d+: localhost \((127\.0\.0\.1|::1)\) is a loopback address.*web\.allow_hosts/);
+  const result = await webFetch.invoke({
+    url: `${site.base}/redirect?to=${encodeURIComponent(`http://localhost:${canary.port}/`)}`,
+  });
+  assert.match(
+    String(result),
+    /^Error: Refused http:\/\/localhost:\d+: localhost \((127\.0\.0\.1|::1)\) is a loopback address.*web\.allow_hosts/,
+  );
   assert.equal(canary.connections(), 0);
   assert.match(String(await webFetch.invoke({ url: "not a url" })), /is not a valid URL/);
 });

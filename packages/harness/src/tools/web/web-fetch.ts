@@ -75,13 +75,18 @@ export async function fetchAsMarkdown(url: string, options: WebFetchOptions, sig
       ({ title, markdown: body } = htmlToMarkdown(text, response.url));
     } catch {
       // Markup the DOM cannot take still has readable words; tags out is better than nothing.
-      body = text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, "").replace(/<[^>]+>/g, " ").replace(/[ \t]+/g, " ");
+      body = text
+        .replace(/<(script|style)[\s\S]*?<\/\1>/gi, "")
+        .replace(/<[^>]+>/g, " ")
+        .replace(/[ \t]+/g, " ");
     }
   }
   const notes: string[] = [];
   if (response.url !== url) notes.push(`[Redirected to ${response.url}.]`);
-  if (response.truncated === "size") notes.push(`[Cut: only the first ${options.maxBytes} bytes of the page were read.]`);
-  if (response.truncated === "time") notes.push(`[Cut: the page was still arriving after ${options.timeoutSeconds} s; this is what arrived.]`);
+  if (response.truncated === "size")
+    notes.push(`[Cut: only the first ${options.maxBytes} bytes of the page were read.]`);
+  if (response.truncated === "time")
+    notes.push(`[Cut: the page was still arriving after ${options.timeoutSeconds} s; this is what arrived.]`);
   if (body.length > options.maxChars) {
     notes.push(`[Cut: showing ${options.maxChars} of ${body.length} characters.]`);
     body = body.slice(0, options.maxChars);

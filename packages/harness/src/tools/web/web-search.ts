@@ -52,7 +52,14 @@ export function missingKeyLine(tool: string, options: WebSearchOptions): string 
 
 /** The context a provider call gets. */
 export function providerContext(options: WebSearchOptions, signal?: AbortSignal): ProviderContext {
-  return { apiKey: options.apiKey, baseUrl: options.baseUrl, timeoutMs: options.timeoutSeconds * 1000, allowList: options.allowList, resolve: options.resolve, signal };
+  return {
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutSeconds * 1000,
+    allowList: options.allowList,
+    resolve: options.resolve,
+    signal,
+  };
 }
 
 /** Arguments of `web_search`. */
@@ -62,12 +69,19 @@ export const WebSearchArgs = z.object({
 });
 
 /** Runs one search and renders the result text `web_search` returns. */
-export async function runWebSearch(query: string, maxResults: number | undefined, options: WebSearchOptions, signal?: AbortSignal): Promise<string> {
+export async function runWebSearch(
+  query: string,
+  maxResults: number | undefined,
+  options: WebSearchOptions,
+  signal?: AbortSignal,
+): Promise<string> {
   const missing = missingKeyLine("web_search", options);
   if (missing) return missing;
   const count = Math.min(maxResults ?? options.maxResults, options.maxResults);
   try {
-    const hits = (await options.provider.search(query, count, providerContext(options, signal))).filter((hit) => hit.url !== "").slice(0, count);
+    const hits = (await options.provider.search(query, count, providerContext(options, signal)))
+      .filter((hit) => hit.url !== "")
+      .slice(0, count);
     if (hits.length === 0) return formatSearchResults(query, options.provider.label, hits);
     return `${UNTRUSTED_NOTE}\n${markUntrusted(`${options.provider.label} search`, formatSearchResults(query, options.provider.label, hits))}`;
   } catch (error) {
