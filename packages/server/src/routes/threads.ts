@@ -197,13 +197,19 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     if ((await context.runs.active(threadId)).length > 0)
       throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
     const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined;
+    const target = { configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
     let config;
     try {
-      config = await graph().updateState(
-        { configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },
-        body.values as never,
-        body.as_node ?? undefined,
-      );
+      config = await graph()
+        .updateState(target, body.values as never, body.as_node ?? undefined)
+        .catch((error: Error) => {
+          // Without as_node, LangGraph credits the update to the node that wrote last. A run with other
+          // options (plan mode) may have used a graph with a composed-chain node the default graph
+          // lacks (`deerflow-chain.after_model`); credit the update to the model node instead.
+          const missing = /Node "(deerflow-chain\.[a-z_]+)" does not exist/.exec(error.message);
+          if (body.as_node || !missing) throw error;
+          return graph().updateState(target, body.values as never, "model_request");
+        });
     } catch (error) {
       throw new HttpError(400, `The state could not be updated: ${(error as Error).message.split("\n")[0]}`);
     }
