@@ -5,27 +5,13 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
+import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { fakeModelProjects, summaryOrAnswer } from "./fake-projects.js";
 import { deerflow } from "./run-cli.js";
-import {
-  type ChatCompletionRequest,
-  createTempHome,
-  type FakeStep,
-  startFakeOpenAIServer,
-  type TempHome,
-} from "@deerflow/harness/testing";
 
-const dirs: TempHome[] = [];
-after(() => dirs.forEach((dir) => dir.cleanup()));
-function project(url: string, extra = ""): string {
-  const dir = createTempHome({ prefix: "df-scenario-" });
-  dirs.push(dir);
-  writeFileSync(
-    path.join(dir.path, "config.yaml"),
-    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${url}', max_retries: 0}\nsandbox: {use: local}\n${extra}`,
-  );
-  return dir.path;
-}
+const projects = fakeModelProjects("df-scenario-");
+const project = projects.withModel;
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)![1]!;
 const systemText = (body: ChatCompletionRequest) =>
@@ -163,9 +149,8 @@ test("a clarifying question ends `run` with exit 3, and `chat` takes the answer 
 });
 
 test("the demo model's plan-mode run completes its todos, presents its note and gets a title", async () => {
-  const dir = createTempHome({ prefix: "df-scenario-" });
-  dirs.push(dir);
-  const result = await deerflow(dir.path, ["run", "--plan", "--json", "Write about deer"]);
+  const cwd = projects.empty();
+  const result = await deerflow(cwd, ["run", "--plan", "--json", "Write about deer"]);
   assert.equal(result.code, 0, result.stderr);
   const output = JSON.parse(result.stdout) as { title: string; artifacts: string[]; todos: { status: string }[] };
   assert.deepEqual(output.artifacts, ["/mnt/user-data/outputs/note-write-about-deer.md"]);
@@ -176,7 +161,7 @@ test("the demo model's plan-mode run completes its todos, presents its note and 
   assert.ok(
     existsSync(
       path.join(
-        dir.path,
+        cwd,
         ".deer-flow",
         "threads",
         threadOf(result.stderr),
@@ -191,10 +176,7 @@ test("the demo model's plan-mode run completes its todos, presents its note and 
 test("`deerflow history` shows every message, including compacted ones, with a marker", async () => {
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: (body, index): FakeStep =>
-      JSON.stringify(body.messages).includes("<new_messages>")
-        ? { content: `Summary ${index}.` }
-        : { content: `Answer ${index}.` },
+    script: summaryOrAnswer,
   });
   try {
     const cwd = project(
