@@ -14,6 +14,9 @@ const projects = fakeModelProjects("df-scenario-");
 const project = projects.withModel;
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)![1]!;
+/** Where a run's output file `name` lies on the host, for the thread the run's stderr names. */
+const outputOnHost = (cwd: string, stderr: string, name: string) =>
+  path.join(cwd, ".deer-flow", "threads", threadOf(stderr), "user-data", "outputs", name);
 const systemText = (body: ChatCompletionRequest) =>
   body.messages
     .filter((m) => m.role === "system")
@@ -59,15 +62,7 @@ test("run --upload: the model reads the upload, writes a summary, presents it; t
     assert.equal(result.code, 0, result.stderr);
     assert.match(JSON.stringify(server.requests[0]!.messages), /uploaded_files[\s\S]*notes\.txt/);
     assert.match(JSON.stringify(server.requests[1]!.messages), /Meeting notes: ship v1 on Friday\./);
-    const hostPath = path.join(
-      cwd,
-      ".deer-flow",
-      "threads",
-      threadOf(result.stderr),
-      "user-data",
-      "outputs",
-      "summary.md",
-    );
+    const hostPath = outputOnHost(cwd, result.stderr, "summary.md");
     assert.match(
       result.stderr,
       new RegExp(`artifacts:\\n  /mnt/user-data/outputs/summary\\.md -> ${hostPath.replace(/[.]/g, "\\.")}`),
@@ -158,19 +153,7 @@ test("the demo model's plan-mode run completes its todos, presents its note and 
   assert.equal(output.title, "Write about deer");
   assert.match(result.stderr, /todos:\n\s+\[~\]/);
   assert.match(result.stderr, /\[x\] Present the note/);
-  assert.ok(
-    existsSync(
-      path.join(
-        cwd,
-        ".deer-flow",
-        "threads",
-        threadOf(result.stderr),
-        "user-data",
-        "outputs",
-        "note-write-about-deer.md",
-      ),
-    ),
-  );
+  assert.ok(existsSync(outputOnHost(cwd, result.stderr, "note-write-about-deer.md")));
 });
 
 test("`deerflow history` shows every message, including compacted ones, with a marker", async () => {
