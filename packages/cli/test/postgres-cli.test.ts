@@ -10,7 +10,8 @@ import { type TestContext, test } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { createHistoryArchive, createPostgresHistoryArchive } from "@deerflow/harness";
 import pg from "pg";
-import { createTempHome, type FakeStep, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
+import { createTempHome, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
+import { summaryOrAnswer } from "./fake-projects.js";
 import { deerflow } from "./run-cli.js";
 
 /**
@@ -99,10 +100,7 @@ test("`deerflow history` on Postgres shows compacted messages from the archive t
   const { dir, db, env } = home;
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: (body, index): FakeStep =>
-      JSON.stringify(body.messages).includes("<new_messages>")
-        ? { content: `Summary ${index}.` }
-        : { content: `Answer ${index}.` },
+    script: summaryOrAnswer,
   });
   t.after(() => server.close());
   writeFileSync(

@@ -5,29 +5,18 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
+import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { fakeModelProjects, summaryOrAnswer } from "./fake-projects.js";
 import { deerflow } from "./run-cli.js";
-import {
-  type ChatCompletionRequest,
-  createTempHome,
-  type FakeStep,
-  startFakeOpenAIServer,
-  type TempHome,
-} from "@deerflow/harness/testing";
 
-const dirs: TempHome[] = [];
-after(() => dirs.forEach((dir) => dir.cleanup()));
-function project(url: string, extra = ""): string {
-  const dir = createTempHome({ prefix: "df-scenario-" });
-  dirs.push(dir);
-  writeFileSync(
-    path.join(dir.path, "config.yaml"),
-    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${url}', max_retries: 0}\nsandbox: {use: local}\n${extra}`,
-  );
-  return dir.path;
-}
+const projects = fakeModelProjects("df-scenario-");
+const project = projects.withModel;
 
 const threadOf = (stderr: string) => /thread: ([\w-]+)/.exec(stderr)![1]!;
+/** Where a run's output file `name` lies on the host, for the thread the run's stderr names. */
+const outputOnHost = (cwd: string, stderr: string, name: string) =>
+  path.join(cwd, ".deer-flow", "threads", threadOf(stderr), "user-data", "outputs", name);
 const systemText = (body: ChatCompletionRequest) =>
   body.messages
     .filter((m) => m.role === "system")
@@ -73,15 +62,7 @@ test("run --upload: the model reads the upload, writes a summary, presents it; t
     assert.equal(result.code, 0, result.stderr);
     assert.match(JSON.stringify(server.requests[0]!.messages), /uploaded_files[\s\S]*notes\.txt/);
     assert.match(JSON.stringify(server.requests[1]!.messages), /Meeting notes: ship v1 on Friday\./);
-    const hostPath = path.join(
-      cwd,
-      ".deer-flow",
-      "threads",
-      threadOf(result.stderr),
-      "user-data",
-      "outputs",
-      "summary.md",
-    );
+    const hostPath = outputOnHost(cwd, result.stderr, "summary.md");
     assert.match(
       result.stderr,
       new RegExp(`artifacts:\\n  /mnt/user-data/outputs/summary\\.md -> ${hostPath.replace(/[.]/g, "\\.")}`),
@@ -163,9 +144,8 @@ test("a clarifying question ends `run` with exit 3, and `chat` takes the answer 
 });
 
 test("the demo model's plan-mode run completes its todos, presents its note and gets a title", async () => {
-  const dir = createTempHome({ prefix: "df-scenario-" });
-  dirs.push(dir);
-  const result = await deerflow(dir.path, ["run", "--plan", "--json", "Write about deer"]);
+  const cwd = projects.empty();
+  const result = await deerflow(cwd, ["run", "--plan", "--json", "Write about deer"]);
   assert.equal(result.code, 0, result.stderr);
   const output = JSON.parse(result.stdout) as { title: string; artifacts: string[]; todos: { status: string }[] };
   assert.deepEqual(output.artifacts, ["/mnt/user-data/outputs/note-write-about-deer.md"]);
@@ -173,28 +153,13 @@ test("the demo model's plan-mode run completes its todos, presents its note and 
   assert.equal(output.title, "Write about deer");
   assert.match(result.stderr, /todos:\n\s+\[~\]/);
   assert.match(result.stderr, /\[x\] Present the note/);
-  assert.ok(
-    existsSync(
-      path.join(
-        dir.path,
-        ".deer-flow",
-        "threads",
-        threadOf(result.stderr),
-        "user-data",
-        "outputs",
-        "note-write-about-deer.md",
-      ),
-    ),
-  );
+  assert.ok(existsSync(outputOnHost(cwd, result.stderr, "note-write-about-deer.md")));
 });
 
 test("`deerflow history` shows every message, including compacted ones, with a marker", async () => {
   const server = await startFakeOpenAIServer({
     strict: true,
-    script: (body, index): FakeStep =>
-      JSON.stringify(body.messages).includes("<new_messages>")
-        ? { content: `Summary ${index}.` }
-        : { content: `Answer ${index}.` },
+    script: summaryOrAnswer,
   });
   try {
     const cwd = project(

@@ -3,29 +3,12 @@
  * neutralised, and subagent progress shows each step's text.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
+import { type ChatCompletionRequest, type FakeStep, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { fakeModelProjects } from "./fake-projects.js";
 import { deerflow } from "./run-cli.js";
-import {
-  type ChatCompletionRequest,
-  createTempHome,
-  type FakeStep,
-  startFakeOpenAIServer,
-  type TempHome,
-} from "@deerflow/harness/testing";
 
-const dirs: TempHome[] = [];
-after(() => dirs.forEach((dir) => dir.cleanup()));
-function dirWith(url: string, extra = ""): string {
-  const dir = createTempHome({ prefix: "df-term-" });
-  dirs.push(dir);
-  writeFileSync(
-    path.join(dir.path, "config.yaml"),
-    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\n${extra}`,
-  );
-  return dir.path;
-}
+const dirWith = fakeModelProjects("df-term-", "memory: {enabled: false}\n").withModel;
 
 const ESC = "\x1b";
 

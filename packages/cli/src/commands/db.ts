@@ -5,7 +5,6 @@
  * It then moves any history archive still in the home's SQLite file (written before the archive moved to
  * Postgres, or before the switch from SQLite) into the database, once per thread.
  */
-import { parseArgs } from "node:util";
 import {
   databaseFile,
   importSqliteArchive,
@@ -18,15 +17,16 @@ import {
   SCHEMA_VERSION,
 } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 /** Entry point of `deerflow db`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { config: { type: "string" } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow db --help.`);
-  }
+  const parsed = parseCommandArgs("db", {
+    args: argv,
+    options: { config: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action] = parsed.positionals;
   if (action !== "migrate") throw new UsageError(`Unknown db action "${action ?? ""}". Use: deerflow db migrate.`);
   const config = loadConfig({ path: parsed.values.config });

@@ -3,29 +3,24 @@
  * summarization compacted away (kept in the archive), with a marker where each compaction happened.
  * Read-only: it works on a read-only home.
  */
-import { parseArgs } from "node:util";
 import { formatHistory, mergeHistory } from "@deerflow/harness";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 /** Entry point of `deerflow history`. */
 export async function main(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        config: { type: "string" },
-        thread: { type: "string" },
-        summaries: { type: "boolean", default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow history --help.`);
-  }
+  const values = parseCommandArgs("history", {
+    args: argv,
+    options: {
+      config: { type: "string" },
+      thread: { type: "string" },
+      summaries: { type: "boolean", default: false },
+    },
+    strict: true,
+  }).values;
   if (!values.thread)
     throw new UsageError("Give the thread: deerflow history --thread ID (deerflow threads lists them).");
   const reader = await openThreadReader(values.config);

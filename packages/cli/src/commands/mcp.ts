@@ -3,23 +3,18 @@
  * offers, so a user can check an `extensions_config.json` or `mcp_servers:` entry without running the
  * agent. Every server is started (in parallel, each within its startup deadline) and stopped again.
  */
-import { parseArgs } from "node:util";
 import { createMcpService, loadConfig, type McpServerStatus, resolveMcpServers } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 /** Entry point of `deerflow mcp`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { config: { type: "string" }, json: { type: "boolean" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow mcp --help.`);
-  }
+  const parsed = parseCommandArgs("mcp", {
+    args: argv,
+    options: { config: { type: "string" }, json: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action = "list"] = parsed.positionals;
   if (action !== "list") throw new UsageError(`Unknown mcp action "${action}". Use: deerflow mcp list.`);
   const config = loadConfig({ path: parsed.values.config });

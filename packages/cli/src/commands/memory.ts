@@ -3,27 +3,22 @@
  * remembers about the user, per agent name. Import validates the file and refuses a bad one without
  * touching the current memory.
  */
-import { parseArgs } from "node:util";
 import { formatMemoryForDisplay, loadConfig, openMemoryStore, resolveHome, serializeMemory } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
+import { parseCommandArgs } from "../command-args.js";
 
 const ACTIONS = ["show", "clear", "forget", "export", "import"];
 
 /** Entry point of `deerflow memory`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { config: { type: "string" }, agent: { type: "string" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow memory --help.`);
-  }
+  const parsed = parseCommandArgs("memory", {
+    args: argv,
+    options: { config: { type: "string" }, agent: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action = "show", argument] = parsed.positionals;
   if (!ACTIONS.includes(action))
     throw new UsageError(`Unknown memory action "${action}". Use one of: ${ACTIONS.join(", ")}.`);

@@ -5,34 +5,29 @@
  * the rest resume on the next start; a second signal exits at once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { parseArgs } from "node:util";
 import { createHarness, loadConfig, openPostgresThreadLeases, openThreadLeases } from "@deerflow/harness";
 import { createServer, isLoopbackHost, resolveApiKeys } from "@deerflow/server";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 /** How long a run waits for a thread another process is running before it fails as busy. */
 const LEASE_WAIT_MS = 120_000;
 
 /** Entry point of `deerflow serve`. */
 export async function main(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: "2026" },
-        config: { type: "string" },
-        insecure: { type: "boolean", default: false },
-        "api-only": { type: "boolean", default: false },
-        "worker-only": { type: "boolean", default: false },
-        workers: { type: "string" },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow serve --help.`);
-  }
+  const values = parseCommandArgs("serve", {
+    args: argv,
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "2026" },
+      config: { type: "string" },
+      insecure: { type: "boolean", default: false },
+      "api-only": { type: "boolean", default: false },
+      "worker-only": { type: "boolean", default: false },
+      workers: { type: "string" },
+    },
+    strict: true,
+  }).values;
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port "${values.port}" is not a port number (0-65535).`);

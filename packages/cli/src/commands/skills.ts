@@ -4,7 +4,6 @@
  * uses); installed archives go to `{skills.path}/custom/NAME` after every check has passed.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import {
   type AppConfig,
   customSkillsDir,
@@ -19,22 +18,18 @@ import {
   skillRoots,
 } from "@deerflow/harness";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 const ACTIONS = ["list", "enable", "disable", "install"];
 
 /** Entry point of `deerflow skills`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { config: { type: "string" }, force: { type: "boolean", default: false } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow skills --help.`);
-  }
+  const parsed = parseCommandArgs("skills", {
+    args: argv,
+    options: { config: { type: "string" }, force: { type: "boolean", default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action = "list", argument, ...extra] = parsed.positionals;
   if (!ACTIONS.includes(action))
     throw new UsageError(`Unknown skills action "${action}". Use one of: ${ACTIONS.join(", ")}.`);

@@ -8,7 +8,6 @@
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import {
   collectLargeValues,
   collectPostgresLargeValues,
@@ -26,20 +25,16 @@ import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { openThreadReader } from "../thread-reader.js";
 import { UsageError } from "../usage-error.js";
+import { parseCommandArgs } from "../command-args.js";
 
 /** Entry point of `deerflow threads`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See deerflow threads --help.`);
-  }
+  const parsed = parseCommandArgs("threads", {
+    args: argv,
+    options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const [action, id, ...extra] = parsed.positionals;
   if (action === "delete") {
     if (!id || extra.length > 0)

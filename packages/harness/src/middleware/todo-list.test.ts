@@ -9,6 +9,17 @@ import { ScriptedChatModel } from "../testing/scripted-model.js";
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
 const write = (id: string, todos: Todo[]) => ({ id, name: "write_todos", args: { todos }, type: "tool_call" as const });
 
+/** An agent with only the todo-list middleware, its state kept in memory. */
+function planAgent(model: ScriptedChatModel) {
+  return createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [todoListMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
+}
+
 test("describeTodos lists every item with its status", () => {
   assert.equal(
     describeTodos([
@@ -47,13 +58,7 @@ test("a plan-mode run updates todos as the model works through them, with the ru
     new AIMessage({ id: "ai-2", content: "", tool_calls: [write("w2", done)] }),
     new AIMessage({ id: "ai-3", content: "The sum is 6." }),
   ]);
-  const agent = createAgent({
-    model,
-    tools: [],
-    stateSchema: ThreadStateSchema,
-    middleware: [todoListMiddleware()],
-    checkpointer: new MemorySaver(),
-  });
+  const agent = planAgent(model);
   const config = { configurable: { thread_id: "plan-1" } };
 
   const seen: unknown[] = [];
@@ -143,13 +148,7 @@ test("a final answer with open todos gets one reminder per run, then the run end
     { content: "Next turn." },
     { content: "Really." },
   ]);
-  const agent = createAgent({
-    model,
-    tools: [],
-    stateSchema: ThreadStateSchema,
-    middleware: [todoListMiddleware()],
-    checkpointer: new MemorySaver(),
-  });
+  const agent = planAgent(model);
   const config = { configurable: { thread_id: "remind" } };
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write and check." })] }, config);
   assert.equal(model.calls.length, 3, "one reminder, not two");

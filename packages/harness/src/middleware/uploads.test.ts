@@ -19,6 +19,17 @@ const file = (filename: string, size = 10): UploadedFile => ({
   virtual_path: `/mnt/user-data/uploads/${filename}`,
 });
 
+/** An agent with only the uploads middleware over `home`, its state kept in memory. */
+function uploadsAgent(model: ScriptedChatModel, home: string) {
+  return createAgent({
+    model,
+    tools: [],
+    stateSchema: ThreadStateSchema,
+    middleware: [uploadsMiddleware({ home })],
+    checkpointer: new MemorySaver(),
+  });
+}
+
 test("formatSize and the uploaded_files block", () => {
   assert.deepEqual([formatSize(512), formatSize(12_600), formatSize(4 * 1024 * 1024)], ["512 B", "12.3 KB", "4.0 MB"]);
   const block = formatUploadsBlock([file("report.pdf", 12_600), file("<b>.txt")]);
@@ -66,13 +77,7 @@ test("in agent runs, each upload is announced once, in the turn after it was sav
   const source = path.join(root, "notes.txt");
   fs.writeFileSync(source, "some notes");
   const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }, { content: "three" }]);
-  const agent = createAgent({
-    model,
-    tools: [],
-    stateSchema: ThreadStateSchema,
-    middleware: [uploadsMiddleware({ home })],
-    checkpointer: new MemorySaver(),
-  });
+  const agent = uploadsAgent(model, home);
   const config = { configurable: { thread_id: "up-1" } };
   const lastHuman = (index: number) =>
     model.calls[index]!.messages.filter((message) => HumanMessage.isInstance(message)).at(-1)!;
@@ -109,13 +114,7 @@ test("uploaded_files and files entries that are not objects are skipped, not a c
   fs.writeFileSync(source, "some notes");
   await saveUploads(home, "up-bad", [source]);
   const model = new ScriptedChatModel([{ content: "one" }, { content: "two" }]);
-  const agent = createAgent({
-    model,
-    tools: [],
-    stateSchema: ThreadStateSchema,
-    middleware: [uploadsMiddleware({ home })],
-    checkpointer: new MemorySaver(),
-  });
+  const agent = uploadsAgent(model, home);
   const config = { configurable: { thread_id: "up-bad" } };
   const odd = new HumanMessage({
     id: "odd-0",

@@ -18,6 +18,19 @@ function startSwapper(workspace: string, decoy: string) {
   return spawn("perl", ["-e", script, workspace, decoy], { stdio: "ignore" });
 }
 
+/** Forty parallel write_file calls below workspace/x, the path the swap keeps turning into a link. */
+function writeRound(kit: ReturnType<typeof createTestSandbox>, round: number) {
+  return Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      kit.text("write_file", {
+        description: "w",
+        path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
+        content: "hi",
+      }),
+    ),
+  );
+}
+
 test("parallel write_file under a directory/symlink swap never creates anything outside the thread", async (t) => {
   const kit = createTestSandbox({ use: "local" });
   const decoy = tempHome(t, { prefix: "deerflow-race-decoy-" });
@@ -25,15 +38,7 @@ test("parallel write_file under a directory/symlink swap never creates anything 
   const swapper = startSwapper(kit.sandbox.paths.workspace_path, decoy);
   try {
     for (let round = 0; round < 8; round += 1) {
-      await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          kit.text("write_file", {
-            description: "w",
-            path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
-            content: "hi",
-          }),
-        ),
-      );
+      await writeRound(kit, round);
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           kit.text("str_replace", {
@@ -70,15 +75,7 @@ test("under bwrap, a swap made by the agent's own bash never makes write_file cr
     await new Promise((resolve) => setTimeout(resolve, 50));
   try {
     for (let round = 0; round < 8; round += 1) {
-      await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          kit.text("write_file", {
-            description: "w",
-            path: `/mnt/user-data/workspace/x/sub${round}-${i}/deep/f.txt`,
-            content: "hi",
-          }),
-        ),
-      );
+      await writeRound(kit, round);
     }
   } finally {
     fs.writeFileSync(path.join(ws, "stop"), "");

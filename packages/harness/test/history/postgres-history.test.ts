@@ -11,6 +11,7 @@ import { createHarness } from "../../src/agent/harness.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createTempHome, ScriptedChatModel, testDatabase } from "../../src/testing/index.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
+import { FIVE_TURNS } from "./five-turns.js";
 
 test("two harnesses on one Postgres: one compacts a thread, the other shows its whole history and recalls a planted detail", async (t) => {
   const db = await testDatabase();
@@ -34,13 +35,7 @@ test("two harnesses on one Postgres: one compacts a thread, the other shows its 
   const b = await createHarness(config, { home: homeB.path, env: {}, chatModel: chatModel(), onWarning: () => {} });
   try {
     const thread = { configurable: { thread_id: "shared" } };
-    for (const text of [
-      "My locker code is 8812.",
-      "I like tea.",
-      "Weather is nice.",
-      "Done for today.",
-      "One more thing.",
-    ]) {
+    for (const text of FIVE_TURNS) {
       await a.agent().invoke({ messages: [{ role: "user", content: text }] }, thread);
     }
     assert.equal(a.setup.archive, undefined, "no SQLite archive on Postgres");

@@ -14,6 +14,7 @@ import { createHistoryArchive } from "../../src/history/history-archive.js";
 import { HISTORY_SEARCH_HINT } from "../../src/middleware/durable-context/index.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
+import { FIVE_TURNS } from "./five-turns.js";
 
 const info = { compactedAt: "2026-01-01T00:00:00.000Z", summary: "s" };
 const call = (
@@ -105,13 +106,7 @@ test("once a thread is compacted the model is told search_history exists, and th
   try {
     const agent = harness.agent();
     const thread = { configurable: { thread_id: "t1" } };
-    for (const text of [
-      "My locker code is 8812.",
-      "I like tea.",
-      "Weather is nice.",
-      "Done for today.",
-      "One more thing.",
-    ]) {
+    for (const text of FIVE_TURNS) {
       await agent.invoke({ messages: [{ role: "user", content: text }] }, thread);
     }
     const lead = chatModel.calls.filter((c) => c.toolNames.includes("search_history"));

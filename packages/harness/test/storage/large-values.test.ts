@@ -10,10 +10,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { createHarness } from "../../src/agent/harness.js";
-import { parseConfigText } from "../../src/config/load-config.js";
-import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 import { collectLargeValues } from "../../src/storage/large-values.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { callOnceThenAnswer, loopingModel, openLargeValueHarness } from "./large-values-setup.js";
 
 const fileMb = (file: string) => {
   const db = new Database(file);
@@ -23,33 +22,12 @@ const fileMb = (file: string) => {
 };
 
 test("a 200 KB tool result is stored once across many steps and turns, and reads back whole", async () => {
-  const home = createTempHome();
   const big = `BEGIN ${"observation ".repeat((200 * 1024) / 12)} END`;
   const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
+  const chatModel = loopingModel(callOnceThenAnswer("fetch_doc", {}, "read it"));
   // retention `all`: every step's checkpoint stays, the worst case for repetition.
-  const config = parseConfigText(
-    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
-    { source: null, env: {} },
-  );
-  const chatModel = new ScriptedChatModel(
-    [
-      (messages: BaseMessage[]) =>
-        messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0
-          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
-          : { content: "read it" },
-    ],
-    { loop: true },
-  );
-  const harness = await createHarness(config, {
-    home: home.path,
-    env: {},
-    chatModel,
-    tools: [fetchTool],
-    onWarning: () => {},
-  });
+  const { harness, agent, thread, close } = await openLargeValueHarness({ chatModel, tools: [fetchTool] });
   try {
-    const agent = harness.agent();
-    const thread = { configurable: { thread_id: "t1" } };
     for (let turn = 1; turn <= 8; turn++)
       await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     const rows = (
@@ -67,13 +45,11 @@ test("a 200 KB tool result is stored once across many steps and turns, and reads
     const lastRequest = chatModel.calls.at(-1)!.messages.filter((m) => m.getType() === "tool");
     assert.ok(String(lastRequest[0]!.content).startsWith("BEGIN observation"));
   } finally {
-    await harness.close();
-    home.cleanup();
+    await close();
   }
 });
 
 test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
-  const home = createTempHome();
   const huge = "x".repeat(10 * 1024 * 1024);
   const save = tool(
     async ({ text }: { text: string }) =>
@@ -84,29 +60,9 @@ test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
       schema: z.object({ text: z.string() }),
     },
   );
-  const config = parseConfigText(
-    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
-    { source: null, env: {} },
-  );
-  const chatModel = new ScriptedChatModel(
-    [
-      (messages: BaseMessage[]) =>
-        messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool")
-          ? { tool_calls: [{ name: "save_text", args: { text: huge } }] }
-          : { content: "too big, sorry" },
-    ],
-    { loop: true },
-  );
-  const harness = await createHarness(config, {
-    home: home.path,
-    env: {},
-    chatModel,
-    tools: [save],
-    onWarning: () => {},
-  });
+  const chatModel = loopingModel(callOnceThenAnswer("save_text", { text: huge }, "too big, sorry"));
+  const { harness, agent, thread, close } = await openLargeValueHarness({ chatModel, tools: [save] });
   try {
-    const agent = harness.agent();
-    const thread = { configurable: { thread_id: "t1" } };
     for (let turn = 1; turn <= 3; turn++)
       await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     const mb = fileMb(harness.setup.store!.file);
@@ -117,24 +73,16 @@ test("a refused 10 MB tool argument does not add hundreds of MB", async () => {
     };
     assert.equal(call.tool_calls?.[0]?.args.text.length, huge.length);
   } finally {
-    await harness.close();
-    home.cleanup();
+    await close();
   }
 });
 
 test("each message of a checkpoint is stored once: checkpoints carry references, history and state read back the same", async () => {
-  const home = createTempHome();
-  const config = parseConfigText(
-    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\n",
-    { source: null, env: {} },
-  );
   const chatModel = new ScriptedChatModel([{ content: `noted, ${"a reply of some length ".repeat(12)}` }], {
     loop: true,
   });
-  const harness = await createHarness(config, { home: home.path, env: {}, chatModel, onWarning: () => {} });
+  const { harness, agent, thread, close } = await openLargeValueHarness({ chatModel });
   try {
-    const agent = harness.agent();
-    const thread = { configurable: { thread_id: "t1" } };
     const said = (turn: number) => `turn ${turn}: ${"a user line of some length ".repeat(10)}`;
     for (let turn = 1; turn <= 6; turn++)
       await agent.invoke({ messages: [{ role: "user", content: said(turn) }] }, thread);
@@ -171,38 +119,20 @@ test("each message of a checkpoint is stored once: checkpoints carry references,
     }
     assert.ok(earlier > 12, `history reads every checkpoint back (${earlier} with messages)`);
   } finally {
-    await harness.close();
-    home.cleanup();
+    await close();
   }
 });
 
 test("collecting unreferenced values keeps the long strings that stored messages refer to", async () => {
-  const home = createTempHome();
   const big = `BEGIN ${"observation ".repeat((40 * 1024) / 12)} END`;
   const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
-  const config = parseConfigText(
-    "sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: latest}\n",
-    { source: null, env: {} },
-  );
-  const chatModel = new ScriptedChatModel(
-    [
-      (messages: BaseMessage[]) =>
-        messages.at(-1)!.getType() === "human" && messages.filter((m) => m.getType() === "tool").length === 0
-          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
-          : { content: "read it" },
-    ],
-    { loop: true },
-  );
-  const harness = await createHarness(config, {
-    home: home.path,
-    env: {},
+  const chatModel = loopingModel(callOnceThenAnswer("fetch_doc", {}, "read it"));
+  const { harness, agent, thread, close } = await openLargeValueHarness({
     chatModel,
     tools: [fetchTool],
-    onWarning: () => {},
+    retention: "latest",
   });
   try {
-    const agent = harness.agent();
-    const thread = { configurable: { thread_id: "t1" } };
     await agent.invoke({ messages: [{ role: "user", content: "fetch it" }] }, thread);
     await harness.afterRun("t1");
     const db = new Database(harness.setup.store!.file);
@@ -212,7 +142,6 @@ test("collecting unreferenced values keeps the long strings that stored messages
     const tools = (state.values as { messages: BaseMessage[] }).messages.filter((m) => m.getType() === "tool");
     assert.equal(tools[0]!.content, big);
   } finally {
-    await harness.close();
-    home.cleanup();
+    await close();
   }
 });

@@ -10,42 +10,23 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import pg from "pg";
 import { z } from "zod";
-import { createHarness } from "../../src/agent/harness.js";
-import { parseConfigText } from "../../src/config/load-config.js";
 import { collectPostgresLargeValues } from "../../src/storage/postgres-large-values.js";
-import { createTempHome, ScriptedChatModel, testDatabase } from "../../src/testing/index.js";
+import { testDatabase } from "../../src/testing/index.js";
+import { callOnceThenAnswer, loopingModel, openLargeValueHarness } from "./large-values-setup.js";
 
 test("Postgres: a 200 KB tool result is stored once across steps and turns, reads back whole, and is collected only once unused", async (t) => {
   const db = await testDatabase();
   if ("skip" in db) return t.skip(db.skip);
-  const home = createTempHome();
   // Random text: Postgres compresses long values, and a repetitive one would hide the copies.
   const big = `BEGIN ${randomBytes(100 * 1024).toString("hex")} END`;
   const fetchTool = tool(async () => big, { name: "fetch_doc", description: "Fetches the doc.", schema: z.object({}) });
-  const config = parseConfigText(
-    `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\nsummarization: {enabled: false}\ncheckpoints: {retention: all}\ndatabase: {backend: postgres, url: '${db.url}'}\n`,
-    { source: null, env: {} },
-  );
-  const chatModel = new ScriptedChatModel(
-    [
-      (messages: BaseMessage[]) =>
-        messages.at(-1)!.getType() === "human" && !messages.some((m) => m.getType() === "tool")
-          ? { tool_calls: [{ name: "fetch_doc", args: {} }] }
-          : { content: "read it" },
-    ],
-    { loop: true },
-  );
-  const harness = await createHarness(config, {
-    home: home.path,
-    env: {},
-    chatModel,
+  const { harness, agent, thread, close } = await openLargeValueHarness({
+    chatModel: loopingModel(callOnceThenAnswer("fetch_doc", {}, "read it")),
     tools: [fetchTool],
-    onWarning: () => {},
+    postgresUrl: db.url,
   });
   const sql = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
-    const agent = harness.agent();
-    const thread = { configurable: { thread_id: "t1" } };
     for (let turn = 1; turn <= 4; turn++)
       await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
     const bytes = async (query: string) => Number((await sql.query(query)).rows[0].n);
@@ -76,9 +57,8 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
     assert.ok(collected.bytes > 0);
     assert.equal(await bytes("SELECT count(*) AS n FROM large_values"), 2);
   } finally {
-    await harness.close();
+    await close();
     await sql.end();
-    home.cleanup();
     await db.drop();
   }
 });

@@ -8,8 +8,14 @@ import path from "node:path";
 import { test } from "node:test";
 import { createLeadAgent } from "../../src/agent/create-lead-agent.js";
 import { parseConfigText } from "../../src/config/load-config.js";
+import type { AppConfig } from "../../src/config/schema.js";
 import { threadPaths } from "../../src/sandbox/virtual-paths.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
+
+/** A lead agent with subagents on, over `home`, driven by `model`. */
+function delegatingAgent(config: AppConfig, home: string, model: ScriptedChatModel) {
+  return createLeadAgent(config, { home, env: {}, chatModel: model, subagent_enabled: true, onWarning: () => {} });
+}
 
 test("a task call runs a subagent that writes into the lead thread's outputs", async () => {
   const home = createTempHome();
@@ -38,13 +44,7 @@ test("a task call runs a subagent that writes into the lead thread's outputs", a
     { content: "The subagent wrote the file." },
   ]);
   const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
-  const agent = await createLeadAgent(config, {
-    home: home.path,
-    env: {},
-    chatModel: model,
-    subagent_enabled: true,
-    onWarning: () => {},
-  });
+  const agent = await delegatingAgent(config, home.path, model);
   try {
     const events: string[] = [];
     const stream = await agent.stream(
@@ -117,13 +117,7 @@ test("after a forced summarization, the next request still lists both delegation
       env: {},
     },
   );
-  const agent = await createLeadAgent(config, {
-    home: home.path,
-    env: {},
-    chatModel: model,
-    subagent_enabled: true,
-    onWarning: () => {},
-  });
+  const agent = await delegatingAgent(config, home.path, model);
   try {
     const thread = { configurable: { thread_id: "compacted" } };
     await agent.invoke({ messages: [{ role: "user", content: "Compare providers A and B" }] }, thread);

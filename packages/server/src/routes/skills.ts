@@ -29,6 +29,7 @@ import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
+import { multipartFiles } from "../http/multipart.js";
 import { isAdminKey, requestKey } from "../http/security.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 
@@ -40,19 +41,10 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 
 /** The one archive of the multipart body (any field name), or a 422 saying how to send it. */
 async function receiveArchive(c: Context): Promise<File> {
-  let form: Record<string, unknown>;
-  try {
-    form = await c.req.parseBody({ all: true });
-  } catch (error) {
-    if ((error as { status?: number }).status === 413) throw error;
-    throw new HttpError(
-      422,
-      `The body is not valid multipart/form-data (${(error as Error).message}). Send the .skill archive as a "file" field.`,
-    );
-  }
-  const files = Object.values(form)
-    .flat()
-    .filter((value): value is File => typeof value === "object" && value !== null && "arrayBuffer" in value);
+  const files = await multipartFiles(
+    c,
+    (reason) => `The body is not valid multipart/form-data (${reason}). Send the .skill archive as a "file" field.`,
+  );
   if (files.length !== 1)
     throw new HttpError(422, `Send exactly one .skill archive as multipart/form-data (got ${files.length} files).`);
   return files[0]!;

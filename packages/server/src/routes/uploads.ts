@@ -30,6 +30,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
+import { multipartFiles } from "../http/multipart.js";
 import { pathId } from "../http/validate.js";
 
 /** The thread id of the path, checked as the harness checks it before it names a directory (422). */
@@ -91,19 +92,10 @@ async function inUploads<T>(
 }
 
 async function receiveFiles(c: Context, limits: UploadLimits): Promise<File[]> {
-  let form: Record<string, unknown>;
-  try {
-    form = await c.req.parseBody({ all: true });
-  } catch (error) {
-    if ((error as { status?: number }).status === 413) throw error;
-    throw new HttpError(
-      422,
-      `The upload is not a valid multipart/form-data body (${(error as Error).message}). Send the files in a "files" field.`,
-    );
-  }
-  const files = Object.values(form)
-    .flat()
-    .filter((value): value is File => typeof value === "object" && value !== null && "arrayBuffer" in value);
+  const files = await multipartFiles(
+    c,
+    (reason) => `The upload is not a valid multipart/form-data body (${reason}). Send the files in a "files" field.`,
+  );
   if (files.length === 0)
     throw new HttpError(422, 'No files in the upload. Send them as multipart/form-data in a "files" field.');
   if (files.length > limits.maxFiles)

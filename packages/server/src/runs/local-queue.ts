@@ -6,12 +6,13 @@
 import { EventEmitter } from "node:events";
 import type { SqliteRunStores } from "./sqlite-store.js";
 import type { CancelAction, RunQueue } from "./types.js";
+import { createWakeups } from "./wakeups.js";
 
 /** Creates the local queue over the SQLite stores. */
 export function createLocalRunQueue(stores: SqliteRunStores): RunQueue {
   const cancels = new EventEmitter();
   cancels.setMaxListeners(0);
-  let waiters: (() => void)[] = [];
+  const wakeups = createWakeups();
   // A cancel that arrives between the claim and the worker's subscription is kept until it subscribes.
   const early = new Map<string, CancelAction>();
   return {
@@ -19,20 +20,10 @@ export function createLocalRunQueue(stores: SqliteRunStores): RunQueue {
       return stores.claim();
     },
     notify() {
-      const woken = waiters;
-      waiters = [];
-      for (const wake of woken) wake();
+      wakeups.wakeAll();
     },
     wait(ms) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          waiters = waiters.filter((waiter) => waiter !== done);
-          resolve();
-        }
-        waiters.push(done);
-      });
+      return wakeups.wait(ms);
     },
     cancel(runId, action) {
       if (cancels.listenerCount(runId) === 0) {

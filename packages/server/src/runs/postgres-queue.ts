@@ -21,6 +21,7 @@ import type pg from "pg";
 import { CHANNELS, type Notifier } from "./postgres-notify.js";
 import { type RunRow, toRun } from "./postgres-store.js";
 import type { CancelAction, RunQueue, RunRecord } from "./types.js";
+import { createWakeups } from "./wakeups.js";
 
 const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
@@ -55,12 +56,8 @@ export function createPostgresRunQueue(
   const maxAttempts = options.maxAttempts ?? 3;
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const cancelListeners = new Map<string, Set<(action: CancelAction) => void>>();
-  let waiters: (() => void)[] = [];
-  const wakeAll = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const wake of woken) wake();
-  };
+  const wakeups = createWakeups();
+  const wakeAll = () => wakeups.wakeAll();
   const deliverCancel = (runId: string, action: CancelAction) => {
     for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener(action);
   };
@@ -135,15 +132,7 @@ export function createPostgresRunQueue(
       void notifier.notify(CHANNELS.runs, "").catch(() => {});
     },
     wait(ms) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          waiters = waiters.filter((waiter) => waiter !== done);
-          resolve();
-        }
-        waiters.push(done);
-      });
+      return wakeups.wait(ms);
     },
     cancel(runId, action) {
       deliverCancel(runId, action);

@@ -11,7 +11,7 @@ import { createPostgresRunQueue } from "./postgres-queue.js";
 import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresThreadStore } from "./postgres-store.js";
 import type { LiveEventLog, RunServices, RunServicesOptions } from "./services.js";
 import type { RunRecord } from "./types.js";
-import { createWorker } from "./worker.js";
+import { createBackendWorker } from "./worker.js";
 
 /** Opens the Postgres run machinery over the harness's database; `live` replaces the `run_events` log (Redis). */
 export function openPostgresRunServices(
@@ -33,18 +33,7 @@ export function openPostgresRunServices(
       });
   const events = live?.events ?? tableLog!;
   const checkpoints = createPostgresCheckpointAdmin(db.pool);
-  const worker = createWorker({
-    harness,
-    threads,
-    runs,
-    queue,
-    events,
-    checkpoints,
-    maxConcurrentRuns: options.maxConcurrentRuns,
-    runRetentionMs: options.eventRetentionMs,
-    log: options.log,
-    threadLease: options.threadLease,
-  });
+  const worker = createBackendWorker(harness, { threads, runs, queue, events, checkpoints }, options);
 
   /** Ends a run whose workers kept dying (or that was cancelled while its worker died). */
   const fail = async (run: RunRecord) => {

@@ -13,7 +13,7 @@ import { createRedisClient, resolveRedisUrl } from "./redis-connection.js";
 import { createRedisEventLog } from "./redis-event-log.js";
 import { openSqliteRunStores } from "./sqlite-store.js";
 import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
-import { type CheckpointAdmin, createWorker, type RunWorker, type WorkerDeps } from "./worker.js";
+import { type CheckpointAdmin, createBackendWorker, type RunWorker, type WorkerDeps } from "./worker.js";
 
 /** The run machinery as the routes see it. */
 export interface RunServices {
@@ -99,18 +99,11 @@ export function openRunServices(
     deleteThreadState: stores.deleteThreadState,
     copyThreadState: stores.copyThreadState,
   };
-  const worker = createWorker({
+  const worker = createBackendWorker(
     harness,
-    threads: stores.threads,
-    runs: stores.runs,
-    queue,
-    events,
-    checkpoints,
-    maxConcurrentRuns: options.maxConcurrentRuns,
-    runRetentionMs: options.eventRetentionMs,
-    log: options.log,
-    threadLease: options.threadLease,
-  });
+    { threads: stores.threads, runs: stores.runs, queue, events, checkpoints },
+    options,
+  );
   const startedAt = new Date().toISOString();
   return {
     threads: stores.threads,

@@ -82,6 +82,30 @@ export async function ensureMetadata(events: EventLog, run: RunRecord, attempt: 
   );
 }
 
+/** The run settings a backend's services pass through to their worker (`RunServicesOptions` has them). */
+export interface WorkerSettings {
+  maxConcurrentRuns: number;
+  eventRetentionMs: number;
+  log: (line: string) => void;
+  threadLease?: WorkerDeps["threadLease"];
+}
+
+/** The worker over one backend's stores, with the settings every backend passes the same way. */
+export function createBackendWorker(
+  harness: Harness,
+  stores: Pick<WorkerDeps, "threads" | "runs" | "queue" | "events" | "checkpoints">,
+  settings: WorkerSettings,
+) {
+  return createWorker({
+    harness,
+    ...stores,
+    maxConcurrentRuns: settings.maxConcurrentRuns,
+    runRetentionMs: settings.eventRetentionMs,
+    log: settings.log,
+    threadLease: settings.threadLease,
+  });
+}
+
 /** Creates the worker; call `start()` to begin claiming. */
 export function createWorker(deps: WorkerDeps) {
   const { harness, threads, runs, queue, events } = deps;

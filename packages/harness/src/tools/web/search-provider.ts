@@ -130,6 +130,26 @@ export async function providerJson(
   }
 }
 
+/**
+ * Makes one provider call and returns the array found by following `path` through its JSON answer
+ * ([] when any step is absent): the common shape of every provider's search and image calls.
+ */
+export async function providerList(
+  provider: SearchProvider,
+  context: ProviderContext,
+  request: ProviderRequest,
+  ...path: [...string[], string]
+): Promise<unknown[]> {
+  let value = await providerJson(provider, request, context);
+  const last = path.length - 1;
+  for (let step = 0; step < last; step++)
+    value =
+      value !== null && typeof value === "object"
+        ? (value as Record<string, unknown>)[path[step] as string]
+        : undefined;
+  return list(value, path[last] as string);
+}
+
 /** A string field of an untyped object, or "" when absent. */
 export function field(value: unknown, key: string): string {
   const found = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
@@ -142,7 +162,11 @@ export function list(value: unknown, key: string): unknown[] {
   return Array.isArray(found) ? found : [];
 }
 
-/** Joins a base URL and a path without doubling or dropping the slash between them. */
-export function endpoint(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}${path}`;
+/**
+ * Joins a base URL and a path without doubling or dropping the slash between them, with `query` (when
+ * given) as its search parameters.
+ */
+export function endpoint(baseUrl: string, path: string, query?: Record<string, string>): string {
+  const url = `${baseUrl.replace(/\/+$/, "")}${path}`;
+  return query === undefined ? url : `${url}?${new URLSearchParams(query)}`;
 }

@@ -3,41 +3,29 @@
  * no key. The instance must have the JSON format enabled (`search.formats` in its settings.yml); a 403
  * means it is not. Images use `categories=images`.
  */
-import {
-  endpoint,
-  field,
-  type ImageHit,
-  list,
-  providerJson,
-  type SearchHit,
-  type SearchProvider,
-} from "./search-provider.js";
+import { endpoint, field, providerList, type SearchProvider } from "./search-provider.js";
 
 /** The SearXNG provider. */
 export const searxngProvider: SearchProvider = {
   label: "SearXNG",
-  async search(query, maxResults, context): Promise<SearchHit[]> {
-    const url = `${endpoint(context.baseUrl, "/search")}?${new URLSearchParams({ q: query, format: "json" })}`;
-    const data = await providerJson(this, { url }, context);
-    return list(data, "results")
-      .slice(0, maxResults)
-      .map((item) => ({
-        title: field(item, "title"),
-        url: field(item, "url"),
-        snippet: field(item, "content"),
-        date: field(item, "publishedDate").slice(0, 10) || undefined,
-      }));
+  async search(query, maxResults, context) {
+    const url = endpoint(context.baseUrl, "/search", { q: query, format: "json" });
+    const results = await providerList(this, context, { url }, "results");
+    return results.slice(0, maxResults).map((item) => ({
+      title: field(item, "title"),
+      url: field(item, "url"),
+      snippet: field(item, "content"),
+      date: field(item, "publishedDate").slice(0, 10) || undefined,
+    }));
   },
-  async images(query, maxResults, context): Promise<ImageHit[]> {
-    const url = `${endpoint(context.baseUrl, "/search")}?${new URLSearchParams({ q: query, format: "json", categories: "images" })}`;
-    const data = await providerJson(this, { url }, context);
-    return list(data, "results")
-      .slice(0, maxResults)
-      .map((item) => ({
-        title: field(item, "title"),
-        imageUrl: field(item, "img_src"),
-        pageUrl: field(item, "url") || undefined,
-        thumbnailUrl: field(item, "thumbnail_src") || undefined,
-      }));
+  async images(query, maxResults, context) {
+    const url = endpoint(context.baseUrl, "/search", { q: query, format: "json", categories: "images" });
+    const results = await providerList(this, context, { url }, "results");
+    return results.slice(0, maxResults).map((item) => ({
+      title: field(item, "title"),
+      imageUrl: field(item, "img_src"),
+      pageUrl: field(item, "url") || undefined,
+      thumbnailUrl: field(item, "thumbnail_src") || undefined,
+    }));
   },
 };
