@@ -111,6 +111,7 @@ export function composeChain(
   }
 
   const composed: Record<string, unknown> = { name, stateSchema: new StateSchema(fields as never) };
+  let afterModel: WrapFn | undefined;
   for (const phase of PHASES) {
     const ordered = members.filter((member) => member.hooks[phase] !== undefined);
     if (ordered.length === 0) continue;
@@ -118,15 +119,18 @@ export function composeChain(
     const hook = phaseHook(phase, ordered, reducers);
     const canJumpTo = [...new Set(ordered.flatMap((member) => member.hooks[phase]!.canJumpTo))];
     if (phase === "afterModel" && options.afterModelInModelCall && canJumpTo.length === 0)
-      composed.wrapModelCall = afterModelWrapper(hook);
+      afterModel = afterModelWrapper(hook);
     else composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
   }
 
   const rest = chain
-    .map(withoutNodeHooks)
+    .map((entry, index) => withoutNodeHooks(entry, members[index]!))
     .filter(
       (entry) => entry.wrapModelCall || entry.wrapToolCall || entry.tools?.length || entry.streamTransformers?.length,
     );
+  const sharing = rest.some((entry) => SHARES_STATE in entry);
+  if (sharing || afterModel) composed.wrapModelCall = outermostModelWrapper(sharing, afterModel);
+  if (rest.some((entry) => SHARES_STATE in entry && entry.wrapToolCall)) composed.wrapToolCall = sharedStateWrapper;
   return [composed as unknown as AgentMiddleware, ...rest];
 }
 
@@ -157,10 +161,55 @@ function channelsOf(schema: unknown): Record<string, unknown> | undefined {
   return channels;
 }
 
-/** The member without its node hooks: what langchain still needs from it besides the composed node. */
-function withoutNodeHooks(entry: AgentMiddleware): AgentMiddleware {
+/**
+ * The member without its node hooks: what langchain still needs from it besides the composed node.
+ *
+ * A member with a `wrapModelCall` and a state schema also loses the schema: langchain would build a
+ * partial zod schema of it and parse the state through it for every model call, for every such member
+ * (a new schema each time, so zod compiles its parser each time; a tenth of a model round's harness
+ * time). The composed middleware declares every channel already and, as the outermost wrapper, hands
+ * its own view of the state down the request under {@link FULL_STATE}; the member's wrappers are given
+ * the channels it declared from there, the state langchain would have given them.
+ */
+function withoutNodeHooks(entry: AgentMiddleware, member: Member): AgentMiddleware {
   const { beforeAgent: _ba, beforeModel: _bm, afterModel: _am, afterAgent: _aa, ...rest } = entry;
-  return rest as AgentMiddleware;
+  if (!entry.wrapModelCall || entry.stateSchema === undefined) return rest as AgentMiddleware;
+  const { stateSchema: _schema, ...shared } = rest;
+  const keys = member.keys.filter((key) => key !== "structuredResponse");
+  const out = shared as Record<PropertyKey, unknown>;
+  out[SHARES_STATE] = true;
+  out.wrapModelCall = givenState(entry.wrapModelCall as unknown as WrapFn, keys);
+  if (entry.wrapToolCall) out.wrapToolCall = givenState(entry.wrapToolCall as unknown as WrapFn, keys);
+  return out as unknown as AgentMiddleware;
+}
+
+/** The request property carrying the composed middleware's view of the whole state to the members' wrappers. */
+const FULL_STATE = Symbol("deerflow.composedState");
+/** Marks a member whose wrappers read their state from {@link FULL_STATE}. */
+const SHARES_STATE = Symbol("deerflow.sharesState");
+
+type Request = Record<PropertyKey, unknown> & { state: Record<string, unknown>; runtime: unknown };
+type WrapFn = (request: Request, handler: (request: Request) => Promise<unknown>) => Promise<unknown>;
+
+/** `wrap` given the member's channels of the state the composed wrapper passed down (see withoutNodeHooks). */
+function givenState(wrap: WrapFn, keys: readonly string[]): WrapFn {
+  return (request, handler) => {
+    const full = request[FULL_STATE] as Record<string, unknown> | undefined;
+    if (full === undefined) return wrap(request, handler);
+    // Passed on to the inner wrappers even when this one builds a new request without it.
+    const onward = (inner: Request) => handler(FULL_STATE in inner ? inner : { ...inner, [FULL_STATE]: full });
+    return wrap({ ...request, state: pick(full, keys) }, onward);
+  };
+}
+
+/** The composed tool wrapper: the state it is given, passed down to the members' wrappers. */
+const sharedStateWrapper: WrapFn = (request, handler) => handler({ ...request, [FULL_STATE]: request.state });
+
+/** The composed model wrapper: shares the state it is given, and runs the after-model hooks if there are any. */
+function outermostModelWrapper(sharing: boolean, afterModel: WrapFn | undefined): WrapFn {
+  if (!sharing) return afterModel!;
+  if (!afterModel) return sharedStateWrapper;
+  return (request, handler) => afterModel({ ...request, [FULL_STATE]: request.state }, handler);
 }
 
 /** One phase's hook: the members in order, each on the state the previous ones left. */
@@ -216,11 +265,8 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
 }
 
 /** A `wrapModelCall` running the composed `afterModel` hook on the model's response (see the file comment). */
-function afterModelWrapper(hook: HookFn) {
-  return async (
-    request: { state: Record<string, unknown>; runtime: unknown },
-    handler: (request: unknown) => Promise<unknown>,
-  ) => {
+function afterModelWrapper(hook: HookFn): WrapFn {
+  return async (request, handler) => {
     const response = await handler(request);
     if (!AIMessage.isInstance(response)) return response;
     // The id the messages reducer would give it, so a member replacing the response replaces, not appends.

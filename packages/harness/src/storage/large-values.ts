@@ -151,25 +151,56 @@ export function createLargeValueSerde(
       `Checkpoint refers to stored value ${hash.slice(0, 12)}… which is missing from ${table.where}. The store was edited or truncated; restore it from a backup.`,
     );
 
+  /**
+   * Messages this serializer stored recently, by object: LangGraph hands every checkpoint of a run the same
+   * message objects, so each is serialized, hashed and stored once rather than at every step (most of a
+   * checkpoint's cost). An entry holds while the fields a message serializes from are the same objects and
+   * for STORED_MESSAGE_TTL_MS, after which the message is stored again (on Postgres that refreshes
+   * `used_at`, which collection's grace period counts from).
+   */
+  const storedMessages = new WeakMap<object, StoredMessage>();
+  const entryFor = (message: object, now: number): StoredMessage["ref"] | undefined => {
+    const entry = storedMessages.get(message);
+    if (entry === undefined || now - entry.at > STORED_MESSAGE_TTL_MS) return undefined;
+    const fields = messageFields(message);
+    for (let i = 0; i < fields.length; i++) if (fields[i] !== entry.fields[i]) return undefined;
+    return entry.ref;
+  };
+
   /** The checkpoint with each long enough message of its `messages` channel stored and replaced by a reference. */
   const withMessagesStored = async (obj: unknown): Promise<unknown> => {
     const values = (obj as { channel_values?: Record<string, unknown> } | null)?.channel_values;
     const messages = values?.messages;
     if (!Array.isArray(messages) || messages.length === 0) return obj;
     const stored = new Map<string, string>();
-    const refs = await Promise.all(
-      messages.map(async (message: unknown) => {
-        const [type, data] = await inner.dumpsTyped(message);
-        if (type !== "json" || data.length < MESSAGE_REF_CHARS) return message;
-        const { lean: body, values: longStrings } = extract(decoder.decode(data));
-        for (const [hash, text] of longStrings) stored.set(hash, text);
-        const hash = createHash("sha256").update(body).digest("hex");
-        stored.set(hash, body);
-        return `\u0000dfm:${hash}`;
-      }),
-    );
-    // Stored before the checkpoint that refers to them is written.
+    const fresh: [object, StoredMessage][] = [];
+    const now = Date.now();
+    const refs: unknown[] = new Array(messages.length);
+    for (let i = 0; i < messages.length; i++) {
+      const message: unknown = messages[i];
+      const isObject = typeof message === "object" && message !== null;
+      const known = isObject ? entryFor(message, now) : undefined;
+      if (known !== undefined) {
+        refs[i] = known ?? message;
+        continue;
+      }
+      const [type, data] = await inner.dumpsTyped(message);
+      if (type !== "json" || data.length < MESSAGE_REF_CHARS) {
+        // Short: it stays in the checkpoint; remembered so it is not serialized twice at every step.
+        if (isObject && type === "json") fresh.push([message, { ref: null, at: now, fields: messageFields(message) }]);
+        refs[i] = message;
+        continue;
+      }
+      const { lean: body, values: longStrings } = extract(decoder.decode(data));
+      for (const [hash, text] of longStrings) stored.set(hash, text);
+      const hash = createHash("sha256").update(body).digest("hex");
+      stored.set(hash, body);
+      refs[i] = `\u0000dfm:${hash}`;
+      if (isObject) fresh.push([message, { ref: refs[i] as string, at: now, fields: messageFields(message) }]);
+    }
+    // Stored before the checkpoint that refers to them is written, and remembered only once stored.
     if (stored.size > 0) await table.put(stored);
+    for (const [message, entry] of fresh) storedMessages.set(message, entry);
     return { ...(obj as object), channel_values: { ...values, messages: refs } };
   };
 
@@ -191,6 +222,40 @@ export function createLargeValueSerde(
     return inner.loadsTyped(type, data);
   };
   return serde;
+}
+
+/** How long a stored message is trusted to still be in the table without storing it again. */
+const STORED_MESSAGE_TTL_MS = 10 * 60 * 1000;
+
+interface StoredMessage {
+  /** The reference left in checkpoints; null for a message short enough to stay in them. */
+  ref: string | null;
+  at: number;
+  /** {@link messageFields} when it was stored. */
+  fields: unknown[];
+}
+
+/**
+ * The fields a message's serialized form is made of, compared by identity: a message given a new content,
+ * id, tool calls or kwargs object is serialized again. (Messages in a graph's state are not edited in
+ * place; LangGraph's reducers replace them.)
+ */
+function messageFields(message: object): unknown[] {
+  const m = message as Record<string, unknown>;
+  return [
+    m.content,
+    m.id,
+    m.name,
+    m.tool_calls,
+    m.invalid_tool_calls,
+    m.tool_call_id,
+    m.status,
+    m.artifact,
+    m.additional_kwargs,
+    m.response_metadata,
+    m.usage_metadata,
+    m.lc_kwargs,
+  ];
 }
 
 /**

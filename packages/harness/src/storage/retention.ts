@@ -80,6 +80,9 @@ export function keptCheckpointIds(rows: readonly CheckpointRow[], policy: Retent
   return keep;
 }
 
+/** Threads whose last pruned head a pruner remembers (about 100 bytes each). */
+const PRUNED_THREADS_REMEMBERED = 10_000;
+
 /**
  * The SQLite pruner over `@langchain/langgraph-checkpoint-sqlite`'s tables (`checkpoints`, `writes`).
  * Subgraph namespaces are left as they are.
@@ -91,21 +94,39 @@ export function keptCheckpointIds(rows: readonly CheckpointRow[], policy: Retent
 export function createSqlitePruner(db: Database.Database): CheckpointPruner {
   const hasTables = () =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
+  let statements: ReturnType<typeof prepare> | undefined;
+  const prepare = () => ({
+    rows: db.prepare<[string, string], CheckpointRow>(
+      "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id >= ? ORDER BY checkpoint_id",
+    ),
+    deleteCheckpoint: db.prepare<[string, string]>("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?"),
+    deleteWrites: db.prepare<[string, string]>("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id = ?"),
+  });
+  /**
+   * Per thread, the head this pruner left last time under `runs`: everything before it was decided then,
+   * so the next prune reads only from there on (a long thread's prune stays as cheap as its first). The
+   * rules give the same answer on that tail (the old head starts it and stays); at worst, after another
+   * process rewrote older history, a checkpoint whose parent is older than the tail is kept, never dropped.
+   */
+  const prunedUpTo = new Map<string, string>();
   const prune = db.transaction((threadId: string, policy: RetentionPolicy): PruneReport => {
-    const rows = db
-      .prepare<[string], CheckpointRow>(
-        "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
-      )
-      .all(threadId);
+    statements ??= prepare();
+    const from = policy === "runs" ? (prunedUpTo.get(threadId) ?? "") : "";
+    const rows = statements.rows.all(threadId, from);
     const keep = keptCheckpointIds(rows, policy);
     const drop = rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
     let checkpoints = 0;
     let writes = 0;
-    const deleteCheckpoint = db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?");
-    const deleteWrites = db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id = ?");
     for (const id of drop) {
-      checkpoints += deleteCheckpoint.run(threadId, id).changes;
-      writes += deleteWrites.run(threadId, id).changes;
+      checkpoints += statements.deleteCheckpoint.run(threadId, id).changes;
+      writes += statements.deleteWrites.run(threadId, id).changes;
+    }
+    const head = rows.at(-1)?.checkpoint_id;
+    if (head !== undefined) {
+      prunedUpTo.delete(threadId);
+      prunedUpTo.set(threadId, head);
+      // The oldest entry goes first: a thread not pruned for long is read whole once more, nothing else.
+      if (prunedUpTo.size > PRUNED_THREADS_REMEMBERED) prunedUpTo.delete(prunedUpTo.keys().next().value!);
     }
     return { threads: drop.length > 0 ? 1 : 0, checkpoints, writes };
   });
