@@ -285,3 +285,62 @@ test("composeChain refuses a member named like the composed middleware", () => {
     /already named "deerflow-chain"/,
   );
 });
+
+/** Members whose wrappers read their own channels: w counts its model calls in state; v reads a's tally. */
+function stateful(log: Log): AgentMiddleware[] {
+  const w = createMiddleware({
+    name: "w",
+    stateSchema: z.object({ w_count: z.number().optional() }),
+    beforeModel: (state: { w_count?: number }) => ({ w_count: (state.w_count ?? 0) + 1 }),
+    wrapModelCall: async (request, handler) => {
+      const state = request.state as Record<string, unknown>;
+      log.push(`w.wrap count=${state.w_count} keys=${Object.keys(state).sort().join(",")}`);
+      // A wrapper that builds its own request (no spread of the one it was given) still passes state on.
+      return handler({
+        model: request.model,
+        messages: request.messages,
+        tools: request.tools,
+        systemPrompt: request.systemPrompt,
+        systemMessage: request.systemMessage,
+        toolChoice: request.toolChoice,
+        state: request.state,
+        runtime: request.runtime,
+      } as typeof request);
+    },
+    wrapToolCall: async (request, handler) => {
+      log.push(`w.tool count=${(request.state as { w_count?: number }).w_count}`);
+      return handler(request);
+    },
+  });
+  const v = createMiddleware({
+    name: "v",
+    stateSchema: schema,
+    beforeModel: () => ({ tally: ["v"] }),
+    wrapModelCall: async (request, handler) => {
+      const state = request.state as State;
+      log.push(`v.wrap tally=${(state.tally ?? []).join(",")} messages=${state.messages.length}`);
+      return handler(request);
+    },
+  });
+  return [w, v];
+}
+
+test("composed: members' model wrappers see their own channels without langchain parsing the state for each", async () => {
+  const plain = await run(stateful, script(), false);
+  const composed = await run(stateful, script(), true);
+  assert.deepEqual(composed.log, plain.log);
+  assert.deepEqual(plain.log, [
+    "w.wrap count=1 keys=messages,w_count",
+    "v.wrap tally=v messages=1",
+    "w.tool count=1",
+    "w.wrap count=2 keys=messages,w_count",
+    "v.wrap tally=v,v messages=3",
+  ]);
+  // langchain builds and runs a partial zod schema per model call for every wrapper with a state schema:
+  // only the composed middleware keeps one.
+  const list = composeChain(stateful([]));
+  assert.deepEqual(
+    list.filter((entry) => entry.stateSchema !== undefined).map((entry) => entry.name),
+    [COMPOSED_CHAIN_NAME],
+  );
+});

@@ -6,11 +6,12 @@
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
 import { test } from "node:test";
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { collectLargeValues } from "../../src/storage/large-values.js";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { collectLargeValues, createLargeValueSerde } from "../../src/storage/large-values.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { callOnceThenAnswer, loopingModel, openLargeValueHarness } from "./large-values-setup.js";
 
@@ -143,5 +144,42 @@ test("collecting unreferenced values keeps the long strings that stored messages
     assert.equal(tools[0]!.content, big);
   } finally {
     await close();
+  }
+});
+
+test("a message already stored is not serialized again by later checkpoints, unless it changed", async () => {
+  const db = new Database(":memory:");
+  const inner = new JsonPlusSerializer();
+  let messagesSerialized = 0;
+  const counting = Object.create(inner) as JsonPlusSerializer;
+  counting.dumpsTyped = async (value: unknown) => {
+    if (value instanceof BaseMessage) messagesSerialized++;
+    return inner.dumpsTyped(value);
+  };
+  const serde = createLargeValueSerde(db, counting);
+  const long = (text: string) => `${text} ${"padding ".repeat(40)}`;
+  const question = new HumanMessage({ id: "h1", content: long("question") });
+  const answer = new AIMessage({ id: "a1", content: long("answer") });
+  const short = new AIMessage({ id: "a0", content: "ok" });
+  const checkpoint = (messages: BaseMessage[]) => ({ v: 4, id: "c", channel_values: { messages } });
+  const readBack = async (messages: BaseMessage[]) => {
+    const [type, data] = await serde.dumpsTyped(checkpoint(messages));
+    const back = (await serde.loadsTyped(type, data)) as ReturnType<typeof checkpoint>;
+    return back.channel_values.messages.map((m) => String(m.content));
+  };
+  try {
+    assert.deepEqual(await readBack([question, short]), [long("question"), "ok"]);
+    assert.equal(messagesSerialized, 2);
+    // The next steps' checkpoints: only the new message is serialized.
+    assert.deepEqual(await readBack([question, short, answer]), [long("question"), "ok", long("answer")]);
+    assert.equal(messagesSerialized, 3);
+    assert.deepEqual(await readBack([question, short, answer]), [long("question"), "ok", long("answer")]);
+    assert.equal(messagesSerialized, 3);
+    // A message given new content is stored again and reads back as it is now.
+    answer.content = long("answer, revised");
+    assert.deepEqual(await readBack([question, short, answer]), [long("question"), "ok", long("answer, revised")]);
+    assert.equal(messagesSerialized, 4);
+  } finally {
+    db.close();
   }
 });

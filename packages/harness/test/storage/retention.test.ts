@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import Database from "better-sqlite3";
 import { createHarness } from "../../src/agent/harness.js";
+import { createSqlitePruner, keptCheckpointIds } from "../../src/storage/retention.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
 
@@ -81,4 +82,56 @@ test("an unknown retention is a config error naming the choices", () => {
     () => parseConfigText("checkpoints: {retention: forever}\n", { source: null, env: {} }),
     /runs, all, latest/,
   );
+});
+
+test("runs: each prune reads only the checkpoints since the thread's last one, and keeps what a full prune keeps", async () => {
+  const { home, harness, agent, thread } = await playTurns("all", 1);
+  const file = harness.setup.store!.file;
+  const db = new Database(file);
+  // Counts the checkpoint rows each prune reads.
+  const read: number[] = [];
+  const counting = new Proxy(db, {
+    get(target, key) {
+      if (key !== "prepare") return Reflect.get(target, key, target);
+      return (sql: string) => {
+        const statement = target.prepare(sql);
+        if (!sql.startsWith("SELECT checkpoint_id")) return statement;
+        return new Proxy(statement, {
+          get(inner, name) {
+            if (name !== "all") return Reflect.get(inner, name, inner);
+            return (...args: unknown[]) => {
+              const rows = (inner.all as (...a: unknown[]) => unknown[])(...args);
+              read.push(rows.length);
+              return rows;
+            };
+          },
+        });
+      };
+    },
+  });
+  try {
+    const pruner = createSqlitePruner(counting);
+    await pruner.pruneThread("t1", "runs");
+    for (let turn = 2; turn <= 8; turn++) {
+      await agent.invoke({ messages: [{ role: "user", content: `turn ${turn}` }] }, thread);
+      await pruner.pruneThread("t1", "runs");
+    }
+    // A run's own steps and the head before it, not the whole thread: the same count at turn 8 as at turn 2.
+    assert.ok(
+      read.slice(1).every((count) => count === read[1]),
+      `rows read per prune: ${read.join(", ")}`,
+    );
+    const rows = db
+      .prepare(
+        "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = 't1' ORDER BY checkpoint_id",
+      )
+      .all() as Parameters<typeof keptCheckpointIds>[0];
+    assert.equal(rows.length, 16, "first and last step of each of 8 runs");
+    assert.equal(keptCheckpointIds(rows, "runs").size, rows.length, "a full prune would remove nothing more");
+    assert.equal(((await agent.graph.getState(thread)).values as { messages: unknown[] }).messages.length, 16);
+  } finally {
+    db.close();
+    await harness.close();
+    home.cleanup();
+  }
 });
