@@ -31,7 +31,9 @@
  * With `afterModelInModelCall`, a chain whose `afterModel` hooks never jump has no `after_model` node at
  * all: the hooks run in the composed middleware's `wrapModelCall` (the outermost wrapper, so after every
  * other wrapper and the model) on the state with the response appended, and their updates travel with
- * the model node's own as a Command. A model round is then three graph steps (model, tools,
+ * the model node's own as a Command. Only what the hooks returned is written there: a node of its own
+ * also writes back every reduced channel its hook read (langchain returns the node's input under the
+ * hook's result), which the merge reducers of the thread state make a no-op anyway. A model round is then three graph steps (model, tools,
  * before_model), as in an agent whose middleware has no `afterModel`. The hooks see what the node saw,
  * with one difference: a response without an id gets its id before the hooks rather than from the
  * messages reducer after them. A handler result that is not an AI message (a structured-output retry) is
@@ -116,11 +118,13 @@ export function composeChain(
     const ordered = members.filter((member) => member.hooks[phase] !== undefined);
     if (ordered.length === 0) continue;
     if (phase === "afterModel" || phase === "afterAgent") ordered.reverse();
-    const hook = phaseHook(phase, ordered, reducers);
     const canJumpTo = [...new Set(ordered.flatMap((member) => member.hooks[phase]!.canJumpTo))];
     if (phase === "afterModel" && options.afterModelInModelCall && canJumpTo.length === 0)
-      afterModel = afterModelWrapper(hook);
-    else composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
+      afterModel = afterModelWrapper(phaseHook(phase, ordered, reducers, false));
+    else {
+      const hook = phaseHook(phase, ordered, reducers, true);
+      composed[phase] = canJumpTo.length > 0 ? { canJumpTo, hook } : hook;
+    }
   }
 
   const rest = chain
@@ -213,7 +217,12 @@ function outermostModelWrapper(sharing: boolean, afterModel: WrapFn | undefined)
 }
 
 /** One phase's hook: the members in order, each on the state the previous ones left. */
-function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyMap<string, Reducer>): HookFn {
+function phaseHook(
+  phase: Phase,
+  members: readonly Member[],
+  reducers: ReadonlyMap<string, Reducer>,
+  asNode: boolean,
+): HookFn {
   return async (state, runtime) => {
     const current: Record<string, unknown> = { ...state };
     const writes = new Map<string, unknown[]>();
@@ -240,8 +249,9 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
       }
       const { jumpTo: target, ...update } = result;
       // As its own node would, the member writes back every reduced channel it read, its result over them
-      // (langchain's node returns the state it was given with the hook's result spread over it).
-      for (const [key, value] of Object.entries({ ...pickReduced(view, reducers), ...update })) {
+      // (langchain's node returns the state it was given with the hook's result spread over it). Inside the
+      // model call there is no such node: only what the member returned is written.
+      for (const [key, value] of Object.entries(asNode ? { ...pickReduced(view, reducers), ...update } : update)) {
         current[key] = apply(key, current[key], value, reducers);
         const list = writes.get(key);
         if (list) list.push(value);
@@ -256,7 +266,7 @@ function phaseHook(phase: Phase, members: readonly Member[], reducers: ReadonlyM
     const out: Record<string, unknown> = {};
     // langchain spreads this node's whole input under what it returns: a reduced channel no member wrote is
     // set to the value it already has, so its reducer does not run on it once more.
-    for (const key of reducers.keys()) if (state[key] !== undefined) out[key] = new Overwrite(state[key]);
+    if (asNode) for (const key of reducers.keys()) if (state[key] !== undefined) out[key] = new Overwrite(state[key]);
     for (const [key, values] of writes)
       out[key] = values.length === 1 ? values[0] : combined(key, current[key], reducers);
     out.jumpTo = jumpTo;

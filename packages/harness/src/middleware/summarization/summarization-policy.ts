@@ -62,6 +62,29 @@ export function findMetTrigger(
 }
 
 /**
+ * The least a compaction fired by a token trigger must take out of the request, as a share of the
+ * trigger's budget. The count includes what compaction cannot remove (system prompt, tool schemas, the
+ * durable block, the kept tail), so a trigger set close to that floor is met again right after each
+ * compaction: without this, a 4,000-token trigger over a 2,500-token prompt and tools summarized before
+ * nearly every model call, a summarizer call per step for a message or two each time.
+ */
+export const MIN_COMPACTED_SHARE = 0.2;
+
+/**
+ * Whether compacting `removed` answers `trigger`: always for a message-count trigger; for a token
+ * trigger, when the removed messages hold at least {@link MIN_COMPACTED_SHARE} of its budget.
+ */
+export function worthCompacting(
+  trigger: ContextSize,
+  removed: readonly BaseMessage[],
+  measure: PolicyMeasure,
+): boolean {
+  const budget = sizeInTokens(trigger, measure.maxInputTokens);
+  if (trigger.type === "messages" || budget === null) return true;
+  return measure.tokenCounter([...removed]) >= budget * MIN_COMPACTED_SHARE;
+}
+
+/**
  * The index where the kept tail starts under the keep policy, before tool-pair safety is applied:
  * `messages N` keeps the last N; `tokens`/`fraction` keep the longest tail within the budget (at least
  * the last message). Everything before the index is to be summarized.

@@ -148,3 +148,22 @@ test("the latest user message is kept even when the cut passes it", async () => 
     "the model still sees the request",
   );
 });
+
+test("a token trigger met again right after a compaction waits until compacting frees a fair share of it", async () => {
+  // 100 tokens a message and 700 of prompt and tools: a 1,000-token trigger is met with three messages,
+  // so keeping two used to summarize again at nearly every model call, a message at a time.
+  const summarizer = new ScriptedChatModel([{ content: "SUMMARY" }], { loop: true, name: "summarizer" });
+  const { agent, model } = setup({
+    summarizer,
+    trigger: { type: "tokens", value: 1000 },
+    keep: { type: "messages", value: 2 },
+    tokenCounter: (messages) => messages.length * 100,
+    overheadTokens: 700,
+  });
+  const values = await runTurns(agent, "t-thrash", 8);
+  const summaries = summarizer.calls.length;
+  const steps = model.calls.length;
+  assert.ok(summaries > 0, "it still compacts");
+  assert.ok(summaries <= steps / 2, `${summaries} summaries for ${steps} model calls`);
+  assert.ok(values.messages.length <= 6, `the thread stays compact (${values.messages.length} messages)`);
+});

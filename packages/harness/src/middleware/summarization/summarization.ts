@@ -17,7 +17,13 @@ import { threadStateSubset } from "../../state/thread-state.js";
 import { renderDurableContext } from "../durable-context/durable-context-render.js";
 import { findSafeCutoff } from "./summarization-cutoff.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt } from "./summarization-input.js";
-import { type ContextSize, type PolicyMeasure, findMetTrigger, keepCutoff } from "./summarization-policy.js";
+import {
+  type ContextSize,
+  type PolicyMeasure,
+  findMetTrigger,
+  keepCutoff,
+  worthCompacting,
+} from "./summarization-policy.js";
 import { generateSummary } from "./summary-generation.js";
 import type { Logger } from "../../logger.js";
 
@@ -119,6 +125,22 @@ export function summarizationMiddleware(options: SummarizationOptions) {
       const compacted = messages.slice(0, cut);
       const removed = compacted.filter((_, index) => index !== rescued);
       if (removed.length === 0) return undefined;
+      // A token trigger met again right after a compaction waits until compacting frees a fair share of it
+      // (a message-count trigger that is met as well still fires).
+      if (!worthCompacting(trigger, removed, measure)) {
+        const byCount = findMetTrigger(
+          triggers.filter((t) => t.type === "messages"),
+          messages,
+          projected,
+          measure,
+        );
+        if (byCount === null) {
+          options.logger?.debug(
+            `trigger ${trigger.type} ${trigger.value} met, but only ${removed.length} message(s) could be compacted; waiting for more`,
+          );
+          return undefined;
+        }
+      }
 
       const input = buildSummaryInput({
         previousSummary: previous,
