@@ -99,8 +99,12 @@ export function createSqlitePruner(db: Database.Database): CheckpointPruner {
     rows: db.prepare<[string, string], CheckpointRow>(
       "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id >= ? ORDER BY checkpoint_id",
     ),
-    deleteCheckpoint: db.prepare<[string, string]>("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?"),
-    deleteWrites: db.prepare<[string, string]>("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?"),
+    deleteCheckpoint: db.prepare<[string, string]>(
+      "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+    ),
+    deleteWrites: db.prepare<[string, string]>(
+      "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+    ),
   });
   /**
    * Per thread, the head this pruner left last time under `runs`: everything before it was decided then,
