@@ -21,6 +21,7 @@
  * revived, so what is read is what was written.
  */
 import { createHash } from "node:crypto";
+import { isBaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import type Database from "better-sqlite3";
 
@@ -167,11 +168,40 @@ export function createLargeValueSerde(
     return entry.ref;
   };
 
+  /**
+   * The messages of a checkpoint just read, remembered as stored under the references they were read
+   * from: the run that continues the thread writes them into its first checkpoint without serializing
+   * each again.
+   */
+  const rememberLoaded = (lean: string, value: unknown) => {
+    const revived = (value as { channel_values?: { messages?: unknown } } | null)?.channel_values?.messages;
+    if (!Array.isArray(revived)) return;
+    const stored = (JSON.parse(lean) as { channel_values?: { messages?: unknown } }).channel_values?.messages;
+    if (!Array.isArray(stored) || stored.length !== revived.length) return;
+    const now = Date.now();
+    for (let i = 0; i < revived.length; i++) {
+      const message: unknown = revived[i];
+      if (typeof message !== "object" || message === null) continue;
+      const ref = stored[i];
+      const isRef = typeof ref === "string" && ref.startsWith("\u0000dfm:");
+      storedMessages.set(message, { ref: isRef ? ref : null, at: now, fields: messageFields(message) });
+    }
+  };
+
   /** The checkpoint with each long enough message of its `messages` channel stored and replaced by a reference. */
   const withMessagesStored = async (obj: unknown): Promise<unknown> => {
     const values = (obj as { channel_values?: Record<string, unknown> } | null)?.channel_values;
     const messages = values?.messages;
     if (!Array.isArray(messages) || messages.length === 0) return obj;
+    return { ...(obj as object), channel_values: { ...values, messages: await storeMessages(messages) } };
+  };
+
+  /**
+   * The list with each long enough message stored and replaced by its reference. Used for a checkpoint's
+   * `messages` channel and for a pending write that is a list of messages (a hook node writes back the whole
+   * list it was given).
+   */
+  const storeMessages = async (messages: readonly unknown[]): Promise<unknown[]> => {
     const stored = new Map<string, string>();
     const fresh: [object, StoredMessage][] = [];
     const now = Date.now();
@@ -201,12 +231,18 @@ export function createLargeValueSerde(
     // Stored before the checkpoint that refers to them is written, and remembered only once stored.
     if (stored.size > 0) await table.put(stored);
     for (const [message, entry] of fresh) storedMessages.set(message, entry);
-    return { ...(obj as object), channel_values: { ...values, messages: refs } };
+    return refs;
+  };
+
+  /** `obj` with its messages stored: a checkpoint's `messages` channel, or a written list of messages. */
+  const storedForm = async (obj: unknown): Promise<unknown> => {
+    if (!Array.isArray(obj)) return withMessagesStored(obj);
+    return obj.length > 0 && obj.every((item) => isBaseMessage(item)) ? storeMessages(obj) : obj;
   };
 
   const serde = Object.create(inner) as Serde;
   serde.dumpsTyped = async (obj: unknown) => {
-    const [type, data] = await inner.dumpsTyped(table.writable ? await withMessagesStored(obj) : obj);
+    const [type, data] = await inner.dumpsTyped(table.writable ? await storedForm(obj) : obj);
     if (!table.writable || type !== "json" || data.length < thresholdChars) return [type, data];
     const { lean, values } = extract(decoder.decode(data));
     if (values.size === 0) return [type, data];
@@ -217,7 +253,12 @@ export function createLargeValueSerde(
   serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
     if (type === "json") {
       const text = typeof data === "string" ? data : decoder.decode(data);
-      if (text.includes(MARK) || text.includes(MESSAGE_MARK)) return inner.loadsTyped(type, await restore(text));
+      if (text.includes(MESSAGE_MARK)) {
+        const value = await inner.loadsTyped(type, await restore(text));
+        if (table.writable) rememberLoaded(text, value);
+        return value;
+      }
+      if (text.includes(MARK)) return inner.loadsTyped(type, await restore(text));
     }
     return inner.loadsTyped(type, data);
   };

@@ -179,6 +179,12 @@ test("a message already stored is not serialized again by later checkpoints, unl
     answer.content = long("answer, revised");
     assert.deepEqual(await readBack([question, short, answer]), [long("question"), "ok", long("answer, revised")]);
     assert.equal(messagesSerialized, 4);
+    // Messages read back from a checkpoint are written into the next one as the references they came from.
+    const [type, data] = await serde.dumpsTyped(checkpoint([question, short, answer]));
+    const read = (await serde.loadsTyped(type, data)) as ReturnType<typeof checkpoint>;
+    const [, again] = await serde.dumpsTyped(read);
+    assert.equal(messagesSerialized, 4);
+    assert.equal(new TextDecoder().decode(again), new TextDecoder().decode(data));
   } finally {
     db.close();
   }

@@ -35,7 +35,12 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
     // Without the store-once path every version after the tool result carries its 200 KB.
     const blobBytes = await bytes("SELECT COALESCE(sum(pg_column_size(blob)), 0) AS n FROM checkpoint_blobs");
     assert.ok(blobBytes < 100 * 1024, `checkpoint blobs take ${blobBytes} bytes`);
-    assert.equal(await bytes("SELECT count(*) AS n FROM large_values"), 1, "the value once");
+    assert.equal(
+      await bytes("SELECT count(*) AS n FROM large_values WHERE position('BEGIN ' IN body) > 0"),
+      1,
+      "the value once (the messages around it are stored once each, by reference to it)",
+    );
+    const stored = await bytes("SELECT count(*) AS n FROM large_values");
     const state = await agent.graph.getState(thread);
     const tools = (state.values as { messages: BaseMessage[] }).messages.filter((m) => m.getType() === "tool");
     assert.equal(tools[0]!.content, big, "the state reads back the full text");
@@ -55,7 +60,7 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
     const collected = await collectPostgresLargeValues(harness.setup.postgres!.pool);
     assert.equal(collected.values, 1, "only the unused value past the grace period goes");
     assert.ok(collected.bytes > 0);
-    assert.equal(await bytes("SELECT count(*) AS n FROM large_values"), 2);
+    assert.equal(await bytes("SELECT count(*) AS n FROM large_values"), stored + 1);
   } finally {
     await close();
     await sql.end();
