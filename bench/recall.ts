@@ -87,8 +87,16 @@ export async function recallBenchmark(
   log: (line: string) => void,
   options: { postgres?: boolean } = {},
 ): Promise<string> {
+  return (await measureRecall(log, options)).table;
+}
+
+/** The recall figures: the table, and the recall@5 share (null when skipped). */
+export async function measureRecall(
+  log: (line: string) => void,
+  options: { postgres?: boolean } = {},
+): Promise<{ table: string; recallAt5: number | null }> {
   const db = options.postgres ? await testDatabase() : null;
-  if (db && "skip" in db) return `Recall on Postgres skipped: ${db.skip}`;
+  if (db && "skip" in db) return { table: `Recall on Postgres skipped: ${db.skip}`, recallAt5: null };
   const home = mkdtempSync(path.join(os.tmpdir(), "deerflow-recall-"));
   const facts = plantFacts();
   const byTurn = new Map(facts.map((fact) => [fact.turn, fact]));
@@ -147,7 +155,7 @@ export async function recallBenchmark(
     const compactions = (await harness.setup.threadArchive!.read("recall")).filter(
       (entry) => entry.kind === "compaction",
     ).length;
-    return [
+    const table = [
       `| Recall${db ? " on Postgres" : ""} (${facts.length} questions, ${TURNS}-turn thread, ${compactions} compactions) | Answers present |`,
       "|---|---|",
       `| Summary and kept messages alone (stand-in summarizer) | ${inSummary}/${facts.length} (${pct(inSummary)}) |`,
@@ -156,6 +164,7 @@ export async function recallBenchmark(
       `| Target recall@5 ≥ 90% | ${inSearch / facts.length >= 0.9 ? "met" : "**missed**"} |`,
       ...(misses.length > 0 ? ["", `Missed by search: ${misses.join(", ")}.`] : []),
     ].join("\n");
+    return { table, recallAt5: inSearch / facts.length };
   } finally {
     await harness.close();
     rmSync(home, { recursive: true, force: true });

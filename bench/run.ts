@@ -146,6 +146,11 @@ async function main() {
   const o = await overhead();
   const g = growth();
   const s = startup();
+  // The other two targets of issue 15, in the same run: recall over compacted history, and a long CLI thread's disk.
+  const { measureRecall } = await import("./recall.js");
+  const recall = await measureRecall(log);
+  const { cliThread, cliThreadTable } = await import("./cli-thread.js");
+  const thread = await cliThread(root, quick ? 30 : 300, log, false);
   const [m1, m2, m3, m4] = (quick ? [10, 20, 30, 40] : [50, 100, 150, 200]) as [number, number, number, number];
   const perTurn = (run: VariantRun, from: number, to: number) => bytesPerTurnSlope(run.sizes, from, to);
   const a = g.deerflow!;
@@ -225,6 +230,16 @@ async function main() {
       `${a.peakRequestTokens} ≤ ${Math.round(SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)}`,
       mark(a.peakRequestTokens <= SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens),
     ],
+    [
+      "Recall@5 with search_history ≥ 90%",
+      recall.recallAt5 === null ? "skipped" : `${fmt(recall.recallAt5 * 100, 0)}%`,
+      mark((recall.recallAt5 ?? 0) >= 0.9),
+    ],
+    [
+      `${thread.turns}-turn CLI thread on disk${quick ? "" : " < 15 MB"}`,
+      `${(thread.homeDiskBytes / 1e6).toFixed(2)} MB`,
+      quick ? "(quick: not judged)" : mark(thread.homeDiskBytes < 15e6),
+    ],
     ["`deerflow --version` < 200 ms", `${fmt(s.versionMs, 0)} ms`, mark(s.versionMs < 200)],
     ["One-step demo run < 2 s", `${fmt(s.demoRunMs, 0)} ms`, mark(s.demoRunMs < 2000)],
   ];
@@ -239,6 +254,10 @@ async function main() {
     table(["", "(a) DeerFlow.ts", "(b) createAgent", "(c) deepagents", "(d) createAgent + summarization"], rows),
     "",
     table(["Target", "Figure", ""], targets),
+    "",
+    recall.table,
+    "",
+    cliThreadTable(thread),
     "",
     `(a) without summarization: file after ${m4} turns ${kb(nosum.sizes[m4]!)}, bytes per turn over the last ${m4 - m3} turns ${kb(perTurn(nosum, m3, m4))}, peak request ${nosum.peakRequestTokens} tokens, total ${nosum.totalRequestTokens}. (a) with summarization made ${a.summarizerCalls} summarizer calls.`,
   ].join("\n");
