@@ -12,7 +12,7 @@ import { navigate, useRoute } from "./router";
 import { ApiKeyForm } from "./settings/ApiKeyForm";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import { useSettings } from "./settings/settings";
-import { loadThreads, Sidebar, type ThreadItem } from "./threads/Sidebar";
+import { headerTitle, loadThreads, Sidebar, type ThreadItem } from "./threads/Sidebar";
 
 type Connection = "checking" | "ok" | "key-needed" | "key-rejected" | "offline";
 
@@ -118,8 +118,11 @@ export function App() {
   }
 
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
-  const title =
-    threadState.title ?? threads.find((thread) => thread.id === threadId)?.title ?? (threadId ? "Chat" : "New chat");
+  const title = headerTitle(
+    threads.find((thread) => thread.id === threadId),
+    threadState.title,
+    Boolean(threadId),
+  );
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the app closes the drawers
     <div

@@ -3,7 +3,7 @@
  * cards, the plan, subagent cards, the clarification, the sidebar's delete confirmation, and the pure
  * readers of the wire format they rely on.
  */
-import type { Message } from "@langchain/langgraph-sdk";
+import type { Message, Thread } from "@langchain/langgraph-sdk";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Composer } from "../src/chat/Composer";
@@ -16,7 +16,7 @@ import { parseCsv } from "../src/harness/csv";
 import { Plan } from "../src/harness/Plan";
 import { Subagents } from "../src/harness/Subagents";
 import { applyTaskEvent, cardsFromState, type SubagentCard } from "../src/harness/subagents";
-import { Sidebar } from "../src/threads/Sidebar";
+import { headerTitle, Sidebar, threadTitle } from "../src/threads/Sidebar";
 
 afterEach(() => {
   cleanup();
@@ -264,5 +264,26 @@ describe("Sidebar", () => {
     expect(onDelete).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: "Delete" }));
     expect(onDelete).toHaveBeenCalledWith("t1");
+  });
+});
+
+describe("thread titles", () => {
+  it("the header shows the user's rename over the title the harness set, in the list and streamed", () => {
+    const thread = (metadata: Record<string, unknown>, values: Record<string, unknown>) =>
+      ({ thread_id: "t1", metadata, values, updated_at: "", status: "idle" }) as unknown as Thread;
+    const harnessTitled = thread({}, { title: "Plan a picnic" });
+    const renamed = thread({ title: "Picnic plans (renamed)" }, { title: "Plan a picnic" });
+    const item = (t: Thread) => ({
+      id: "t1",
+      title: threadTitle(t),
+      renamed: (t.metadata as { title?: string }).title,
+      updatedAt: "",
+      status: "idle",
+    });
+    expect(headerTitle(item(renamed), "Plan a picnic", true)).toBe("Picnic plans (renamed)");
+    expect(headerTitle(item(harnessTitled), "A newer title", true)).toBe("A newer title");
+    expect(headerTitle(item(harnessTitled), undefined, true)).toBe("Plan a picnic");
+    expect(headerTitle(undefined, undefined, true)).toBe("Chat");
+    expect(headerTitle(undefined, undefined, false)).toBe("New chat");
   });
 });

@@ -11,14 +11,22 @@ import { useState } from "react";
 export interface ThreadItem {
   id: string;
   title: string;
+  /** The title the user gave it (a rename), which wins over the one the harness set. */
+  renamed?: string;
   updatedAt: string;
   status: string;
 }
 
+/** The title the user renamed a thread to, if any. */
+function renamedTitle(thread: Thread): string | undefined {
+  const renamed = (thread.metadata as { title?: unknown } | null)?.title;
+  return typeof renamed === "string" && renamed ? renamed : undefined;
+}
+
 /** The title to show for a thread. */
 export function threadTitle(thread: Thread): string {
-  const renamed = (thread.metadata as { title?: unknown } | null)?.title;
-  if (typeof renamed === "string" && renamed) return renamed;
+  const renamed = renamedTitle(thread);
+  if (renamed) return renamed;
   const title = (thread.values as { title?: unknown } | null)?.title;
   if (typeof title === "string" && title) return title;
   const first = ((thread.values as { messages?: { type?: string; content?: unknown }[] } | null)?.messages ?? []).find(
@@ -28,12 +36,21 @@ export function threadTitle(thread: Thread): string {
   return "New chat";
 }
 
+/**
+ * The title over the open thread: the user's rename first, as in the list, then the title the run
+ * streamed (newer than the list's copy), then the list's.
+ */
+export function headerTitle(item: ThreadItem | undefined, streamed: string | null | undefined, open: boolean): string {
+  return item?.renamed ?? streamed ?? item?.title ?? (open ? "Chat" : "New chat");
+}
+
 /** Loads the list (newest first). */
 export async function loadThreads(client: Client): Promise<ThreadItem[]> {
   const threads = await client.threads.search({ limit: 100, sortBy: "updated_at", sortOrder: "desc" });
   return threads.map((thread) => ({
     id: thread.thread_id,
     title: threadTitle(thread),
+    renamed: renamedTitle(thread),
     updatedAt: thread.updated_at,
     status: thread.status,
   }));
