@@ -96,7 +96,7 @@ test("a run taken over while its first worker stalled before starting is execute
   f.stalls.B.open();
   await until(() => f.released.includes("B"), 15_000, "B to finish the run");
 
-  assert.equal((await b.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+  assert.equal(await settledStatus(b.client, thread.thread_id, run.run_id), "success");
   const values = (await b.client.threads.getState(thread.thread_id)).values as Messages;
   assert.deepEqual(
     values.messages.map((message) => message.content),
@@ -134,7 +134,7 @@ test("a run taken over while its first worker was inside a model call: that work
   slow.open();
   await until(() => f.released.includes("B"), 15_000, "B to finish the run");
 
-  assert.equal((await b.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+  assert.equal(await settledStatus(b.client, thread.thread_id, run.run_id), "success");
   const values = (await b.client.threads.getState(thread.thread_id)).values as Messages;
   assert.deepEqual(
     values.messages.map((message) => message.content),
@@ -146,3 +146,21 @@ test("a run taken over while its first worker was inside a model call: that work
     f.a.logs.join("\n"),
   );
 });
+
+/** The run's status once settled: a worker releases the thread before it settles the run, so poll for it. */
+async function settledStatus(
+  client: { runs: { get(thread: string, run: string): Promise<{ status: string }> } },
+  threadId: string,
+  runId: string,
+) {
+  let status = "";
+  await until(
+    async () => {
+      status = (await client.runs.get(threadId, runId)).status;
+      return status !== "running" && status !== "pending";
+    },
+    15_000,
+    "the run to be settled",
+  );
+  return status;
+}
