@@ -344,3 +344,30 @@ test("composed: members' model wrappers see their own channels without langchain
     [COMPOSED_CHAIN_NAME],
   );
 });
+
+test("composed afterModel inside the model call writes only what its hooks returned", async () => {
+  const member = createMiddleware({
+    name: "m",
+    stateSchema: schema,
+    beforeModel: () => ({ tally: ["m"] }),
+    afterModel: () => ({ note: "seen" }),
+  });
+  const checkpointer = new MemorySaver();
+  const agent = createAgent({
+    model: new ScriptedChatModel([{ content: "done", id: "ai-1" }]),
+    tools: [],
+    stateSchema: schema,
+    middleware: composeChain([member], undefined, { afterModelInModelCall: true }),
+    checkpointer,
+  });
+  const config = { configurable: { thread_id: "t" } };
+  await agent.invoke({ messages: [new HumanMessage({ id: "u-1", content: "hello" })] }, config);
+  const versions: Record<string, unknown>[] = [];
+  for await (const tuple of checkpointer.list(config)) versions.unshift(tuple.checkpoint.channel_versions);
+  // The last step is the model's: it wrote the answer and `note`; `tally`, only read there, kept its version.
+  const [before, model] = versions.slice(-2) as [Record<string, unknown>, Record<string, unknown>];
+  assert.notEqual(model.messages, before.messages);
+  assert.notEqual(model.note, before.note);
+  assert.equal(model.tally, before.tally);
+  assert.deepEqual(((await agent.graph.getState(config)).values as State).tally, ["m"]);
+});
