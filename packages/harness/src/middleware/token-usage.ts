@@ -14,6 +14,7 @@ import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { stopWithNote } from "./stop-run.js";
 import type { Logger } from "../logger.js";
+import { TokenCounts } from "../state/shapes.js";
 
 /** Token counts of a run or a thread. */
 export interface TokenUsage {
@@ -22,12 +23,11 @@ export interface TokenUsage {
   total_tokens: number;
 }
 
-const usageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() });
 const stateSchema = z.object({
   /** The thread's total over all runs. */
-  token_usage: usageSchema.optional(),
+  token_usage: TokenCounts.optional(),
   /** The current (or last) run's total. */
-  run_token_usage: usageSchema.optional(),
+  run_token_usage: TokenCounts.optional(),
 });
 
 /** Options of {@link tokenUsageMiddleware}. */

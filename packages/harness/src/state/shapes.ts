@@ -10,6 +10,13 @@ import { z } from "zod";
 export const SandboxState = z.object({ sandbox_id: z.string().nullable().optional() });
 export type SandboxState = z.infer<typeof SandboxState>;
 
+/** Input, output and total tokens: a run's or thread's usage (token-usage), a subagent's (task events). */
+export const TokenCounts = z.object({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+});
+
 /** Host directories of a thread. Never shown to the model: tools map them to virtual paths. */
 export const ThreadDataState = z.object({
   workspace_path: z.string(),

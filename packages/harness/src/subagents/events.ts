@@ -9,6 +9,7 @@
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { TokenCounts } from "../state/shapes.js";
 
 /** Longest text kept from a step's content. */
 export const STEP_TEXT_MAX_CHARS = 500;
@@ -34,11 +35,7 @@ export const SubagentStepSummary = z.object({
 export type SubagentStepSummary = z.infer<typeof SubagentStepSummary>;
 
 /** Token counts summed over the subagent's model calls. */
-export const SubagentTokenUsage = z.object({
-  input_tokens: z.number(),
-  output_tokens: z.number(),
-  total_tokens: z.number(),
-});
+export const SubagentTokenUsage = TokenCounts;
 export type SubagentTokenUsage = z.infer<typeof SubagentTokenUsage>;
 
 /** Every event a delegation emits, discriminated by `type`. */
