@@ -1,10 +1,14 @@
 /**
  * The call sequences real clients make (server-contract §A.9 useStream, §B.2 DeerFlow's frontend,
- * §C agent-chat-ui), replayed with the official SDK, including reload-and-rejoin of a running run.
+ * §C agent-chat-ui), replayed with the official SDK, including reload-and-rejoin of a running run, and
+ * agent-chat-ui's regenerate and edit (through the SDK's own useStream core, `agent-chat-ui.ts`) under
+ * the default checkpoint retention.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { collect, gate, lastUserText, startTestServer, until } from "./helpers.js";
+import type { Message, ThreadState } from "@langchain/langgraph-sdk";
+import { agentChatUi, textOf } from "./agent-chat-ui.js";
+import { collect, gate, lastUserText, startTestServer, type TestServerOptions, until } from "./helpers.js";
 
 type Values = { messages: { type: string; content: string }[]; title?: string };
 
@@ -30,21 +34,6 @@ test("agent-chat-ui: info, thread list by graph_id, new thread, history, resumab
     assert.equal((listed[0]!.values as Values).messages[0]!.content, "hello", "the list label is the first message");
     const history = await t.client.threads.getHistory(thread.thread_id, { limit: 10 });
     assert.ok(history.length > 0);
-    // Regenerate: fork from the checkpoint before the answer.
-    const parent = history.find((entry) => (entry.values as Values).messages?.length === 1)!;
-    const forked = await collect(
-      t.client.runs.stream(thread.thread_id, "lead_agent", {
-        input: null,
-        checkpoint: parent.checkpoint,
-        streamMode: ["values"],
-      }),
-    );
-    const final = forked.filter((part) => part.event === "values").at(-1)!.data as Values;
-    assert.deepEqual(
-      final.messages.map((message) => message.type),
-      ["human", "ai"],
-      "the fork replaced the answer instead of appending",
-    );
   } finally {
     await t.close();
   }
@@ -146,6 +135,158 @@ test("deleting a thread with a running run stops the run and removes everything"
     assert.deepEqual(t.harness.listThreadIds(), []);
   } finally {
     block.open();
+    await t.close();
+  }
+});
+
+/** A fake model whose every answer is numbered, so a regenerated answer differs from the one it replaces. */
+function numberedAnswers(): TestServerOptions["script"] {
+  let answers = 0;
+  return (body) => {
+    const user = [...body.messages].reverse().find((message) => message.role === "user");
+    const text = typeof user?.content === "string" ? user.content : textOf(user as unknown as Message);
+    return { content: `answer ${++answers} to ${text}` };
+  };
+}
+
+/** Every `parent_checkpoint` in the thread's whole history that names a checkpoint it does not have. */
+async function danglingParents(
+  t: { client: { threads: { getHistory(id: string, o: object): Promise<ThreadState[]> } } },
+  threadId: string,
+) {
+  const history = await t.client.threads.getHistory(threadId, { limit: 1000 });
+  const ids = new Set(history.map((state) => state.checkpoint.checkpoint_id));
+  return history
+    .map((state) => state.parent_checkpoint?.checkpoint_id)
+    .filter((parent): parent is string => parent != null && !ids.has(parent));
+}
+
+/** Two turns in agent-chat-ui, as a user types them. */
+async function twoTurns(url: string) {
+  const ui = await agentChatUi(url);
+  await ui.send("first question");
+  await ui.send("second question");
+  assert.deepEqual(ui.transcript(), [
+    "human: first question",
+    "ai: answer 1 to first question",
+    "human: second question",
+    "ai: answer 2 to second question",
+  ]);
+  return { ui, threadId: ui.stream.threadId! };
+}
+
+/** The body of the last `runs/stream` request the client sent. */
+function lastRunBody(ui: Awaited<ReturnType<typeof agentChatUi>>) {
+  return ui.requests.filter((request) => request.path.endsWith("/runs/stream")).at(-1)!.body!;
+}
+
+test("agent-chat-ui, default retention: regenerate re-runs the last turn from its question and keeps the first turn", async () => {
+  const t = await startTestServer({ script: numberedAnswers() });
+  try {
+    const { ui, threadId } = await twoTurns(t.url);
+    try {
+      assert.ok(
+        ui.requests.some((request) => request.path.endsWith("/history") && request.body?.limit === 10),
+        "the client reads the last 10 history states",
+      );
+      const history = await t.client.threads.getHistory(threadId, { limit: 10 });
+      const question = history.findLast((state) => (state.values as { messages: Message[] }).messages?.length === 3)!;
+
+      await ui.regenerate(ui.messages().at(-1)!);
+      assert.deepEqual(ui.errors, [], "the run did not fail");
+      const expected = [
+        "human: first question",
+        "ai: answer 1 to first question",
+        "human: second question",
+        "ai: answer 3 to second question",
+      ];
+      assert.deepEqual(ui.transcript(), expected);
+      const body = lastRunBody(ui);
+      assert.equal(body.input, undefined, "regenerate sends no input");
+      assert.equal(
+        (body.checkpoint as { checkpoint_id: string }).checkpoint_id,
+        question.checkpoint.checkpoint_id,
+        "it forks from the run's first step: the second question applied, before its answer",
+      );
+      const state = await t.client.threads.getState<{ messages: Message[] }>(threadId);
+      assert.deepEqual(
+        state.values.messages.map((message) => `${message.type}: ${textOf(message)}`),
+        expected,
+      );
+      assert.equal(ui.branchOptions(ui.messages().at(-1)!)?.length, 2, "the answer has a branch picker: 2 / 2");
+      assert.deepEqual(await danglingParents(t, threadId), [], "every parent link names a kept checkpoint");
+    } finally {
+      ui.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+test("agent-chat-ui, default retention: editing the second message keeps the first turn and replaces the second", async () => {
+  const t = await startTestServer({ script: numberedAnswers() });
+  try {
+    const { ui, threadId } = await twoTurns(t.url);
+    try {
+      const history = await t.client.threads.getHistory(threadId, { limit: 10 });
+      const firstTurn = history.findLast((state) => (state.values as { messages: Message[] }).messages?.length === 2)!;
+
+      await ui.edit(ui.messages()[2]!, "second question, edited");
+      assert.deepEqual(ui.errors, []);
+      const expected = [
+        "human: first question",
+        "ai: answer 1 to first question",
+        "human: second question, edited",
+        "ai: answer 3 to second question, edited",
+      ];
+      const state = await t.client.threads.getState<{ messages: Message[] }>(threadId);
+      assert.deepEqual(
+        state.values.messages.map((message) => `${message.type}: ${textOf(message)}`),
+        expected,
+        "the thread keeps the first turn (it held only the edited turn before)",
+      );
+      assert.deepEqual(ui.transcript(), expected);
+      const body = lastRunBody(ui);
+      assert.deepEqual(body.input, { messages: [{ type: "human", content: "second question, edited" }] });
+      assert.equal(
+        (body.checkpoint as { checkpoint_id: string }).checkpoint_id,
+        firstTurn.checkpoint.checkpoint_id,
+        "it forks from the end of the first turn",
+      );
+      assert.equal(ui.branchOptions(ui.messages()[2]!)?.length, 2, "the edited message has a branch picker");
+      assert.deepEqual(await danglingParents(t, threadId), []);
+
+      // Reopened later (a reload), the thread shows the same conversation.
+      const reloaded = await agentChatUi(t.url, threadId);
+      assert.deepEqual(reloaded.transcript(), expected);
+      reloaded.close();
+    } finally {
+      ui.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+test("agent-chat-ui, default retention: editing the first message starts the conversation over", async () => {
+  const t = await startTestServer({ script: numberedAnswers() });
+  try {
+    const { ui, threadId } = await twoTurns(t.url);
+    try {
+      await ui.edit(ui.messages()[0]!, "first question, edited");
+      assert.deepEqual(ui.errors, []);
+      const expected = ["human: first question, edited", "ai: answer 3 to first question, edited"];
+      assert.deepEqual(ui.transcript(), expected);
+      const state = await t.client.threads.getState<{ messages: Message[] }>(threadId);
+      assert.deepEqual(
+        state.values.messages.map((message) => `${message.type}: ${textOf(message)}`),
+        expected,
+      );
+      assert.deepEqual(await danglingParents(t, threadId), []);
+    } finally {
+      ui.close();
+    }
+  } finally {
     await t.close();
   }
 });

@@ -129,6 +129,26 @@ CREATE TABLE IF NOT EXISTS large_values (
 );
 `,
   },
+  {
+    version: 5,
+    name: "checkpoint parent links re-pointed past pruned checkpoints",
+    // Retention before this left kept checkpoints naming deleted parents (storage/retention.ts, planPrune):
+    // each now names the thread's newest checkpoint older than its missing parent (its nearest kept
+    // ancestor). A new database has no checkpoints table yet (the checkpointer's setup runs after).
+    sql: `
+DO $$
+BEGIN
+  IF to_regclass('checkpoints') IS NOT NULL THEN
+    UPDATE checkpoints SET parent_checkpoint_id = (
+      SELECT max(p.checkpoint_id) FROM checkpoints p
+      WHERE p.thread_id = checkpoints.thread_id AND p.checkpoint_ns = '' AND p.checkpoint_id < checkpoints.parent_checkpoint_id)
+    WHERE checkpoint_ns = '' AND parent_checkpoint_id IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM checkpoints p
+      WHERE p.thread_id = checkpoints.thread_id AND p.checkpoint_ns = '' AND p.checkpoint_id = checkpoints.parent_checkpoint_id);
+  END IF;
+END $$;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

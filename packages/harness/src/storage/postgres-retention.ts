@@ -1,17 +1,18 @@
 /**
- * Checkpoint retention on Postgres: the same policies and the same choice of kept checkpoints as the
- * SQLite pruner (`keptCheckpointIds`), over `@langchain/langgraph-checkpoint-postgres`'s tables.
+ * Checkpoint retention on Postgres: the same policies, the same choice of kept checkpoints and the same
+ * re-pointing of their parent links as the SQLite pruner (`planPrune`), over
+ * `@langchain/langgraph-checkpoint-postgres`'s tables.
  *
  * That checkpointer stores channel values apart from checkpoints: `checkpoint_blobs` holds one row per
  * channel version, and a checkpoint names the versions it sees in `checkpoint.channel_versions`. So a
- * prune deletes the dropped checkpoints and their pending writes, then the blobs no remaining
- * checkpoint of the thread names. One transaction per thread, holding a per-thread advisory lock so two
+ * prune deletes the dropped checkpoints and their pending writes, re-points the kept ones whose parent
+ * went, then deletes the blobs no remaining checkpoint of the thread names. One transaction per thread, holding a per-thread advisory lock so two
  * pruners of the same thread (two servers, a CLI prune beside a worker) take turns. Postgres reuses the
  * freed space itself (autovacuum), so there is no vacuum step; the report counts the bytes the deleted
  * rows took (`pg_column_size`).
  */
 import type pg from "pg";
-import { type CheckpointPruner, keptCheckpointIds, type PruneReport, type RetentionPolicy } from "./retention.js";
+import { type CheckpointPruner, type PruneReport, planPrune, type RetentionPolicy } from "./retention.js";
 
 /** Any number the per-thread prune lock can be told apart by ("DFPR" in ASCII). */
 const PRUNE_LOCK = 0x44465052;
@@ -55,7 +56,7 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
     "SELECT checkpoint_id, parent_checkpoint_id, metadata::text AS metadata FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id",
     [threadId],
   );
-  const keep = keptCheckpointIds(rows.rows, policy);
+  const { keep, relink } = planPrune(rows.rows, policy);
   const drop = rows.rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
   if (drop.length === 0) return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
   const sized = async (sql: string, params: unknown[]) => {
@@ -69,6 +70,11 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
   const writes = await sized(
     "DELETE FROM checkpoint_writes w WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2) RETURNING pg_column_size(w.*) AS size",
     [threadId, drop],
+  );
+  await client.query(
+    `UPDATE checkpoints c SET parent_checkpoint_id = v.parent FROM unnest($2::text[], $3::text[]) AS v(id, parent)
+     WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND c.checkpoint_id = v.id`,
+    [threadId, [...relink.keys()], [...relink.values()]],
   );
   // A blob is one channel's value at one version; it goes once no remaining checkpoint names that version.
   // NOT IN over the named versions is one hashed set, so a long thread costs checkpoints + blobs, not their product.
