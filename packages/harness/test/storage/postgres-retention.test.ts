@@ -1,7 +1,8 @@
 /**
  * checkpoints.retention on Postgres (database.backend postgres): the same checkpoints stay as on
- * SQLite, the channel values only dropped checkpoints used go with them, and a thread still reads,
- * time-travels, continues and resumes a failed run afterwards. Each test has its own database and
+ * SQLite, re-pointed to their nearest kept ancestor, the channel values only dropped checkpoints used go
+ * with them, and a thread still reads, time-travels, continues and resumes a failed run afterwards;
+ * migration 5 repairs the parent links older versions left broken. Each test has its own database and
  * skips with the reason without Postgres.
  */
 import assert from "node:assert/strict";
@@ -10,6 +11,8 @@ import { tool } from "@langchain/core/tools";
 import pg from "pg";
 import { z } from "zod";
 import { createHarness } from "../../src/agent/harness.js";
+import { migrate } from "../../src/storage/postgres-database.js";
+import { createPostgresPruner } from "../../src/storage/postgres-retention.js";
 import { parseConfigText } from "../../src/config/load-config.js";
 import { createTempHome, ScriptedChatModel, type ScriptStep, testDatabase } from "../../src/testing/index.js";
 
@@ -49,6 +52,15 @@ async function open(
         (SELECT 1 FROM checkpoint_blobs b WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = v.key AND b.version = v.value)`)
       ).rows[0].n,
     );
+  // Thread t1's root-namespace checkpoints: id → parent id.
+  const tree = async () =>
+    new Map(
+      (
+        await sql.query<{ id: string; parent: string | null }>(
+          "SELECT checkpoint_id AS id, parent_checkpoint_id AS parent FROM checkpoints WHERE thread_id = 't1' AND checkpoint_ns = '' ORDER BY checkpoint_id",
+        )
+      ).rows.map((row) => [row.id, row.parent]),
+    );
   const close = async () => {
     await harness.close();
     await sql.end();
@@ -62,6 +74,11 @@ async function open(
     count,
     orphans,
     missing,
+    tree,
+    sql,
+    config,
+    chatModel,
+    home,
     close,
   };
 }
@@ -75,14 +92,20 @@ async function play(run: NonNullable<Awaited<ReturnType<typeof open>>>, turns: n
   return reports;
 }
 
-const messagesOf = (values: unknown) => (values as { messages: unknown[] }).messages.length;
+const messagesOf = (values: unknown) => (values as { messages?: unknown[] }).messages?.length ?? 0;
 
 test("Postgres, runs (the default): first and last step of each run, their values and nothing else; the thread reads, time-travels and continues", async (t) => {
   const run = await open(t, "runs");
   if (!run) return;
   try {
     const reports = await play(run, 3);
-    assert.equal(await run.count("checkpoints"), 6, "first and last step of each run");
+    assert.equal(
+      await run.count("checkpoints"),
+      7,
+      "the thread's first input, and the first and last step of each run",
+    );
+    const kept = await run.tree();
+    for (const [id, parent] of kept) assert.ok(parent === null || kept.has(parent), `the parent of ${id} is kept`);
     assert.ok(
       reports.every((report) => report.checkpoints > 0 && (report.blobs ?? 0) > 0 && (report.bytes ?? 0) > 0),
       JSON.stringify(reports),
@@ -92,13 +115,13 @@ test("Postgres, runs (the default): first and last step of each run, their value
     assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 6);
     const points = [];
     for await (const snapshot of run.agent.graph.getStateHistory(run.thread)) points.push(messagesOf(snapshot.values));
-    assert.deepEqual(points, [6, 5, 4, 3, 2, 1], "each run: its answer and its question, newest first");
+    assert.deepEqual(points, [6, 5, 4, 3, 2, 1, 0], "each run: its answer and its question, newest first; the root");
     await run.agent.invoke({ messages: [{ role: "user", content: "turn 4" }] }, run.thread);
     assert.equal(messagesOf((await run.agent.graph.getState(run.thread)).values), 8);
     assert.equal((await run.harness.history("t1")).length, 8);
     const again = await run.harness.afterRun("t1");
     assert.ok(again.checkpoints > 0);
-    assert.equal(await run.count("checkpoints"), 8);
+    assert.equal(await run.count("checkpoints"), 9);
     assert.deepEqual(
       await run.harness.afterRun("t1"),
       { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 },
@@ -178,6 +201,45 @@ test("Postgres, default retention: a run that failed after a tool ran resumes fr
     await run.harness.afterRun("t1");
     assert.equal(await run.missing(), 0);
     assert.equal(await run.orphans(), 0);
+  } finally {
+    await run.close();
+  }
+});
+
+test("Postgres, runs: each kept checkpoint's parent is its nearest kept ancestor; migration 5 repairs links older versions left broken", async (t) => {
+  const run = await open(t, "all");
+  if (!run) return;
+  try {
+    await play(run, 3);
+    const before = await run.tree();
+    const report = await createPostgresPruner(run.sql).pruneThread("t1", "runs");
+    assert.ok(report.checkpoints > 0);
+    const after = await run.tree();
+    const nearestKept = (id: string) => {
+      let parent = before.get(id) ?? null;
+      while (parent !== null && !after.has(parent)) parent = before.get(parent) ?? null;
+      return parent;
+    };
+    for (const [id, parent] of after) assert.equal(parent, nearestKept(id), `parent of ${id}`);
+    assert.equal(await run.missing(), 0);
+
+    // What older versions left: kept checkpoints naming the parents the prune deleted, the root input gone.
+    const root = [...after].find(([, parent]) => parent === null)![0];
+    for (const id of after.keys())
+      await run.sql.query(
+        "UPDATE checkpoints SET parent_checkpoint_id = $1 WHERE thread_id = 't1' AND checkpoint_id = $2",
+        [before.get(id) ?? null, id],
+      );
+    await run.sql.query("DELETE FROM checkpoints WHERE thread_id = 't1' AND checkpoint_id = $1", [root]);
+    await run.sql.query("DELETE FROM deerflow_schema WHERE version = 5");
+    assert.deepEqual(await migrate(run.sql), [5]);
+    for (const [id, parent] of await run.tree())
+      assert.equal(parent, after.get(id) === root ? null : after.get(id), `repaired parent of ${id}`);
+    assert.deepEqual(
+      await createPostgresPruner(run.sql).pruneThread("t1", "runs"),
+      { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 },
+      "nothing more to prune",
+    );
   } finally {
     await run.close();
   }
