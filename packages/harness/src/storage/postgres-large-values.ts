@@ -48,10 +48,24 @@ export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
  */
 export function createPostgresSaver(pool: pg.Pool): PostgresSaver {
   const plain = new JsonPlusSerializer();
+  let lastVersion = 0;
   class LeanPostgresSaver extends PostgresSaver {
     protected override async _dumpMetadata(metadata: Parameters<PostgresSaver["_dumpMetadata"]>[0]) {
       const [, data] = await plain.dumpsTyped(metadata);
       return JSON.parse(new TextDecoder().decode(data).replace(/\0/g, ""));
+    }
+
+    /**
+     * Channel versions unique across a thread's branches. The inherited ones count 1, 2, 3 along each
+     * branch, so two branches forked from one checkpoint (a regenerate, an edit) mint the same version
+     * of a channel, and `checkpoint_blobs` (keyed by version, insert-or-ignore) keeps the first branch's
+     * value for both: a regenerated answer read back as the one it replaced (langgraphjs#1812). A version
+     * is one past the previous at least, and at least the time in microseconds: still a number, so the
+     * versions of threads written before compare as they did.
+     */
+    override getNextVersion(current: number | undefined): number {
+      lastVersion = Math.max(lastVersion + 1, (current ?? 0) + 1, Date.now() * 1000);
+      return lastVersion;
     }
   }
   return new LeanPostgresSaver(pool, createLargeValueSerde(postgresLargeValues(pool)));

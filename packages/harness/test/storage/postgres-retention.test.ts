@@ -244,3 +244,26 @@ test("Postgres, runs: each kept checkpoint's parent is its nearest kept ancestor
     await run.close();
   }
 });
+
+test("Postgres: two branches forked from one checkpoint each read back their own values (a regenerate shows the new answer)", async (t) => {
+  const run = await open(t, "all", [{ content: "answer 1" }, { content: "answer 2" }, { content: "answer 3" }]);
+  if (!run) return;
+  try {
+    await play(run, 2);
+    const history = [];
+    for await (const snapshot of run.agent.graph.getStateHistory(run.thread)) history.push(snapshot);
+    const answer = history.findLast((snapshot) => messagesOf(snapshot.values) === 4)!;
+    // agent-chat-ui's regenerate: no input, from the parent of the first state that shows the answer.
+    await run.agent.invoke(null as never, answer.parentConfig as never);
+    const contents = (
+      (await run.agent.graph.getState(run.thread)).values as { messages: { content: unknown }[] }
+    ).messages.map((message) => message.content);
+    assert.deepEqual(contents, ["turn 1", "answer 1", "turn 2", "answer 3"], "the head reads the regenerated answer");
+    const original = await run.agent.graph.getState({
+      configurable: { thread_id: "t1", checkpoint_id: answer.config.configurable!.checkpoint_id },
+    });
+    assert.equal((original.values as { messages: { content: unknown }[] }).messages.at(-1)!.content, "answer 2");
+  } finally {
+    await run.close();
+  }
+});
