@@ -12,9 +12,10 @@
  *   `parent_checkpoint` of the first history state that shows the original message.
  * Every request is recorded, so tests assert the exact sequence as well as what the user then sees.
  */
+import assert from "node:assert/strict";
 import { Client, type Message } from "@langchain/langgraph-sdk";
 import { StreamOrchestrator } from "@langchain/langgraph-sdk/ui";
-import { until } from "./helpers.js";
+import { type TestServerOptions, until } from "./helpers.js";
 
 /** One request the client made. */
 export interface RecordedRequest {
@@ -34,6 +35,9 @@ export function textOf(message: Message): string {
     .map((block) => block.text)
     .join("");
 }
+
+/** An open agent-chat-ui page. */
+export type AgentChatUi = Awaited<ReturnType<typeof agentChatUi>>;
 
 /**
  * An agent-chat-ui page on `url`, optionally opened on an existing thread.
@@ -86,7 +90,11 @@ export async function agentChatUi(url: string, threadId?: string) {
       );
     },
     async regenerate(answer: Message) {
-      await stream.submit(undefined, { ...options, checkpoint: firstSeen(answer).parent_checkpoint });
+      // `stream.submit(undefined, ...)` in agent-chat-ui: the body carries no `input`.
+      await stream.submit(undefined as unknown as Values, {
+        ...options,
+        checkpoint: firstSeen(answer).parent_checkpoint,
+      });
     },
     async edit(human: Message, text: string) {
       const seen = firstSeen(human);
@@ -102,4 +110,37 @@ export async function agentChatUi(url: string, threadId?: string) {
     },
     close: () => stream.dispose(),
   };
+}
+
+/** A fake model whose every answer is numbered, so a regenerated answer differs from the one it replaces. */
+export function numberedAnswers(): TestServerOptions["script"] {
+  let answers = 0;
+  return (body) => {
+    const user = [...body.messages].reverse().find((message) => message.role === "user");
+    const text = typeof user?.content === "string" ? user.content : textOf(user as unknown as Message);
+    return { content: `answer ${++answers} to ${text}` };
+  };
+}
+
+/** Every `parent_checkpoint` in the thread's whole history that names a checkpoint it does not have. */
+export async function danglingParents(client: Client, threadId: string): Promise<string[]> {
+  const history = await client.threads.getHistory(threadId, { limit: 1000 });
+  const ids = new Set(history.map((state) => state.checkpoint.checkpoint_id));
+  return history
+    .map((state) => state.parent_checkpoint?.checkpoint_id)
+    .filter((parent): parent is string => parent != null && !ids.has(parent));
+}
+
+/** Two turns in agent-chat-ui, as a user types them. */
+export async function twoTurns(url: string) {
+  const ui = await agentChatUi(url);
+  await ui.send("first question");
+  await ui.send("second question");
+  assert.deepEqual(ui.transcript(), [
+    "human: first question",
+    "ai: answer 1 to first question",
+    "human: second question",
+    "ai: answer 2 to second question",
+  ]);
+  return { ui, threadId: ui.stream.threadId! };
 }

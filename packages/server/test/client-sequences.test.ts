@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Message, ThreadState } from "@langchain/langgraph-sdk";
-import { agentChatUi, textOf } from "./agent-chat-ui.js";
-import { collect, gate, lastUserText, startTestServer, type TestServerOptions, until } from "./helpers.js";
+import type { Message } from "@langchain/langgraph-sdk";
+import { type AgentChatUi, agentChatUi, danglingParents, numberedAnswers, textOf, twoTurns } from "./agent-chat-ui.js";
+import { collect, gate, lastUserText, startTestServer, until } from "./helpers.js";
 
 type Values = { messages: { type: string; content: string }[]; title?: string };
 
@@ -139,44 +139,8 @@ test("deleting a thread with a running run stops the run and removes everything"
   }
 });
 
-/** A fake model whose every answer is numbered, so a regenerated answer differs from the one it replaces. */
-function numberedAnswers(): TestServerOptions["script"] {
-  let answers = 0;
-  return (body) => {
-    const user = [...body.messages].reverse().find((message) => message.role === "user");
-    const text = typeof user?.content === "string" ? user.content : textOf(user as unknown as Message);
-    return { content: `answer ${++answers} to ${text}` };
-  };
-}
-
-/** Every `parent_checkpoint` in the thread's whole history that names a checkpoint it does not have. */
-async function danglingParents(
-  t: { client: { threads: { getHistory(id: string, o: object): Promise<ThreadState[]> } } },
-  threadId: string,
-) {
-  const history = await t.client.threads.getHistory(threadId, { limit: 1000 });
-  const ids = new Set(history.map((state) => state.checkpoint.checkpoint_id));
-  return history
-    .map((state) => state.parent_checkpoint?.checkpoint_id)
-    .filter((parent): parent is string => parent != null && !ids.has(parent));
-}
-
-/** Two turns in agent-chat-ui, as a user types them. */
-async function twoTurns(url: string) {
-  const ui = await agentChatUi(url);
-  await ui.send("first question");
-  await ui.send("second question");
-  assert.deepEqual(ui.transcript(), [
-    "human: first question",
-    "ai: answer 1 to first question",
-    "human: second question",
-    "ai: answer 2 to second question",
-  ]);
-  return { ui, threadId: ui.stream.threadId! };
-}
-
 /** The body of the last `runs/stream` request the client sent. */
-function lastRunBody(ui: Awaited<ReturnType<typeof agentChatUi>>) {
+function lastRunBody(ui: AgentChatUi) {
   return ui.requests.filter((request) => request.path.endsWith("/runs/stream")).at(-1)!.body!;
 }
 
@@ -214,7 +178,7 @@ test("agent-chat-ui, default retention: regenerate re-runs the last turn from it
         expected,
       );
       assert.equal(ui.branchOptions(ui.messages().at(-1)!)?.length, 2, "the answer has a branch picker: 2 / 2");
-      assert.deepEqual(await danglingParents(t, threadId), [], "every parent link names a kept checkpoint");
+      assert.deepEqual(await danglingParents(t.client, threadId), [], "every parent link names a kept checkpoint");
     } finally {
       ui.close();
     }
@@ -254,7 +218,7 @@ test("agent-chat-ui, default retention: editing the second message keeps the fir
         "it forks from the end of the first turn",
       );
       assert.equal(ui.branchOptions(ui.messages()[2]!)?.length, 2, "the edited message has a branch picker");
-      assert.deepEqual(await danglingParents(t, threadId), []);
+      assert.deepEqual(await danglingParents(t.client, threadId), []);
 
       // Reopened later (a reload), the thread shows the same conversation.
       const reloaded = await agentChatUi(t.url, threadId);
@@ -282,10 +246,52 @@ test("agent-chat-ui, default retention: editing the first message starts the con
         state.values.messages.map((message) => `${message.type}: ${textOf(message)}`),
         expected,
       );
-      assert.deepEqual(await danglingParents(t, threadId), []);
+      assert.deepEqual(await danglingParents(t.client, threadId), []);
     } finally {
       ui.close();
     }
+  } finally {
+    await t.close();
+  }
+});
+
+test("a fork names its checkpoint as `checkpoint` or `checkpoint_id`; one the thread does not have is a 404, not an empty state", async () => {
+  const t = await startTestServer({ script: numberedAnswers() });
+  try {
+    const thread = await t.client.threads.create();
+    for (const text of ["one", "two"])
+      await t.client.runs.wait(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: text }] },
+      });
+    const history = await t.client.threads.getHistory(thread.thread_id, { limit: 10 });
+    const answer = history.findLast((state) => (state.values as { messages: Message[] }).messages?.length === 4)!;
+    const transcript = async () =>
+      (await t.client.threads.getState<{ messages: Message[] }>(thread.thread_id)).values.messages.map(textOf);
+
+    // The SDK's `checkpointId` option (body `checkpoint_id`), then its `checkpoint` object.
+    await t.client.runs.wait(thread.thread_id, "lead_agent", {
+      input: null,
+      checkpointId: answer.parent_checkpoint!.checkpoint_id!,
+    });
+    assert.deepEqual(await transcript(), ["one", "answer 1 to one", "two", "answer 3 to two"]);
+    await t.client.runs.wait(thread.thread_id, "lead_agent", { input: null, checkpoint: answer.parent_checkpoint! });
+    assert.deepEqual(await transcript(), ["one", "answer 1 to one", "two", "answer 4 to two"]);
+
+    const runs = (await t.client.runs.list(thread.thread_id)).length;
+    const missing = crypto.randomUUID();
+    await assert.rejects(
+      t.client.runs.wait(thread.thread_id, "lead_agent", {
+        input: { messages: [{ role: "user", content: "edited" }] },
+        checkpoint: { checkpoint_id: missing, checkpoint_ns: "" } as never,
+      }),
+      new RegExp(`HTTP 404.*Checkpoint ${missing} of thread ${thread.thread_id} not found`),
+    );
+    assert.equal((await t.client.runs.list(thread.thread_id)).length, runs, "no run was created");
+    assert.deepEqual(
+      await transcript(),
+      ["one", "answer 1 to one", "two", "answer 4 to two"],
+      "the thread is as it was",
+    );
   } finally {
     await t.close();
   }

@@ -50,12 +50,10 @@ export async function createRun(
   const temporary = threadId === null && named === undefined;
   const id = threadId ?? named ?? uuid7();
   let thread = await findThread(context, id);
-  if (!thread) {
-    if (threadId !== null && request.if_not_exists !== "create") {
-      throw notFound(`Thread ${id}`);
-    }
-    thread = (await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing")).thread;
-  }
+  if (!thread && threadId !== null && request.if_not_exists !== "create") throw notFound(`Thread ${id}`);
+  const kwargs = runKwargs(request, { runOptions, temporary });
+  if (kwargs.checkpoint_id) await requireCheckpoint(context, id, kwargs.checkpoint_id, kwargs.checkpoint_ns);
+  if (!thread) thread = (await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing")).thread;
   await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
 
   const at = new Date().toISOString();
@@ -68,7 +66,7 @@ export async function createRun(
     status: "pending",
     metadata: request.metadata ?? {},
     multitask_strategy: request.multitask_strategy ?? "reject",
-    kwargs: runKwargs(request, { runOptions, temporary }),
+    kwargs,
   };
   await ensureMetadata(context.events, run, 1);
   let superseded: RunRecord[];
@@ -84,6 +82,25 @@ export async function createRun(
   await context.threads.patch(id, { status: "busy" });
   context.queue.notify();
   return { run, request };
+}
+
+/**
+ * A run that forks (`checkpoint` / `checkpoint_id`: regenerate, edit, time travel) must name a
+ * checkpoint the thread has: LangGraph, given one it cannot find, starts from an empty state, so an
+ * edit would silently drop the conversation before it and a regenerate would fail with `Received no
+ * input writes for "__start__"`.
+ */
+async function requireCheckpoint(context: ServerContext, threadId: string, checkpointId: string, ns: string) {
+  const checkpointer = context.harness.setup.checkpointer;
+  if (!checkpointer) return;
+  const saved = await checkpointer.getTuple({
+    configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId },
+  });
+  if (!saved)
+    throw new HttpError(
+      404,
+      `Checkpoint ${checkpointId} of thread ${threadId} not found. Fork from a checkpoint the thread's history (POST /threads/${threadId}/history) lists.`,
+    );
 }
 
 /** Mount-relative paths of a run (the SDK prepends its apiUrl to Location). */
