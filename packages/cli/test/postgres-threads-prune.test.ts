@@ -56,7 +56,7 @@ async function twoRuns(t: TestContext, retention: string | null) {
 test("Postgres: by default a finished run leaves its first and last step; history shows the whole thread", async (t) => {
   const run = await twoRuns(t, null);
   if (!run) return;
-  assert.equal(await run.rows(), 4, "first and last step of each run");
+  assert.equal(await run.rows(), 5, "the thread's first input, and the first and last step of each run");
   const history = await deerflow(run.dir.path, ["history", "--thread", run.thread], { env: run.env });
   assert.equal(history.code, 0, history.stderr);
   assert.match(history.stdout, /kumquat[\s\S]*First answer\.[\s\S]*Which word\?[\s\S]*Second answer\./);

@@ -44,7 +44,7 @@ async function twoRuns(retention: string | null) {
 test("by default a finished run leaves one checkpoint; history shows the whole thread", async () => {
   const { dir, thread, rows } = await twoRuns(null);
   try {
-    assert.equal(rows(), 4, "first and last step of each run");
+    assert.equal(rows(), 5, "the thread's first input, and the first and last step of each run");
     const history = await deerflow(dir.path, ["history", "--thread", thread]);
     assert.equal(history.code, 0, history.stderr);
     assert.match(history.stdout, /kumquat[\s\S]*First answer\.[\s\S]*Which word\?[\s\S]*Second answer\./);
