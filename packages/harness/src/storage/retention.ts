@@ -8,7 +8,8 @@
  * path), one transaction per thread, and the head checkpoint with its pending writes is always kept.
  *
  * - `runs` (default): every checkpoint of a run while it runs; afterwards each run's first step (the
- *   user's message applied, where a UI forks to regenerate) and its last.
+ *   user's message applied, where a UI forks to regenerate) and its last, and the thread's first
+ *   checkpoint (where editing the first message forks).
  * - `all`: keep everything (what LangGraph does on its own).
  * - `latest`: only the head.
  *
