@@ -20,6 +20,11 @@ test("models, features, auth/me and setup-status answer for the local user; no a
   const t = await startTestServer({
     extraModels: [
       "{name: vision, display_name: Vision, use: openai, model: v, api_key: sk-secret-2, base_url: 'http://10.9.8.7/v1', supports_vision: true, supports_thinking: true}",
+      // DeerFlow's frontend offers Pro and Ultra only for a model with supports_thinking.
+      "{name: reasoner, use: openai, model: deepseek-reasoner, api_key: x, base_url: 'http://10.9.8.7/v1'}",
+      "{name: tuned, use: openai, model: my-finetune, api_key: x, base_url: 'http://10.9.8.7/v1', thinking: true}",
+      "{name: qwen-fast, use: openai, model: qwen3-8b, api_key: x, base_url: 'http://10.9.8.7/v1', supports_thinking: false}",
+      "{name: demo, use: demo}",
     ],
   });
   try {
@@ -45,6 +50,10 @@ test("models, features, auth/me and setup-status answer for the local user; no a
       [
         ["fake", "fake", false, false, true],
         ["vision", "Vision", true, true, false],
+        ["reasoner", "reasoner", true, false, false],
+        ["tuned", "tuned", true, false, false],
+        ["qwen-fast", "qwen-fast", false, false, false],
+        ["demo", "demo", true, false, false],
       ],
     );
     assert.equal(((await (await fetch(`${t.url}/api/models/vision`)).json()) as { name: string }).name, "vision");
@@ -52,8 +61,31 @@ test("models, features, auth/me and setup-status answer for the local user; no a
     const features = (await (await fetch(`${t.url}/api/features`)).json()) as Record<string, { enabled: boolean }>;
     assert.equal(features.agents_api!.enabled, false);
     assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), { needs_setup: false });
-    const me = (await (await fetch(`${t.url}/api/v1/auth/me`)).json()) as { id: string; system_role: string };
-    assert.equal(me.id, "default");
+    // Exactly DeerFlow's auth-disabled user, the one its frontend and its real-backend tests expect.
+    assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/me`)).json(), {
+      id: "default",
+      email: "default@test.local",
+      system_role: "admin",
+      needs_setup: false,
+      oauth_provider: null,
+    });
+  } finally {
+    await t.close();
+  }
+});
+
+test("suggestions and channels answer 'off' in DeerFlow's shapes, so its frontend stops asking", async () => {
+  const t = await startTestServer();
+  try {
+    // A 404 here made the frontend assume suggestions are on and POST for them after every answer.
+    const suggestions = await fetch(`${t.url}/api/suggestions/config`);
+    assert.equal(suggestions.status, 200);
+    assert.deepEqual(await suggestions.json(), { enabled: false, max_suggestions: 3 });
+    // A 404 here left three skeleton rows under "Channels" and a retry loop; `enabled: false` hides the section.
+    const providers = await fetch(`${t.url}/api/channels/providers`);
+    assert.equal(providers.status, 200);
+    assert.deepEqual(await providers.json(), { enabled: false, providers: [] });
+    assert.deepEqual(await (await fetch(`${t.url}/api/channels/connections`)).json(), { connections: [] });
   } finally {
     await t.close();
   }
@@ -206,7 +238,12 @@ test("messages page pages the thread's history backwards; token usage per thread
     }
     const base = `${t.url}/api/threads/${thread.thread_id}/messages/page`;
     const last = (await (await fetch(`${base}?limit=4`)).json()) as {
-      data: Array<{ seq: number; content: { type: string; content: string } }>;
+      data: Array<{
+        seq: number;
+        run_id: string | null;
+        created_at: string | null;
+        content: { type: string; content: string };
+      }>;
       has_more: boolean;
       next_before_seq: number;
     };
@@ -214,11 +251,21 @@ test("messages page pages the thread's history backwards; token usage per thread
       last.data.map((entry) => entry.content.content),
       ["two", "re: two", "three", "re: three"],
     );
+    // DeerFlow's frontend dedupes history rows by run id and message id: each row names its run.
+    assert.deepEqual(
+      last.data.map((entry) => entry.run_id),
+      [runIds[1], runIds[1], runIds[2], runIds[2]],
+    );
+    assert.ok(!Number.isNaN(Date.parse(last.data[0]!.created_at ?? "")), "a user message has its time");
     assert.equal(last.has_more, true);
     const earlier = (await (await fetch(`${base}?limit=4&before_seq=${last.next_before_seq}`)).json()) as typeof last;
     assert.deepEqual(
       earlier.data.map((entry) => `${entry.content.type}:${entry.content.content}`),
       ["human:one", "ai:re: one"],
+    );
+    assert.deepEqual(
+      earlier.data.map((entry) => entry.run_id),
+      [runIds[0], runIds[0]],
     );
     assert.equal(earlier.has_more, false);
     assert.equal((await fetch(`${base}?limit=0`)).status, 422);

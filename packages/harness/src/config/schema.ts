@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import * as defaults from "./defaults.js";
+import { supportsThinking } from "./thinking-support.js";
 
 /** Spellings of `use:` we accept; DeerFlow's Python class paths map onto our providers. */
 export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
@@ -39,26 +40,48 @@ const ProviderName = z
   })
   .transform((value) => MODEL_PROVIDER_ALIASES[value] as ModelProvider);
 
-/** One entry under `models:`. */
-export const ModelEntry = z.strictObject({
-  name: z.string().min(1),
-  display_name: z.string().optional(),
-  description: z.string().optional(),
-  use: ProviderName,
-  model: z.string().min(1).optional(),
-  api_key: z.string().optional(),
-  base_url: z.string().url().optional(),
-  api_base: z.string().url().optional(),
-  max_tokens: z.number().int().positive().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  max_input_tokens: z.number().int().positive().optional(),
-  timeout: Seconds.optional(),
-  max_retries: z.number().int().min(0).max(20).optional(),
-  supports_thinking: z.boolean().default(false),
-  supports_vision: z.boolean().default(false),
-  when_thinking_enabled: z.record(z.string(), z.unknown()).optional(),
-  when_thinking_disabled: z.record(z.string(), z.unknown()).optional(),
-});
+/**
+ * One entry under `models:`. `supports_thinking` is settled at load time (see `supportsThinking`), and
+ * DeerFlow's `thinking:` settings shortcut is folded into `when_thinking_enabled.thinking`, as DeerFlow does.
+ */
+export const ModelEntry = z
+  .strictObject({
+    name: z.string().min(1),
+    display_name: z.string().optional(),
+    description: z.string().optional(),
+    use: ProviderName,
+    model: z.string().min(1).optional(),
+    api_key: z.string().optional(),
+    base_url: z.string().url().optional(),
+    api_base: z.string().url().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    max_input_tokens: z.number().int().positive().optional(),
+    timeout: Seconds.optional(),
+    max_retries: z.number().int().min(0).max(20).optional(),
+    supports_thinking: z.boolean().optional(),
+    /** `true`/`false` says whether the model thinks; a mapping is DeerFlow's `when_thinking_enabled.thinking` shortcut. */
+    thinking: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
+    supports_vision: z.boolean().default(false),
+    when_thinking_enabled: z.record(z.string(), z.unknown()).optional(),
+    when_thinking_disabled: z.record(z.string(), z.unknown()).optional(),
+  })
+  .transform(({ thinking, ...entry }) => {
+    const settings = typeof thinking === "object" ? thinking : undefined;
+    const previous = entry.when_thinking_enabled?.thinking;
+    return {
+      ...entry,
+      supports_thinking: supportsThinking({ ...entry, thinking }),
+      ...(settings
+        ? {
+            when_thinking_enabled: {
+              ...entry.when_thinking_enabled,
+              thinking: { ...(typeof previous === "object" ? previous : {}), ...settings },
+            },
+          }
+        : {}),
+    };
+  });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
 /** A summarization trigger or keep threshold. */

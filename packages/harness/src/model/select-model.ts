@@ -4,6 +4,7 @@
  * demo model). An unknown name fails before any model call, listing the names that would work.
  */
 import type { AppConfig, ModelEntry } from "../config/schema.js";
+import { isKnownReasoningModel } from "../config/thinking-support.js";
 import { ConfigError } from "../errors.js";
 
 /** The outcome of model selection, with a sentence the CLI can show about how it was chosen. */
@@ -22,13 +23,14 @@ export function availableModels(
   env: Record<string, string | undefined> = process.env,
 ): { models: ModelEntry[]; reason: string } {
   if (config.models.length > 0) return { models: [...config.models], reason: `from ${config.source ?? "config"}` };
-  const base = { supports_thinking: false, supports_vision: false } as const;
+  // The same rules as a configured entry without supports_thinking (config/thinking-support.ts).
+  const base = (model: string) => ({ supports_thinking: isKnownReasoningModel(model), supports_vision: false });
   if (env.OPENAI_API_KEY) {
     const model = env.OPENAI_MODEL || "gpt-4o-mini";
     return {
       models: [
         {
-          ...base,
+          ...base(model),
           name: model,
           use: "openai",
           model,
@@ -42,12 +44,21 @@ export function availableModels(
   if (env.ANTHROPIC_API_KEY) {
     const model = env.ANTHROPIC_MODEL || "claude-sonnet-4-5";
     return {
-      models: [{ ...base, name: model, use: "anthropic", model, api_key: env.ANTHROPIC_API_KEY }],
+      models: [{ ...base(model), name: model, use: "anthropic", model, api_key: env.ANTHROPIC_API_KEY }],
       reason: "Anthropic from ANTHROPIC_API_KEY",
     };
   }
   return {
-    models: [{ ...base, name: "demo", display_name: "Demo model (scripted, offline)", use: "demo" }],
+    // The demo model reports thinking so that DeerFlow's frontend offers plan mode, which its script follows.
+    models: [
+      {
+        name: "demo",
+        display_name: "Demo model (scripted, offline)",
+        use: "demo",
+        supports_thinking: true,
+        supports_vision: false,
+      },
+    ],
     reason:
       "the built-in demo model: a scripted offline model, not a real LLM (no models in config, no OPENAI_API_KEY or ANTHROPIC_API_KEY)",
   };

@@ -3,7 +3,8 @@
  *
  * `messages/page` is what DeerFlow's UI merges with the live state so that messages summarization
  * removed are still shown: it is backed by the harness's history (the compaction archive followed by
- * the live messages), paged backwards with `before_seq`. `token-usage` reads the `token_usage` and
+ * the live messages), paged backwards with `before_seq`. Each row names the run that wrote it, because
+ * the UI tells apart two copies of one message by run id. `token-usage` reads the `token_usage` and
  * `run_token_usage` the token-usage middleware keeps in thread state: the thread's total, and per run
  * the value at the run's last checkpoint.
  */
@@ -29,6 +30,24 @@ const ZERO: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 /** Checkpoints walked to attribute usage to runs (newest first). */
 const MAX_CHECKPOINTS_WALKED = 2000;
 
+/**
+ * The run of each message, in order. A run begins at the user message it was started with, which the
+ * harness stamps with `additional_kwargs.run_id` (and `timestamp`); every later message up to the next
+ * stamped one was written by that run. Messages before the first stamp (written through the state
+ * endpoint, not by a run) have none.
+ *
+ * @example
+ * runsOf([human(run "r1"), ai, tool, human(run "r2"), ai]); // ["r1", "r1", "r1", "r2", "r2"]
+ */
+function runsOf(messages: readonly BaseMessage[]): (string | null)[] {
+  let current: string | null = null;
+  return messages.map((message) => {
+    const stamped = message.additional_kwargs?.run_id;
+    if (typeof stamped === "string" && stamped !== "") current = stamped;
+    return current;
+  });
+}
+
 function usageOf(value: unknown): Usage {
   const usage = value as Partial<Usage> | undefined;
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
@@ -48,18 +67,22 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
     const messages = (await context.harness.history(threadId)).filter(
       (entry): entry is { kind: "message"; seq: number; message: BaseMessage } => entry.kind === "message",
     );
-    const before =
-      query.before_seq === undefined ? messages : messages.filter((entry) => entry.seq < query.before_seq!);
+    const runIds = runsOf(messages.map((entry) => entry.message));
+    const rows = messages.map((entry, index) => ({ ...entry, runId: runIds[index]! }));
+    const before = query.before_seq === undefined ? rows : rows.filter((entry) => entry.seq < query.before_seq!);
     const page = before.slice(Math.max(before.length - query.limit, 0));
     const hasMore = before.length > page.length;
     return c.json({
-      data: page.map((entry) => ({
-        run_id: (entry.message.response_metadata as { run_id?: string } | undefined)?.run_id ?? null,
-        seq: entry.seq,
-        content: toWire(entry.message),
-        metadata: { caller: "lead_agent" },
-        created_at: null,
-      })),
+      data: page.map((entry) => {
+        const stamp = entry.message.additional_kwargs?.timestamp;
+        return {
+          run_id: entry.runId,
+          seq: entry.seq,
+          content: toWire(entry.message),
+          metadata: { caller: "lead_agent" },
+          created_at: typeof stamp === "string" ? stamp : null,
+        };
+      }),
       has_more: hasMore,
       next_before_seq: hasMore ? page[0]!.seq : null,
     });

@@ -23,6 +23,18 @@ export interface SseOptions {
 const ALWAYS = new Set(["metadata", "error", "end"]);
 const encoder = new TextEncoder();
 
+/**
+ * Headers that keep proxies from holding a long response back. A compressing proxy (the `compression`
+ * middleware, which Next.js runs in front of DeerFlow's frontend) buffers a compressible body until its
+ * zlib window fills or the response ends, so a whole run arrived in one piece at its end. `no-transform`
+ * asks intermediaries not to rewrite the body (RFC 9111), and that middleware then leaves it alone;
+ * `X-Accel-Buffering: no` turns off nginx's response buffering.
+ */
+const UNBUFFERED_HEADERS = {
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+} as const;
+
 /** Streams the run's events as an SSE response. */
 export function sseResponse(context: ServerContext, run: RunRecord, options: SseOptions): Response {
   const reader = new AbortController();
@@ -96,8 +108,7 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
     status: 200,
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
+      ...UNBUFFERED_HEADERS,
       "content-location": contentLocation,
       location,
     },
@@ -151,6 +162,8 @@ export function waitingJsonResponse(
     status: options.status ?? 200,
     headers: {
       "content-type": "application/json",
+      // The heartbeat newlines keep idle-timeout proxies from closing the request only if they pass.
+      ...UNBUFFERED_HEADERS,
       "content-location": contentLocation,
       location: `${contentLocation}/join`,
     },
