@@ -4,6 +4,15 @@
  * a symlink in the workspace. Each path is judged by {@link PathPolicy}; system tool directories are
  * allowed read-only. A token is treated as a write when it follows a redirection or belongs to a
  * command that modifies its arguments (`rm`, `mv`, `tee`, the destination of `cp`, `sed -i`, ...).
+ * A link (`ln`, `cp -s`) may only point at what the command could write: a link to `/` or `/usr`
+ * would let later commands reach the host through a relative name.
+ *
+ * A lone `/` is often text (`expr 4 / 2`, `cut -d / -f 2`, `print(4 / 2)` in a quoted script), so it
+ * is judged by whole shell words (`shell-words.ts`): a word that names the root directory (`/`, `/.`,
+ * `//`) is refused unless the command only treats its arguments as text, and a word that expands over
+ * the root (`/*` + `/passwd`, `/?tc`, `/$d/x`) is refused unless the command only prints it. A script
+ * given to `bash -c` or `eval` is checked as a command of its own. A `/word` whose first name has
+ * non-ASCII letters (`echo '健康检查 /端口 状态'`) is read as text when no such top-level entry exists.
  *
  * On the local provider this is a guard against mistakes and plain attempts, not a security
  * boundary: text can always be assembled at run time (`$(printf ...)`). Under bubblewrap the mount
@@ -13,6 +22,7 @@ import path from "node:path";
 import fs from "node:fs";
 import type { PathAccess, PathPolicy } from "./path-policy.js";
 import { rewriteShellPaths } from "./shell-rewrite.js";
+import { type ShellWord, splitShellCommands } from "./shell-words.js";
 import { VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
 
 /** Which non-virtual absolute paths a command may name. */
@@ -69,6 +79,32 @@ const WRITES_ALL = new Set([
   "patch",
 ]);
 const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
+/** Programs that never open their arguments: a word naming or expanding over `/` is only text to them. */
+const NEVER_OPENS = new Set([
+  "echo",
+  "printf",
+  "expr",
+  "test",
+  "[",
+  "[[",
+  "let",
+  "case",
+  "tr",
+  "basename",
+  "dirname",
+  "true",
+  "false",
+  ":",
+]);
+/** Programs where a lone `/` is a delimiter or an operator (`cut -d /`, `awk -F /`); other words may be files. */
+const SLASH_AS_TEXT = new Set(["cut", "awk", "gawk", "mawk", "sed", "paste", "column", "bc"]);
+/** Builtins whose `NAME=value` arguments are assignments (`export HOME=/`). */
+const DECLARES = new Set(["export", "declare", "local", "readonly", "typeset"]);
+/** Shells whose `-c` argument is a script of its own. */
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
+/** Nesting of `bash -c` scripts checked before the rest is left to the outer check. */
+const MAX_SCRIPT_DEPTH = 4;
 const WRAPPERS = new Set([
   "sudo",
   "env",
@@ -98,6 +134,10 @@ const WRAPPERS = new Set([
  * ```
  */
 export function checkCommandPaths(command: string, policy: PathPolicy, options: CommandPathOptions): string | null {
+  return checkCommand(command, policy, options, 0);
+}
+
+function checkCommand(command: string, policy: PathPolicy, options: CommandPathOptions, depth: number): string | null {
   if (command.includes("\u0000")) return "Access denied: the command contains a NUL byte.";
   if (FILE_URL.test(command)) {
     return "Access denied: file: URLs read the host's files directly, outside the sandbox. Use a path under /mnt/user-data/ instead.";
@@ -114,6 +154,10 @@ export function checkCommandPaths(command: string, policy: PathPolicy, options: 
   }
   for (const segment of text.split(SEGMENT_SPLIT)) {
     const error = checkSegment(segment, policy, options);
+    if (error) return error;
+  }
+  for (const words of splitShellCommands(command)) {
+    const error = checkWords(words, policy, options, depth);
     if (error) return error;
   }
   return null;
@@ -167,6 +211,7 @@ function trimPunctuation(token: string): string {
 function checkSegment(segment: string, policy: PathPolicy, options: CommandPathOptions): string | null {
   const words = splitWords(segment);
   const program = commandName(words);
+  const linking = program !== undefined && makesLinks(program, words);
   const writesAll = program !== undefined && (WRITES_ALL.has(program) || modifiesInPlace(program, words));
   const lastWord = words.length > 0 ? stripQuotes(words.at(-1)!) : undefined;
   const seen = new Set<string>();
@@ -175,10 +220,12 @@ function checkSegment(segment: string, policy: PathPolicy, options: CommandPathO
     const redirected = endsInRedirection(segment, match.index! + match[1]!.length);
     const isLast = lastWord !== undefined && lastWord.startsWith(token);
     const access: PathAccess =
-      redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
+      redirected || writesAll || linking || (program !== undefined && WRITES_LAST.has(program) && isLast)
+        ? "write"
+        : "read";
     if (seen.has(`${access}:${token}`)) continue;
     seen.add(`${access}:${token}`);
-    const error = checkAbsoluteToken(token, access, policy, options, program);
+    const error = checkAbsoluteToken(token, access, policy, options, program, linking);
     if (error) return error;
   }
   if (options.hostWorkspace) {
@@ -200,28 +247,116 @@ function checkAbsoluteToken(
   policy: PathPolicy,
   options: CommandPathOptions,
   program: string | undefined,
+  linking: boolean,
 ): string | null {
   if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, policy.skillsVirtualPath)) {
     const decision = policy.resolve(token, access);
     return decision.ok ? null : decision.error;
   }
   if (options.writablePrefixes.some((prefix) => isInsideDir(token, prefix))) return null;
+  if (linking) {
+    return (
+      `Access denied: a link to ${token} would lead from the workspace to host files outside the sandbox. ` +
+      "Link only to paths under /mnt/user-data/; copy a system file (cp) if you need it there."
+    );
+  }
   if (options.readOnlyPrefixes.some((prefix) => isInsideDir(token, prefix))) {
     return access === "write"
       ? `Access denied: ${token} is a read-only system path. Write under /mnt/user-data/workspace or /mnt/user-data/outputs instead.`
       : null;
   }
   if (token === "/") {
-    // A bare '/' is a division, a separator or `ls /` far more often than an attack; writing it or moving there is refused.
+    // A lone '/' is often a division or a delimiter; reading it as a path is judged by whole words (checkWords).
     if (access === "write")
       return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
     return program === "cd" || program === "pushd"
       ? "Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
       : null;
   }
+  if (access === "read" && isNonAsciiText(token)) return null;
   return (
     `Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
     `/mnt/skills/ (read-only) and system tool directories. If the path is only text (e.g. inside a heredoc), write the file with write_file instead.`
+  );
+}
+
+/**
+ * `/端口` in `echo '健康检查 /端口 状态'` is text: no system's top-level directory has a non-ASCII name.
+ * (DeerFlow treats any `/word` with a non-ASCII letter as text; `/home/用户/.ssh` is a real path, so here
+ * only the first name counts, and only when the host has no such entry.)
+ */
+function isNonAsciiText(token: string): boolean {
+  const first = token.slice(1).split("/")[0]!;
+  return /[^\x00-\x7f]/.test(first) && !existsNoFollow(`/${first}`);
+}
+
+/**
+ * The whole-word checks of one simple command: words naming or expanding over the root directory
+ * (see the module comment), and the scripts of `bash -c` and `eval`, checked as commands.
+ */
+function checkWords(words: ShellWord[], policy: PathPolicy, options: CommandPathOptions, depth: number): string | null {
+  let at = 0;
+  for (; at < words.length; at += 1) {
+    const text = words[at]!.text;
+    const assignment = ASSIGNMENT.exec(text);
+    if (assignment) {
+      if (assignment[1] !== "IFS" && reachesRoot(tail(words[at]!, assignment[0].length))) return rootError(text);
+      continue;
+    }
+    if (!WRAPPERS.has(text) && !text.startsWith("-") && !["{", "}", "!"].includes(text)) break;
+  }
+  if (at >= words.length) return null;
+  const program = path.posix.basename(words[at]!.text);
+  const args = words.slice(at + 1);
+  const script =
+    program === "eval"
+      ? args.map((word) => word.text).join(" ")
+      : SHELLS.has(program)
+        ? args[args.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text)) + 1]?.text
+        : undefined;
+  if (script !== undefined && depth < MAX_SCRIPT_DEPTH) {
+    const error = checkCommand(script, policy, options, depth + 1);
+    if (error) return error;
+  }
+  for (const word of args) {
+    const assignment = DECLARES.has(program) ? ASSIGNMENT.exec(word.text) : null;
+    if (assignment) {
+      if (assignment[1] !== "IFS" && reachesRoot(tail(word, assignment[0].length))) return rootError(word.text);
+      continue;
+    }
+    const option = /^--?[A-Za-z][\w-]*=/.exec(word.text);
+    const reach = reachesRoot(option ? tail(word, option[0].length) : word);
+    if (reach === "root" && !NEVER_OPENS.has(program) && !SLASH_AS_TEXT.has(program)) return rootError(word.text);
+    if (reach === "expansion" && !NEVER_OPENS.has(program)) return rootError(word.text);
+  }
+  return null;
+}
+
+/** The part of `word` from `offset` on (an assignment's or an option's value). */
+function tail(word: ShellWord, offset: number): ShellWord {
+  return { text: word.text.slice(offset), expandsAt: word.expandsAt < 0 ? -1 : Math.max(0, word.expandsAt - offset) };
+}
+
+/**
+ * `"root"` when the word names the root directory (`/`, `/.`, `//`, `/./`); `"expansion"` when what the
+ * shell expands in it is a name in the root directory (`/*`, `/?tc`, `/$d`, `/{etc,x}`); else null.
+ */
+function reachesRoot(word: ShellWord): "root" | "expansion" | null {
+  if (word.expandsAt < 0) {
+    return word.text.startsWith("/") && /^[/.]*$/.test(word.text) && path.posix.normalize(word.text) === "/"
+      ? "root"
+      : null;
+  }
+  const fixed = word.text.slice(0, word.expandsAt);
+  const dir = fixed.slice(0, fixed.lastIndexOf("/") + 1);
+  return dir.startsWith("/") && /^[/.]*$/.test(dir) && path.posix.normalize(dir) === "/" ? "expansion" : null;
+}
+
+function rootError(word: string): string {
+  const shown = word.length > 60 ? `${word.slice(0, 57)}...` : word;
+  return (
+    `Access denied: '${shown}' reaches the host's root directory, outside the sandbox. Use paths under /mnt/user-data/ instead. ` +
+    "If '/' is only text here (a delimiter or an operator), attach it to its neighbour (cut -d/, awk -F/) or quote the whole expression as one word ('4 / 2')."
   );
 }
 
@@ -258,6 +393,15 @@ function commandName(words: string[]): string | undefined {
     return path.posix.basename(bare);
   }
   return undefined;
+}
+
+/** `ln`, `link`, and `cp -s`/`cp -l` (symbolic or hard links instead of copies). */
+function makesLinks(program: string, words: string[]): boolean {
+  if (program === "ln" || program === "link") return true;
+  if (program !== "cp") return false;
+  return words
+    .map(stripQuotes)
+    .some((flag) => /^-[A-Za-z]*[sl]/.test(flag) || flag === "--symbolic-link" || flag === "--link");
 }
 
 function modifiesInPlace(program: string, words: string[]): boolean {
