@@ -7,12 +7,10 @@
  * A link (`ln`, `cp -s`) may only point at what the command could write: a link to `/` or `/usr`
  * would let later commands reach the host through a relative name.
  *
- * A lone `/` is often text (`expr 4 / 2`, `cut -d / -f 2`, `print(4 / 2)` in a quoted script), so it
- * is judged by whole shell words (`shell-words.ts`): a word that names the root directory (`/`, `/.`,
- * `//`) is refused unless the command only treats its arguments as text, and a word that expands over
- * the root (`/*` + `/passwd`, `/?tc`, `/$d/x`) is refused unless the command only prints it. A script
- * given to `bash -c` or `eval` is checked as a command of its own. A `/word` whose first name has
- * non-ASCII letters (`echo '健康检查 /端口 状态'`) is read as text when no such top-level entry exists.
+ * The root directory itself (`ls /`, `cat /?tc/passwd`) is judged by whole shell words
+ * (`command-words.ts`), and the script of `bash -c` or `eval` is checked as a command of its own. A
+ * `/word` whose first name has non-ASCII letters (`echo '健康检查 /端口 状态'`) is read as text when no
+ * such top-level entry exists.
  *
  * On the local provider this is a guard against mistakes and plain attempts, not a security
  * boundary: text can always be assembled at run time (`$(printf ...)`). Under bubblewrap the mount
@@ -22,7 +20,7 @@ import path from "node:path";
 import fs from "node:fs";
 import type { PathAccess, PathPolicy } from "./path-policy.js";
 import { rewriteShellPaths } from "./shell-rewrite.js";
-import { type ShellWord, splitShellCommands } from "./shell-words.js";
+import { COMMAND_WRAPPERS, checkCommandWords } from "./command-words.js";
 import { VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
 
 /** Which non-virtual absolute paths a command may name. */
@@ -79,50 +77,8 @@ const WRITES_ALL = new Set([
   "patch",
 ]);
 const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
-/** Programs that never open their arguments: a word naming or expanding over `/` is only text to them. */
-const NEVER_OPENS = new Set([
-  "echo",
-  "printf",
-  "expr",
-  "test",
-  "[",
-  "[[",
-  "let",
-  "case",
-  "tr",
-  "basename",
-  "dirname",
-  "true",
-  "false",
-  ":",
-]);
-/** Programs where a lone `/` is a delimiter or an operator (`cut -d /`, `awk -F /`); other words may be files. */
-const SLASH_AS_TEXT = new Set(["cut", "awk", "gawk", "mawk", "sed", "paste", "column", "bc"]);
-/** Builtins whose `NAME=value` arguments are assignments (`export HOME=/`). */
-const DECLARES = new Set(["export", "declare", "local", "readonly", "typeset"]);
-/** Shells whose `-c` argument is a script of its own. */
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
-/** Nesting of `bash -c` scripts checked before the rest is left to the outer check. */
+/** Nesting of `bash -c` scripts checked as commands of their own. */
 const MAX_SCRIPT_DEPTH = 4;
-const WRAPPERS = new Set([
-  "sudo",
-  "env",
-  "nohup",
-  "time",
-  "command",
-  "exec",
-  "nice",
-  "xargs",
-  "builtin",
-  "then",
-  "do",
-  "else",
-  "if",
-  "while",
-  "until",
-]);
-
 /**
  * Returns the sentence that says why (without "Error: ") when the command names a path the policy
  * refuses, or `null` when every path it names is allowed.
@@ -156,11 +112,9 @@ function checkCommand(command: string, policy: PathPolicy, options: CommandPathO
     const error = checkSegment(segment, policy, options);
     if (error) return error;
   }
-  for (const words of splitShellCommands(command)) {
-    const error = checkWords(words, policy, options, depth);
-    if (error) return error;
-  }
-  return null;
+  return checkCommandWords(command, (script) =>
+    depth < MAX_SCRIPT_DEPTH ? checkCommand(script, policy, options, depth + 1) : null,
+  );
 }
 
 /**
@@ -266,7 +220,7 @@ function checkAbsoluteToken(
       : null;
   }
   if (token === "/") {
-    // A lone '/' is often a division or a delimiter; reading it as a path is judged by whole words (checkWords).
+    // A lone '/' is often a division or a delimiter; reading it as a path is judged by whole words (command-words.ts).
     if (access === "write")
       return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
     return program === "cd" || program === "pushd"
@@ -288,76 +242,6 @@ function checkAbsoluteToken(
 function isNonAsciiText(token: string): boolean {
   const first = token.slice(1).split("/")[0]!;
   return /[^\x00-\x7f]/.test(first) && !existsNoFollow(`/${first}`);
-}
-
-/**
- * The whole-word checks of one simple command: words naming or expanding over the root directory
- * (see the module comment), and the scripts of `bash -c` and `eval`, checked as commands.
- */
-function checkWords(words: ShellWord[], policy: PathPolicy, options: CommandPathOptions, depth: number): string | null {
-  let at = 0;
-  for (; at < words.length; at += 1) {
-    const text = words[at]!.text;
-    const assignment = ASSIGNMENT.exec(text);
-    if (assignment) {
-      if (assignment[1] !== "IFS" && reachesRoot(tail(words[at]!, assignment[0].length))) return rootError(text);
-      continue;
-    }
-    if (!WRAPPERS.has(text) && !text.startsWith("-") && !["{", "}", "!"].includes(text)) break;
-  }
-  if (at >= words.length) return null;
-  const program = path.posix.basename(words[at]!.text);
-  const args = words.slice(at + 1);
-  const script =
-    program === "eval"
-      ? args.map((word) => word.text).join(" ")
-      : SHELLS.has(program)
-        ? args[args.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text)) + 1]?.text
-        : undefined;
-  if (script !== undefined && depth < MAX_SCRIPT_DEPTH) {
-    const error = checkCommand(script, policy, options, depth + 1);
-    if (error) return error;
-  }
-  for (const word of args) {
-    const assignment = DECLARES.has(program) ? ASSIGNMENT.exec(word.text) : null;
-    if (assignment) {
-      if (assignment[1] !== "IFS" && reachesRoot(tail(word, assignment[0].length))) return rootError(word.text);
-      continue;
-    }
-    const option = /^--?[A-Za-z][\w-]*=/.exec(word.text);
-    const reach = reachesRoot(option ? tail(word, option[0].length) : word);
-    if (reach === "root" && !NEVER_OPENS.has(program) && !SLASH_AS_TEXT.has(program)) return rootError(word.text);
-    if (reach === "expansion" && !NEVER_OPENS.has(program)) return rootError(word.text);
-  }
-  return null;
-}
-
-/** The part of `word` from `offset` on (an assignment's or an option's value). */
-function tail(word: ShellWord, offset: number): ShellWord {
-  return { text: word.text.slice(offset), expandsAt: word.expandsAt < 0 ? -1 : Math.max(0, word.expandsAt - offset) };
-}
-
-/**
- * `"root"` when the word names the root directory (`/`, `/.`, `//`, `/./`); `"expansion"` when what the
- * shell expands in it is a name in the root directory (`/*`, `/?tc`, `/$d`, `/{etc,x}`); else null.
- */
-function reachesRoot(word: ShellWord): "root" | "expansion" | null {
-  if (word.expandsAt < 0) {
-    return word.text.startsWith("/") && /^[/.]*$/.test(word.text) && path.posix.normalize(word.text) === "/"
-      ? "root"
-      : null;
-  }
-  const fixed = word.text.slice(0, word.expandsAt);
-  const dir = fixed.slice(0, fixed.lastIndexOf("/") + 1);
-  return dir.startsWith("/") && /^[/.]*$/.test(dir) && path.posix.normalize(dir) === "/" ? "expansion" : null;
-}
-
-function rootError(word: string): string {
-  const shown = word.length > 60 ? `${word.slice(0, 57)}...` : word;
-  return (
-    `Access denied: '${shown}' reaches the host's root directory, outside the sandbox. Use paths under /mnt/user-data/ instead. ` +
-    "If '/' is only text here (a delimiter or an operator), attach it to its neighbour (cut -d/, awk -F/) or quote the whole expression as one word ('4 / 2')."
-  );
 }
 
 /** A relative name that exists in the workspace and leads out through a symlink is refused. */
@@ -389,7 +273,7 @@ function splitWords(segment: string): string[] {
 function commandName(words: string[]): string | undefined {
   for (const word of words) {
     const bare = stripQuotes(word);
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(bare) || WRAPPERS.has(bare) || bare.startsWith("-")) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(bare) || COMMAND_WRAPPERS.has(bare) || bare.startsWith("-")) continue;
     return path.posix.basename(bare);
   }
   return undefined;
