@@ -202,6 +202,7 @@ test("a lone '/' that is text (an operator, a delimiter, a quoted expression) pa
     "awk -F / '{print $1}' paths.txt",
     "awk '{print $1 / 2}' data.txt",
     "tr / _ < paths.txt",
+    "sort -t / -k 2 paths.txt",
     `python3 -c "print(4 / 2)"`,
     "python3 -c 'x = 10 / 3; print(x)'",
     "bc <<< '4 / 2'",

@@ -29,7 +29,7 @@ const NEVER_OPENS = new Set([
   ":",
 ]);
 /** Programs where a lone `/` is a delimiter or an operator (`cut -d /`, `awk -F /`); other words may be files. */
-const SLASH_AS_TEXT = new Set(["cut", "awk", "gawk", "mawk", "sed", "paste", "column", "bc"]);
+const SLASH_AS_TEXT = new Set(["cut", "awk", "gawk", "mawk", "sed", "sort", "join", "paste", "column", "bc"]);
 /** Builtins whose `NAME=value` arguments are assignments (`export HOME=/`). */
 const DECLARES = new Set(["export", "declare", "local", "readonly", "typeset"]);
 /** Shells whose `-c` argument is a script of its own. */
