@@ -130,6 +130,10 @@ test("the command scan is linear: 400,000-character tokens are checked at once",
     [`echo ${":/{".repeat(big / 3)}`, null],
     [`echo ${"a:".repeat(big / 2)}`, null],
     [`cat /mnt/user-data/workspace/${"b".repeat(big)}`, /too long/],
+    [`echo ${"{".repeat(big)}`, null],
+    [`echo ${"$((".repeat(big / 3)}`, null],
+    [`echo "${"$(".repeat(big / 2)}`, null],
+    [`cat <<${"E".repeat(big)}\n${"x\n".repeat(big / 2)}`, null],
   ];
   for (const [command, expected] of cases) {
     const result = checkCommandPaths(command, s.policy, s.options);
@@ -154,9 +158,141 @@ test("file: URLs are refused in any case; ordinary text with 'file:' or a bare '
     "echo 'profile: x' && grep 'file: ' notes.txt",
     "echo '/devices/{id}'",
     `printf '%s\\n' "GET /devices/{id}"`,
-    "ls /",
     "echo 10 / 3",
   ]) {
     assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
+});
+
+test("a word naming the root directory, in any spelling, is refused as a path", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "ls /",
+    "ls -la '/'",
+    "ls /.",
+    "ls /./",
+    "ls //",
+    "find / -name passwd",
+    "grep -r root /",
+    "du -sh /",
+    "tar czf /mnt/user-data/outputs/all.tgz /",
+    "python3 walk.py /",
+    "rsync -a / /mnt/user-data/workspace/copy",
+    "cd /mnt/user-data/workspace && ls /",
+    "export HOME=/",
+    "HOME=/. bash",
+  ]) {
+    assert.match(
+      checkCommandPaths(command, s.policy, s.options) ?? "",
+      /Access denied: .*(root directory|outside the sandbox)/,
+      command,
+    );
+  }
+});
+
+test("a lone '/' that is text (an operator, a delimiter, a quoted expression) passes", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "echo 10 / 3",
+    "expr 4 / 2",
+    "cut -d / -f 2 paths.txt",
+    "cut -d '/' -f 2 paths.txt",
+    "awk -F / '{print $1}' paths.txt",
+    "awk '{print $1 / 2}' data.txt",
+    "tr / _ < paths.txt",
+    "sort -t / -k 2 paths.txt",
+    `python3 -c "print(4 / 2)"`,
+    "python3 -c 'x = 10 / 3; print(x)'",
+    "bc <<< '4 / 2'",
+    "echo $((8 / 2)) && (( half = 8 / 2 ))",
+    `IFS=/ read -r first rest <<< "$line"`,
+    `[[ $p == /* ]] && echo absolute`,
+    "case $p in /*) echo absolute;; esac",
+    "python3 <<'EOF'\nprint(4 / 2)\nimport os\nEOF\necho done",
+    "sed 's/a/b/' notes.txt",
+    "ls /usr/bin /mnt/user-data/workspace",
+  ]) {
+    assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
+});
+
+test("globs and expansions over the root directory are refused unless the command only prints them", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "cat /*/passwd",
+    "cat /?tc/passwd",
+    "cat /[e]tc/passwd",
+    "cat /{etc,x}/passwd",
+    "d=etc; cat /$d/passwd",
+    `cat "/$(printf etc)/passwd"`,
+    "cat /`echo etc`/passwd",
+    "sed -n p /.?tc/passwd",
+    "for f in /*; do ls $f; done",
+  ]) {
+    assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /Access denied/, command);
+  }
+  assert.equal(checkCommandPaths("echo /*", s.policy, s.options), null);
+});
+
+test("a link may only point where the command could write: ln -s / root is refused", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "ln -s / root && cat root/etc/passwd",
+    "ln -s /. root",
+    "ln -s // root",
+    "ln -sf '/' root",
+    "ln -s /usr u && echo x > u/evil",
+    "ln /usr/bin/python3 py",
+    "link /usr/bin/env e",
+    "cp -s /usr/bin/env e",
+    "cp -rl /usr/lib/python3 lib",
+    "ln -s /mnt/skills/public skills",
+  ]) {
+    assert.match(
+      checkCommandPaths(command, s.policy, s.options) ?? "",
+      /Access denied: (a link to|.*read-only)/,
+      command,
+    );
+  }
+  for (const command of [
+    "ln -s /mnt/user-data/workspace/data.csv /mnt/user-data/outputs/data.csv",
+    "ln -sf /dev/null log.txt",
+    "cp /usr/share/dict/words words.txt",
+  ]) {
+    assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
+});
+
+test("the script of bash -c, sh -c and eval is checked as a command", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "bash -c 'ln -s / r && cat r/etc/passwd'",
+    `sh -c "ls /"`,
+    "bash -lc 'cd / && cat etc/passwd'",
+    `eval "ls /"`,
+    `bash -c "bash -c 'ls /'"`,
+  ]) {
+    assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /Access denied/, command);
+  }
+  assert.equal(checkCommandPaths("bash -c 'ls /mnt/user-data/workspace | wc -l'", s.policy, s.options), null);
+});
+
+test("a /word with non-ASCII letters in its first name is text (DeerFlow issue 23)", (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  for (const command of [
+    "echo '健康检查 /端口 状态'",
+    `python3 -c "print(f'/端口{port}')"`,
+    `printf '%s\\n' "访问 /接口/用户 成功"`,
+  ]) {
+    assert.equal(checkCommandPaths(command, s.policy, s.options), null, command);
+  }
+  for (const command of ["cat /etc/用户.txt", "echo x > /端口", "mkdir -p /数据/x"]) {
+    assert.match(checkCommandPaths(command, s.policy, s.options) ?? "", /Access denied/, command);
   }
 });

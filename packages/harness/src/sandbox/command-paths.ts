@@ -4,6 +4,13 @@
  * a symlink in the workspace. Each path is judged by {@link PathPolicy}; system tool directories are
  * allowed read-only. A token is treated as a write when it follows a redirection or belongs to a
  * command that modifies its arguments (`rm`, `mv`, `tee`, the destination of `cp`, `sed -i`, ...).
+ * A link (`ln`, `cp -s`) may only point at what the command could write: a link to `/` or `/usr`
+ * would let later commands reach the host through a relative name.
+ *
+ * The root directory itself (`ls /`, `cat /?tc/passwd`) is judged by whole shell words
+ * (`command-words.ts`), and the script of `bash -c` or `eval` is checked as a command of its own. A
+ * `/word` whose first name has non-ASCII letters (`echo '健康检查 /端口 状态'`) is read as text when no
+ * such top-level entry exists.
  *
  * On the local provider this is a guard against mistakes and plain attempts, not a security
  * boundary: text can always be assembled at run time (`$(printf ...)`). Under bubblewrap the mount
@@ -13,6 +20,7 @@ import path from "node:path";
 import fs from "node:fs";
 import type { PathAccess, PathPolicy } from "./path-policy.js";
 import { rewriteShellPaths } from "./shell-rewrite.js";
+import { COMMAND_WRAPPERS, checkCommandWords } from "./command-words.js";
 import { VIRTUAL_USER_DATA, VIRTUAL_WORKSPACE, isInsideDir } from "./virtual-paths.js";
 
 /** Which non-virtual absolute paths a command may name. */
@@ -69,24 +77,8 @@ const WRITES_ALL = new Set([
   "patch",
 ]);
 const WRITES_LAST = new Set(["cp", "ln", "install", "rsync"]);
-const WRAPPERS = new Set([
-  "sudo",
-  "env",
-  "nohup",
-  "time",
-  "command",
-  "exec",
-  "nice",
-  "xargs",
-  "builtin",
-  "then",
-  "do",
-  "else",
-  "if",
-  "while",
-  "until",
-]);
-
+/** Nesting of `bash -c` scripts checked as commands of their own. */
+const MAX_SCRIPT_DEPTH = 4;
 /**
  * Returns the sentence that says why (without "Error: ") when the command names a path the policy
  * refuses, or `null` when every path it names is allowed.
@@ -98,6 +90,10 @@ const WRAPPERS = new Set([
  * ```
  */
 export function checkCommandPaths(command: string, policy: PathPolicy, options: CommandPathOptions): string | null {
+  return checkCommand(command, policy, options, 0);
+}
+
+function checkCommand(command: string, policy: PathPolicy, options: CommandPathOptions, depth: number): string | null {
   if (command.includes("\u0000")) return "Access denied: the command contains a NUL byte.";
   if (FILE_URL.test(command)) {
     return "Access denied: file: URLs read the host's files directly, outside the sandbox. Use a path under /mnt/user-data/ instead.";
@@ -116,7 +112,9 @@ export function checkCommandPaths(command: string, policy: PathPolicy, options: 
     const error = checkSegment(segment, policy, options);
     if (error) return error;
   }
-  return null;
+  return checkCommandWords(command, (script) =>
+    depth < MAX_SCRIPT_DEPTH ? checkCommand(script, policy, options, depth + 1) : null,
+  );
 }
 
 /**
@@ -167,6 +165,7 @@ function trimPunctuation(token: string): string {
 function checkSegment(segment: string, policy: PathPolicy, options: CommandPathOptions): string | null {
   const words = splitWords(segment);
   const program = commandName(words);
+  const linking = program !== undefined && makesLinks(program, words);
   const writesAll = program !== undefined && (WRITES_ALL.has(program) || modifiesInPlace(program, words));
   const lastWord = words.length > 0 ? stripQuotes(words.at(-1)!) : undefined;
   const seen = new Set<string>();
@@ -175,10 +174,12 @@ function checkSegment(segment: string, policy: PathPolicy, options: CommandPathO
     const redirected = endsInRedirection(segment, match.index! + match[1]!.length);
     const isLast = lastWord !== undefined && lastWord.startsWith(token);
     const access: PathAccess =
-      redirected || writesAll || (program !== undefined && WRITES_LAST.has(program) && isLast) ? "write" : "read";
+      redirected || writesAll || linking || (program !== undefined && WRITES_LAST.has(program) && isLast)
+        ? "write"
+        : "read";
     if (seen.has(`${access}:${token}`)) continue;
     seen.add(`${access}:${token}`);
-    const error = checkAbsoluteToken(token, access, policy, options, program);
+    const error = checkAbsoluteToken(token, access, policy, options, program, linking);
     if (error) return error;
   }
   if (options.hostWorkspace) {
@@ -200,29 +201,47 @@ function checkAbsoluteToken(
   policy: PathPolicy,
   options: CommandPathOptions,
   program: string | undefined,
+  linking: boolean,
 ): string | null {
   if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, policy.skillsVirtualPath)) {
     const decision = policy.resolve(token, access);
     return decision.ok ? null : decision.error;
   }
   if (options.writablePrefixes.some((prefix) => isInsideDir(token, prefix))) return null;
+  if (linking) {
+    return (
+      `Access denied: a link to ${token} would lead from the workspace to host files outside the sandbox. ` +
+      "Link only to paths under /mnt/user-data/; copy a system file (cp) if you need it there."
+    );
+  }
   if (options.readOnlyPrefixes.some((prefix) => isInsideDir(token, prefix))) {
     return access === "write"
       ? `Access denied: ${token} is a read-only system path. Write under /mnt/user-data/workspace or /mnt/user-data/outputs instead.`
       : null;
   }
   if (token === "/") {
-    // A bare '/' is a division, a separator or `ls /` far more often than an attack; writing it or moving there is refused.
+    // A lone '/' is often a division or a delimiter; reading it as a path is judged by whole words (command-words.ts).
     if (access === "write")
       return "Access denied: the command would modify the root directory '/', which is outside the sandbox.";
     return program === "cd" || program === "pushd"
       ? "Access denied: changing into '/' leaves the sandbox. Stay under /mnt/user-data/ and use absolute paths there."
       : null;
   }
+  if (access === "read" && isNonAsciiText(token)) return null;
   return (
     `Access denied: ${token} is outside the sandbox. Commands may use /mnt/user-data/ (workspace, uploads, outputs), ` +
     `/mnt/skills/ (read-only) and system tool directories. If the path is only text (e.g. inside a heredoc), write the file with write_file instead.`
   );
+}
+
+/**
+ * `/端口` in `echo '健康检查 /端口 状态'` is text: no system's top-level directory has a non-ASCII name.
+ * (DeerFlow treats any `/word` with a non-ASCII letter as text; `/home/用户/.ssh` is a real path, so here
+ * only the first name counts, and only when the host has no such entry.)
+ */
+function isNonAsciiText(token: string): boolean {
+  const first = token.slice(1).split("/")[0]!;
+  return /[^\x00-\x7f]/.test(first) && !existsNoFollow(`/${first}`);
 }
 
 /** A relative name that exists in the workspace and leads out through a symlink is refused. */
@@ -254,10 +273,19 @@ function splitWords(segment: string): string[] {
 function commandName(words: string[]): string | undefined {
   for (const word of words) {
     const bare = stripQuotes(word);
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(bare) || WRAPPERS.has(bare) || bare.startsWith("-")) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(bare) || COMMAND_WRAPPERS.has(bare) || bare.startsWith("-")) continue;
     return path.posix.basename(bare);
   }
   return undefined;
+}
+
+/** `ln`, `link`, and `cp -s`/`cp -l` (symbolic or hard links instead of copies). */
+function makesLinks(program: string, words: string[]): boolean {
+  if (program === "ln" || program === "link") return true;
+  if (program !== "cp") return false;
+  return words
+    .map(stripQuotes)
+    .some((flag) => /^-[A-Za-z]*[sl]/.test(flag) || flag === "--symbolic-link" || flag === "--link");
 }
 
 function modifiesInPlace(program: string, words: string[]): boolean {

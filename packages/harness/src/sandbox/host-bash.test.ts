@@ -219,3 +219,26 @@ test("exit codes and timeouts come back through the launcher", async (t) => {
     /^Error: Command timed out after 1 seconds.*\nOutput before the timeout:\nbefore/s,
   );
 });
+
+test("ln -s / root && cat root/etc/passwd is refused on the local provider, and legitimate '/' still runs", async (t) => {
+  const kit = createTestSandbox({ use: "local" });
+  t.after(() => kit.cleanup());
+  const passwdFirstLine = fs.readFileSync("/etc/passwd", "utf8").split("\n")[0]!;
+  for (const command of [
+    "ln -s / root && cat root/etc/passwd",
+    "ln -s /. root && cat root/etc/passwd",
+    "bash -c 'ln -s / root && cat root/etc/passwd'",
+    "cat /?tc/passwd",
+    "cat /*/passwd",
+  ]) {
+    const output = await kit.text("bash", { description: "escape", command });
+    assert.match(output, /^Error: Access denied/, command);
+    assert.ok(!output.includes(passwdFirstLine), `${command} showed /etc/passwd`);
+  }
+  assert.deepEqual(fs.readdirSync(kit.sandbox.paths.workspace_path), [], "no link was made in the workspace");
+  const text = await kit.text("bash", {
+    description: "slash as text",
+    command: "echo a/b/c | cut -d / -f 2 && expr 9 / 3 && python3 -c 'print(8 / 2)'",
+  });
+  assert.equal(text.trim(), "b\n3\n4.0");
+});

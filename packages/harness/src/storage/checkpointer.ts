@@ -4,10 +4,21 @@
  *
  * A file that is not a database (corrupt, truncated, something else) or cannot be written (read-only
  * home, wrong owner) fails with a message naming the file and what to do. Listing and reading threads
- * also work on a read-only home (`readOnly`): SQLite cannot open a WAL database on read-only media, so
- * a snapshot of the file is read instead.
+ * also work on a read-only home (`readOnly`): SQLite cannot open a WAL database on read-only media or in
+ * a directory the user cannot write (it must create the `-shm` file beside it), so a snapshot of the file,
+ * with what its `-wal` file still holds, is read instead.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
@@ -106,17 +117,53 @@ function openReadOnly(file: string): Database.Database {
       return db;
     } catch (error) {
       db.close();
-      if ((error as { code?: string }).code !== "SQLITE_CANTOPEN") throw error;
+      if (!cannotReadInPlace(error)) throw error;
     }
-    // WAL on read-only media: read a snapshot, marked as a rollback-journal database (header bytes 18-19).
-    const bytes = readFileSync(file);
-    if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-    const snapshot = new Database(bytes);
-    snapshot.prepare("SELECT count(*) FROM sqlite_master").get();
-    return snapshot;
+    return openSnapshot(file);
   } catch (error) {
     throw storageError(file, error);
   }
+}
+
+/**
+ * A WAL database that SQLite cannot read where it is: on read-only media (`SQLITE_CANTOPEN`), or in a
+ * directory the user cannot write, where the shared-memory file cannot be created
+ * (`SQLITE_READONLY_DIRECTORY`, `SQLITE_READONLY_CANTINIT`, ...).
+ */
+function cannotReadInPlace(error: unknown): boolean {
+  const code = String((error as { code?: unknown }).code ?? "");
+  return code === "SQLITE_CANTOPEN" || code.startsWith("SQLITE_READONLY");
+}
+
+/**
+ * An in-memory copy of the database, marked as a rollback-journal database (header bytes 18-19). Steps
+ * still in the `-wal` file (a run was killed, or another user's process is writing) are folded in first
+ * from a private copy in the temp directory, so the copy shows every committed checkpoint.
+ */
+function openSnapshot(file: string): Database.Database {
+  let bytes: Buffer = readFileSync(file);
+  const wal = `${file}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0) {
+    const dir = mkdtempSync(path.join(tmpdir(), "deerflow-snapshot-"));
+    try {
+      const copy = path.join(dir, "checkpoints.sqlite");
+      writeFileSync(copy, bytes);
+      copyFileSync(wal, `${copy}-wal`);
+      const merged = new Database(copy);
+      try {
+        merged.pragma("wal_checkpoint(TRUNCATE)");
+        bytes = merged.serialize();
+      } finally {
+        merged.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+  const snapshot = new Database(bytes);
+  snapshot.prepare("SELECT count(*) FROM sqlite_master").get();
+  return snapshot;
 }
 
 /** Turns SQLite's and the file system's errors into what happened to which file and what to do. */

@@ -1,16 +1,29 @@
 /**
  * Where DeerFlow.ts keeps its files: `DEER_FLOW_HOME`, else `.deer-flow` in the working directory.
  * Threads, checkpoints and memory all live below it, so one directory is all a user backs up or deletes.
+ * An empty `DEER_FLOW_HOME` (`DEER_FLOW_HOME= deerflow run ...`, or a blank line in a service file) counts
+ * as unset, as in DeerFlow: resolved literally it would be the working directory itself, and the
+ * checkpoints and thread folders would land loose among the user's files.
  */
 import path from "node:path";
 
-/** Resolves the home directory (absolute). */
+/**
+ * Resolves the home directory (absolute): `home`, else `DEER_FLOW_HOME`, else `./.deer-flow`. A blank
+ * value (empty or only spaces) counts as not given.
+ *
+ * @example
+ * resolveHome({ env: { DEER_FLOW_HOME: "" }, cwd: "/work" }); // "/work/.deer-flow"
+ */
 export function resolveHome(
   options: { home?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
 ): string {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  return path.resolve(cwd, options.home ?? env.DEER_FLOW_HOME ?? ".deer-flow");
+  return path.resolve(cwd, given(options.home) ?? given(env.DEER_FLOW_HOME) ?? ".deer-flow");
+}
+
+function given(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 /** The SQLite file holding checkpoints (and the history archive). */
