@@ -18,6 +18,7 @@ import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
 import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
 import { registerMemoryRoutes } from "./routes/memory.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerRegenerateRoutes } from "./routes/regenerate.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
@@ -38,6 +39,7 @@ ROUTES.push(
   registerMemoryRoutes,
   registerSkillRoutes,
   registerMcpConfigRoutes,
+  registerRegenerateRoutes,
 );
 
 /** Options of `createServer`; every field has a default. */
