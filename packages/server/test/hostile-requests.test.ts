@@ -9,7 +9,7 @@ import http from "node:http";
 import net from "node:net";
 import { test } from "node:test";
 import { createServer } from "../src/index.js";
-import { gate, readSse, startTestServer } from "./helpers.js";
+import { collect, gate, parseSse, readSse, startTestServer } from "./helpers.js";
 
 const MB = 1024 * 1024;
 
@@ -202,6 +202,36 @@ test("a key shorter than 16 characters is refused on a public host (DEER_FLOW_AP
     } finally {
       await exposed.stop();
     }
+  } finally {
+    await t.close();
+  }
+});
+
+test("a Last-Event-ID past the end of a finished run's log gets end at once (raw SSE and the SDK's joinStream)", async () => {
+  const t = await startTestServer();
+  try {
+    const thread = await t.client.threads.create();
+    const run = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      input: { messages: [{ role: "user", content: "hi" }] },
+    });
+    await t.client.runs.join(thread.thread_id, run.run_id);
+    for (const lastEventId of ["999999", "7"]) {
+      const response = await fetch(`${t.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, {
+        headers: { "last-event-id": lastEventId },
+      });
+      const frames = parseSse(await readSse(response));
+      assert.deepEqual(
+        frames.map((frame) => frame.event),
+        ["end"],
+        `Last-Event-ID ${lastEventId}`,
+      );
+    }
+    const parts = await collect(t.client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "999999" }));
+    assert.deepEqual(
+      parts.map((part) => part.event),
+      ["end"],
+      "the SDK's join ends instead of reconnecting",
+    );
   } finally {
     await t.close();
   }
