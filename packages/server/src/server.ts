@@ -7,7 +7,7 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { ConfigError, type Harness } from "@deerflow/harness";
+import { ConfigError, type Harness, isBareRunnerEntry, STDIO_ALLOW_HINT } from "@deerflow/harness";
 import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
@@ -101,6 +101,10 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     threadLease: options.threadLease,
     runWorker: options.runWorker ?? true,
   };
+  for (const entry of config.server.mcp_stdio_allow.filter(isBareRunnerEntry))
+    resolved.log(
+      `warning: server.mcp_stdio_allow lists "${entry}", which allows nothing by itself (any code runs through it). ${STDIO_ALLOW_HINT}`,
+    );
   const services = openRunServices(harness, { ...resolved, env });
   const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
 
