@@ -131,6 +131,7 @@ export { parseSlashSkill } from "./skills/slash.js";
 export { createMcpService, type McpServerStatus, type McpService, type McpServiceOptions } from "./mcp/mcp-service.js";
 export { openMcpService, type OpenMcpServiceOptions } from "./mcp/open-mcp-service.js";
 export { resolveMcpServers, type ResolvedServers, type ResolveServersOptions } from "./mcp/resolve-servers.js";
+export { checkStdioAllowed, isBareRunnerEntry, maskStdioArgs, STDIO_ALLOW_HINT } from "./mcp/stdio-allow.js";
 export {
   McpServerInput,
   type McpServerSpec,

@@ -25,6 +25,16 @@ export interface ResolvedServerOptions {
   drainGraceMs: number;
   /** Cross-process per-thread lease taken around each run (see WorkerDeps.threadLease). */
   threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
+  /**
+   * Longest a client may take to send a request's headers, in ms; a socket that trickles them in (slow
+   * loris) gets 408 and is closed.
+   */
+  headersTimeoutMs: number;
+  /**
+   * Longest a client may take to send a whole request (headers and body), in ms. It bounds receiving
+   * only: a long SSE stream or `/wait` answer is not cut by it, a slow upload is.
+   */
+  requestTimeoutMs: number;
   /** Execute runs in this process (false: API only; another process on the same Postgres runs them). */
   runWorker: boolean;
   /** Receives one-line log messages. */

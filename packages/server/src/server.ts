@@ -7,11 +7,11 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import type { Harness } from "@deerflow/harness";
+import { ConfigError, type Harness, isBareRunnerEntry, STDIO_ALLOW_HINT } from "@deerflow/harness";
 import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
-import { apiKeyAuth, corsPolicy, jsonBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
+import { apiKeyAuth, corsPolicy, requestBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
@@ -27,6 +27,19 @@ import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
 import { registerUploadRoutes } from "./routes/uploads.js";
 import { openRunServices } from "./runs/services.js";
 import { adoptCheckpointThreads } from "./runs/threads.js";
+import { isLoopbackHost } from "./loopback.js";
+
+/** Shortest API key accepted on a host other than loopback: a short key is guessed quickly. */
+export const MIN_PUBLIC_KEY_LENGTH = 16;
+
+/** Refuses to listen on `host` with a key shorter than MIN_PUBLIC_KEY_LENGTH (keys from the environment are not schema-checked). */
+function checkKeyStrength(keys: readonly string[], host: string): void {
+  const short = keys.filter((key) => key.length < MIN_PUBLIC_KEY_LENGTH);
+  if (short.length === 0) return;
+  throw new ConfigError(
+    `Refusing to listen on ${host} with ${short.length === 1 ? "an API key" : `${short.length} API keys`} shorter than ${MIN_PUBLIC_KEY_LENGTH} characters (shortest: ${Math.min(...short.map((key) => key.length))}). Anyone who can reach the server could guess ${short.length === 1 ? "it" : "them"}. Use long random keys in server.api_keys or DEER_FLOW_API_KEYS (e.g. the output of: openssl rand -hex 24).`,
+  );
+}
 
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
 const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
@@ -84,10 +97,16 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     eventRetentionMs: options.eventRetentionMs ?? 10 * 60_000,
     maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
     drainGraceMs: options.drainGraceMs ?? 20_000,
+    headersTimeoutMs: options.headersTimeoutMs ?? 20_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 15 * 60_000,
     log: options.log ?? ((line) => console.error(line)),
     threadLease: options.threadLease,
     runWorker: options.runWorker ?? true,
   };
+  for (const entry of config.server.mcp_stdio_allow.filter(isBareRunnerEntry))
+    resolved.log(
+      `warning: server.mcp_stdio_allow lists "${entry}", which allows nothing by itself (any code runs through it). ${STDIO_ALLOW_HINT}`,
+    );
   const services = openRunServices(harness, { ...resolved, env });
   const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
 
@@ -99,7 +118,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   const webApp = registerWebApp(app, options.webDir === undefined ? DEFAULT_WEB_DIR : options.webDir);
   app.use("*", corsPolicy(resolved.corsOrigins));
   app.use("*", apiKeyAuth(resolved.apiKeys));
-  app.use("*", jsonBodyLimit(resolved.maxBodyBytes));
+  app.use("*", requestBodyLimit(resolved.maxBodyBytes));
   app.route("/api", api);
   app.route("/", api);
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
@@ -113,11 +132,26 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     webApp,
     async start(listen = {}) {
       const host = listen.host ?? "127.0.0.1";
+      if (!isLoopbackHost(host)) checkKeyStrength(resolved.apiKeys, host);
       await services.open?.();
       await adoptCheckpointThreads(context);
       if (resolved.runWorker) await services.worker.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
-        const created = serve({ fetch: app.fetch, hostname: host, port: listen.port ?? 2026 }, (info) => resolve(info));
+        const created = serve(
+          {
+            fetch: app.fetch,
+            hostname: host,
+            port: listen.port ?? 2026,
+            serverOptions: {
+              headersTimeout: resolved.headersTimeoutMs,
+              requestTimeout: Math.max(resolved.requestTimeoutMs, resolved.headersTimeoutMs),
+              // How often Node looks for sockets past those timeouts (its default, 30 s, would let a
+              // short headers timeout run up to 30 s late).
+              connectionsCheckingInterval: Math.min(30_000, Math.max(100, resolved.headersTimeoutMs / 4)),
+            },
+          },
+          (info) => resolve(info),
+        );
         server = created as Server;
         server.once("error", reject);
       });

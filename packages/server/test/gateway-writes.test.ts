@@ -50,7 +50,7 @@ test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses std
     }),
   );
   const t = await startTestServer({
-    yaml: "server: {mcp_config_writes: true, mcp_stdio_allow: [npx]}",
+    yaml: "server: {mcp_config_writes: true, mcp_stdio_allow: ['@modelcontextprotocol/server-filesystem']}",
     harnessEnv: { DEER_FLOW_EXTENSIONS_CONFIG_PATH: extensions },
   });
   try {
@@ -60,7 +60,7 @@ test("mcp/config PUT writes mcpServers atomically, keeps other keys, refuses std
     );
     assert.equal(refused.status, 422);
     const detail = ((await refused.json()) as { detail: string }).detail;
-    assert.match(detail, /"bash"/);
+    assert.match(detail, /"bash -c touch \/tmp\/pwned"/);
     assert.match(detail, /server\.mcp_stdio_allow/);
     const inferred = await fetch(`${t.url}/api/mcp/config`, put({ mcpServers: { sneaky: { command: "sh" } } }));
     assert.equal(inferred.status, 422, "a stdio server without an explicit type is checked too");

@@ -330,15 +330,20 @@ export const ServerConfig = z.strictObject({
   api_keys: z.array(z.string().min(16, "API keys must be at least 16 characters")).default([]),
   /** Browser origins allowed by CORS; ["*"] allows any. */
   cors_origins: z.array(z.string().min(1)).default(["*"]),
-  /** Largest JSON request body in bytes (default 1 MiB); larger bodies get 413. */
+  /** Largest request body in bytes (default 1 MiB), whatever its Content-Type; larger bodies get 413. Upload routes use the uploads limits. */
   max_body_bytes: z.number().int().positive().default(1048576),
   /** Runs one process executes at the same time (on different threads). */
   max_concurrent_runs: z.number().int().min(1).max(1000).default(10),
   /** Allow `PUT /api/mcp/config` to rewrite `mcpServers` in extensions_config.json (off: 403). */
   mcp_config_writes: z.boolean().default(false),
-  /** Commands a stdio MCP server written over HTTP may run (exact match); any other command is refused. */
+  /**
+   * Stdio MCP servers a config written over HTTP may start (`mcp/stdio-allow.ts`): package names, run by
+   * a package runner (`npx -y <package>`, `uvx <package>`) without runner options, or whole command
+   * lines (`"node /opt/mcp/server.js"`). A runner or interpreter named alone (`npx`, `uvx`) allows nothing.
+   * While `mcp_config_writes` is on, the extensions file's stdio servers must pass it at load too.
+   */
   mcp_stdio_allow: z.array(z.string().min(1)).default([]),
-  /** When non-empty, only these keys may change the MCP config or install skills over HTTP. */
+  /** When non-empty, only these keys may change the MCP config or install, enable or disable skills over HTTP. */
   admin_api_keys: z.array(z.string().min(16, "API keys must be at least 16 characters")).default([]),
 });
 

@@ -3,7 +3,6 @@
  * CLI through `createLeadAgent`, `deerflow mcp list`). A harness or server that shares one service
  * across many agents calls the same function once and passes the result around.
  */
-import type { AppConfig } from "../config/schema.js";
 import { createMcpService, type McpService } from "./mcp-service.js";
 import { resolveMcpServers } from "./resolve-servers.js";
 
@@ -20,7 +19,7 @@ export interface OpenMcpServiceOptions {
  * configured (nothing to start). Throws `ConfigError` for an unreadable extensions file.
  */
 export function openMcpService(
-  config: Pick<AppConfig, "mcp_servers" | "source">,
+  config: Parameters<typeof resolveMcpServers>[0],
   options: OpenMcpServiceOptions = {},
 ): McpService | undefined {
   const { servers } = resolveMcpServers(config, options);

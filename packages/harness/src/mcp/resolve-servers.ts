@@ -4,11 +4,17 @@
  *
  * A broken entry is reported and skipped rather than failing the agent, so one typo in one server does
  * not take away the others (the same rule as a server that fails to start).
+ *
+ * With `server.mcp_config_writes` on, the extensions file is writable over HTTP, so its stdio servers
+ * are held to `server.mcp_stdio_allow` here too: an entry written before the allow-list checked whole
+ * command lines (or put there by anything else that can write the file) does not start. config.yaml's
+ * own servers are not: only the operator writes config.yaml.
  */
 import type { AppConfig } from "../config/schema.js";
 import { findExtensionsFile } from "../config/extensions-file.js";
 import { readExtensionsMcpServers } from "./extensions-config.js";
 import { McpServerInput, type McpServerSpec, McpSpecError, toServerSpec } from "./server-spec.js";
+import { checkStdioAllowed, STDIO_ALLOW_HINT } from "./stdio-allow.js";
 
 /** Where to find the extensions file and what to substitute `$VAR` from. */
 export interface ResolveServersOptions {
@@ -34,7 +40,9 @@ export interface ResolvedServers {
  * const mcp = createMcpService(servers);
  */
 export function resolveMcpServers(
-  config: Pick<AppConfig, "mcp_servers" | "source">,
+  config: Pick<AppConfig, "mcp_servers" | "source"> & {
+    server?: Pick<AppConfig["server"], "mcp_config_writes" | "mcp_stdio_allow">;
+  },
   options: ResolveServersOptions = {},
 ): ResolvedServers {
   const env = options.env ?? process.env;
@@ -82,7 +90,18 @@ export function resolveMcpServers(
       continue;
     }
     try {
-      servers.push(toServerSpec(name, parsed.data, { env, source }));
+      const spec = toServerSpec(name, parsed.data, { env, source });
+      const refused =
+        config.server?.mcp_config_writes && source !== yamlSource && spec.transport === "stdio"
+          ? checkStdioAllowed(spec.command!, spec.args, spec.env, config.server.mcp_stdio_allow)
+          : null;
+      if (refused) {
+        const reason = `MCP server "${name}" (${source}) is skipped: ${refused} The file is writable over HTTP (server.mcp_config_writes), so its stdio servers must be allowed. ${STDIO_ALLOW_HINT}`;
+        skipped.push({ name, reason });
+        onWarning(reason);
+        continue;
+      }
+      servers.push(spec);
     } catch (error) {
       if (!(error instanceof McpSpecError)) throw error;
       skipped.push({ name, reason: error.message });

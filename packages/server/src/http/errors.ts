@@ -5,11 +5,12 @@
  */
 import type { Context } from "hono";
 import { isHarnessError } from "@deerflow/harness";
+import { DISK_FULL_DETAIL, isDiskFull } from "../runs/disk-full.js";
 
 /** An error with an HTTP status and a one-line `detail` for the client. */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 500 | 503 | 507,
     readonly detail: string,
   ) {
     super(detail);
@@ -24,7 +25,8 @@ export function notFound(what: string): HttpError {
 
 /**
  * The app's error handler: HttpErrors keep their status; harness configuration errors (unknown model,
- * bad agent name) are the caller's fault (422); anything else is a 500 whose detail names no internals.
+ * bad agent name) are the caller's fault (422); a full disk is a 507 saying so (the client can do
+ * nothing but wait or tell the operator); anything else is a 500 whose detail names no internals.
  */
 export function errorResponse(error: unknown, c: Context, log: (line: string) => void): Response {
   if (error instanceof HttpError) return c.json({ detail: error.detail }, error.status);
@@ -33,6 +35,12 @@ export function errorResponse(error: unknown, c: Context, log: (line: string) =>
   }
   const status = (error as { status?: unknown }).status;
   if (status === 413) return c.json({ detail: "Request body is too large." }, 413);
+  if (isDiskFull(error)) {
+    log(
+      `error: ${c.req.method} ${c.req.path}: the disk is full: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return c.json({ detail: DISK_FULL_DETAIL }, 507);
+  }
   log(
     `error: ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
   );

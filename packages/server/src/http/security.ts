@@ -1,5 +1,5 @@
 /**
- * What guards every route: API keys, CORS and the body size limit.
+ * What guards every route: API keys, CORS and the body size limits.
  *
  * Keys come from `server.api_keys` or `DEER_FLOW_API_KEYS`; with none configured the server is open
  * (it binds 127.0.0.1 by default, and `deerflow serve` refuses other hosts without keys). Health and
@@ -67,16 +67,35 @@ export function corsPolicy(origins: readonly string[]): MiddlewareHandler {
   });
 }
 
-/** 413 for JSON bodies over `maxBytes`; multipart uploads are limited by their own routes. */
-export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
+/**
+ * Routes that take multipart uploads and bound their bodies themselves (their limit is the upload or
+ * archive limit, not `max_body_bytes`). Chosen by route, never by the `Content-Type` a client claims:
+ * a `multipart/*` header on a JSON route must not switch the limit off.
+ */
+const OWN_LIMIT_ROUTES = [/^(\/api)?\/threads\/[^/]+\/uploads$/, /^(\/api)?\/skills\/install$/];
+
+/** True for the routes whose handlers apply their own (larger) body limit. */
+export function hasOwnBodyLimit(method: string, path: string): boolean {
+  return method === "POST" && OWN_LIMIT_ROUTES.some((route) => route.test(path));
+}
+
+/**
+ * 413 for bodies over `maxBytes` on every route except the upload routes, whatever the content type.
+ * A declared `Content-Length` over the limit is refused before a byte is read; a chunked body is counted
+ * as it arrives and refused as soon as it passes the limit, so memory never holds more than `maxBytes`.
+ */
+export function requestBodyLimit(maxBytes: number): MiddlewareHandler {
   const limit = bodyLimit({
     maxSize: maxBytes,
-    onError: (c) => c.json({ detail: `Request body is larger than ${maxBytes} bytes.` }, 413),
+    onError: (c) =>
+      c.json(
+        {
+          detail: `Request body is larger than ${maxBytes} bytes (server.max_body_bytes); send less, or raise the limit.`,
+        },
+        413,
+      ),
   });
-  return async (c, next) => {
-    if ((c.req.header("content-type") ?? "").startsWith("multipart/")) return next();
-    return limit(c, next);
-  };
+  return async (c, next) => (hasOwnBodyLimit(c.req.method, c.req.path) ? next() : limit(c, next));
 }
 
 /** The key a request carries (`x-api-key` or `Authorization: Bearer`), if any. */

@@ -8,18 +8,51 @@ import { isValidThreadId, THREAD_ID_RULE } from "@deerflow/harness";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. Real requests stay far below it (a
+ * message with tool-call arguments is a dozen levels); far deeper values parse, but then overflow the
+ * stack of whatever walks them (validation, serialization), which would be a 500.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** The nesting depth of JSON text (brackets inside strings do not count), stopping once past `limit`. */
+export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 92 /* \ */) i++;
+      else if (char === 34 /* " */) inString = false;
+    } else if (char === 34) inString = true;
+    else if (char === 91 /* [ */ || char === 123 /* { */) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (char === 93 /* ] */ || char === 125 /* } */) depth--;
+  }
+  return deepest;
+}
+
+/** A JSON request body's value (an empty body counts as `{}`); malformed or too deeply nested JSON is a 422. */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "") return {};
+  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+    throw new HttpError(
+      422,
+      `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep. Send a flatter JSON value.`,
+    );
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(422, `Request body is not valid JSON (${(error as Error).message}). Send a JSON object.`);
+  }
+}
+
 /** Parses the JSON body (an empty body counts as `{}`) with `schema`. */
 export async function parseBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  const text = await c.req.text();
-  let value: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new HttpError(422, `Request body is not valid JSON (${(error as Error).message}). Send a JSON object.`);
-    }
-  }
-  return check(schema, value, "body");
+  return check(schema, parseJsonText(await c.req.text()), "body");
 }
 
 /** Parses the query string (single values as strings) with `schema`. */

@@ -1,20 +1,25 @@
 /**
  * `GET /mcp/config` (contract §B.4 tier 1): the MCP servers the harness would connect, from config.yaml
- * and `extensions_config.json`, as DeerFlow's settings page lists them. Secrets are masked (every env
- * value and header value, and a URL's query string and credentials).
+ * and `extensions_config.json`, as DeerFlow's settings page lists them. Secrets are masked: every env
+ * and header value, a URL's query string and credentials, and every argument but option names and the
+ * package a runner starts (servers take tokens as arguments too: `--api-key sk-...`, a database URL).
  *
  * `PUT /mcp/config` replaces `mcpServers` in `extensions_config.json` (other keys kept, atomic write).
  * An open write of a stdio `command` is remote code execution (DeerFlow PR #1646), so it is off unless
- * `server.mcp_config_writes` is true, a stdio entry may only run a command listed in
- * `server.mcp_stdio_allow`, and with `server.admin_api_keys` set only those keys may write. The running
+ * `server.mcp_config_writes` is true, a stdio entry must be allowed by `server.mcp_stdio_allow` as a
+ * whole command line (a listed package through a runner, without runner options; see the harness's
+ * `checkStdioAllowed`), and with `server.admin_api_keys` set only those keys may write. The running
  * harness keeps its connections: the answer says `restart_required: true`.
  */
 import {
+  checkStdioAllowed,
   findExtensionsFile,
+  maskStdioArgs,
   McpServerInput,
   type McpServerSpec,
   McpSpecError,
   resolveMcpServers,
+  STDIO_ALLOW_HINT,
   toServerSpec,
   updateExtensionsFile,
 } from "@deerflow/harness";
@@ -49,7 +54,7 @@ function describe(spec: McpServerSpec): Record<string, unknown> {
     enabled: true,
     type: spec.transport,
     command: spec.command ?? null,
-    args: spec.args,
+    args: maskStdioArgs(spec.command, spec.args, MASK),
     env: maskValues(spec.env),
     url: maskUrl(spec.url),
     headers: maskValues(spec.headers),
@@ -94,12 +99,9 @@ function checkEntries(entries: Record<string, unknown>, allow: readonly string[]
       if (error instanceof McpSpecError) throw new HttpError(422, error.message);
       throw error;
     }
-    if (spec.transport === "stdio" && !allow.includes(spec.command!)) {
-      throw new HttpError(
-        422,
-        `MCP server "${name}" would run the command "${spec.command!.slice(0, 200)}", which is not allowed over HTTP. Add it to server.mcp_stdio_allow in config.yaml (and restart) to allow it.`,
-      );
-    }
+    const refused = spec.transport === "stdio" ? checkStdioAllowed(spec.command!, spec.args, spec.env, allow) : null;
+    if (refused)
+      throw new HttpError(422, `MCP server "${name}" is not allowed over HTTP: ${refused} ${STDIO_ALLOW_HINT}`);
   }
   return entries;
 }
@@ -126,7 +128,7 @@ export const registerMcpConfigRoutes: RegisterRoutes = (api, context) => {
     if (!writable) {
       throw new HttpError(
         403,
-        "Writing the MCP config over HTTP is off. Set server.mcp_config_writes: true in config.yaml (and list allowed stdio commands in server.mcp_stdio_allow), then restart; or edit extensions_config.json directly.",
+        "Writing the MCP config over HTTP is off. Set server.mcp_config_writes: true in config.yaml (and list the allowed stdio packages in server.mcp_stdio_allow), then restart; or edit extensions_config.json directly.",
       );
     }
     if (

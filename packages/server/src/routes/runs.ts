@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
-import { check, flag, parseQuery, pathId } from "../http/validate.js";
+import { check, flag, parseJsonText, parseQuery, pathId } from "../http/validate.js";
 import { createRun, runPaths, runResult, TERMINAL, waitForRun } from "../runs/create-run.js";
 import { sseResponse, waitingJsonResponse } from "../runs/sse.js";
 import { requireThread } from "../runs/threads.js";
@@ -66,13 +66,7 @@ function safeJson(text: string): unknown {
 }
 
 async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(422, `Request body is not valid JSON (${(error as Error).message}). Send a JSON object.`);
-  }
+  return parseJsonText(await c.req.text());
 }
 
 function setRunHeaders(c: Context, run: RunRecord, stream: boolean): void {

@@ -8,6 +8,9 @@
  * `installSkillArchive`, the code behind `deerflow skills install`: every check runs before anything is
  * written, and a refused archive is a 422 with the reason. An installed name without `?force=true` is
  * a 409. The body may be as large as the installer's archive limit (not the 1 MiB JSON limit).
+ *
+ * Which skills run shapes every agent's prompt and sandbox, so with `server.admin_api_keys` set only
+ * those keys may install, enable or disable one (as for the MCP config); any key may list them.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -79,6 +82,16 @@ function describe(context: ServerContext, skill: SkillRecord): Record<string, un
 
 /** Registers the skills routes. */
 export const registerSkillRoutes: RegisterRoutes = (api, context) => {
+  /** With `server.admin_api_keys` set, a change to the installed skills needs one of those keys (403). */
+  const requireAdmin = (c: Context, what: string) => {
+    if (
+      !isAdminKey(
+        context.config.server.admin_api_keys,
+        requestKey((name) => c.req.header(name)),
+      )
+    )
+      throw new HttpError(403, `Only the keys in server.admin_api_keys may ${what}.`);
+  };
   const find = (name: string) => {
     const found = installed(context).skills.find((skill) => skill.name === name);
     if (!found) throw notFound(`Skill "${name.slice(0, 100)}"`);
@@ -98,14 +111,7 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
         ),
     }),
     async (c) => {
-      if (
-        !isAdminKey(
-          context.config.server.admin_api_keys,
-          requestKey((name) => c.req.header(name)),
-        )
-      ) {
-        throw new HttpError(403, "Only the keys in server.admin_api_keys may install skills.");
-      }
+      requireAdmin(c, "install skills");
       const force = ["true", "1"].includes(parseQuery(c, InstallQuery).force ?? "");
       const file = await receiveArchive(c);
       const shownName = path.basename(file.name || "upload.skill").slice(0, 100);
@@ -144,6 +150,7 @@ export const registerSkillRoutes: RegisterRoutes = (api, context) => {
   api.get("/skills/:name", (c) => c.json(describe(context, find(c.req.param("name")))));
 
   api.put("/skills/:name", async (c) => {
+    requireAdmin(c, "enable or disable skills");
     const body = await parseBody(c, ToggleSchema);
     const skill = find(c.req.param("name"));
     const { extensionsFile } = installed(context);

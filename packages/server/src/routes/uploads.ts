@@ -32,6 +32,7 @@ import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { multipartFiles } from "../http/multipart.js";
 import { pathId } from "../http/validate.js";
+import { isDiskFull } from "../runs/disk-full.js";
 
 /** The thread id of the path, checked as the harness checks it before it names a directory (422). */
 export function threadDirId(c: Context): string {
@@ -171,6 +172,11 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
           skipped_files: skipped,
         });
       } catch (error) {
+        if (isDiskFull(error))
+          throw new HttpError(
+            507,
+            "The server's disk is full, so the upload was not saved (nothing was kept). Free space on the server's disk, then upload again.",
+          );
         if (isHarnessError(error) && error.code === "upload_rejected")
           throw new HttpError(/over the limit|more than|at most/.test(error.message) ? 413 : 400, error.message);
         throw error;

@@ -55,3 +55,19 @@ test("a follower without a cursor sees only new events; abort stops it", async (
   );
   await log.drop("r");
 });
+
+test("a cursor at or past the end of a finished run's log gets that end at once, and nothing else", async () => {
+  const signal = new AbortController().signal;
+  const log = createMemoryEventLog({ maxEvents: 100, retentionMs: 1000 });
+  await log.append("r", "metadata", "{}");
+  await log.append("r", "values", "1");
+  await log.end("r");
+  for (const cursor of ["3", "4", "999999", null]) {
+    assert.deepEqual(
+      await read(log.follow("r", cursor, signal)),
+      [{ id: "3", event: "end", data: "null" }],
+      `${cursor}`,
+    );
+  }
+  await log.drop("r");
+});

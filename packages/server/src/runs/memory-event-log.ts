@@ -77,6 +77,12 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): EventLog &
         cursor = Number.parseInt(after, 10);
         if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
       }
+      const last = log.events.at(-1);
+      if (log.ended && last && cursor >= Number(last.id)) {
+        // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
+        yield last;
+        return;
+      }
       const first = log.events[0];
       if (after !== null && after !== "-1" && first && Number(first.id) > cursor + 1) {
         yield {

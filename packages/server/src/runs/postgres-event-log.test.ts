@@ -100,3 +100,27 @@ test("postgres log: token events coalesced into rows are capped by whole rows, n
   assert.equal(replay.at(-1)!.event, "end");
   assert.equal(replay.at(-2)!.data, "5", "the newest events are the ones kept");
 });
+
+test("postgres log: a cursor at or past the end of a finished run's log gets that end at once, and nothing else", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
+  t.after(async () => {
+    await log.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  const signal = new AbortController().signal;
+  await log.append("r", "metadata", "{}");
+  await log.append("r", "values", "1");
+  await log.end("r");
+  const all = (await read(log.follow("r", "-1", signal))) as StreamEvent[];
+  const end = all.at(-1)!;
+  assert.equal(end.event, "end");
+  for (const cursor of [end.id, String(Number(end.id) + 1), "999999999999", null]) {
+    assert.deepEqual(await read(log.follow("r", cursor, signal)), [end], `${cursor}`);
+  }
+});

@@ -207,6 +207,16 @@ export function createPostgresEventLog(
         cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
         if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
       }
+      const end = await pool.query<{ id: string; n: number }>(
+        "SELECT id, jsonb_array_length(events) AS n FROM run_events WHERE run_id = $1 AND is_end LIMIT 1",
+        [runId],
+      );
+      const endId = end.rows[0] ? Number(end.rows[0].id) * PER_ROW + end.rows[0].n - 1 : null;
+      if (endId !== null && cursor >= endId) {
+        // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
+        yield { id: String(endId), event: "end", data: "null" };
+        return;
+      }
       // From the start ("-1") reading begins at the oldest kept event; from an id, or once following, a
       // cursor older than the last trimmed event has missed events.
       let strict = after !== null && after !== "-1";

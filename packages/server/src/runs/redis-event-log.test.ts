@@ -221,3 +221,20 @@ test("redis config: the URL comes from stream.url or REDIS_URL, and a bad or unr
     return true;
   });
 });
+
+test("redis log: a cursor at or past the end of a finished run's log gets that end at once, and nothing else", async (t) => {
+  const logs = await twoLogs(t);
+  if (!logs) return;
+  const { a, b } = logs;
+  const signal = new AbortController().signal;
+  await a.append("r", "metadata", "{}");
+  await a.append("r", "values", "1");
+  await a.end("r");
+  const all = (await read(b.follow("r", "-1", signal))) as StreamEvent[];
+  const end = all.at(-1)!;
+  assert.equal(end.event, "end");
+  const epoch = end.id.split("-")[0]!;
+  for (const cursor of [end.id, `${epoch}-4`, `${epoch}-999`, "999", null]) {
+    assert.deepEqual(await read(b.follow("r", cursor, signal)), [end], `${cursor}`);
+  }
+});

@@ -166,6 +166,11 @@ export function createRedisEventLog(
         }
         cursor = Number.isFinite(number) && number > 0 ? number : 0;
       }
+      if (newest[1][1] === "end" && cursor >= seqOf(newest[0])) {
+        // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
+        yield toEvent(newest);
+        return;
+      }
       // From the start ("-1", or only new events) reading begins at the oldest kept event; from an id (or
       // once following), a first event past the cursor's successor means events were trimmed away.
       let strict = after !== null && after !== "-1";

@@ -10,6 +10,13 @@
  * claiming, gives running runs a grace period, then stops them and leaves them pending, so the next
  * start resumes them from their last checkpoint.
  *
+ * A run whose end cannot be recorded (a full disk, a database outage) is not left `running` with its
+ * thread `busy`: its log still gets `end`, and the settlement is kept in memory and tried again on every
+ * turn of the claim loop (at least once a second) until the store takes it. Once space is back the run
+ * shows its status, the thread is idle and `/wait` answers, with no restart; until then later runs on
+ * that thread wait in the queue. A settlement still unwritten at shutdown is left to the next start,
+ * which resumes the run from its last checkpoint.
+ *
  * Fencing (shared queues): an executor whose lease lapsed may still be running while another process
  * resumes its run. It checks the queue's fence before every checkpoint write (through a checkpointer
  * wrapper handed to the graph) and every write of the run, and stops at the first failed check without
@@ -19,6 +26,7 @@
 import { randomUUID } from "node:crypto";
 import { describeRunError, type Harness } from "@deerflow/harness";
 import { type BaseCheckpointSaver, Command } from "@langchain/langgraph";
+import { isDiskFull } from "./disk-full.js";
 import type { SqliteRunStores } from "./sqlite-store.js";
 import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
@@ -110,11 +118,14 @@ export function createBackendWorker(
 export function createWorker(deps: WorkerDeps) {
   const { harness, threads, runs, queue, events } = deps;
   const active = new Map<string, Active>();
+  /** Runs that are over but whose settlement the store refused (full disk, outage), by run id. */
+  const unsettled = new Map<string, { settle: () => Promise<void>; threadId: string }>();
   let stopping = false;
   let loop: Promise<void> | undefined;
 
   async function pump(): Promise<void> {
     while (!stopping) {
+      await retryUnsettled();
       if (active.size >= deps.maxConcurrentRuns) {
         await queue.wait(1000);
         continue;
@@ -164,12 +175,12 @@ export function createWorker(deps: WorkerDeps) {
     };
     const attempt = (run.kwargs.attempt ?? 0) + 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
-    await ensureMetadata(events, run, attempt);
-    await threads.patch(run.thread_id, { status: "busy" });
     let outcome: "success" | "error" | "cancelled" = "success";
     let agentModel: Parameters<typeof describeRunError>[1] | undefined;
     let release: (() => void) | undefined;
     try {
+      await ensureMetadata(events, run, attempt);
+      await threads.patch(run.thread_id, { status: "busy" });
       release = await deps.threadLease?.(run.thread_id, controller.signal);
       if (fence) {
         // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
@@ -277,10 +288,16 @@ export function createWorker(deps: WorkerDeps) {
       if (controller.signal.aborted) outcome = "cancelled";
       else {
         outcome = "error";
-        const message = errorMessage(error, agentModel, run.thread_id);
+        const message = isDiskFull(error)
+          ? "The server's disk is full, so the run could not save its progress. Free space on the server's disk, then send the message again (the thread keeps it)."
+          : errorMessage(error, agentModel, run.thread_id);
         kwargs.error = { error: (error as Error)?.name ?? "Error", message };
         deps.log(`run ${run.run_id} on thread ${run.thread_id} failed: ${message}`);
-        await events.append(run.run_id, "error", JSON.stringify(kwargs.error));
+        await events
+          .append(run.run_id, "error", JSON.stringify(kwargs.error))
+          .catch((failed) =>
+            deps.log(`run ${run.run_id}: its error event was not written: ${(failed as Error).message}`),
+          );
       }
     } finally {
       off();
@@ -291,7 +308,30 @@ export function createWorker(deps: WorkerDeps) {
       if (entry.stop !== "shutdown" && entry.stop !== "lost") await harness.afterRun(run.thread_id);
       release?.();
     }
-    await settle(entry, outcome, kwargs);
+    try {
+      await settle(entry, outcome, kwargs);
+    } catch (error) {
+      // Readers must not wait for a run that is over; the store learns it on a later try.
+      await events.end(run.run_id).catch(() => {});
+      unsettled.set(run.run_id, { settle: () => settle(entry, outcome, kwargs), threadId: run.thread_id });
+      deps.log(
+        `run ${run.run_id} on thread ${run.thread_id} is over but its end could not be recorded (${firstLine(error)}); retrying every second${isDiskFull(error) ? ": free disk space on the server" : ""}.`,
+      );
+    }
+  }
+
+  /** Tries again to record the runs whose settlement failed; a success frees their threads for queued runs. */
+  async function retryUnsettled(): Promise<void> {
+    for (const [runId, pending] of unsettled) {
+      try {
+        await pending.settle();
+      } catch {
+        continue;
+      }
+      unsettled.delete(runId);
+      deps.log(`run ${runId} on thread ${pending.threadId}: its end is recorded now.`);
+      queue.notify();
+    }
   }
 
   async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
@@ -377,6 +417,9 @@ export function createWorker(deps: WorkerDeps) {
         await all();
       }
       await loop;
+      await retryUnsettled();
+      for (const runId of unsettled.keys())
+        deps.log(`run ${runId}: its end is still not recorded at shutdown; the next start resumes it.`);
     },
   };
 }
@@ -396,6 +439,11 @@ function fencedCheckpointer(saver: BaseCheckpointSaver, check: () => Promise<voi
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
+}
+
+/** The first line of an error's message. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
 }
 
 /** The worker `createWorker` returns. */
