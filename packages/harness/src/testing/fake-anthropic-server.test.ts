@@ -84,7 +84,7 @@ test("non-streamed answers are one message object; errors use Anthropic's error 
     { content: "partial", stream_error: { type: "overloaded_error" } },
     { status: 429 },
   ]);
-  const message = await (await post({})).json();
+  const message = (await (await post({})).json()) as any;
   assert.deepEqual(
     { type: message.type, role: message.role, content: message.content, stop_reason: message.stop_reason },
     { type: "message", role: "assistant", content: [{ type: "text", text: "Hi." }], stop_reason: "max_tokens" },
@@ -95,7 +95,7 @@ test("non-streamed answers are one message object; errors use Anthropic's error 
     type: "error",
     error: { type: "overloaded_error", message: "Overloaded" },
   });
-  assert.equal((await (await post({})).json()).error.type, "rate_limit_error");
+  assert.equal(((await (await post({})).json()) as any).error.type, "rate_limit_error");
 });
 
 test("an overloaded_error mid-stream ends the stream with an error event, which ChatAnthropic raises", async (t) => {

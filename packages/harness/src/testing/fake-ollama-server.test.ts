@@ -39,7 +39,7 @@ test("/api/chat streams NDJSON by default: pieces with done: false, then done: t
 });
 
 test("stream: false answers one JSON object; an error is { error } with its status", async (t) => {
-  const whole = await (await chat(t, { stream: false })).json();
+  const whole = (await (await chat(t, { stream: false })).json()) as any;
   assert.deepEqual(
     { done: whole.done, content: whole.message.content, thinking: whole.message.thinking },
     { done: true, content: "Hi 世界", thinking: "hmm" },
