@@ -2,8 +2,8 @@
  * Runs through the official SDK against fake providers that deliver their bodies in pieces, as a
  * network does: `runs/wait` (the model is called non-streamed) and `runs/stream` with `messages-tuple`
  * (the model is called streamed). The answers of issue 21 that hung until the model timeout, and each
- * provider dialect case (OpenAI-compatible, Anthropic Messages, Ollama). The entries set `timeout: 30`
- * so that a hang fails the run visibly instead of waiting the default 600 s.
+ * provider dialect case (OpenAI-compatible, Anthropic Messages, Ollama). `runs/wait` runs set the
+ * model's `timeout: 30` so that a hang fails the run visibly instead of waiting the default 600 s.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -30,19 +30,23 @@ type Fake = FakeProviderServer<unknown>;
 type How = "wait" | "stream";
 const closing = new WeakSet<Fake>();
 
-/** A model entry at `fake`; `{name}` is the name the run asks for. */
-const entry = (fake: Fake, use: "openai" | "anthropic" | "ollama", retries = 0) =>
-  `{name: dialect, use: ${use}, model: m-fake, api_key: x, base_url: '${fake.url}', max_retries: ${retries}, timeout: 30}`;
+type Use = "openai" | "anthropic" | "ollama";
 
 /**
- * Runs "go" on a new thread of a test server whose `dialect` model is `model`, with `runs/wait` or
- * `runs/stream`; returns the final messages, the streamed text, the error and the thread's workspace.
+ * Runs "go" on a new thread of a test server whose model `dialect` (`use`) is at `fake`, with
+ * `runs/wait` or `runs/stream`; returns the final messages, the streamed text, the error and the
+ * thread's workspace.
  */
-async function ask(t: test.TestContext, fake: Fake, model: string, how: How) {
+async function ask(t: test.TestContext, fake: Fake, use: Use, how: How, retries = 0) {
   if (!closing.has(fake)) t.after(() => fake.close());
   closing.add(fake);
+  // 30 s: a hung non-streamed call fails visibly within the test's time. A streamed call never hung,
+  // and parsing 400 streamed tool calls takes the client seconds on a busy machine: more room there.
+  const timeout = how === "wait" ? 30 : 120;
   const server = await startTestServer({
-    extraModels: [model],
+    extraModels: [
+      `{name: dialect, use: ${use}, model: m-fake, api_key: x, base_url: '${fake.url}', max_retries: ${retries}, timeout: ${timeout}}`,
+    ],
     yaml: "llm_call: {retry_base_delay_ms: 20, retry_cap_delay_ms: 40}",
   });
   t.after(() => server.close());
@@ -101,7 +105,7 @@ const write = (file: string, content: string) => ({
 for (const how of ["wait", "stream"] as const) {
   test(`runs/${how}: a 2,500-character answer in Chinese with emoji arrives whole`, { timeout: 60_000 }, async (t) => {
     const fake = await openai([{ content: longAnswers.chinese }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), longAnswers.chinese);
     if (how === "stream") assert.equal(run.streamed, longAnswers.chinese);
@@ -109,22 +113,22 @@ for (const how of ["wait", "stream"] as const) {
 
   test(`runs/${how}: a 70,000-character answer arrives whole`, { timeout: 60_000 }, async (t) => {
     const fake = await openai([{ content: longAnswers.english70k }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), longAnswers.english70k);
   });
 
   test(`runs/${how}: a write_file call carrying 100,000 characters writes them all`, { timeout: 60_000 }, async (t) => {
     const fake = await openai([{ tool_calls: [write("big.txt", longAnswers.file100k)] }, { content: "Written." }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), "Written.");
     assert.equal(readFileSync(`${run.workspace}/big.txt`, "utf8"), longAnswers.file100k);
   });
 
-  test(`runs/${how}: 400 small tool calls in one answer are all run`, { timeout: 60_000 }, async (t) => {
+  test(`runs/${how}: 400 small tool calls in one answer are all run`, { timeout: 180_000 }, async (t) => {
     const fake = await openai([{ tool_calls: longAnswers.lsCalls(400) }, { content: "Listed 400 times." }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), "Listed 400 times.");
     assert.equal(run.messages.filter((m) => m.type === "tool").length, 400);
@@ -132,14 +136,14 @@ for (const how of ["wait", "stream"] as const) {
 
   test(`runs/${how}: OpenAI deltas without a role answer as the assistant`, async (t) => {
     const fake = await openai([{ content: "No role." }], { firstDeltaRole: false });
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), "No role.");
   });
 
   test(`runs/${how}: OpenAI usage, from the usage-only last chunk when streamed, is on the answer`, async (t) => {
     const fake = await openai([{ content: "Counted.", usage: { prompt_tokens: 1234, completion_tokens: 56 } }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.deepEqual(
       { in: run.answer?.usage_metadata?.input_tokens, out: run.answer?.usage_metadata?.output_tokens },
       { in: 1234, out: 56 },
@@ -151,7 +155,7 @@ for (const how of ["wait", "stream"] as const) {
       { tool_calls: [write("one.txt", "第一 🚀\n".repeat(50)), write("two.txt", "second 😀\n".repeat(50))] },
       { content: "Both written." },
     ]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(text(run.answer), "Both written.");
     assert.equal(readFileSync(`${run.workspace}/one.txt`, "utf8"), "第一 🚀\n".repeat(50));
     assert.equal(readFileSync(`${run.workspace}/two.txt`, "utf8"), "second 😀\n".repeat(50));
@@ -162,15 +166,15 @@ for (const how of ["wait", "stream"] as const) {
       { content: "Cut by length", finish_reason: "length" },
       { content: "Cut by filter", finish_reason: "content_filter" },
     ]);
-    const first = await ask(t, fake, entry(fake, "openai"), how);
+    const first = await ask(t, fake, "openai", how);
     assert.equal(text(first.answer), "Cut by length");
-    const second = await ask(t, fake, entry(fake, "openai"), how);
+    const second = await ask(t, fake, "openai", how);
     assert.equal(text(second.answer), "Cut by filter");
   });
 
   test(`runs/${how}: an OpenAI 200 with choices: [] fails with a message saying the provider sent no answer`, async (t) => {
     const fake = await openai([{ content: "x", no_choices: true }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.match(
       run.error ?? "",
       /answered HTTP 200 with (an empty \\?"choices\\?" list|a stream with no choice in it)/,
@@ -181,20 +185,20 @@ for (const how of ["wait", "stream"] as const) {
   test(`runs/${how}: gzip-encoded OpenAI answers arrive whole`, async (t) => {
     const content = "压缩的回答 🚀 ".repeat(300);
     const fake = await openai([{ content }], { gzip: true });
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(text(run.answer), content);
   });
 
   test(`runs/${how}: a tool round trip reuses one keep-alive connection`, async (t) => {
     const fake = await openai([{ tool_calls: [write("a.txt", "a")] }, { content: "Two calls." }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(text(run.answer), "Two calls.");
     assert.equal(fake.connections, 1);
   });
 
   test(`runs/${how}: reasoning_content is kept beside the answer`, async (t) => {
     const fake = await openai([{ reasoning: "Thinking about 问候. 🤔", content: "Hello!" }]);
-    const run = await ask(t, fake, entry(fake, "openai"), how);
+    const run = await ask(t, fake, "openai", how);
     assert.equal(text(run.answer), "Hello!");
     assert.equal(run.answer?.additional_kwargs?.reasoning_content, "Thinking about 问候. 🤔");
   });
@@ -206,7 +210,7 @@ for (const how of ["wait", "stream"] as const) {
         { content: longAnswers.chinese },
       ],
     })) as Fake;
-    const run = await ask(t, fake, entry(fake, "anthropic"), how);
+    const run = await ask(t, fake, "anthropic", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), longAnswers.chinese);
     assert.equal(readFileSync(`${run.workspace}/c.txt`, "utf8"), "Claude 写的 🚀\n".repeat(100));
@@ -217,7 +221,7 @@ for (const how of ["wait", "stream"] as const) {
     const fake = (await startFakeAnthropicServer({
       script: [{ content: "Half", stream_error: { type: "overloaded_error" } }, { content: "Whole." }],
     })) as Fake;
-    const run = await ask(t, fake, entry(fake, "anthropic", 1), how);
+    const run = await ask(t, fake, "anthropic", how, 1);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), "Whole.");
   });
@@ -226,7 +230,7 @@ for (const how of ["wait", "stream"] as const) {
     const fake = (await startFakeOllamaServer({
       script: [{ reasoning: "Hmm.", tool_calls: [write("o.txt", "本地 🚀")] }, { content: longAnswers.chinese }],
     })) as Fake;
-    const run = await ask(t, fake, entry(fake, "ollama"), how);
+    const run = await ask(t, fake, "ollama", how);
     assert.equal(run.error, undefined);
     assert.equal(text(run.answer), longAnswers.chinese);
     assert.equal(readFileSync(`${run.workspace}/o.txt`, "utf8"), "本地 🚀");

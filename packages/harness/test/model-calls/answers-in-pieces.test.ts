@@ -15,7 +15,10 @@ const { chinese: chineseAnswer, english70k: longAnswer, file100k: bigFile } = lo
 async function turn(t: test.TestContext, script: FakeStep[], streamed: boolean) {
   const server = await startFakeOpenAIServer({ strict: true, script });
   t.after(() => server.close());
-  const entry = `name: fake, use: openai, model: fake-model, api_key: x, base_url: '${server.url}', max_retries: 0, timeout: 30`;
+  // 30 s: a hung non-streamed call fails visibly within the test's time. A streamed call never hung,
+  // and parsing 400 streamed tool calls takes the client seconds on a busy machine: more room there.
+  const timeout = streamed ? 120 : 30;
+  const entry = `name: fake, use: openai, model: fake-model, api_key: x, base_url: '${server.url}', max_retries: 0, timeout: ${timeout}`;
   const run = await providerTurn(t, entry, { streamed });
   assert.equal(run.error, undefined, run.error?.message);
   server.assertDone();
@@ -55,7 +58,7 @@ for (const streamed of [false, true]) {
     assert.equal(readFileSync(`${run.userData}/workspace/big.txt`, "utf8"), bigFile);
   });
 
-  test(`400 small tool calls in one answer are all run (${how})`, { timeout: 60_000 }, async (t) => {
+  test(`400 small tool calls in one answer are all run (${how})`, { timeout: 180_000 }, async (t) => {
     const run = await turn(t, [{ tool_calls: longAnswers.lsCalls(400) }, { content: "Listed 400 times." }], streamed);
     assert.equal(run.answer?.text, "Listed 400 times.");
     assert.equal(run.messages.filter((m) => m.type === "tool").length, 400);
