@@ -203,6 +203,13 @@ for (const how of ["wait", "stream"] as const) {
     assert.equal(run.answer?.additional_kwargs?.reasoning_content, "Thinking about 问候. 🤔");
   });
 
+  test(`runs/${how}: an OpenAI error partway through an answer is retried`, async (t) => {
+    const fake = await openai([{ content: "Half", stream_error: { type: "server_error" } }, { content: "Whole." }]);
+    const run = await ask(t, fake, "openai", how, 1);
+    assert.equal(run.error, undefined);
+    assert.equal(text(run.answer), "Whole.");
+  });
+
   test(`runs/${how}: Anthropic thinking, a tool call in input_json_delta pieces and a long answer`, async (t) => {
     const fake = (await startFakeAnthropicServer({
       script: [

@@ -44,3 +44,9 @@ test("a stream with no choice in it fails with a ModelResponseError naming the m
     /^Model "m" answered HTTP 200 with a stream with no choice in it: the provider sent no answer/,
   );
 });
+
+test("an error event, or a stream with no completion chunk at all, reaches the client as it came", async () => {
+  const failed = `${event({ error: { message: "overloaded", type: "server_error" } })}`;
+  assert.equal(await mend(failed), failed);
+  assert.equal(await mend(": just a comment\n\n"), ": just a comment\n\n");
+});

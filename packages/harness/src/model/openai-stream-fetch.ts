@@ -50,11 +50,12 @@ const NEWLINE = 0x0a;
 /**
  * Holds the stream line by line until the first `data:` event with a choice, gives each of its deltas
  * without a role the assistant role, then passes everything through unchanged. Fails at the end when
- * no event had a choice.
+ * there were `data:` events but none had a choice.
  */
 export function mendStreamHead(label: string): TransformStream<Uint8Array, Uint8Array> {
   let head: Uint8Array = new Uint8Array(0);
   let passing = false;
+  let sawChunk = false;
   return new TransformStream({
     transform(chunk, stream) {
       if (passing) return stream.enqueue(chunk);
@@ -63,27 +64,33 @@ export function mendStreamHead(label: string): TransformStream<Uint8Array, Uint8
       for (let end = head.indexOf(NEWLINE); end >= 0 && !passing; end = head.indexOf(NEWLINE, start)) {
         const line = head.subarray(start, end + 1);
         const mended = withRole(new TextDecoder().decode(line));
-        if (mended !== undefined) passing = true;
-        stream.enqueue(mended === undefined || mended.unchanged ? line : new TextEncoder().encode(mended.line));
+        sawChunk ||= mended !== undefined;
+        if (mended?.choice) passing = true;
+        stream.enqueue(mended?.line === undefined ? line : new TextEncoder().encode(mended.line));
         start = end + 1;
       }
       head = head.subarray(start);
+      // A line this long is no chat completions event head (or the stream does not end lines with \n).
+      if (head.length > MAX_HELD_BYTES) passing = true;
       if (passing && head.length > 0) stream.enqueue(head);
     },
     flush(stream) {
       if (passing) return;
-      const text = new TextDecoder().decode(head).trim();
-      if (text) stream.enqueue(head);
-      stream.error(noChoicesError(label, "a stream with no choice in it"));
+      if (head.length > 0) stream.enqueue(head);
+      if (sawChunk) stream.error(noChoicesError(label, "a stream with no choice in it"));
     },
   });
 }
 
+/** Most bytes held while looking for the end of a line. */
+const MAX_HELD_BYTES = 1 << 20;
+
 /**
- * For a `data:` line whose JSON has a choice with a delta: the line with `role: "assistant"` added to
- * each delta without one. Undefined for any other line (comments, `event:`, usage-only chunks, `[DONE]`).
+ * Reads a `data:` line holding a completion chunk (JSON with a `choices` list): whether it has a choice
+ * with a delta, and the line rewritten when one of its deltas had no role (`line` undefined when
+ * nothing changed). Undefined for any other line: comments, `event:`, `[DONE]`, `{"error": ...}`.
  */
-function withRole(line: string): { line: string; unchanged: boolean } | undefined {
+function withRole(line: string): { choice: boolean; line?: string } | undefined {
   const match = /^data:\s?(.*?)(\r?\n)$/s.exec(line);
   if (!match || !match[1]!.startsWith("{")) return undefined;
   let event: { choices?: Array<{ delta?: { role?: string } }> };
@@ -92,13 +99,14 @@ function withRole(line: string): { line: string; unchanged: boolean } | undefine
   } catch {
     return undefined;
   }
-  const deltas = (Array.isArray(event.choices) ? event.choices : [])
+  if (!Array.isArray(event.choices)) return undefined;
+  const deltas = event.choices
     .map((choice) => choice?.delta)
     .filter((delta) => delta !== null && typeof delta === "object");
-  if (deltas.length === 0) return undefined;
   const roleless = deltas.filter((delta) => !delta!.role);
   for (const delta of roleless) delta!.role = "assistant";
-  return { line: `data: ${JSON.stringify(event)}${match[2]}`, unchanged: roleless.length === 0 };
+  if (roleless.length === 0) return { choice: deltas.length > 0 };
+  return { choice: true, line: `data: ${JSON.stringify(event)}${match[2]}` };
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

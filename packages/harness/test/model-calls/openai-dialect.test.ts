@@ -8,10 +8,10 @@ import { test } from "node:test";
 import { type FakeOpenAIServerOptions, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { providerTurn } from "./provider-turn.js";
 
-async function turn(t: test.TestContext, options: FakeOpenAIServerOptions, streamed: boolean) {
+async function turn(t: test.TestContext, options: FakeOpenAIServerOptions, streamed: boolean, retries = 0) {
   const server = await startFakeOpenAIServer({ strict: true, ...options });
   t.after(() => server.close());
-  const entry = `name: fake, use: openai, model: fake-model, api_key: x, base_url: '${server.url}', max_retries: 0, timeout: 30`;
+  const entry = `name: fake, use: openai, model: fake-model, api_key: x, base_url: '${server.url}', max_retries: ${retries}, timeout: 30`;
   return { run: await providerTurn(t, entry, { streamed }), server };
 }
 
@@ -95,5 +95,19 @@ for (const streamed of [false, true]) {
     const { run } = await turn(t, { script: [{ reasoning, content: "Hello!" }] }, streamed);
     assert.equal(run.answer?.text, "Hello!");
     assert.equal(run.answer?.additional_kwargs.reasoning_content, reasoning);
+  });
+
+  test(`an error line partway through an answer is retried (${how})`, async (t) => {
+    const { run, server } = await turn(
+      t,
+      {
+        script: [{ content: "Half an ans", stream_error: { type: "server_error" } }, { content: "The whole answer." }],
+      },
+      streamed,
+      1,
+    );
+    assert.equal(run.error, undefined, run.error?.message);
+    assert.equal(run.answer?.text, "The whole answer.");
+    assert.equal(server.requests.length, 2);
   });
 }
