@@ -7,6 +7,8 @@
  *
  * Every client gets a fetch with a whole-response deadline (see deadline-fetch.ts) and no retries of its
  * own: retries happen in one place, the model-retry middleware, so they are counted and reported once.
+ * OpenAI-compatible clients also get the stream-head mending of openai-stream-fetch.ts (a first delta
+ * without a role).
  */
 import { ChatAnthropic } from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -16,6 +18,7 @@ import type { ModelEntry } from "../config/schema.js";
 import { ConfigError, ModelError } from "../errors.js";
 import { type ResponseShape, createDeadlineFetch } from "./deadline-fetch.js";
 import { DemoChatModel } from "./demo-model.js";
+import { createOpenAIStreamFetch } from "./openai-stream-fetch.js";
 import { LLM_DEFAULTS } from "../config/defaults.js";
 
 /** Deadline of one model call, whole response included, when neither the entry nor the caller sets one. */
@@ -66,7 +69,10 @@ export function createChatModel(entry: ModelEntry, options: CreateChatModelOptio
       return new ChatOpenAI({
         model: requireModelId(entry),
         apiKey: entry.api_key ?? "not-needed",
-        configuration: { baseURL: entry.base_url ?? entry.api_base, fetch: deadlineFetch("openai") },
+        configuration: {
+          baseURL: entry.base_url ?? entry.api_base,
+          fetch: createOpenAIStreamFetch({ label: modelLabel(entry), fetch: deadlineFetch("openai") }),
+        },
         maxTokens: entry.max_tokens,
         temperature: entry.temperature,
         timeout: sdkTimeoutMs,

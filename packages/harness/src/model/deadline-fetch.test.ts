@@ -72,6 +72,20 @@ test("a 200 with an HTML page, {} or cut-off JSON gets an error saying what came
   assert.match(streamedHtml.message, /answered HTTP 200 with an HTML page/);
 });
 
+test("a 200 whose choices list is empty fails with a message saying the provider sent no answer", async () => {
+  const error = await errorOf(callWith({ content: "dropped", no_choices: true }));
+  assert.match(
+    error.message,
+    /^Model "slowpoke" at http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 200 with an empty "choices" list \(.*\): the provider sent no answer/,
+  );
+});
+
+test("an answer delivered in many pieces passes through whole, streamed or not", async () => {
+  const text = "分块到达的回答 🚀 ".repeat(2000);
+  assert.equal((await callWith({ content: text })).text, text);
+  assert.equal((await callWith({ content: text }, { stream: true })).text, text);
+});
+
 test("a normal answer passes through, streamed or not", async () => {
   assert.equal((await callWith({ content: "hello there" })).text, "hello there");
   assert.equal((await callWith({ content: "streamed hello" }, { stream: true })).text, "streamed hello");

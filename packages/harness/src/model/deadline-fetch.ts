@@ -7,7 +7,8 @@
  * aborts it, body included, and the read fails with a {@link ModelTimeoutError} naming the model. A 200
  * carrying an HTML page (a proxy's login or error page), `{}` or cut-off JSON would otherwise surface
  * as "Unexpected token <" or "Cannot read properties of undefined"; it fails with a
- * {@link ModelResponseError} that says what came back.
+ * {@link ModelResponseError} that says what came back. So does an OpenAI answer whose `choices` is
+ * empty (the client would fail reading `choices[0]`).
  */
 import { ModelError } from "../errors.js";
 
@@ -133,12 +134,15 @@ function guardBody(body: ReadableStream<Uint8Array> | null, guard: Guard): Reada
     },
     async pull(stream) {
       try {
-        const { done, value } = await reader.read();
-        if (!done) {
+        // A pull must enqueue or close before it returns: the stream calls pull again only after a
+        // chunk was taken, so a pull that returns empty-handed leaves the reader waiting for ever.
+        // A checked body is held until its end, so that pull reads every piece in this loop.
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
           if (!check) return stream.enqueue(value);
           text += decoder.decode(value, { stream: true });
           held.push(value);
-          return;
         }
         clearTimeout(timer);
         if (check) {
@@ -177,9 +181,23 @@ export function checkAnswer(
 ): void {
   const got = describeBody(text, contentType, options.shape ?? "any", streamRequested);
   if (got === null) return;
+  if (got.startsWith(NO_CHOICES)) throw noChoicesError(options.label, got);
   throw new ModelResponseError(
     `${options.label} answered HTTP 200 with ${got}, not a model answer. ` +
       "Check base_url (it must point at the provider's API, e.g. ending in /v1) and any proxy in between.",
+  );
+}
+
+const NO_CHOICES = 'an empty "choices" list';
+
+/**
+ * The error for an OpenAI-style answer without any choice, streamed or not; `got` says what came
+ * (`an empty "choices" list ("{...}")`, `a stream with no choice in it`).
+ */
+export function noChoicesError(label: string, got: string): ModelResponseError {
+  return new ModelResponseError(
+    `${label} answered HTTP 200 with ${got}: the provider sent no answer (some do when a content filter or an ` +
+      "upstream failure dropped it). Try again; if it keeps happening, check the provider's status or logs.",
   );
 }
 
@@ -203,6 +221,7 @@ function describeBody(
   if (typeof json !== "object" || json === null) return `JSON that is not an object (${sample})`;
   const record = json as Record<string, unknown>;
   if (shape === "openai" && !Array.isArray(record.choices)) return `JSON without "choices" (${sample})`;
+  if (shape === "openai" && (record.choices as unknown[]).length === 0) return `${NO_CHOICES} (${sample})`;
   if (shape === "anthropic" && !Array.isArray(record.content)) return `JSON without "content" (${sample})`;
   return null;
 }

@@ -80,3 +80,21 @@ test("Retry-After is read in seconds, as a date, or as retry-after-ms", () => {
   assert.equal(findRetryAfterMs(new Error("x", { cause: { headers: new Headers({ "retry-after": "2" }) } })), 2000);
   assert.equal(findRetryAfterMs(withStatus(429)), undefined);
 });
+
+test("errors sent as stream events, with no HTTP status, are classified by their type", () => {
+  // What the Anthropic SDK throws for `event: error` mid-stream, and the OpenAI SDK for a `data: {"error"}` line.
+  const anthropic = Object.assign(
+    new Error('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    {
+      status: undefined,
+      error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+    },
+  );
+  assert.deepEqual(classifyProviderError(anthropic), { kind: "server", status: 529, retryable: true });
+  const openai = Object.assign(new Error("The server had an error"), { error: { type: "server_error", message: "x" } });
+  assert.equal(classifyProviderError(openai).retryable, true);
+  const invalid = Object.assign(new Error("bad"), {
+    error: { type: "error", error: { type: "invalid_request_error" } },
+  });
+  assert.equal(classifyProviderError(invalid).retryable, false);
+});

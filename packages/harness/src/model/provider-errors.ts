@@ -90,6 +90,8 @@ export function classifyProviderError(error: unknown): ProviderErrorInfo {
       return { kind: status >= 500 ? "server" : "rate_limit", retryable: true, status, retryAfterMs };
     return { kind: "bad_request", retryable: false, status };
   }
+  const streamed = STREAM_ERROR_TYPES[findErrorType(error) ?? ""];
+  if (streamed) return { ...streamed, retryable: true };
   for (const current of chain) {
     const record = current as Record<string, unknown>;
     const name = String(record.name ?? "");
@@ -104,6 +106,28 @@ export function classifyProviderError(error: unknown): ProviderErrorInfo {
     }
   }
   return { kind: "other", retryable: false };
+}
+
+/**
+ * Error types a provider sends as an event after a 200 stream began, so no HTTP status says what
+ * happened: Anthropic's `overloaded_error`, `api_error` and `rate_limit_error` events, OpenAI's
+ * `{"error": {"type": "server_error"}}` line. They are as transient as the statuses they stand for.
+ */
+const STREAM_ERROR_TYPES: Record<string, { kind: ProviderErrorKind; status: number }> = {
+  overloaded_error: { kind: "server", status: 529 },
+  api_error: { kind: "server", status: 500 },
+  server_error: { kind: "server", status: 500 },
+  rate_limit_error: { kind: "rate_limit", status: 429 },
+};
+
+/** The provider's error type (`error.type`, or Anthropic's `error.error.type`) anywhere in the chain. */
+function findErrorType(error: unknown): string | undefined {
+  for (const current of causeChain(error)) {
+    const body = (current as { error?: { type?: unknown; error?: { type?: unknown } } }).error;
+    const type = body?.error?.type ?? body?.type;
+    if (typeof type === "string" && type !== "error") return type;
+  }
+  return undefined;
 }
 
 /** Out of credit rather than too fast: waiting will not help (OpenAI's `insufficient_quota`). */

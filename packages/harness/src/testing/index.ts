@@ -1,6 +1,7 @@
 /**
  * `@deerflow/harness/testing`: the one test kit every DeerFlow.ts test builds on: a scripted chat model
- * that fails loudly on an unexpected call, a fake OpenAI-compatible server for end-to-end client tests,
+ * that fails loudly on an unexpected call, fake provider servers (OpenAI-compatible, Anthropic, Ollama)
+ * that deliver bodies in pieces as a network does, for end-to-end client tests,
  * temp homes and scratch directories that clean themselves up, a sandbox with its tools in a temp home,
  * and a fresh Postgres database. Exports are named one by one so the public surface stays deliberate.
  * docs/testing.md shows which helper fits which test.
@@ -21,17 +22,37 @@ export {
   type ChatCompletionRequest,
   type FakeOpenAIServer,
   type FakeOpenAIServerOptions,
-  type FakeServerIncident,
-  type FakeStep,
 } from "./fake-openai-server.js";
+export {
+  startFakeAnthropicServer,
+  type AnthropicRequest,
+  type FakeAnthropicServer,
+  type FakeAnthropicServerOptions,
+} from "./fake-anthropic-server.js";
+export {
+  startFakeOllamaServer,
+  type FakeOllamaServer,
+  type FakeOllamaServerOptions,
+  type OllamaChatRequest,
+} from "./fake-ollama-server.js";
+export type {
+  FakeDialect,
+  FakeProviderServer,
+  FakeProviderServerOptions,
+  FakeResponse,
+  FakeServerIncident,
+} from "./fake-provider-server.js";
 export type {
   FakeErrorReply,
   FakeHangReply,
   FakeRawReply,
   FakeReply,
+  FakeStep,
   FakeToolCall,
   FakeUsage,
-} from "./openai-replies.js";
+} from "./fake-script.js";
+export { longAnswers } from "./long-answers.js";
+export { cutPoints, type FakeDelivery, type FakeDeliveryOption } from "./network-delivery.js";
 export { findToolPairingError, type ToolPairingError, type WireMessage } from "./openai-tool-pairing.js";
 export {
   createTempHome,

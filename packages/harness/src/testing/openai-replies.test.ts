@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { completionBody, errorBody, resolveReply, streamChunks } from "./openai-replies.js";
+import { resolveReply } from "./fake-script.js";
+import { completionBody, errorBody, streamChunks } from "./openai-replies.js";
 
 type Chunk = { id: string; choices: Array<{ delta: any; finish_reason: string | null }>; usage?: unknown };
 
-test("tool calls stream as id+name first, then arguments in several pieces", () => {
+test("tool calls stream as index+id+name first, then arguments in many pieces carrying only the index", () => {
   const reply = resolveReply(
     {
       tool_calls: [
@@ -15,7 +16,7 @@ test("tool calls stream as id+name first, then arguments in several pieces", () 
     "m",
     [],
   );
-  const chunks = streamChunks(reply, false) as Chunk[];
+  const chunks = streamChunks(reply) as Chunk[];
   const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
   const heads = toolDeltas.filter((d: any) => d.id);
   assert.deepEqual(
@@ -35,16 +36,43 @@ test("tool calls stream as id+name first, then arguments in several pieces", () 
   assert.ok(chunks.every((c) => c.id === reply.id && !("usage" in c)));
 });
 
-test("text streams in word pieces and usage comes last when requested", () => {
+test("text streams in small pieces cut anywhere and usage comes last, with empty choices, when requested", () => {
   const reply = resolveReply({ content: "one two three", usage: { prompt_tokens: 7 } }, "m", []);
-  const chunks = streamChunks(reply, true) as Chunk[];
-  const text = chunks.map((c) => c.choices[0]?.delta.content ?? "");
-  assert.deepEqual(text.filter(Boolean), ["one ", "two ", "three"]);
+  const chunks = streamChunks(reply, { includeUsage: true }) as Chunk[];
+  const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").filter(Boolean);
+  assert.equal(text.join(""), "one two three");
+  assert.ok(text.length > 3 && text.some((piece) => /^\S+$/.test(piece) && !["one", "two", "three"].includes(piece)));
   const last = chunks.at(-1)!;
   assert.deepEqual(last.choices, []);
   assert.deepEqual(last.usage, { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 });
   assert.ok(chunks.slice(0, -1).every((c) => c.usage === null));
   assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, "stop");
+});
+
+test("dialect options: no role in any delta, DeepSeek's reasoning_content, other finish reasons", () => {
+  const plain = streamChunks(resolveReply({ content: "hi" }, "m", []), { firstDeltaRole: false }) as Chunk[];
+  assert.ok(plain.every((c) => !("role" in c.choices[0]!.delta)));
+  const reasoning = streamChunks(resolveReply({ reasoning: "think hard", content: "ok" }, "m", [])) as Chunk[];
+  const deltas = reasoning.map((c) => c.choices[0]!.delta);
+  assert.deepEqual(deltas[0], { role: "assistant", content: null, reasoning_content: "" });
+  assert.equal(deltas.map((d) => d.reasoning_content ?? "").join(""), "think hard");
+  assert.ok(deltas.findLastIndex((d) => d.reasoning_content) < deltas.findIndex((d) => d.content));
+  const cut = streamChunks(resolveReply({ content: "trunc", finish_reason: "length" }, "m", [])) as Chunk[];
+  assert.equal(cut.at(-1)!.choices[0]!.finish_reason, "length");
+  assert.equal(
+    (completionBody(resolveReply({ reasoning: "r", content: "a" }, "m", [])) as any).choices[0].message
+      .reasoning_content,
+    "r",
+  );
+});
+
+test("no_choices sends a 200 with empty choices; stream_error ends the stream with an error object", () => {
+  assert.deepEqual((completionBody(resolveReply({ no_choices: true }, "m", [])) as any).choices, []);
+  const empty = streamChunks(resolveReply({ content: "x", no_choices: true }, "m", [])) as Chunk[];
+  assert.ok(empty.every((c) => c.choices.length === 0));
+  const failed = streamChunks(resolveReply({ content: "part", stream_error: { message: "boom" } }, "m", [])) as any[];
+  assert.deepEqual(failed.at(-1), { error: { message: "boom", type: "server_error", param: null, code: null } });
+  assert.ok(failed.slice(0, -1).every((c) => c.choices[0].finish_reason === null));
 });
 
 test("a raw string argument is sent unchanged", () => {
