@@ -22,7 +22,7 @@ const acmeUpdate = JSON.stringify({
   ],
 });
 
-/** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then close. */
+/** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then what the CLI does at exit: flush, close. */
 async function run(
   home: string,
   task: string,
@@ -47,6 +47,7 @@ async function run(
   });
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
+  await memory.flush();
   await memory.close();
   const systemPrompt = contentText(agentModel.calls[0]?.messages[0]?.content ?? "", "\n");
   return { memory, memoryModel, systemPrompt, pendingBeforeClose, warnings };
@@ -59,7 +60,7 @@ test("what the user said in one run is in the next run's system prompt and in `m
     answer: "Noted.",
     threadId: "thread-1",
   });
-  assert.equal(first.pendingBeforeClose, 1, "queued, debounced, and processed by close() before exit");
+  assert.equal(first.pendingBeforeClose, 1, "queued, debounced, and processed by flush() before exit");
   assert.equal(first.memoryModel.callCount, 1);
   assert.doesNotMatch(first.systemPrompt, /<memory>/, "nothing known yet");
   assert.deepEqual(first.warnings, []);

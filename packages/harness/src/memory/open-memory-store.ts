@@ -2,9 +2,8 @@
  * Opens the memory file that a config and agent name point at, without a model: what the CLI's
  * `deerflow memory` commands need. It uses the same storage rule as the memory service.
  */
-import path from "node:path";
 import type { AppConfig } from "../config/schema.js";
-import { memoryPath } from "./memory-path.js";
+import { memoryPath, memoryRoot } from "./memory-path.js";
 import { createMemoryStore, type MemoryStore } from "./memory-store.js";
 
 /** The memory store of `agentName` (or the default agent) under the config's storage root. */
@@ -12,6 +11,7 @@ export function openMemoryStore(
   config: AppConfig,
   options: { home: string; agentName?: string; onWarning?: (message: string) => void },
 ): MemoryStore {
-  const root = config.memory.storage_path ? path.resolve(options.home, config.memory.storage_path) : options.home;
-  return createMemoryStore(memoryPath(root, options.agentName), { onWarning: options.onWarning });
+  return createMemoryStore(memoryPath(memoryRoot(options.home, config.memory.storage_path), options.agentName), {
+    onWarning: options.onWarning,
+  });
 }
