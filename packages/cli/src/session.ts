@@ -49,7 +49,7 @@ export interface Session {
 }
 
 /** Seconds the title model gets after the answer before the thread keeps its fallback title. */
-export const TITLE_BUDGET_SECONDS = 1;
+export const TITLE_BUDGET_SECONDS = 1.5;
 /** After the answer, how long pending memory updates may still finish before the CLI exits. */
 export const WRAP_UP_MS = 1500;
 
