@@ -51,6 +51,18 @@ export function leadAnswerPiece(data: unknown): AnswerPiece | null {
   };
 }
 
+/**
+ * Whether the answer streams: `--no-stream` not given, and stdout a terminal that understands cursor
+ * movement (not `TERM=dumb`).
+ */
+export function answerStreams(
+  flags: { stream: boolean },
+  out: { isTTY?: boolean } = process.stdout,
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  return flags.stream && out.isTTY === true && env.TERM !== "dumb";
+}
+
 /** Options of {@link AnswerPrinter}. */
 export interface AnswerPrinterOptions {
   /** Stream the answer as it is written (stdout is a terminal and no `--no-stream`). */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AIMessage, AIMessageChunk, ToolMessage } from "@langchain/core/messages";
-import { AnswerPrinter, leadAnswerPiece } from "../src/answer-printer.js";
+import { AnswerPrinter, answerStreams, leadAnswerPiece } from "../src/answer-printer.js";
 import { cellWidth, screenRows } from "../src/screen-rows.js";
 import { screenText } from "./pty.js";
 
@@ -106,4 +106,11 @@ test("screenRows counts wrapped rows, wide characters and tabs as a terminal doe
   assert.equal(screenRows(`${"\t".repeat(20)}x`, 80), 1, "tabs stop at the last column");
   assert.equal(cellWidth("😀"), 2);
   assert.equal(cellWidth("\u0301"), 0);
+});
+
+test("the answer streams only to a terminal that can move its cursor, and not with --no-stream", () => {
+  assert.equal(answerStreams({ stream: true }, { isTTY: true }, { TERM: "xterm-256color" }), true);
+  assert.equal(answerStreams({ stream: true }, { isTTY: undefined }, {}), false, "a pipe or a file");
+  assert.equal(answerStreams({ stream: true }, { isTTY: true }, { TERM: "dumb" }), false);
+  assert.equal(answerStreams({ stream: false }, { isTTY: true }, {}), false);
 });

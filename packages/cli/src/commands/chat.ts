@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
-import { AnswerPrinter } from "../answer-printer.js";
+import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
@@ -53,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
       controller = new AbortController();
       try {
         const answer = new AnswerPrinter({
-          stream: flags.stream && Boolean(process.stdout.isTTY),
+          stream: answerStreams(flags),
           prefix: (question) => (question ? "agent (question)> " : "agent> "),
           beforeWrite: () => renderer.stopSpinner(),
         });

@@ -6,7 +6,7 @@
  * awkward to quote.
  */
 import { readFileSync } from "node:fs";
-import { AnswerPrinter } from "../answer-printer.js";
+import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
@@ -93,7 +93,7 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
     const answer = json
       ? undefined
       : new AnswerPrinter({
-          stream: flags.stream && Boolean(process.stdout.isTTY),
+          stream: answerStreams(flags),
           beforeWrite: () => renderer.stopSpinner(),
         });
     const result = await runTurn(
