@@ -17,6 +17,8 @@ export interface AgentFlags {
   agent?: string;
   /** Seconds to wait for a thread another run holds (`--wait`); 0 refuses at once. */
   waitSeconds: number;
+  /** Stream the answer as the model writes it, on a terminal (off with `--no-stream`). */
+  stream: boolean;
 }
 
 const AGENT_OPTIONS = {
@@ -29,6 +31,7 @@ const AGENT_OPTIONS = {
   "max-subagents": { type: "string" },
   agent: { type: "string" },
   wait: { type: "string" },
+  "no-stream": { type: "boolean", default: false },
 } as const;
 
 /** Parses `argv` with the shared agent flags plus `extra`. */
@@ -63,6 +66,7 @@ export function parseAgentArgs<E extends NonNullable<Parameters<typeof parseArgs
     maxSubagents,
     agent: values.agent as string | undefined,
     waitSeconds,
+    stream: !values["no-stream"],
   };
   return { flags, values, positionals: parsed.positionals };
 }

@@ -35,13 +35,15 @@ const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PA
   --max-subagents N    task calls allowed per response (1-4, default 3)
   --agent NAME         a named agent (its own memory)
   --wait SECONDS       when another run holds the thread, wait up to SECONDS for it (default 0)
+  --no-stream          print the answer once it is complete (on a terminal it streams as it is written)
 `;
 
 const COMMANDS: Record<string, string> = {
   run: `Usage: deerflow run [options] "task"
 
 Runs one task. Progress (model turns, tool calls, todos) goes to stderr, the final answer to stdout,
-the thread id to stderr. With --thread ID and no task, a run that failed midway is resumed.
+the thread id to stderr. On a terminal the answer streams as the model writes it; piped or redirected,
+it is printed once, complete. With --thread ID and no task, a run that failed midway is resumed.
 
 Options:
 ${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repeatable)
@@ -61,7 +63,8 @@ ${COMMON}`,
   memory: `Usage: deerflow memory [show | clear | forget <fact-id> | export [file] | import <file>] [--agent NAME] [--config PATH]
 
 What the agent remembers about you, kept in {home}/memory.json ({home}/agents/NAME/memory.json for a
-named agent). Facts are extracted in the background after each conversation.
+named agent). Facts are extracted in the background after each conversation; one not finished when
+deerflow exits waits in memory-pending.json and is learned from by the next deerflow run, chat or serve.
   show              the remembered context, history and facts with their ids (default)
   clear             forget everything
   forget <id>       forget one fact

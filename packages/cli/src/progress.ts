@@ -15,9 +15,18 @@ import { terminalSafe } from "./terminal-text.js";
 
 const MAX_ARG = 60;
 
+/** What else draws on the terminal: the streamed answer (see `AnswerPrinter`). */
+export interface TerminalSharer {
+  /** Takes its text off the screen before a progress line is written. */
+  hide(): void;
+  /** True while its text is on the screen: no spinner over it. */
+  readonly holdsScreen: boolean;
+}
+
 /** Renders stream chunks (`updates` and `custom` modes) as progress lines. */
 export class ProgressRenderer {
   private readonly seenMessages = new Set<string>();
+  private sharer: TerminalSharer | undefined;
   private readonly seenCalls = new Set<string>();
   private spinner: NodeJS.Timeout | undefined;
   private spinnerFrame = 0;
@@ -52,8 +61,13 @@ export class ProgressRenderer {
     }
   }
 
+  /** Shares the terminal with the answer of the current turn (stdout and stderr are usually one screen). */
+  shareTerminal(sharer: TerminalSharer | undefined): void {
+    this.sharer = sharer;
+  }
+
   startSpinner(): void {
-    if (this.quiet || !this.out.isTTY || this.spinner) return;
+    if (this.quiet || !this.out.isTTY || this.spinner || this.sharer?.holdsScreen) return;
     const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
     this.spinner = setInterval(() => {
       this.out.write(`\r${frames[this.spinnerFrame++ % frames.length]} working…`);
@@ -70,6 +84,7 @@ export class ProgressRenderer {
   line(text: string): void {
     if (this.quiet) return;
     this.stopSpinner();
+    this.sharer?.hide();
     this.out.write(`${terminalSafe(text)}\n`);
   }
 

@@ -1,7 +1,12 @@
 /**
  * What `run` and `chat` share: building the agent from flags and config, and running one turn on a
- * thread while rendering progress. A turn that fails on the model keeps the thread's saved state (the
- * user's message is already checkpointed), so `--thread ID` can retry it.
+ * thread while rendering progress and printing the answer. A turn that fails on the model keeps the
+ * thread's saved state (the user's message is already checkpointed), so `--thread ID` can retry it.
+ *
+ * The CLI exits about two seconds after its answer, whatever the title and memory models do: the title
+ * model gets `TITLE_BUDGET_SECONDS` (a slower one leaves the thread its fallback title, the start of the
+ * first message), and pending memory updates get until `WRAP_UP_MS` after the answer; what is not done
+ * by then stays in the memory journal, and the next process that opens the home learns from it.
  */
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -23,6 +28,7 @@ import {
   saveUploads,
   THREAD_ID_RULE,
 } from "@deerflow/harness";
+import type { AnswerPrinter } from "./answer-printer.js";
 import type { AgentFlags } from "./args.js";
 import { ProgressRenderer, textOf } from "./progress.js";
 import { UsageError } from "./usage-error.js";
@@ -35,9 +41,17 @@ export interface Session {
   flags: AgentFlags;
   /** One run per thread across processes (see the harness's thread leases). */
   leases: ThreadLeases;
-  /** Releases the thread leases and closes the agent. */
-  close(): Promise<void>;
+  /**
+   * Releases the thread leases and closes the agent. With `wrapUp`, pending memory updates may finish
+   * until `wrapUp.until` (epoch ms) or the signal; the rest stays journaled for the next process.
+   */
+  close(wrapUp?: { until: number; signal?: AbortSignal }): Promise<void>;
 }
+
+/** Seconds the title model gets after the answer before the thread keeps its fallback title. */
+export const TITLE_BUDGET_SECONDS = 1.5;
+/** After the answer, how long pending memory updates may still finish before the CLI exits. */
+export const WRAP_UP_MS = 1500;
 
 /** The outcome of one turn. */
 export interface TurnResult {
@@ -47,12 +61,30 @@ export interface TurnResult {
   values: Record<string, unknown> & { messages: BaseMessage[] };
 }
 
-/** Loads config and builds the agent the flags describe. */
-export async function openSession(flags: AgentFlags, say: (line: string) => void): Promise<Session> {
+/**
+ * The config with the CLI's timings (see the module comment). A single-turn `run` also queues its
+ * conversation for memory without the debounce: no next turn will come, and the update gets the whole
+ * wrap-up to finish in.
+ */
+export function cliConfig(config: AppConfig, options: { singleTurn: boolean }): AppConfig {
+  const titleTimeout = Math.min(config.llm_call.title_timeout_seconds, TITLE_BUDGET_SECONDS);
+  return Object.freeze({
+    ...config,
+    llm_call: Object.freeze({ ...config.llm_call, title_timeout_seconds: titleTimeout }),
+    memory: options.singleTurn ? Object.freeze({ ...config.memory, debounce_seconds: 0 }) : config.memory,
+  });
+}
+
+/** Loads config and builds the agent the flags describe; `singleTurn` for `run`. */
+export async function openSession(
+  flags: AgentFlags,
+  say: (line: string) => void,
+  options: { singleTurn: boolean } = { singleTurn: false },
+): Promise<Session> {
   if (flags.thread !== undefined && !isValidThreadId(flags.thread)) {
     throw new UsageError(`Thread id "${flags.thread}" is not valid: use ${THREAD_ID_RULE}.`);
   }
-  const config = loadConfig({ path: flags.config });
+  const config = cliConfig(loadConfig({ path: flags.config }), options);
   const harness = await createHarness(config, { onWarning: (message) => say(`warning: ${message}`) });
   let built: HarnessAgent;
   try {
@@ -80,16 +112,36 @@ export async function openSession(flags: AgentFlags, say: (line: string) => void
   const leases = postgres
     ? openPostgresThreadLeases(postgres.pool)
     : openThreadLeases(agent.deerflow.databaseFile ?? checkpointsPath(agent.deerflow.home));
-  const close = async () => {
+  const close: Session["close"] = async (wrapUp) => {
+    const memory = harness.memory(flags.agent);
+    if (wrapUp && memory) await settleBy(memory.flush(), wrapUp.until, wrapUp.signal);
     await leases.close();
     await agent.close();
   };
   return { agent, config, threadId: flags.thread ?? randomUUID(), flags, leases, close };
 }
 
+/** Resolves when `work` settles, at `until` (epoch ms), or when `signal` aborts, whichever is first. */
+async function settleBy(work: Promise<unknown>, until: number, signal?: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+      onAbort = resolve;
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) resolve();
+    }),
+  ]);
+  clearTimeout(timer);
+  signal?.removeEventListener("abort", onAbort);
+}
+
 /**
- * Runs one turn (`input` null resumes an unfinished run) and renders its progress. `prepare` runs once
- * the thread is held (e.g. copying uploads into it).
+ * Runs one turn (`input` null resumes an unfinished run), renders its progress and prints its answer
+ * with `answer` (none: the caller prints the result, as `--json` does). `prepare` runs once the thread
+ * is held (e.g. copying uploads into it).
  */
 export async function runTurn(
   session: Session,
@@ -97,14 +149,19 @@ export async function runTurn(
   renderer: ProgressRenderer,
   signal?: AbortSignal,
   prepare?: () => Promise<void>,
-  onAnswer?: (early: Omit<TurnResult, "values">) => void,
+  answer?: AnswerPrinter,
 ): Promise<TurnResult> {
   // Taken before the state is read: two runs on one thread would each lose the other's turn.
   const lease = await acquireThread(session, renderer, signal);
+  renderer.shareTerminal(answer);
   try {
     await prepare?.();
-    return await runHeldTurn(session, input, renderer, signal, onAnswer);
+    return await runHeldTurn(session, input, renderer, signal, answer);
+  } catch (error) {
+    answer?.abandon();
+    throw error;
   } finally {
+    renderer.shareTerminal(undefined);
     await session.agent.deerflow.afterRun(session.threadId);
     lease.release();
   }
@@ -126,7 +183,7 @@ async function runHeldTurn(
   input: string | null,
   renderer: ProgressRenderer,
   signal?: AbortSignal,
-  onAnswer?: (early: Omit<TurnResult, "values">) => void,
+  answer?: AnswerPrinter,
 ): Promise<TurnResult> {
   const config = { configurable: { thread_id: session.threadId }, signal };
   const before = await session.agent.graph.getState(config);
@@ -138,26 +195,32 @@ async function runHeldTurn(
   const payload = input === null ? null : { messages: [{ role: "user", content: input }] };
   try {
     renderer.startSpinner();
-    // "tasks" shows when the after-agent hooks (title, memory) start: the answer is final by then, and
-    // `onAnswer` can show it without waiting for a slow title model.
+    // "tasks" shows when the after-agent hooks (title, memory) start: the answer is final by then, and is
+    // printed without waiting for them. "messages" (the model's tokens, so the model is called streamed)
+    // only when the answer streams.
     const stream = await session.agent.stream(payload as never, {
       ...config,
-      streamMode: ["updates", "custom", "tasks"] as const,
+      streamMode: answer?.streaming
+        ? (["updates", "custom", "tasks", "messages"] as const)
+        : (["updates", "custom", "tasks"] as const),
     });
-    let answered = false;
     for await (const chunk of stream) {
       const [mode, data] = chunk as unknown as [string, unknown];
+      if (mode === "messages") {
+        answer?.onModelChunk(data);
+        continue;
+      }
       if (mode === "tasks") {
         const task = data as { name?: string; input?: { messages?: BaseMessage[] }; result?: unknown };
         if (
-          !answered &&
-          onAnswer &&
+          answer &&
+          !answer.answered &&
           task.name?.endsWith(".after_agent") &&
           !("result" in task) &&
           Array.isArray(task.input?.messages)
         ) {
-          answered = true;
-          onAnswer(summarizeTurn(task.input.messages));
+          const early = summarizeTurn(task.input.messages);
+          answer.final(early.answer, early.clarification !== null);
         }
         continue;
       }
@@ -177,7 +240,9 @@ async function runHeldTurn(
   }
   const after = await session.agent.graph.getState(config);
   const values = after.values as TurnResult["values"];
-  return { ...summarizeTurn(values.messages ?? []), values };
+  const result = { ...summarizeTurn(values.messages ?? []), values };
+  if (answer && !answer.answered) answer.final(result.answer, result.clarification !== null);
+  return result;
 }
 
 /** Copies files into the thread's uploads; the uploads middleware announces them to the model. */

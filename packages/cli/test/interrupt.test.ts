@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { CLI, cliEnv, deerflow, startDeerflow } from "./run-cli.js";
@@ -124,27 +124,43 @@ test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
   }
 });
 
-test("a second Ctrl-C exits at once when the graceful cancel hangs", async () => {
+/** An MCP server that, told to stop, does not: it ignores the end of its stdin and SIGTERM (it leaves a marker when told). */
+function writeStubbornMcpServer(dir: string, marker: string): string {
+  const file = path.join(dir, "stubborn-mcp.mjs");
+  writeFileSync(
+    file,
+    `import { existsSync, writeFileSync } from "node:fs";\n` +
+      `import { McpServer } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/server/mcp.js"))};\n` +
+      `import { StdioServerTransport } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/server/stdio.js"))};\n` +
+      `const server = new McpServer({ name: "stubborn", version: "1.0.0" });\n` +
+      `server.tool("noop", "Does nothing.", async () => ({ content: [{ type: "text", text: "ok" }] }));\n` +
+      `process.on("SIGTERM", () => {});\n` +
+      `process.stdin.on("end", () => writeFileSync(${JSON.stringify(marker)}, "told to stop"));\n` +
+      `setInterval(() => {}, 1000);\n` +
+      `await server.connect(new StdioServerTransport());\n`,
+  );
+  return file;
+}
+
+test("a second Ctrl-C exits at once when the graceful shutdown hangs", async () => {
   const dir = createTempHome({ prefix: "df-interrupt-" });
-  // The answer comes back, then the memory flush at exit waits on a model call that never answers.
-  let release: () => void = () => {};
-  const never = new Promise<void>((resolve) => (release = resolve));
-  const server = await startFakeOpenAIServer({
-    script: async (body): Promise<FakeStep> => {
-      if (JSON.stringify(body.messages).includes("long-term memory")) await never;
-      return { content: "The answer." };
-    },
-  });
+  // The answer comes back; closing the run's services then waits on an MCP server that will not stop.
+  const server = await startFakeOpenAIServer({ script: () => ({ content: "The answer." }) });
+  const marker = path.join(dir.path, "mcp-told-to-stop");
   try {
+    const mcp = writeStubbornMcpServer(dir.path, marker);
+    writeFileSync(
+      path.join(dir.path, "extensions_config.json"),
+      JSON.stringify({ mcpServers: { stubborn: { type: "stdio", command: process.execPath, args: [mcp] } } }),
+    );
     writeFileSync(
       path.join(dir.path, "config.yaml"),
-      `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: true, debounce_seconds: 0}\ntitle: {enabled: false}\n`,
+      `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n`,
     );
-    const run = startDeerflow(dir.path, ["run", "I work at Acme."]);
-    while (!server.requests.some((body) => JSON.stringify(body.messages).includes("long-term memory")))
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const run = startDeerflow(dir.path, ["run", "Hello"]);
+    while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50));
     run.child.kill("SIGINT");
-    await run.waitForStderr(/interrupted: cancelling/);
+    await run.waitForStderr(/interrupted: /);
     run.child.kill("SIGINT");
     const ended = await Promise.race([
       run.exited,
@@ -152,9 +168,9 @@ test("a second Ctrl-C exits at once when the graceful cancel hangs", async () =>
     ]);
     if (ended === "still running") run.child.kill("SIGKILL");
     assert.deepEqual(ended, { code: 130, signal: null }, run.stderr);
+    assert.equal(run.stdout, "The answer.\n");
     assert.match(run.stderr, /exiting now/);
   } finally {
-    release();
     await server.close();
     dir.cleanup();
   }

@@ -1,15 +1,17 @@
 /**
  * `deerflow chat`: an interactive conversation on one thread. A clarification question is shown like
- * any answer, and the next line the user types is its answer, on the same thread.
+ * any answer, and the next line the user types is its answer, on the same thread. Answers stream on a
+ * terminal (see answer-printer.ts). Leaving takes at most about two seconds: memory updates not done by
+ * then are journaled for the next process.
  */
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
+import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
-import { openSession, runTurn } from "../session.js";
+import { openSession, runTurn, WRAP_UP_MS } from "../session.js";
 import { writeOut } from "../output.js";
-import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow chat`. */
 export async function main(argv: string[]): Promise<number> {
@@ -18,10 +20,12 @@ export async function main(argv: string[]): Promise<number> {
   const session = await openSession(flags, (line) => renderer.line(line));
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
   let controller: AbortController | undefined;
+  const leaving = new AbortController();
   const interrupts = handleInterrupts(
     () => {
       if (!controller) {
         rl.close();
+        leaving.abort();
         return false;
       }
       renderer.line("interrupted: cancelling the turn (Ctrl-C again to exit at once)");
@@ -48,8 +52,12 @@ export async function main(argv: string[]): Promise<number> {
       if (!line) continue;
       controller = new AbortController();
       try {
-        const result = await runTurn(session, line, renderer, controller.signal);
-        writeOut(`${result.clarification ? "agent (question)" : "agent"}> ${terminalSafe(result.answer)}\n`);
+        const answer = new AnswerPrinter({
+          stream: answerStreams(flags),
+          prefix: (question) => (question ? "agent (question)> " : "agent> "),
+          beforeWrite: () => renderer.stopSpinner(),
+        });
+        await runTurn(session, line, renderer, controller.signal, undefined, answer);
       } catch (error) {
         renderer.line(`error: ${(error as Error).message}`);
       } finally {
@@ -59,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     rl.close();
-    await session.close();
+    await session.close({ until: Date.now() + WRAP_UP_MS, signal: leaving.signal });
     interrupts.dispose();
   }
   return 0;

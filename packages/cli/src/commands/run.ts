@@ -1,17 +1,19 @@
 /**
  * `deerflow run "task"`: one task on a new or saved thread. Progress on stderr, the answer on stdout
- * (or one JSON object with --json, also on failure), exit 3 when the agent stopped to ask a question.
- * The task can come from stdin (`-`) or a file (`--file`), for tasks too long or too awkward to quote.
+ * (streamed on a terminal unless --no-stream; one JSON object with --json, also on failure), exit 3 when
+ * the agent stopped to ask a question. The process exits about two seconds after the answer at most
+ * (see session.ts). The task can come from stdin (`-`) or a file (`--file`), for tasks too long or too
+ * awkward to quote.
  */
 import { readFileSync } from "node:fs";
+import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
-import { artifactLines, openSession, runTurn, uploadFiles } from "../session.js";
+import { artifactLines, openSession, runTurn, uploadFiles, WRAP_UP_MS } from "../session.js";
 import { describeFailure } from "../report-error.js";
 import { UsageError } from "../usage-error.js";
 import { writeOut } from "../output.js";
-import { terminalSafe } from "../terminal-text.js";
 
 /** Entry point of `deerflow run`. */
 export async function main(argv: string[]): Promise<number> {
@@ -69,12 +71,17 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
     throw new UsageError(`${source}, e.g. deerflow run "summarise README.md". See deerflow run --help.`);
   }
   const renderer = new ProgressRenderer(process.stderr);
-  const session = await openSession(flags, (line) => renderer.line(line));
+  const session = await openSession(flags, (line) => renderer.line(line), { singleTurn: true });
   onThread(session.threadId);
   const controller = new AbortController();
+  let answeredAt: number | undefined;
   const interrupts = handleInterrupts(
     () => {
-      renderer.line("interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)");
+      renderer.line(
+        answeredAt === undefined
+          ? "interrupted: cancelling the run (the thread is saved; Ctrl-C again to exit at once)"
+          : "interrupted: exiting without waiting for memory (the next run learns it; Ctrl-C again to exit at once)",
+      );
       controller.abort();
     },
     (line) => renderer.line(line),
@@ -83,21 +90,21 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
     renderer.line(`thread: ${session.threadId}`);
     const uploads = (values.upload as string[] | undefined) ?? [];
     // Plain output prints the answer as soon as it is final, before the title and memory hooks finish.
-    let printed = false;
-    const printEarly = json
+    const answer = json
       ? undefined
-      : (early: { answer: string }) => {
-          printed = true;
-          writeOut(`${terminalSafe(early.answer)}\n`);
-        };
+      : new AnswerPrinter({
+          stream: answerStreams(flags),
+          beforeWrite: () => renderer.stopSpinner(),
+        });
     const result = await runTurn(
       session,
       task || null,
       renderer,
       controller.signal,
       () => uploadFiles(session, uploads, (line) => renderer.line(line)),
-      printEarly,
+      answer,
     );
+    answeredAt = answer?.answeredAt ?? Date.now();
     const state = result.values as Record<string, unknown>;
     if (json) {
       writeOut(
@@ -111,8 +118,6 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
           token_usage: { run: state.run_token_usage ?? null, thread: state.token_usage ?? null },
         })}\n`,
       );
-    } else if (!printed) {
-      writeOut(`${terminalSafe(result.answer)}\n`);
     }
     const artifacts = (state.artifacts as string[] | undefined) ?? [];
     if (artifacts.length > 0)
@@ -124,7 +129,10 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
     renderer.line(`thread: ${session.threadId}`);
     return result.clarification ? 3 : 0;
   } finally {
-    await session.close();
+    // After an answer, memory updates may finish within the wrap-up (a Ctrl-C ends it); after a failure, nothing waits.
+    await session.close(
+      answeredAt === undefined ? undefined : { until: answeredAt + WRAP_UP_MS, signal: controller.signal },
+    );
     interrupts.dispose();
   }
 }

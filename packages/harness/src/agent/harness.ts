@@ -30,6 +30,7 @@ import type { McpService } from "../mcp/mcp-service.js";
 import { openMcpService } from "../mcp/open-mcp-service.js";
 import { TOOL_SEARCH_TOOL_NAME } from "../mcp/tool-search.js";
 import type { MemoryService } from "../memory/memory-service.js";
+import { resumePendingMemory } from "../memory/resume-pending.js";
 import { createChatModel } from "../model/create-chat-model.js";
 import { type ModelSelection, selectModel } from "../model/select-model.js";
 import { countTokens, createTokenCounter } from "../model/tokens.js";
@@ -336,7 +337,10 @@ export interface Harness {
   history(threadId: string): Promise<HistoryEntry[]>;
   /** Call once a run on `threadId` has ended (CLI session, server worker): applies `checkpoints.retention`. */
   afterRun(threadId: string): Promise<PruneReport>;
-  /** Flushes memory, releases sandboxes, closes the database. Idempotent. */
+  /**
+   * Stops memory (unfinished updates stay journaled for the next process; `memory()?.flush()` first to
+   * wait for them), releases sandboxes, closes the database. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -464,6 +468,8 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       );
     return memories.get(key)!;
   };
+  // Conversations earlier processes journaled but never learned from are learned from now, in the background.
+  resumePendingMemory(config, home, memoryFor, onWarning);
 
   const cacheSize = Math.max(1, options.agentCacheSize ?? 16);
   const agents = new Map<string, HarnessAgent>();

@@ -34,3 +34,13 @@ export function memoryPath(home: string, agentName?: string | null): string {
   const name = normaliseAgentName(agentName);
   return name === undefined ? path.join(home, "memory.json") : path.join(home, "agents", name, "memory.json");
 }
+
+/**
+ * The directory memory files live in: `memory.storage_path` (absolute, or relative to `home`), else `home`.
+ *
+ * @example
+ * memoryRoot("/home/me/.deerflow", "mem"); // "/home/me/.deerflow/mem"
+ */
+export function memoryRoot(home: string, storagePath?: string | null): string {
+  return storagePath ? path.resolve(home, storagePath) : home;
+}

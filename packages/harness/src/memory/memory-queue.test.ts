@@ -123,3 +123,36 @@ test("close flushes, then refuses new conversations with a warning", async () =>
   assert.deepEqual(processed, ["t1"]);
   assert.match(warnings[0] ?? "", /closed; the conversation of thread t2 will not be remembered/);
 });
+
+test("stop abandons the work at once: waiting jobs never run, the running one is aborted and not counted as failed", async () => {
+  const processed: string[] = [];
+  const journal = { record: mock.fn(), settle: mock.fn(), failed: mock.fn(), release: mock.fn() };
+  let started: () => void = () => {};
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const queue = createMemoryQueue({
+    debounceMs: 60_000,
+    journal,
+    process: async (job, signal) => {
+      if (job.threadId === "slow") {
+        started();
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        return "retry"; // what the updater says when its call was cut short
+      }
+      processed.push(job.threadId);
+    },
+  });
+  queue.enqueue("slow", says("x"));
+  const flushed = queue.flush();
+  await running;
+  queue.enqueue("waiting", says("y"));
+  queue.stop();
+  await flushed;
+  await settle();
+  assert.deepEqual(processed, []);
+  assert.equal(journal.record.mock.callCount(), 2, "both were journaled when queued");
+  assert.equal(journal.failed.mock.callCount(), 0, "an abandoned call is not a failed attempt");
+  assert.equal(journal.settle.mock.callCount(), 0, "nothing was learned: both stay in the journal");
+  assert.equal(journal.release.mock.callCount(), 1, "handed to the next process");
+  queue.enqueue("late", says("z"));
+  assert.equal(queue.pending(), 0);
+});

@@ -2,27 +2,48 @@
  * Holds finished conversations until they are worth learning from. Each turn of a chat ends the agent run,
  * and a memory update costs a model call, so a thread's conversation waits `debounceMs` after its last
  * turn; a newer conversation for the same thread replaces the waiting one (it contains it). Due jobs run
- * in the background one at a time, so two updates never race for the store. `flush()` runs everything
- * waiting right away: a CLI calls it before exiting so a single-shot `deerflow run` still learns.
+ * in the background one at a time, so two updates never race for the store.
  *
- * Timers are unref'd: a waiting job alone does not keep a process alive; call `flush()` or `close()`.
+ * With a journal, every job is on disk from the moment it is queued until it is done, so the process can
+ * end at any time: `stop()` abandons the work at once and the next process that opens the home picks it
+ * up. A job whose update failed is tried again after `retryDelayMs`, at most `maxAttempts` times in all
+ * (across processes), then given up with a warning. `flush()` runs everything waiting right away and
+ * waits for it, for a caller that wants memory up to date now.
+ *
+ * Timers are unref'd: a waiting job alone does not keep a process alive; call `flush()`, `stop()` or `close()`.
  */
+import { randomUUID } from "node:crypto";
 import type { MemoryTurn } from "./conversation-filter.js";
+import type { MemoryJournal } from "./memory-journal.js";
 
 /** One conversation to learn from. */
 export interface MemoryJob {
+  /** Identifies the job in the journal; given at enqueue. */
+  id?: string;
   threadId: string;
   conversation: MemoryTurn[];
   /** The agent the conversation belongs to, when the queue is shared by several agents. */
   agentName?: string;
+  /** Failed updates so far. */
+  attempts?: number;
 }
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {
   /** Quiet time after a thread's last enqueue before its job runs (DeerFlow: 30 000). */
   debounceMs: number;
-  /** Does the work (usually `updater.update`). A rejection is reported through `onWarning`. */
-  process: (job: MemoryJob) => Promise<void>;
+  /**
+   * Does the work (usually `updater.update`). Resolves "retry" when the update failed in a way that may
+   * pass (the model did not answer); a rejection counts the same and is reported through `onWarning`.
+   * `signal` aborts when the queue stops.
+   */
+  process: (job: MemoryJob, signal: AbortSignal) => Promise<void | "retry">;
+  /** Keeps every job on disk until it is done (see memory-journal.ts). */
+  journal?: Pick<MemoryJournal, "record" | "settle" | "failed" | "release">;
+  /** Failed updates before a job is given up (default 3). */
+  maxAttempts?: number;
+  /** Wait before a failed job is tried again in this process (default 60 000). */
+  retryDelayMs?: number;
   onWarning?: (message: string) => void;
 }
 
@@ -30,11 +51,18 @@ export interface MemoryQueueOptions {
 export interface MemoryQueue {
   /** Schedules `conversation` for `threadId`, replacing one that is still waiting for the same thread. */
   enqueue(threadId: string, conversation: MemoryTurn[], options?: { agentName?: string }): void;
+  /** Queues jobs adopted from the journal (already recorded there) to run now, in the background. */
+  resume(jobs: readonly MemoryJob[]): void;
   /** Runs every waiting job now and resolves when all jobs (including one in progress) are done. */
   flush(): Promise<void>;
   /** Jobs not finished yet: waiting, due, or in progress. */
   pending(): number;
-  /** Flushes, then refuses further jobs (with a warning). */
+  /**
+   * Ends the queue's work at once: refuses further jobs, drops the waiting ones, aborts the one in
+   * progress and releases their journal entries to the next process. Never waits for a model.
+   */
+  stop(): void;
+  /** Flushes, then stops. */
   close(): Promise<void>;
 }
 
@@ -42,32 +70,66 @@ export interface MemoryQueue {
  * Creates a memory queue.
  *
  * @example
- * const queue = createMemoryQueue({ debounceMs: 30_000, process: (job) => updater.update(job.conversation, job).then(() => {}) });
+ * const queue = createMemoryQueue({ debounceMs: 30_000, journal, process: (job, signal) => learn(job, signal) });
  * queue.enqueue("thread-1", turns);
- * await queue.flush(); // before the process exits
+ * queue.stop(); // on exit: the journal keeps the conversation for the next process
  */
 export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
   const warn = options.onWarning ?? (() => {});
+  const maxAttempts = options.maxAttempts ?? 3;
+  const retryDelayMs = options.retryDelayMs ?? 60_000;
   const waiting = new Map<string, { job: MemoryJob; timer: ReturnType<typeof setTimeout> }>();
   const due: MemoryJob[] = [];
+  const controller = new AbortController();
   let inProgress = 0;
   let running: Promise<void> | undefined;
   let closed = false;
 
   const keyOf = (job: MemoryJob) => `${job.agentName ?? ""}\u0000${job.threadId}`;
 
+  /** A journal failure (disk full, lock busy) costs durability, never the update itself. */
+  function journal(action: "record" | "settle" | "failed", job: MemoryJob): void {
+    if (!options.journal) return;
+    try {
+      options.journal[action](job);
+    } catch (error) {
+      warn(`Memory journal: could not ${action} the job of thread ${job.threadId} (${(error as Error).message}).`);
+    }
+  }
+
+  function afterRun(job: MemoryJob, outcome: void | "retry"): void {
+    if (outcome !== "retry") {
+      journal("settle", job);
+      return;
+    }
+    if (controller.signal.aborted) return; // cut short by stop(): not a failed attempt
+    job.attempts = (job.attempts ?? 0) + 1;
+    if (job.attempts >= maxAttempts) {
+      warn(
+        `Memory update for thread ${job.threadId} given up after ${job.attempts} failed attempts; that conversation is not remembered.`,
+      );
+      journal("settle", job);
+      return;
+    }
+    journal("failed", job);
+    if (!waiting.has(keyOf(job)) && !due.some((queued) => keyOf(queued) === keyOf(job))) wait(job, retryDelayMs);
+  }
+
   function start(): void {
-    if (running) return;
+    if (running || closed) return;
     running = (async () => {
-      for (let job = due.shift(); job; job = due.shift()) {
+      for (let job = due.shift(); job && !closed; job = due.shift()) {
         inProgress += 1;
+        let outcome: void | "retry";
         try {
-          await options.process(job);
+          outcome = await options.process(job, controller.signal);
         } catch (error) {
           warn(`Memory update for thread ${job.threadId} failed: ${(error as Error).message}`);
+          outcome = "retry";
         } finally {
           inProgress -= 1;
         }
+        afterRun(job, outcome);
       }
     })().finally(() => {
       running = undefined;
@@ -83,23 +145,38 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
     start();
   }
 
+  function wait(job: MemoryJob, delayMs: number): void {
+    const key = keyOf(job);
+    const previous = waiting.get(key);
+    if (previous) clearTimeout(previous.timer);
+    const timer = setTimeout(() => {
+      waiting.delete(key);
+      makeDue(job);
+    }, delayMs);
+    timer.unref?.();
+    waiting.set(key, { job, timer });
+  }
+
   function enqueue(threadId: string, conversation: MemoryTurn[], extra: { agentName?: string } = {}): void {
     if (closed) {
       warn(`Memory queue is closed; the conversation of thread ${threadId} will not be remembered.`);
       return;
     }
-    const job: MemoryJob = { threadId, conversation, ...(extra.agentName ? { agentName: extra.agentName } : {}) };
-    const key = keyOf(job);
-    const previous = waiting.get(key);
-    if (previous) clearTimeout(previous.timer);
-    const dueIndex = due.findIndex((queued) => keyOf(queued) === key);
+    const job: MemoryJob = {
+      id: randomUUID(),
+      threadId,
+      conversation,
+      ...(extra.agentName ? { agentName: extra.agentName } : {}),
+    };
+    journal("record", job);
+    const dueIndex = due.findIndex((queued) => keyOf(queued) === keyOf(job));
     if (dueIndex >= 0) due.splice(dueIndex, 1); // not started yet: the newer conversation supersedes it
-    const timer = setTimeout(() => {
-      waiting.delete(key);
-      makeDue(job);
-    }, options.debounceMs);
-    timer.unref?.();
-    waiting.set(key, { job, timer });
+    wait(job, options.debounceMs);
+  }
+
+  function resume(jobs: readonly MemoryJob[]): void {
+    if (closed) return;
+    for (const job of jobs) if (!waiting.has(keyOf(job))) makeDue(job);
   }
 
   async function flush(): Promise<void> {
@@ -112,10 +189,24 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
     while (running) await running;
   }
 
-  async function close(): Promise<void> {
+  function stop(): void {
+    if (closed) return;
     closed = true;
-    await flush();
+    for (const { timer } of waiting.values()) clearTimeout(timer);
+    waiting.clear();
+    due.length = 0;
+    controller.abort();
+    try {
+      options.journal?.release();
+    } catch (error) {
+      warn(`Memory journal: could not hand pending conversations on (${(error as Error).message}).`);
+    }
   }
 
-  return { enqueue, flush, pending: () => waiting.size + due.length + inProgress, close };
+  async function close(): Promise<void> {
+    await flush();
+    stop();
+  }
+
+  return { enqueue, resume, flush, pending: () => waiting.size + due.length + inProgress, stop, close };
 }

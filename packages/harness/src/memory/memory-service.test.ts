@@ -9,6 +9,9 @@ import { formatMemoryForDisplay } from "./display.js";
 import { createMemoryService } from "./memory-service.js";
 import { tempHome } from "../testing/temp-home.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { type FakeStep, startFakeOpenAIServer } from "../testing/fake-openai-server.js";
+import { createHarness } from "../agent/harness.js";
+import { parseConfigText } from "../config/load-config.js";
 
 let n = 0;
 const ai = (content: string) => new AIMessage({ content, id: `svc-ai-${++n}` });
@@ -22,7 +25,7 @@ const acmeUpdate = JSON.stringify({
   ],
 });
 
-/** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then close. */
+/** One `deerflow run`: a fresh service (as in a new process), the agent with its prompt block, then what the CLI does at exit: flush, close. */
 async function run(
   home: string,
   task: string,
@@ -47,6 +50,7 @@ async function run(
   });
   await agent.invoke({ messages: [human(task)] }, { configurable: { thread_id: options.threadId } });
   const pendingBeforeClose = memory.queue.pending();
+  await memory.flush();
   await memory.close();
   const systemPrompt = contentText(agentModel.calls[0]?.messages[0]?.content ?? "", "\n");
   return { memory, memoryModel, systemPrompt, pendingBeforeClose, warnings };
@@ -59,7 +63,7 @@ test("what the user said in one run is in the next run's system prompt and in `m
     answer: "Noted.",
     threadId: "thread-1",
   });
-  assert.equal(first.pendingBeforeClose, 1, "queued, debounced, and processed by close() before exit");
+  assert.equal(first.pendingBeforeClose, 1, "queued, debounced, and processed by flush() before exit");
   assert.equal(first.memoryModel.callCount, 1);
   assert.doesNotMatch(first.systemPrompt, /<memory>/, "nothing known yet");
   assert.deepEqual(first.warnings, []);
@@ -158,4 +162,46 @@ test("an unreadable memory file never breaks the prompt: it is set aside with a 
   const service = createMemoryService({ home, model: new ScriptedChatModel([]), onWarning: (m) => warnings.push(m) });
   assert.equal(service.promptBlock(), "");
   assert.match(warnings[0] ?? "", /moved to .*memory\.json\.corrupt-/);
+});
+
+test("an update made while the run still streams never shows in the run's messages stream", async (t) => {
+  const home = tempHome(t);
+  // The title call (after the memory hook) is answered only once the memory update was, so the update
+  // runs while the graph is still streaming, inside its context (the queue's timer inherits it).
+  let memoryAnswered: () => void = () => {};
+  const answered = new Promise<void>((resolve) => (memoryAnswered = resolve));
+  const server = await startFakeOpenAIServer({
+    script: async (body): Promise<FakeStep> => {
+      const sent = JSON.stringify(body.messages);
+      if (sent.includes("long-term memory")) {
+        setImmediate(memoryAnswered);
+        return { content: JSON.stringify({ newFacts: [{ content: "Drinks MEMORYTOKEN tea", confidence: 0.9 }] }) };
+      }
+      if (!body.tools?.length) {
+        await answered;
+        return { content: "Tea" };
+      }
+      return { content: "Noted." };
+    },
+  });
+  const config = parseConfigText(
+    `models:\n  - {name: fake, use: openai, model: fake-model, api_key: sk, base_url: '${server.url}', max_retries: 0}\nsandbox: {use: local}\nmemory: {debounce_seconds: 0}\n`,
+    { source: null, env: {} },
+  );
+  const harness = await createHarness(config, { home, env: {}, checkpointer: false, onWarning: () => {} });
+  try {
+    const stream = await harness.agent({}).stream({ messages: [{ role: "user", content: "I drink tea" }] } as never, {
+      configurable: { thread_id: "t1" },
+      streamMode: ["messages"] as const,
+    });
+    const streamed: string[] = [];
+    for await (const [, [message]] of stream as unknown as AsyncIterable<[string, [{ content: unknown }]]>)
+      streamed.push(JSON.stringify(message.content));
+    assert.ok(streamed.join("").includes("Noted"), "the answer streamed");
+    assert.ok(server.requests.some((body) => JSON.stringify(body.messages).includes("long-term memory")));
+    assert.doesNotMatch(streamed.join(""), /MEMORYTOKEN/);
+  } finally {
+    await harness.close();
+    await server.close();
+  }
 });

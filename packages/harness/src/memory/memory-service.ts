@@ -1,15 +1,17 @@
 /**
- * Memory for one agent, wired: store + updater + debounced queue + middleware + prompt block, built from
- * the `memory:` settings. The lead agent chain takes `middleware()` and `promptBlock()`; the CLI and the
- * server call `flush()` / `close()` before exiting so pending conversations are not lost.
+ * Memory for one agent, wired: store + updater + journaled, debounced queue + middleware + prompt block,
+ * built from the `memory:` settings. The lead agent chain takes `middleware()` and `promptBlock()`.
+ * Every queued conversation is journaled on disk until it is learned from, so `close()` never waits for
+ * a model: what is unfinished is left to the next process, which calls `resume()` when it opens the home.
+ * A caller that wants memory up to date before it goes on awaits `flush()` first.
  */
-import path from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { memoryMiddleware } from "../middleware/memory.js";
 import { renderMemoryBlock } from "./inject.js";
 import type { TextTokenCounter } from "../model/tokens.js";
 import { type Logger, silentLogger } from "../logger.js";
-import { memoryPath, normaliseAgentName } from "./memory-path.js";
+import { memoryJournalPath, openMemoryJournal } from "./memory-journal.js";
+import { memoryPath, memoryRoot, normaliseAgentName } from "./memory-path.js";
 import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
 import { type MemoryStore, createMemoryStore } from "./memory-store.js";
 import { type MemoryUpdater, createMemoryUpdater } from "./memory-updater.js";
@@ -62,9 +64,19 @@ export interface MemoryService {
   middleware(): ReturnType<typeof memoryMiddleware>;
   /** The `<memory>` block for the system prompt, or "" (disabled, injection off, empty, or unreadable). */
   promptBlock(): string;
-  /** Processes every pending conversation now. */
+  /** The journal of conversations not learned from yet (shared by the agents of one memory root). */
+  readonly journalPath: string;
+  /**
+   * Learns, in the background, from this agent's journaled conversations whose process is gone; returns
+   * how many. Nothing when extraction is off (they wait for a process that can learn).
+   */
+  resume(): number;
+  /** Processes every pending conversation now and waits for them. */
   flush(): Promise<void>;
-  /** Flushes and stops accepting conversations. */
+  /**
+   * Stops accepting conversations and abandons unfinished updates at once; the journal keeps them for
+   * the next process. Never waits for a model.
+   */
   close(): Promise<void>;
 }
 
@@ -82,8 +94,10 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const enabled = settings.enabled ?? true;
   const warn = options.onWarning ?? (() => {});
   const log = (options.logger ?? silentLogger).child("memory");
-  const root = settings.storagePath ? path.resolve(options.home, settings.storagePath) : options.home;
+  const root = memoryRoot(options.home, settings.storagePath);
   const agentName = normaliseAgentName(options.agentName);
+  const learning = enabled && (settings.extractionEnabled ?? true);
+  const journal = openMemoryJournal(memoryJournalPath(root), agentName, { onWarning: warn });
   const store = createMemoryStore(memoryPath(root, agentName), { onWarning: warn });
   const updater = createMemoryUpdater({
     model: options.model,
@@ -94,16 +108,28 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   });
   const queue = createMemoryQueue({
     debounceMs: (settings.debounceSeconds ?? MEMORY_DEFAULTS.debounce_seconds) * 1000,
-    process: async (job) => {
-      const outcome = await updater.update(job.conversation, { threadId: job.threadId });
+    process: async (job, signal) => {
+      const outcome = await updater.update(job.conversation, { threadId: job.threadId, signal });
       if (outcome.applied) {
         log.info(
           `updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`,
         );
       }
+      return outcome.retry ? "retry" : undefined;
     },
+    journal,
     onWarning: warn,
   });
+
+  function resume(): number {
+    if (!learning) return 0;
+    const jobs = journal.adopt();
+    if (jobs.length > 0) {
+      log.info(`learning from ${jobs.length} conversation(s) an earlier process left in ${journal.path}`);
+      queue.resume(jobs);
+    }
+    return jobs.length;
+  }
 
   function promptBlock(): string {
     if (!enabled || !(settings.injectionEnabled ?? true)) return "";
@@ -127,12 +153,14 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     queue,
     middleware: () =>
       memoryMiddleware({
-        queue: enabled && (settings.extractionEnabled ?? true) ? queue : { enqueue: () => {} },
+        queue: learning ? queue : { enqueue: () => {} },
         agentName,
         logger: log,
       }),
     promptBlock,
+    journalPath: journal.path,
+    resume,
     flush: () => queue.flush(),
-    close: () => queue.close(),
+    close: async () => queue.stop(),
   };
 }

@@ -42,7 +42,7 @@ test("a conversation about work and preferences ends up as facts in memory.json 
 
   const outcome = await updater.update(acme, { threadId: "thread-1" });
 
-  assert.deepEqual(outcome, { applied: true, added: 2, removed: 0, sectionsUpdated: ["workContext"] });
+  assert.deepEqual(outcome, { applied: true, retry: false, added: 2, removed: 0, sectionsUpdated: ["workContext"] });
   const onDisk = JSON.parse(fs.readFileSync(file, "utf8"));
   assert.deepEqual(
     onDisk.facts.map((fact: { content: string }) => fact.content),
@@ -132,9 +132,11 @@ test("malformed JSON, a wrong shape or a failing model leave memory unchanged an
   const warnings: string[] = [];
   const updater = createMemoryUpdater({ model, store, onWarning: (message) => warnings.push(message) });
 
+  const retries: boolean[] = [];
   for (let i = 0; i < 4; i += 1) {
     const outcome = await updater.update(acme, { threadId: `t${i}` });
     assert.equal(outcome.applied, false);
+    retries.push(outcome.retry);
   }
 
   assert.equal(fs.readFileSync(file, "utf8"), before);
@@ -142,7 +144,8 @@ test("malformed JSON, a wrong shape or a failing model leave memory unchanged an
   assert.match(warnings[0] ?? "", /thread t0 skipped: the reply is not valid JSON.*Memory is unchanged/);
   assert.match(warnings[1] ?? "", /wrong shape at newFacts/);
   assert.match(warnings[2] ?? "", /no JSON object/);
-  assert.match(warnings[3] ?? "", /memory model failed \(429 Too Many Requests\)/);
+  assert.match(warnings[3] ?? "", /memory model failed \(429 Too Many Requests\).*stays queued/);
+  assert.deepEqual(retries, [false, false, false, true], "only the model's failure may pass: worth retrying");
 });
 
 test("a conversation without a user message is not sent to the model", async (t) => {

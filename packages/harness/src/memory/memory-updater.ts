@@ -3,6 +3,8 @@
  * store. It runs in the background after the user already has their answer, so it never throws: a model
  * that errors, returns malformed JSON or the wrong shape leaves memory exactly as it was and reports a
  * warning. The model call happens outside the store's lock; only the short apply-and-write holds it.
+ * The call is tagged `nostream`: it may run inside a graph's context (the queue's timer inherits it), and
+ * its JSON must never reach a user's `messages` stream.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { applyMemoryUpdate } from "./apply-update.js";
@@ -28,9 +30,14 @@ export interface MemoryUpdaterOptions {
   onWarning?: (message: string) => void;
 }
 
-/** What one update did; `applied` is false when memory was left unchanged because of a problem. */
+/**
+ * What one update did; `applied` is false when memory was left unchanged because of a problem, and
+ * `retry` is true when that problem may pass (the model or the memory file could not be reached), so the
+ * conversation is worth trying again.
+ */
 export interface MemoryUpdateOutcome {
   applied: boolean;
+  retry: boolean;
   added: number;
   removed: number;
   sectionsUpdated: string[];
@@ -38,11 +45,21 @@ export interface MemoryUpdateOutcome {
 
 /** Updates memory from conversations. */
 export interface MemoryUpdater {
-  /** Learns from `conversation` (already filtered), recording `threadId` as the source of new facts. Never throws. */
-  update(conversation: readonly MemoryTurn[], context: { threadId: string }): Promise<MemoryUpdateOutcome>;
+  /**
+   * Learns from `conversation` (already filtered), recording `threadId` as the source of new facts.
+   * `signal` cuts the model call short (silently, with `retry`). Never throws.
+   */
+  update(
+    conversation: readonly MemoryTurn[],
+    context: { threadId: string; signal?: AbortSignal },
+  ): Promise<MemoryUpdateOutcome>;
 }
 
-const unchanged: MemoryUpdateOutcome = { applied: false, added: 0, removed: 0, sectionsUpdated: [] };
+const unchanged: MemoryUpdateOutcome = { applied: false, retry: false, added: 0, removed: 0, sectionsUpdated: [] };
+const retryLater: MemoryUpdateOutcome = { ...unchanged, retry: true };
+
+/** Tags of the update call: `nostream` keeps its tokens out of a graph's `messages` stream. */
+export const MEMORY_UPDATE_TAGS = ["nostream", "langsmith:nostream", "middleware:memory"];
 
 /**
  * Creates the memory updater.
@@ -58,7 +75,7 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
 
   async function update(
     conversation: readonly MemoryTurn[],
-    { threadId }: { threadId: string },
+    { threadId, signal }: { threadId: string; signal?: AbortSignal },
   ): Promise<MemoryUpdateOutcome> {
     if (!conversation.some((turn) => turn.role === "user")) return unchanged;
     let reply: string;
@@ -66,13 +83,15 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
       const current = options.store.load();
       const response = await options.model.invoke(
         buildMemoryUpdateMessages(current, conversation, options.maxConversationChars),
+        { tags: MEMORY_UPDATE_TAGS, ...(signal ? { signal } : {}) },
       );
       reply = contentText(response.content, "\n");
     } catch (error) {
+      if (signal?.aborted) return retryLater;
       warn(
-        `Memory update for thread ${threadId} skipped: the memory model failed (${(error as Error).message}). Memory is unchanged.`,
+        `Memory update for thread ${threadId} skipped for now: the memory model failed (${(error as Error).message}). Memory is unchanged; the conversation stays queued.`,
       );
-      return unchanged;
+      return retryLater;
     }
     const parsed = parseMemoryUpdate(reply);
     if (!parsed.ok) {
@@ -89,6 +108,7 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
         });
         outcome = {
           applied: true,
+          retry: false,
           added: applied.added.length,
           removed: applied.removed.length,
           sectionsUpdated: applied.sectionsUpdated,
@@ -98,9 +118,9 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
       return outcome;
     } catch (error) {
       warn(
-        `Memory update for thread ${threadId} could not be saved (${(error as Error).message}). Memory is unchanged.`,
+        `Memory update for thread ${threadId} could not be saved (${(error as Error).message}). Memory is unchanged; the conversation stays queued.`,
       );
-      return unchanged;
+      return retryLater;
     }
   }
 

@@ -12,7 +12,7 @@
 import path from "node:path";
 import type { AppConfig } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
-import { memoryPath } from "./memory-path.js";
+import { memoryPath, memoryRoot } from "./memory-path.js";
 import { createMemoryStore, type MemoryStore } from "./memory-store.js";
 
 /** The memory store of `agentName` (or the default agent) under the config's storage root. */
@@ -20,8 +20,9 @@ export function openMemoryStore(
   config: AppConfig,
   options: { home: string; agentName?: string; onWarning?: (message: string) => void },
 ): MemoryStore {
-  const root = config.memory.storage_path ? path.resolve(options.home, config.memory.storage_path) : options.home;
-  const store = createMemoryStore(memoryPath(root, options.agentName), { onWarning: options.onWarning });
+  const store = createMemoryStore(memoryPath(memoryRoot(options.home, config.memory.storage_path), options.agentName), {
+    onWarning: options.onWarning,
+  });
   const setting = config.memory.storage_path ? "memory.storage_path in config.yaml" : "DEER_FLOW_HOME";
   const guard =
     <A extends unknown[], R>(method: (...args: A) => R) =>

@@ -1,0 +1,179 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AIMessage } from "@langchain/core/messages";
+import type { MemoryTurn } from "./conversation-filter.js";
+import {
+  type JournalEntry,
+  JournalFile,
+  memoryJournalPath,
+  openMemoryJournal,
+  orphanedJournalAgents,
+} from "./memory-journal.js";
+import { createMemoryQueue } from "./memory-queue.js";
+import { createMemoryService } from "./memory-service.js";
+import { tempHome } from "../testing/temp-home.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
+
+let n = 0;
+const ai = (content: string) => new AIMessage({ content, id: `journal-ai-${++n}` });
+const says = (text: string): MemoryTurn[] => [
+  { role: "user", content: text },
+  { role: "assistant", content: "Noted." },
+];
+const acmeUpdate = JSON.stringify({
+  newFacts: [{ content: "Works at Acme on payment APIs", category: "context", confidence: 0.95 }],
+});
+const readJournal = (home: string) =>
+  JournalFile.parse(JSON.parse(fs.readFileSync(memoryJournalPath(home), "utf8"))).entries;
+
+/** A pid that belonged to a process of this host and is now free. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid!;
+}
+
+function entry(threadId: string, holder: JournalEntry["holder"], agentName?: string): JournalEntry {
+  return {
+    id: `id-${threadId}`,
+    ...(agentName ? { agentName } : {}),
+    threadId,
+    conversation: says(`I work at Acme (${threadId})`),
+    queuedAt: new Date().toISOString(),
+    attempts: 0,
+    holder,
+  };
+}
+
+test("a conversation its process never learned from is learned from by the next process that opens the memory", async (t) => {
+  const home = tempHome(t);
+  const first = createMemoryService({ home, model: new ScriptedChatModel([]), settings: { debounceSeconds: 30 } });
+  first.queue.enqueue("thread-1", says("I work at Acme on payment APIs"));
+  await first.close(); // the CLI exits: nothing waits for the debounce or a model
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.threadId, queued.holder]),
+    [["thread-1", null]],
+    "on disk, released for the next process",
+  );
+
+  const model = new ScriptedChatModel([ai(acmeUpdate)]);
+  const next = createMemoryService({ home, model, settings: { debounceSeconds: 30 } });
+  assert.equal(next.resume(), 1);
+  await next.flush();
+  assert.deepEqual(
+    next.store.load().facts.map((fact) => [fact.content, fact.source]),
+    [["Works at Acme on payment APIs", "thread-1"]],
+  );
+  assert.equal(fs.existsSync(next.journalPath), false, "learned from: nothing left to do");
+  assert.equal(next.resume(), 0);
+});
+
+test("entries a live process holds are left to it; a dead, released or long-silent holder's are adopted", async (t) => {
+  const home = tempHome(t);
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const now = new Date().toISOString();
+  const journal: JournalFile = {
+    version: 1,
+    entries: [
+      entry("held", { pid: process.ppid, host: os.hostname(), since: now }),
+      entry("dead", { pid: deadPid(), host: os.hostname(), since: now }),
+      entry("released", null),
+      entry("silent", { pid: 1, host: "another-host", since: hourAgo }),
+      entry("elsewhere", { pid: 1, host: "another-host", since: now }),
+      entry("other-agent", null, "researcher"),
+    ],
+  };
+  fs.writeFileSync(memoryJournalPath(home), JSON.stringify(journal));
+  assert.deepEqual(orphanedJournalAgents(memoryJournalPath(home)).sort(), [undefined, "researcher"].sort());
+
+  const adopted = openMemoryJournal(memoryJournalPath(home), undefined).adopt();
+  assert.deepEqual(adopted.map((job) => job.threadId).sort(), ["dead", "released", "silent"]);
+  const after = readJournal(home);
+  for (const threadId of ["dead", "released", "silent"])
+    assert.equal(after.find((queued) => queued.threadId === threadId)?.holder?.pid, process.pid);
+  assert.equal(after.find((queued) => queued.threadId === "held")?.holder?.pid, process.ppid);
+  assert.equal(after.find((queued) => queued.threadId === "other-agent")?.holder, null, "another agent's memory");
+});
+
+test("a failing update is tried again, counted across processes, and given up after maxAttempts", async (t) => {
+  const home = tempHome(t);
+  const file = memoryJournalPath(home);
+  const warnings: string[] = [];
+  const processOnce = async (adopt: boolean) => {
+    const journal = openMemoryJournal(file, undefined);
+    const queue = createMemoryQueue({
+      debounceMs: 0,
+      journal,
+      maxAttempts: 3,
+      process: async () => "retry",
+      onWarning: (message) => warnings.push(message),
+    });
+    if (adopt) queue.resume(journal.adopt());
+    else queue.enqueue("t1", says("I prefer TypeScript"));
+    await queue.flush();
+    queue.stop();
+  };
+  await processOnce(false);
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.attempts, queued.holder]),
+    [[1, null]],
+  );
+  await processOnce(true);
+  assert.equal(readJournal(home)[0]?.attempts, 2);
+  await processOnce(true);
+  assert.equal(fs.existsSync(file), false);
+  assert.match(warnings.at(-1) ?? "", /thread t1 given up after 3 failed attempts/);
+});
+
+test("a newer conversation of a thread replaces its entry; settling the older one keeps the newer", (t) => {
+  const home = tempHome(t);
+  const journal = openMemoryJournal(memoryJournalPath(home), undefined);
+  journal.record({ id: "old", threadId: "t1", conversation: says("first turn") });
+  journal.record({ id: "new", threadId: "t1", conversation: says("first turn + second turn") });
+  journal.record({ id: "other", threadId: "t2", conversation: says("x") });
+  journal.settle({ id: "old", threadId: "t1", conversation: [] });
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.id, queued.conversation[0]?.content]),
+    [
+      ["new", "first turn + second turn"],
+      ["other", "x"],
+    ],
+  );
+});
+
+test("a journal that is not one is moved aside with a warning, and memory goes on", (t) => {
+  const home = tempHome(t);
+  const file = memoryJournalPath(home);
+  fs.writeFileSync(file, "{ half a journal");
+  const warnings: string[] = [];
+  const journal = openMemoryJournal(file, undefined, { onWarning: (message) => warnings.push(message) });
+  assert.deepEqual(journal.adopt(), []);
+  journal.record({ id: "j", threadId: "t1", conversation: says("x") });
+  assert.equal(readJournal(home).length, 1);
+  assert.match(warnings[0] ?? "", /not readable; it was moved to .*memory-pending\.json\.corrupt-/);
+  assert.equal(fs.readdirSync(home).filter((name) => name.includes(".corrupt-")).length, 1);
+});
+
+test("version 1 journal fixture: both entries are read, and each agent adopts its own", (t) => {
+  const home = tempHome(t);
+  fs.copyFileSync(path.join(import.meta.dirname, "fixtures", "memory-pending.v1.json"), memoryJournalPath(home));
+  const main = openMemoryJournal(memoryJournalPath(home), undefined).adopt();
+  assert.deepEqual(main, [
+    {
+      id: "5b1c9a52-4a8e-4f4e-9d0b-2f7d3c1e8a10",
+      threadId: "thread-1",
+      conversation: [
+        { role: "user", content: "I work at Acme on payment APIs and prefer TypeScript" },
+        { role: "assistant", content: "Noted." },
+      ],
+      attempts: 1,
+    },
+  ]);
+  const researcher = openMemoryJournal(memoryJournalPath(home), "researcher").adopt();
+  assert.deepEqual(
+    researcher.map((job) => [job.agentName, job.threadId]),
+    [["researcher", "thread-2"]],
+  );
+});
