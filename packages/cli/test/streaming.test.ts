@@ -95,6 +95,26 @@ test("--no-stream on a terminal prints the final message once, from a model call
   }
 });
 
+test("--json on a terminal does not stream: stdout is one JSON object with the final message", {
+  skip: noPty ?? false,
+  timeout: 120_000,
+}, async () => {
+  const model = await startFakeOpenAIServer({ script: leadScript });
+  try {
+    const run = startOnTerminal(withModel(model.url, "title: {enabled: false}\n"), [
+      "run",
+      "--json",
+      "Summarise my files",
+    ]);
+    assert.equal(await run.exited, 0, run.stderr());
+    const output = JSON.parse(run.output) as { answer: string };
+    assert.equal(output.answer, ANSWER);
+    assert.ok(model.requests.every((body) => body.stream !== true));
+  } finally {
+    await model.close();
+  }
+});
+
 test("a clarification on a terminal: the question is the answer on screen, and run exits 3", {
   skip: noPty ?? false,
   timeout: 120_000,

@@ -23,7 +23,8 @@ export interface LeadAgentOptions extends AgentRunOptions, HarnessOptions {}
 /**
  * Creates the lead agent: langchain's agent (`invoke`, `stream`, and `graph` for `getState`) with
  * DeerFlow's middleware chain, plus `deerflow` (what was decided), `listThreadIds()`, `history(threadId)`
- * and `close()` (release sandboxes, flush memory, close the database).
+ * and `close()` (stop memory, whose unfinished updates stay journaled for the next process; release
+ * sandboxes; close the database).
  *
  * @example
  * const config = loadConfig();
