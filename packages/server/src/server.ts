@@ -30,7 +30,7 @@ import { adoptCheckpointThreads } from "./runs/threads.js";
 import { isLoopbackHost } from "./loopback.js";
 
 /** Shortest API key accepted on a host other than loopback: a short key is guessed quickly. */
-export const MIN_PUBLIC_KEY_LENGTH = 16;
+const MIN_PUBLIC_KEY_LENGTH = 16;
 
 /** Refuses to listen on `host` with a key shorter than MIN_PUBLIC_KEY_LENGTH (keys from the environment are not schema-checked). */
 function checkKeyStrength(keys: readonly string[], host: string): void {

@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
+import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createTempHome, spawnServe } from "@deerflow/harness/testing";
 import { createServer } from "../src/index.js";
 import { collect, gate, parseSse, readSse, startTestServer } from "./helpers.js";
 
@@ -234,5 +237,19 @@ test("a Last-Event-ID past the end of a finished run's log gets end at once (raw
     );
   } finally {
     await t.close();
+  }
+});
+
+test("deerflow serve --host 0.0.0.0 with a one-character DEER_FLOW_API_KEYS exits 2 naming the setting", async () => {
+  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+  const home = createTempHome();
+  try {
+    const serve = spawnServe(cli, ["--host", "0.0.0.0", "--port", "0"], {
+      env: { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "k" },
+    });
+    assert.equal(await serve.exited, 2);
+    assert.match(serve.out.stderr, /shorter than 16 characters.*DEER_FLOW_API_KEYS/);
+  } finally {
+    home.cleanup();
   }
 });

@@ -119,7 +119,10 @@ export function createWorker(deps: WorkerDeps) {
   const { harness, threads, runs, queue, events } = deps;
   const active = new Map<string, Active>();
   /** Runs that are over but whose settlement the store refused (full disk, outage), by run id. */
-  const unsettled = new Map<string, { settle: () => Promise<void>; threadId: string }>();
+  const unsettled = new Map<
+    string,
+    { settle: () => Promise<void>; threadId: string; fence: (() => Promise<boolean>) | undefined }
+  >();
   let stopping = false;
   let loop: Promise<void> | undefined;
 
@@ -313,7 +316,7 @@ export function createWorker(deps: WorkerDeps) {
     } catch (error) {
       // Readers must not wait for a run that is over; the store learns it on a later try.
       await events.end(run.run_id).catch(() => {});
-      unsettled.set(run.run_id, { settle: () => settle(entry, outcome, kwargs), threadId: run.thread_id });
+      unsettled.set(run.run_id, { settle: () => settle(entry, outcome, kwargs), threadId: run.thread_id, fence });
       deps.log(
         `run ${run.run_id} on thread ${run.thread_id} is over but its end could not be recorded (${firstLine(error)}); retrying every second${isDiskFull(error) ? ": free disk space on the server" : ""}.`,
       );
@@ -324,6 +327,12 @@ export function createWorker(deps: WorkerDeps) {
   async function retryUnsettled(): Promise<void> {
     for (const [runId, pending] of unsettled) {
       try {
+        // A shared queue may have handed the run on meanwhile (its lease lapsed): then it is the new owner's.
+        if (pending.fence && !(await pending.fence())) {
+          unsettled.delete(runId);
+          deps.log(`run ${runId} on thread ${pending.threadId}: another process took it over; not recording it here.`);
+          continue;
+        }
         await pending.settle();
       } catch {
         continue;
