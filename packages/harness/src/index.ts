@@ -57,7 +57,7 @@ export { deferredToolsMiddleware, type DeferredToolsOptions } from "./mcp/deferr
 
 // --- Config: config.yaml as a frozen value, with the defaults factories share.
 export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
-export { type AppConfig, ContextSize, ModelEntry, type ModelProvider } from "./config/schema.js";
+export { type AppConfig, type AuthConfig, ContextSize, ModelEntry, type ModelProvider, type QuotasConfig } from "./config/schema.js";
 export {
   LLM_DEFAULTS,
   LOOP_DETECTION_DEFAULTS,

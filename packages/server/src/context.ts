@@ -5,6 +5,8 @@
  */
 import type { AppConfig, Harness } from "@deerflow/harness";
 import type { Hono } from "hono";
+import type { Authenticator } from "./auth/authenticate.js";
+import type { UserRecord, UserStore } from "./auth/types.js";
 import type { RunServices } from "./runs/services.js";
 
 /** Server options after defaults. */
@@ -48,6 +50,12 @@ export interface ServerContext extends RunServices {
   options: ResolvedServerOptions;
   /** True once shutdown began: no new runs are accepted (503). */
   draining: boolean;
+  /** Users, tokens and usage, in the thread database. */
+  users: UserStore;
+  /** The auth middleware and whether accounts are on. */
+  auth: Authenticator;
+  /** Runs once, when the first admin is created: the home's local memory becomes theirs. */
+  onFirstAdmin(user: UserRecord): Promise<void>;
 }
 
 /** A route module: registers its handlers on the API app (mounted at `/` and at `/api`). */

@@ -11,7 +11,11 @@ import { ConfigError, type Harness, isBareRunnerEntry, STDIO_ALLOW_HINT } from "
 import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
-import { apiKeyAuth, corsPolicy, requestBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
+import { createAuthenticator } from "./auth/authenticate.js";
+import { adoptLocalHome, openUserStore } from "./auth/open-user-store.js";
+import { threadOwnershipGuard } from "./auth/thread-guard.js";
+import { corsPolicy, requestBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
+import { registerAuthRoutes } from "./routes/auth.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
@@ -53,6 +57,7 @@ ROUTES.push(
   registerSkillRoutes,
   registerMcpConfigRoutes,
   registerRegenerateRoutes,
+  registerAuthRoutes,
 );
 
 /** Options of `createServer`; every field has a default. */
@@ -108,16 +113,35 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       `warning: server.mcp_stdio_allow lists "${entry}", which allows nothing by itself (any code runs through it). ${STDIO_ALLOW_HINT}`,
     );
   const services = openRunServices(harness, { ...resolved, env });
-  const context: ServerContext = { ...services, harness, config, options: resolved, draining: false };
+  const users = openUserStore(harness);
+  const auth = createAuthenticator({
+    users,
+    mode: config.server.auth,
+    keys: resolved.apiKeys,
+    adminKeys: config.server.admin_api_keys,
+  });
+  const context: ServerContext = {
+    ...services,
+    harness,
+    config,
+    options: resolved,
+    draining: false,
+    users,
+    auth,
+    onFirstAdmin: (user) => adoptLocalHome(harness, user, resolved.log),
+  };
 
   const api = new Hono();
+  const guard = threadOwnershipGuard(context);
+  api.use("/threads/:thread_id", guard);
+  api.use("/threads/:thread_id/*", guard);
   for (const register of ROUTES) register(api, context);
   api.onError((error, c) => errorResponse(error, c, resolved.log));
 
   const app = new Hono();
   const webApp = registerWebApp(app, options.webDir === undefined ? DEFAULT_WEB_DIR : options.webDir);
   app.use("*", corsPolicy(resolved.corsOrigins));
-  app.use("*", apiKeyAuth(resolved.apiKeys));
+  app.use("*", auth.middleware);
   app.use("*", requestBodyLimit(resolved.maxBodyBytes));
   app.route("/api", api);
   app.route("/", api);
@@ -175,6 +199,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       server?.closeAllConnections();
       await closing;
       await services.close();
+      await users.close();
     },
   };
 }

@@ -60,7 +60,8 @@ test("models, features, auth/me and setup-status answer for the local user; no a
     assert.equal((await fetch(`${t.url}/api/models/nope`)).status, 404);
     const features = (await (await fetch(`${t.url}/api/features`)).json()) as Record<string, { enabled: boolean }>;
     assert.equal(features.agents_api!.enabled, false);
-    assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), { needs_setup: false });
+    // No admin yet: DeerFlow's frontend offers first-admin setup, which turns accounts on (docs/auth.md).
+    assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), { needs_setup: true });
     // Exactly DeerFlow's auth-disabled user, the one its frontend and its real-backend tests expect.
     assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/me`)).json(), {
       id: "default",

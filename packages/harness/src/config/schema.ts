@@ -345,7 +345,52 @@ export const ServerConfig = z.strictObject({
   mcp_stdio_allow: z.array(z.string().min(1)).default([]),
   /** When non-empty, only these keys may change the MCP config or install, enable or disable skills over HTTP. */
   admin_api_keys: z.array(z.string().min(16, "API keys must be at least 16 characters")).default([]),
+  /**
+   * Accounts (docs/auth.md): `auto` turns them on once any user exists (`deerflow users add`, or the
+   * first-admin setup); `users` requires sign-in from the start, before anyone exists.
+   */
+  auth: z.enum(["auto", "users"]).default("auto"),
 });
+
+/** A limit per user; null = unlimited. */
+const QuotaLimit = z.number().int().min(0).nullable();
+
+/** Per-user limits (`auth.quotas`); each user may override any of them. */
+export const QuotasConfig = z.strictObject({
+  /** Runs pending or running at once, across every process of a cluster. */
+  concurrent_runs: QuotaLimit.default(4),
+  /** Runs started per UTC day. */
+  runs_per_day: QuotaLimit.default(null),
+  /** Model tokens (input + output, from the token-usage middleware) per UTC day. */
+  tokens_per_day: QuotaLimit.default(null),
+  /** Bytes uploaded per UTC day. */
+  upload_bytes_per_day: QuotaLimit.default(null),
+});
+export type QuotasConfig = z.infer<typeof QuotasConfig>;
+
+/** Accounts: quotas, sign-in sessions and optional OIDC (docs/auth.md). */
+export const AuthConfig = z.strictObject({
+  quotas: QuotasConfig.prefault({}),
+  /** How long a web sign-in lasts, in days. */
+  session_days: z.number().min(0.01).max(365).default(7),
+  /** Let anyone create an account on the sign-in page (off: admins create users). */
+  allow_registration: z.boolean().default(false),
+  /** The server's public URL (for OIDC's redirect URI), e.g. https://deerflow.example.com; default: the request's own origin. */
+  public_url: z.string().url().nullish(),
+  /** OpenID Connect sign-in; users are created on first sign-in. */
+  oidc: z
+    .strictObject({
+      issuer: z.string().url(),
+      client_id: z.string().min(1),
+      client_secret: z.string().min(1),
+      /** Name of the button on the sign-in page. */
+      display_name: z.string().min(1).default("Single sign-on"),
+      /** Extra scopes beyond `openid email profile`. */
+      scopes: z.array(z.string().min(1)).default([]),
+    })
+    .nullish(),
+});
+export type AuthConfig = z.infer<typeof AuthConfig>;
 
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
 export const AppConfigSchema = z.strictObject({
@@ -370,6 +415,7 @@ export const AppConfigSchema = z.strictObject({
   llm_call: LlmCallConfig.prefault({}),
   web: WebConfig.prefault({}),
   server: ServerConfig.prefault({}),
+  auth: AuthConfig.prefault({}),
 });
 
 /** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */

@@ -149,6 +149,49 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 6,
+    name: "users, their tokens and usage; thread owners",
+    // docs/auth.md. A thread's owner is a user id; NULL is the home's local user (no accounts yet),
+    // whose threads become the first admin's when accounts are turned on.
+    sql: `
+ALTER TABLE server_threads ADD COLUMN IF NOT EXISTS owner TEXT;
+CREATE INDEX IF NOT EXISTS server_threads_owner ON server_threads (owner);
+CREATE TABLE IF NOT EXISTS deerflow_users (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL UNIQUE,
+  email TEXT,
+  password_hash TEXT,
+  admin BOOLEAN NOT NULL DEFAULT FALSE,
+  oidc_issuer TEXT,
+  oidc_subject TEXT,
+  quotas JSONB NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS deerflow_users_oidc ON deerflow_users (oidc_issuer, oidc_subject) WHERE oidc_subject IS NOT NULL;
+CREATE TABLE IF NOT EXISTS deerflow_tokens (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES deerflow_users (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('api', 'session')),
+  name TEXT,
+  prefix TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  expires_at TEXT
+);
+CREATE INDEX IF NOT EXISTS deerflow_tokens_user ON deerflow_tokens (user_id, kind);
+CREATE TABLE IF NOT EXISTS deerflow_usage (
+  user_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  runs INTEGER NOT NULL DEFAULT 0,
+  tokens BIGINT NOT NULL DEFAULT 0,
+  upload_bytes BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, day)
+);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -10,8 +10,10 @@ import { DISK_FULL_DETAIL, isDiskFull } from "../runs/disk-full.js";
 /** An error with an HTTP status and a one-line `detail` for the client. */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 500 | 503 | 507,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503 | 507,
     readonly detail: string,
+    /** Extra response headers (e.g. `Retry-After` on a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
     this.name = "HttpError";
@@ -29,7 +31,7 @@ export function notFound(what: string): HttpError {
  * nothing but wait or tell the operator); anything else is a 500 whose detail names no internals.
  */
 export function errorResponse(error: unknown, c: Context, log: (line: string) => void): Response {
-  if (error instanceof HttpError) return c.json({ detail: error.detail }, error.status);
+  if (error instanceof HttpError) return c.json({ detail: error.detail }, error.status, error.headers);
   if (isHarnessError(error) && (error.code === "config_invalid" || error.code === "model_unknown")) {
     return c.json({ detail: error.message }, 422);
   }

@@ -1,7 +1,6 @@
 /**
  * DeerFlow gateway routes the chat page reads before anything else (contract §B.4, tier 0): the models
- * a run may pick, the feature flags that gate optional UI, the auth endpoints answered for the one local
- * user, and the "off" answers of features we do not have (follow-up suggestions, IM channels). DeerFlow's
+ * a run may pick, the feature flags that gate optional UI, and the "off" answers of features we do not have (follow-up suggestions, IM channels). DeerFlow's
  * frontend treats a 404 on those as an older backend: it then assumes suggestions are on and posts for
  * them after every answer, and it retries the channel list forever behind a sidebar skeleton.
  *
@@ -11,15 +10,6 @@
 import { availableModels, type ModelEntry } from "@deerflow/harness";
 import type { RegisterRoutes } from "../context.js";
 import { notFound } from "../http/errors.js";
-
-/** The local user every request acts as: DeerFlow's auth-disabled user, field for field. */
-export const LOCAL_USER = {
-  id: "default",
-  email: "default@test.local",
-  system_role: "admin",
-  needs_setup: false,
-  oauth_provider: null,
-} as const;
 
 /** What the UI may know about a model. */
 function describeModel(entry: ModelEntry, isDefault: boolean): Record<string, unknown> {
@@ -36,7 +26,7 @@ function describeModel(entry: ModelEntry, isDefault: boolean): Record<string, un
   };
 }
 
-/** Registers models, features, the off switches of suggestions and channels, and the local-user auth routes. */
+/** Registers models, features and the off switches of suggestions and channels (auth: routes/auth.ts). */
 export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
   const models = () => {
     const { models: entries } = availableModels(context.config, context.harness.setup.env);
@@ -73,8 +63,4 @@ export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
   api.get("/suggestions/config", (c) => c.json({ enabled: false, max_suggestions: 3 }));
   api.get("/channels/providers", (c) => c.json({ enabled: false, providers: [] }));
   api.get("/channels/connections", (c) => c.json({ connections: [] }));
-
-  api.get("/v1/auth/me", (c) => c.json(LOCAL_USER));
-  api.get("/v1/auth/setup-status", (c) => c.json({ needs_setup: false }));
-  api.get("/v1/auth/providers", (c) => c.json({ providers: [] }));
 };

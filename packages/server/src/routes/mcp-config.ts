@@ -26,7 +26,7 @@ import {
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError } from "../http/errors.js";
-import { isAdminKey, requestKey } from "../http/security.js";
+import { callerOf } from "../auth/caller.js";
 import { parseBody } from "../http/validate.js";
 
 const MASK = "***";
@@ -131,13 +131,11 @@ export const registerMcpConfigRoutes: RegisterRoutes = (api, context) => {
         "Writing the MCP config over HTTP is off. Set server.mcp_config_writes: true in config.yaml (and list the allowed stdio packages in server.mcp_stdio_allow), then restart; or edit extensions_config.json directly.",
       );
     }
-    if (
-      !isAdminKey(
-        context.config.server.admin_api_keys,
-        requestKey((name) => c.req.header(name)),
-      )
-    ) {
-      throw new HttpError(403, "Only the keys in server.admin_api_keys may change the MCP config.");
+    if (!callerOf(c).admin) {
+      throw new HttpError(
+        403,
+        "Only an admin may change the MCP config: a user with the admin role, or a key in server.admin_api_keys.",
+      );
     }
     const body = await parseBody(c, WriteSchema);
     const entries = checkEntries((body.mcpServers ?? body.mcp_servers)!, context.config.server.mcp_stdio_allow);

@@ -15,6 +15,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
+import { type Caller, callerOf } from "../auth/caller.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { parseBody, pathId } from "../http/validate.js";
 import { requireThread } from "../runs/threads.js";
@@ -55,8 +56,8 @@ function titleOf(snapshot: StateSnapshot): string | null {
 }
 
 /** The thread's head, after checking the thread exists and no run is writing to it. */
-async function settledHead(context: ServerContext, threadId: string): Promise<StateSnapshot> {
-  await requireThread(context, threadId);
+async function settledHead(context: ServerContext, caller: Caller, threadId: string): Promise<StateSnapshot> {
+  await requireThread(context, caller, threadId);
   const active = await context.runs.active(threadId);
   if (active.length > 0) {
     throw conflict(
@@ -130,7 +131,7 @@ export const registerRegenerateRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/runs/regenerate/prepare", async (c) => {
     const threadId = pathId(c, "thread_id");
     const { message_id: messageId } = await parseBody(c, RegenerateSchema);
-    const head = await settledHead(context, threadId);
+    const head = await settledHead(context, callerOf(c), threadId);
     const messages = messagesOf(head);
     const targetIndex = messages.findIndex((message) => message.id === messageId);
     let human: BaseMessage | undefined;
@@ -189,7 +190,7 @@ export const registerRegenerateRoutes: RegisterRoutes = (api, context) => {
     const body = await parseBody(c, EditSchema);
     const text = body.replacement_text.trim();
     if (text === "") throw conflict("The edited message is empty; type the new question.");
-    const head = await settledHead(context, threadId);
+    const head = await settledHead(context, callerOf(c), threadId);
     const messages = messagesOf(head);
     const humanIndex = messages.findIndex((message) => message.id === body.human_message_id);
     if (humanIndex === -1) throw notFound(`Message ${body.human_message_id} in thread ${threadId}`);

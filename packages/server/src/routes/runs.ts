@@ -6,11 +6,12 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
+import { type Caller, callerOf } from "../auth/caller.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { check, flag, parseJsonText, parseQuery, pathId } from "../http/validate.js";
 import { createRun, runPaths, runResult, TERMINAL, waitForRun } from "../runs/create-run.js";
 import { sseResponse, waitingJsonResponse } from "../runs/sse.js";
-import { requireThread } from "../runs/threads.js";
+import { ownsRun, requireThread } from "../runs/threads.js";
 import { type RunRecord, RunStatus } from "../runs/types.js";
 
 const ListQuery = z.object({
@@ -51,7 +52,13 @@ async function cancelRun(context: ServerContext, run: RunRecord, action: "interr
 
 /** The run as the API returns it (stored request under `kwargs`, minus worker bookkeeping). */
 function runJson(run: RunRecord, fields?: string[]): Record<string, unknown> {
-  const { output: _output, input_consumed: _consumed, start_checkpoint_id: _start, ...kwargs } = run.kwargs;
+  const {
+    output: _output,
+    input_consumed: _consumed,
+    start_checkpoint_id: _start,
+    owner: _owner,
+    ...kwargs
+  } = run.kwargs;
   const full: Record<string, unknown> = { ...run, kwargs };
   if (!fields?.length) return full;
   return Object.fromEntries(fields.filter((field) => field in full).map((field) => [field, full[field]]));
@@ -89,9 +96,14 @@ function modesParam(value: string | undefined, all: string[] | undefined): strin
   return all && all.length > 1 ? all : [raw];
 }
 
-async function requireRun(context: ServerContext, threadId: string | null, runId: string): Promise<RunRecord> {
+async function requireRun(
+  context: ServerContext,
+  caller: Caller,
+  threadId: string | null,
+  runId: string,
+): Promise<RunRecord> {
   const run = await context.runs.get(runId);
-  if (!run || (threadId !== null && run.thread_id !== threadId)) {
+  if (!run || (threadId !== null && run.thread_id !== threadId) || !(await ownsRun(context, caller, run))) {
     throw notFound(`Run ${runId}${threadId ? ` on thread ${threadId}` : ""}`);
   }
   return run;
@@ -100,7 +112,7 @@ async function requireRun(context: ServerContext, threadId: string | null, runId
 /** Registers the run routes. */
 export const registerRunRoutes: RegisterRoutes = (api, context) => {
   const stream = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
     return sseResponse(context, run, {
       after: "-1",
       cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
@@ -108,12 +120,12 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     });
   };
   const create = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
     setRunHeaders(c, run, false);
     return c.json(runJson(run));
   };
   const wait = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
     return waitingJsonResponse(
       context,
       run,
@@ -125,7 +137,7 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     );
   };
   const joinStream = async (c: Context, threadId: string | null) => {
-    const run = await requireRun(context, threadId, pathId(c, "run_id"));
+    const run = await requireRun(context, callerOf(c), threadId, pathId(c, "run_id"));
     const query = parseQuery(c, JoinStreamQuery);
     const lastEventId = c.req.header("last-event-id") ?? null;
     return sseResponse(context, run, {
@@ -136,7 +148,7 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     });
   };
   const join = async (c: Context, threadId: string | null) => {
-    const run = await requireRun(context, threadId, pathId(c, "run_id"));
+    const run = await requireRun(context, callerOf(c), threadId, pathId(c, "run_id"));
     const cancelOnDisconnect = flag(c.req.query("cancel_on_disconnect"));
     return waitingJsonResponse(
       context,
@@ -156,7 +168,7 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   api.get("/threads/:thread_id/runs", async (c) => {
     const threadId = pathId(c, "thread_id");
     const query = parseQuery(c, ListQuery);
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const runs = await context.runs.list(threadId, { limit: query.limit, offset: query.offset, status: query.status });
     // The SDK repeats array params (select=a&select=b); older clients send JSON or a comma list.
     const fields = query.select
@@ -167,10 +179,10 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     return c.json(runs.map((run) => runJson(run, fields)));
   });
   api.get("/threads/:thread_id/runs/:run_id", async (c) =>
-    c.json(runJson(await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id")))),
+    c.json(runJson(await requireRun(context, callerOf(c), pathId(c, "thread_id"), pathId(c, "run_id")))),
   );
   api.delete("/threads/:thread_id/runs/:run_id", async (c) => {
-    const run = await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id"));
+    const run = await requireRun(context, callerOf(c), pathId(c, "thread_id"), pathId(c, "run_id"));
     if (!TERMINAL.has(run.status))
       throw new HttpError(409, `Run ${run.run_id} is ${run.status}; cancel it before deleting it.`);
     await context.runs.delete(run.run_id);
@@ -178,7 +190,7 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     return c.body(null, 204);
   });
   api.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
-    const run = await requireRun(context, pathId(c, "thread_id"), pathId(c, "run_id"));
+    const run = await requireRun(context, callerOf(c), pathId(c, "thread_id"), pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
     if (TERMINAL.has(run.status))
       throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
@@ -196,11 +208,13 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
   api.post("/runs/stream", (c) => stream(c, null));
   api.post("/runs/wait", (c) => wait(c, null));
   api.post("/runs", (c) => create(c, null));
-  api.get("/runs/:run_id", async (c) => c.json(runJson(await requireRun(context, null, pathId(c, "run_id")))));
+  api.get("/runs/:run_id", async (c) =>
+    c.json(runJson(await requireRun(context, callerOf(c), null, pathId(c, "run_id")))),
+  );
   api.get("/runs/:run_id/stream", (c) => joinStream(c, null));
   api.get("/runs/:run_id/join", (c) => join(c, null));
   api.post("/runs/:run_id/cancel", async (c) => {
-    const run = await requireRun(context, null, pathId(c, "run_id"));
+    const run = await requireRun(context, callerOf(c), null, pathId(c, "run_id"));
     const query = parseQuery(c, CancelQuery);
     if (TERMINAL.has(run.status))
       throw new HttpError(409, `Run ${run.run_id} is not cancellable (status: ${run.status}).`);
@@ -222,8 +236,10 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
         )
       : await context.runs.active(body.thread_id!);
     const status = body.status ?? "all";
+    const caller = callerOf(c);
     for (const run of candidates) {
       if (TERMINAL.has(run.status) || (status !== "all" && run.status !== status)) continue;
+      if (!(await ownsRun(context, caller, run))) continue;
       await cancelRun(context, run, query.action);
     }
     return c.body(null, 204);

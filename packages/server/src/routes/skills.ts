@@ -33,7 +33,7 @@ import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { multipartFiles } from "../http/multipart.js";
-import { isAdminKey, requestKey } from "../http/security.js";
+import { callerOf } from "../auth/caller.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 
 const ToggleSchema = z.strictObject({ enabled: z.boolean() });
@@ -84,13 +84,11 @@ function describe(context: ServerContext, skill: SkillRecord): Record<string, un
 export const registerSkillRoutes: RegisterRoutes = (api, context) => {
   /** With `server.admin_api_keys` set, a change to the installed skills needs one of those keys (403). */
   const requireAdmin = (c: Context, what: string) => {
-    if (
-      !isAdminKey(
-        context.config.server.admin_api_keys,
-        requestKey((name) => c.req.header(name)),
-      )
-    )
-      throw new HttpError(403, `Only the keys in server.admin_api_keys may ${what}.`);
+    if (!callerOf(c).admin)
+      throw new HttpError(
+        403,
+        `Only an admin may ${what}: a user with the admin role, or a key in server.admin_api_keys.`,
+      );
   };
   const find = (name: string) => {
     const found = installed(context).skills.find((skill) => skill.name === name);

@@ -11,6 +11,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import type { RegisterRoutes } from "../context.js";
+import { callerOf } from "../auth/caller.js";
 import { parseQuery, pathId } from "../http/validate.js";
 import { toWire } from "../runs/serialize.js";
 import { requireThread } from "../runs/threads.js";
@@ -63,7 +64,7 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
   api.get("/threads/:thread_id/messages/page", async (c) => {
     const threadId = pathId(c, "thread_id");
     const query = parseQuery(c, PageQuery);
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const messages = (await context.harness.history(threadId)).filter(
       (entry): entry is { kind: "message"; seq: number; message: BaseMessage } => entry.kind === "message",
     );
@@ -90,7 +91,7 @@ export const registerThreadHistoryRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/threads/:thread_id/token-usage", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const graph = context.harness.agent().graph;
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     const values = (state.values ?? {}) as { token_usage?: unknown; messages?: BaseMessage[] };

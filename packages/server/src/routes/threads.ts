@@ -5,12 +5,13 @@
  */
 import { z } from "zod";
 import type { RegisterRoutes } from "../context.js";
+import { type Caller, callerOf, owns } from "../auth/caller.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
 import { toWire } from "../runs/serialize.js";
 import { emptyThreadState, interruptsOf, threadState } from "../runs/state.js";
-import { deleteThread, requireThread } from "../runs/threads.js";
+import { deleteThread, requireThread, visibleThread } from "../runs/threads.js";
 import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -67,7 +68,8 @@ const HistorySchema = z.strictObject({
 const StateAtSchema = z.strictObject({ checkpoint: CheckpointRef, subgraphs: z.boolean().nullish() });
 
 function thread(record: ThreadRecord, fields?: string[] | null): Record<string, unknown> {
-  const full: Record<string, unknown> = { ...record, config: {} };
+  const { owner: _owner, ...shown } = record;
+  const full: Record<string, unknown> = { ...shown, config: {} };
   if (!fields?.length) return full;
   return Object.fromEntries(fields.filter((field) => field in full).map((field) => [field, full[field]]));
 }
@@ -80,8 +82,11 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const body = await parseBody(c, CreateSchema);
     const threadId = body.thread_id ?? uuid7();
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
-    const { thread: record, created } = await context.threads.create(threadId, metadata, body.if_exists ?? "raise");
-    if (!created && (body.if_exists ?? "raise") === "raise")
+    const caller = callerOf(c);
+    const ifExists = body.if_exists ?? "raise";
+    const { thread: record, created } = await context.threads.create(threadId, metadata, ifExists, caller.userId);
+    // Someone else's thread id is taken, and says no more than that.
+    if (!created && (ifExists === "raise" || !owns(caller, record.owner)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);
     return c.json(thread(record));
   });
@@ -93,6 +98,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
       metadata: body.metadata ?? undefined,
       values: body.values ?? undefined,
       status: body.status ?? undefined,
+      owner: callerOf(c).userId,
       limit: body.limit,
       offset: body.offset,
       sort_by: body.sort_by,
@@ -113,16 +119,19 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
         metadata: body.metadata ?? undefined,
         values: body.values ?? undefined,
         status: body.status ?? undefined,
+        owner: callerOf(c).userId,
       }),
     );
   });
 
-  api.get("/threads/:thread_id", async (c) => c.json(thread(await requireThread(context, pathId(c, "thread_id")))));
+  api.get("/threads/:thread_id", async (c) =>
+    c.json(thread(await requireThread(context, callerOf(c), pathId(c, "thread_id")))),
+  );
 
   api.patch("/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
     const body = await parseBody(c, PatchSchema);
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const record = await context.threads.patch(threadId, { metadata: body.metadata ?? {} });
     if ((c.req.header("prefer") ?? "").includes("return=minimal")) return c.body(null, 204);
     return c.json(thread(record!));
@@ -130,18 +139,19 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
 
   api.delete("/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
-    if (!(await deleteThread(context, threadId))) throw notFound(`Thread ${threadId}`);
+    if (!(await visibleThread(context, callerOf(c), threadId)) || !(await deleteThread(context, threadId)))
+      throw notFound(`Thread ${threadId}`);
     return c.body(null, 204);
   });
 
   api.post("/threads/:thread_id/copy", async (c) => {
     const threadId = pathId(c, "thread_id");
-    const source = await requireThread(context, threadId);
+    const source = await requireThread(context, callerOf(c), threadId);
     if ((await context.runs.active(threadId)).length > 0)
       throw new HttpError(409, `Thread ${threadId} has a run in progress; copy it after the run ends.`);
     const copyId = uuid7();
     await context.checkpoints.copyThreadState(threadId, copyId);
-    await context.threads.create(copyId, source.metadata, "raise");
+    await context.threads.create(copyId, source.metadata, "raise", source.owner);
     const copy = await context.threads.patch(copyId, {
       values: source.values,
       interrupts: source.interrupts,
@@ -152,7 +162,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const snapshot = await graph().getState(
       { configurable: { thread_id: threadId } },
       { subgraphs: c.req.query("subgraphs") === "true" },
@@ -160,8 +170,13 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     return c.json(snapshot.config?.configurable?.checkpoint_id ? threadState(snapshot, threadId) : emptyThreadState());
   });
 
-  const stateAt = async (threadId: string, checkpoint: z.infer<typeof CheckpointRef>, subgraphs: boolean) => {
-    await requireThread(context, threadId);
+  const stateAt = async (
+    caller: Caller,
+    threadId: string,
+    checkpoint: z.infer<typeof CheckpointRef>,
+    subgraphs: boolean,
+  ) => {
+    await requireThread(context, caller, threadId);
     const snapshot = await graph().getState(
       {
         configurable: {
@@ -178,11 +193,12 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   };
   api.post("/threads/:thread_id/state/checkpoint", async (c) => {
     const body = await parseBody(c, StateAtSchema);
-    return c.json(await stateAt(pathId(c, "thread_id"), body.checkpoint, body.subgraphs ?? false));
+    return c.json(await stateAt(callerOf(c), pathId(c, "thread_id"), body.checkpoint, body.subgraphs ?? false));
   });
   api.get("/threads/:thread_id/state/:checkpoint_id", async (c) =>
     c.json(
       await stateAt(
+        callerOf(c),
         pathId(c, "thread_id"),
         { checkpoint_id: c.req.param("checkpoint_id") },
         c.req.query("subgraphs") === "true",
@@ -193,7 +209,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
     const body = await parseBody(c, UpdateStateSchema);
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     if ((await context.runs.active(threadId)).length > 0)
       throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
     const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined;
@@ -230,7 +246,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/history", async (c) => {
     const threadId = pathId(c, "thread_id");
     const body = await parseBody(c, HistorySchema);
-    await requireThread(context, threadId);
+    await requireThread(context, callerOf(c), threadId);
     const before = typeof body.before === "string" ? body.before : body.before?.configurable?.checkpoint_id;
     const out: Record<string, unknown>[] = [];
     const config = {

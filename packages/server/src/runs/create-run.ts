@@ -11,6 +11,7 @@ import { findAssistant, GRAPH_ID } from "./assistants.js";
 import { uuid7 } from "./ids.js";
 import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
 import { findThread } from "./threads.js";
+import { type Caller, owns } from "../auth/caller.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
 import { ensureMetadata } from "./worker.js";
 
@@ -20,6 +21,7 @@ export const TERMINAL: ReadonlySet<RunStatus> = new Set(TerminalRunStatus.option
 /** Creates and queues a run on `threadId` (null: stateless). */
 export async function createRun(
   context: ServerContext,
+  caller: Caller,
   threadId: string | null,
   body: unknown,
 ): Promise<{ run: RunRecord; request: RunCreate }> {
@@ -50,10 +52,16 @@ export async function createRun(
   const temporary = threadId === null && named === undefined;
   const id = threadId ?? named ?? uuid7();
   let thread = await findThread(context, id);
+  // Someone else's thread is missing as far as this caller can tell, and cannot be created over.
+  if (thread && !owns(caller, thread.owner)) throw notFound(`Thread ${id}`);
   if (!thread && threadId !== null && request.if_not_exists !== "create") throw notFound(`Thread ${id}`);
-  const kwargs = runKwargs(request, { runOptions, temporary });
+  const kwargs = { ...runKwargs(request, { runOptions, temporary }), owner: caller.userId };
   if (kwargs.checkpoint_id) await requireCheckpoint(context, id, kwargs.checkpoint_id, kwargs.checkpoint_ns);
-  if (!thread) thread = (await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing")).thread;
+  if (!thread) {
+    const created = await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing", caller.userId);
+    if (!owns(caller, created.thread.owner)) throw notFound(`Thread ${id}`);
+    thread = created.thread;
+  }
   await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
 
   const at = new Date().toISOString();

@@ -40,19 +40,21 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
     const where: string[] = [];
     if (query.ids) where.push(`thread_id = ANY($${params.push(query.ids)})`);
     if (query.status) where.push(`status = $${params.push(query.status)}`);
+    if (query.owner === null) where.push("owner IS NULL");
+    else if (query.owner !== undefined) where.push(`owner = $${params.push(query.owner)}`);
     if (query.metadata) where.push(`metadata @> $${params.push(JSON.stringify(query.metadata))}::jsonb`);
     if (query.values)
       where.push(`COALESCE("values", '{}'::jsonb) @> $${params.push(JSON.stringify(query.values))}::jsonb`);
     return where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   };
   return {
-    async create(threadId, metadata, ifExists) {
+    async create(threadId, metadata, ifExists, owner = null) {
       void ifExists;
       const at = now();
       const inserted = await pool.query(
-        `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error)
-         VALUES ($1, $2, $2, $2, $3, 'idle', NULL, '{}', NULL) ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
-        [threadId, at, JSON.stringify(metadata)],
+        `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+         VALUES ($1, $2, $2, $2, $3, 'idle', NULL, '{}', NULL, $4) ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
+        [threadId, at, JSON.stringify(metadata), owner],
       );
       if (inserted.rows[0]) return { thread: toThread(inserted.rows[0]), created: true };
       const existing = await pool.query("SELECT * FROM server_threads WHERE thread_id = $1", [threadId]);

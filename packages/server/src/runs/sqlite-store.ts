@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS server_threads (
   status TEXT NOT NULL,
   "values" TEXT,
   interrupts TEXT NOT NULL,
-  error TEXT
+  error TEXT,
+  owner TEXT
 );
 CREATE TABLE IF NOT EXISTS server_runs (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -83,6 +84,11 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
+  // Files from before accounts: their threads have no owner column yet (NULL = the local user's).
+  const threadColumns = db.prepare<[], { name: string }>("PRAGMA table_info(server_threads)").all();
+  if (!threadColumns.some((column) => column.name === "owner"))
+    db.exec("ALTER TABLE server_threads ADD COLUMN owner TEXT");
+  db.exec("CREATE INDEX IF NOT EXISTS server_threads_owner ON server_threads (owner)");
 
   const tableExists = (name: string) =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
@@ -98,13 +104,13 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   const deleteRun = db.prepare("DELETE FROM server_runs WHERE run_id = ?");
 
   const threads: ThreadStore = {
-    async create(threadId, metadata, ifExists) {
+    async create(threadId, metadata, ifExists, owner = null) {
       const existing = getThread.get(threadId);
       if (existing) return { thread: toThread(existing), created: false };
       const at = now();
       db.prepare(
-        'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL)',
-      ).run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}");
+        'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?)',
+      ).run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}", owner);
       void ifExists;
       return { thread: toThread(getThread.get(threadId)!), created: true };
     },
@@ -160,11 +166,19 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   };
 
   function filterThreads(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
-    const rows = (
-      query.status
-        ? db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE status = ?").all(query.status)
-        : db.prepare<[], ThreadRow>("SELECT * FROM server_threads").all()
-    ).map(toThread);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.status) where.push("status = ?") && params.push(query.status);
+    if (query.owner !== undefined) {
+      if (query.owner === null) where.push("owner IS NULL");
+      else where.push("owner = ?") && params.push(query.owner);
+    }
+    const rows = db
+      .prepare<unknown[], ThreadRow>(
+        `SELECT * FROM server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`,
+      )
+      .all(...params)
+      .map(toThread);
     return rows.filter(
       (thread) =>
         (!query.ids || query.ids.includes(thread.thread_id)) &&

@@ -16,6 +16,7 @@ export interface StoredThreadRow<Json> {
   values: Json | null;
   interrupts: Json;
   error: string | null;
+  owner?: string | null;
 }
 
 /** A `server_runs` row; `Json` is how the driver returns a JSON column. */
@@ -44,6 +45,7 @@ export function threadFromRow<Json>(row: StoredThreadRow<Json>, decode: (value: 
     values: values === null ? null : (decode(values) as Record<string, unknown>),
     interrupts: decode(row.interrupts) as Record<string, unknown[]>,
     error: row.error ?? null,
+    owner: row.owner ?? null,
   };
 }
 

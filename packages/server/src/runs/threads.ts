@@ -5,19 +5,28 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { sandboxIdFor, validateThreadId } from "@deerflow/harness";
+import { type Caller, owns } from "../auth/caller.js";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
 import { toWire } from "./serialize.js";
 import { interruptsOf } from "./state.js";
-import type { ThreadRecord } from "./types.js";
+import type { RunRecord, ThreadRecord } from "./types.js";
 
-/** The thread's record, adopting a checkpoint-only thread; null when neither exists. */
+/** Who owns a thread found only in the checkpoints (written by the CLI): the first admin, once accounts exist. */
+async function adoptedOwner(context: ServerContext): Promise<string | null> {
+  return (await context.users.firstAdmin())?.id ?? null;
+}
+
+/**
+ * The thread's record, adopting a checkpoint-only thread; null when neither exists. Sees every
+ * owner's threads: routes use `requireThread` / `visibleThread` with the caller instead.
+ */
 export async function findThread(context: ServerContext, threadId: string): Promise<ThreadRecord | null> {
   const existing = await context.threads.get(threadId);
   if (existing) return existing;
   const snapshot = await context.harness.agent().graph.getState({ configurable: { thread_id: threadId } });
   if (!snapshot.config?.configurable?.checkpoint_id) return null;
-  await context.threads.create(threadId, {}, "do_nothing");
+  await context.threads.create(threadId, {}, "do_nothing", await adoptedOwner(context));
   return context.threads.patch(threadId, {
     values: toWire(snapshot.values ?? {}) as Record<string, unknown>,
     interrupts: interruptsOf(snapshot),
@@ -25,11 +34,27 @@ export async function findThread(context: ServerContext, threadId: string): Prom
   });
 }
 
-/** Like findThread, but a missing thread is a 404. */
-export async function requireThread(context: ServerContext, threadId: string): Promise<ThreadRecord> {
+/** The thread if it exists and belongs to `caller`; null otherwise (someone else's thread looks missing). */
+export async function visibleThread(
+  context: ServerContext,
+  caller: Caller,
+  threadId: string,
+): Promise<ThreadRecord | null> {
   const thread = await findThread(context, threadId);
+  return thread && owns(caller, thread.owner) ? thread : null;
+}
+
+/** Like visibleThread, but a missing (or someone else's) thread is a 404. */
+export async function requireThread(context: ServerContext, caller: Caller, threadId: string): Promise<ThreadRecord> {
+  const thread = await visibleThread(context, caller, threadId);
   if (!thread) throw notFound(`Thread ${threadId}`);
   return thread;
+}
+
+/** True when `run` was started by `caller` (runs from before accounts: when its thread is theirs). */
+export async function ownsRun(context: ServerContext, caller: Caller, run: RunRecord): Promise<boolean> {
+  if (run.kwargs.owner !== undefined) return owns(caller, run.kwargs.owner);
+  return owns(caller, (await context.threads.get(run.thread_id))?.owner ?? null);
 }
 
 /** Adopts every thread that has checkpoints but no record (threads created by the CLI), at start-up. */

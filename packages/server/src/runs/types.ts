@@ -22,6 +22,8 @@ export interface ThreadRecord {
   values: Record<string, unknown> | null;
   interrupts: Record<string, unknown[]>;
   error: string | null;
+  /** The user who owns the thread (null: the home's local user); never sent to clients. */
+  owner: string | null;
 }
 
 /** Thread search filters (all optional), as in `POST /threads/search`. */
@@ -30,6 +32,8 @@ export interface ThreadQuery {
   metadata?: Record<string, unknown>;
   values?: Record<string, unknown>;
   status?: ThreadStatus;
+  /** Only this owner's threads (null: the local user's); undefined: everyone's (internal use only). */
+  owner?: string | null;
   limit: number;
   offset: number;
   sort_by: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
@@ -52,6 +56,7 @@ export interface ThreadStore {
     threadId: string,
     metadata: Record<string, unknown>,
     ifExists: "raise" | "do_nothing",
+    owner?: string | null,
   ): Promise<{ thread: ThreadRecord; created: boolean }>;
   get(threadId: string): Promise<ThreadRecord | null>;
   search(query: ThreadQuery): Promise<{ threads: ThreadRecord[]; total: number }>;
@@ -93,6 +98,8 @@ export interface RunKwargs {
   interrupt_after: "*" | string[] | null;
   /** Stateless run: the thread is temporary. */
   temporary: boolean;
+  /** The user who started the run (null: the home's local user); a stateless run's thread goes away, this stays. */
+  owner?: string | null;
   on_completion: "delete" | "keep";
   /** Set by the worker: the thread's head checkpoint before the run started (rollback target). */
   start_checkpoint_id?: string | null;

@@ -1,0 +1,304 @@
+/**
+ * Accounts over HTTP (docs/auth.md), at DeerFlow's paths so its frontend signs in against us:
+ * `/api/v1/auth/{setup-status, initialize, login/local, register, logout, me, change-password,
+ * providers}`, plus API tokens (`/api/v1/auth/tokens`) and the admin's user management
+ * (`/api/v1/admin/users`). A sign-in sets the HttpOnly `access_token` cookie (a session token, stored
+ * hashed) and the script-readable `csrf_token` cookie the web apps echo in `X-CSRF-Token` on writes.
+ */
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { z } from "zod";
+import { AccountError, addUser, issueToken } from "../auth/accounts.js";
+import { CSRF_COOKIE, SESSION_COOKIE } from "../auth/authenticate.js";
+import { type Caller, callerOf } from "../auth/caller.js";
+import { hashToken, looksLikeToken, passwordProblem, verifyPassword, hashPassword } from "../auth/secrets.js";
+import { createSignInLimiter } from "../auth/sign-in-limit.js";
+import { type UserRecord, UserExistsError, usageDay } from "../auth/types.js";
+import type { RegisterRoutes, ServerContext } from "../context.js";
+import { HttpError, notFound } from "../http/errors.js";
+import { parseBody } from "../http/validate.js";
+import { deleteThread } from "../runs/threads.js";
+import { randomBytes } from "node:crypto";
+
+/** The home's local user as `me` reports it while accounts are off: DeerFlow's auth-disabled user. */
+export const LOCAL_USER = {
+  id: "default",
+  email: "default@test.local",
+  system_role: "admin",
+  needs_setup: false,
+  oauth_provider: null,
+} as const;
+
+const Credentials = z.looseObject({
+  email: z.string().min(1).max(256).optional(),
+  username: z.string().min(1).max(256).optional(),
+  name: z.string().min(1).max(256).optional(),
+  password: z.string().min(1).max(1024),
+});
+const ChangePassword = z.looseObject({
+  current_password: z.string().max(1024).optional(),
+  old_password: z.string().max(1024).optional(),
+  new_password: z.string().min(1).max(1024),
+});
+const NewToken = z.strictObject({ name: z.string().max(100).nullish() });
+const Quotas = z.strictObject({
+  concurrent_runs: z.number().int().min(0).nullable().optional(),
+  runs_per_day: z.number().int().min(0).nullable().optional(),
+  tokens_per_day: z.number().int().min(0).nullable().optional(),
+  upload_bytes_per_day: z.number().int().min(0).nullable().optional(),
+});
+const NewUser = z.strictObject({
+  name: z.string().min(1).max(128),
+  password: z.string().max(1024).nullish(),
+  admin: z.boolean().optional(),
+  email: z.string().max(256).nullish(),
+});
+const UserPatch = z.strictObject({ admin: z.boolean().optional(), quotas: Quotas.optional() });
+
+/** A user as the API shows it: DeerFlow's `me` fields plus ours. */
+export function userJson(user: UserRecord): Record<string, unknown> {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email ?? user.name,
+    system_role: user.admin ? "admin" : "user",
+    admin: user.admin,
+    needs_setup: false,
+    oauth_provider: user.oidc_issuer ? "oidc" : null,
+    has_password: user.has_password,
+    created_at: user.created_at,
+  };
+}
+
+/** The client's address, for the sign-in throttle. */
+function clientAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? "unknown";
+}
+
+/** True when the browser reached us over https (directly or through a proxy that says so). */
+function overHttps(c: Context): boolean {
+  return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+}
+
+/** Reads a JSON or form-encoded body (DeerFlow's sign-in posts a form). */
+async function readCredentials(c: Context): Promise<z.infer<typeof Credentials>> {
+  const type = c.req.header("content-type") ?? "";
+  if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {
+    const form = await c.req.parseBody();
+    const fields = Object.fromEntries(Object.entries(form).filter(([, value]) => typeof value === "string"));
+    const parsed = Credentials.safeParse(fields);
+    if (!parsed.success) throw new HttpError(422, "Send a user name (username or email) and a password.");
+    return parsed.data;
+  }
+  return parseBody(c, Credentials);
+}
+
+/** Registers the auth, token and admin routes. */
+export const registerAuthRoutes: RegisterRoutes = (api, context) => {
+  const users = context.users;
+  const settings = context.config.auth;
+  const limiter = createSignInLimiter();
+  const sessionMs = settings.session_days * 86_400_000;
+  const hooks = { onFirstAdmin: (user: UserRecord) => context.onFirstAdmin(user) };
+
+  const startSession = async (c: Context, user: UserRecord) => {
+    const { token, record } = await issueToken(users, user.id, "session", { ttlMs: sessionMs });
+    const secure = overHttps(c);
+    const maxAge = Math.floor(sessionMs / 1000);
+    setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Lax", secure, path: "/", maxAge });
+    setCookie(c, CSRF_COOKIE, randomBytes(32).toString("base64url"), { sameSite: "Lax", secure, path: "/", maxAge });
+    return record;
+  };
+  const signedIn = async (c: Context, user: UserRecord) => {
+    const record = await startSession(c, user);
+    return c.json({
+      ...userJson(user),
+      user: userJson(user),
+      token_type: "cookie",
+      expires_in: Math.floor(sessionMs / 1000),
+      expires_at: record.expires_at,
+    });
+  };
+  const requireUser = (c: Context): Caller & { userId: string } => {
+    const caller = callerOf(c);
+    if (caller.userId === null)
+      throw new HttpError(
+        400,
+        "Accounts are off on this server: create the first user with `deerflow users add NAME --admin`.",
+      );
+    return caller as Caller & { userId: string };
+  };
+  const requireAdmin = (c: Context) => {
+    const caller = callerOf(c);
+    if (!caller.admin) throw new HttpError(403, "Only an admin may manage users and quotas.");
+    return caller;
+  };
+
+  api.get("/v1/auth/setup-status", async (c) => c.json({ needs_setup: (await users.firstAdmin()) === null }));
+
+  api.post("/v1/auth/initialize", async (c) => {
+    if (context.options.apiKeys.length > 0 && callerOf(c).via !== "key")
+      throw new HttpError(
+        403,
+        "This server has API keys, so its first admin is created with `deerflow users add NAME --admin` (or with a server key).",
+      );
+    const body = await readCredentials(c);
+    const name = body.email ?? body.username ?? body.name;
+    if (!name) throw new HttpError(422, "Send the first admin's email (or name) and a password.");
+    if ((await users.firstAdmin()) !== null)
+      throw new HttpError(409, "This server is already set up; sign in instead.");
+    const user = await createUser({ name, password: body.password, admin: true });
+    return signedIn(c, user);
+  });
+
+  const createUser = async (input: Parameters<typeof addUser>[1]) => {
+    try {
+      const user = await addUser(users, input, hooks);
+      context.auth.refresh();
+      return user;
+    } catch (error) {
+      if (error instanceof AccountError) throw new HttpError(422, error.message);
+      if (error instanceof UserExistsError) throw new HttpError(409, error.message);
+      throw error;
+    }
+  };
+
+  api.post("/v1/auth/login/local", async (c) => {
+    const body = await readCredentials(c);
+    const name = body.email ?? body.username ?? body.name ?? "";
+    const address = clientAddress(c);
+    const wait = limiter.retryAfter(name, address);
+    if (wait > 0)
+      throw new HttpError(429, `Too many failed sign-ins. Try again in ${wait} seconds.`, {
+        "retry-after": String(wait),
+      });
+    const user = name ? await users.byName(name) : null;
+    const ok = await verifyPassword(body.password, user ? await users.passwordHash(user.id) : null);
+    if (!user || !ok) {
+      limiter.failed(name, address);
+      throw new HttpError(401, "Wrong user name or password.");
+    }
+    limiter.succeeded(name);
+    return signedIn(c, user);
+  });
+
+  api.post("/v1/auth/register", async (c) => {
+    if (!settings.allow_registration)
+      throw new HttpError(403, "Registration is off on this server: ask an admin to create your account.");
+    const body = await readCredentials(c);
+    const name = body.email ?? body.username ?? body.name;
+    if (!name) throw new HttpError(422, "Send an email (or name) and a password.");
+    return signedIn(c, await createUser({ name, password: body.password }));
+  });
+
+  api.post("/v1/auth/logout", async (c) => {
+    const session = getCookie(c, SESSION_COOKIE);
+    if (session && looksLikeToken(session)) {
+      const found = await users.resolveToken(hashToken(session));
+      if (found) await users.revokeToken(found.user.id, found.token.id);
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    deleteCookie(c, CSRF_COOKIE, { path: "/" });
+    return c.json({ message: "Signed out." });
+  });
+
+  api.get("/v1/auth/me", async (c) => {
+    const caller = callerOf(c);
+    if (caller.userId === null) return c.json(LOCAL_USER);
+    const user = await users.get(caller.userId);
+    if (!user) throw new HttpError(401, "This account no longer exists.");
+    return c.json(userJson(user));
+  });
+
+  api.post("/v1/auth/change-password", async (c) => {
+    const caller = requireUser(c);
+    const body = await parseBody(c, ChangePassword);
+    const current = await users.passwordHash(caller.userId);
+    const given = body.current_password ?? body.old_password ?? "";
+    if (current !== null && !(await verifyPassword(given, current)))
+      throw new HttpError(401, "The current password is wrong.");
+    const problem = passwordProblem(body.new_password);
+    if (problem) throw new HttpError(422, problem);
+    await users.setPassword(caller.userId, await hashPassword(body.new_password));
+    return c.json({ message: "Password changed." });
+  });
+
+  api.get("/v1/auth/providers", (c) =>
+    c.json({
+      providers: settings.oidc ? [{ id: "oidc", name: settings.oidc.display_name, type: "oidc" }] : [],
+      local: true,
+      allow_registration: settings.allow_registration,
+    }),
+  );
+
+  // API tokens of the signed-in user.
+  api.get("/v1/auth/tokens", async (c) => {
+    const caller = requireUser(c);
+    return c.json({ tokens: await users.listTokens(caller.userId, "api") });
+  });
+  api.post("/v1/auth/tokens", async (c) => {
+    const caller = requireUser(c);
+    const body = await parseBody(c, NewToken);
+    const { token, record } = await issueToken(users, caller.userId, "api", { name: body.name ?? null });
+    return c.json({ ...record, token }, 201);
+  });
+  api.delete("/v1/auth/tokens/:token_id", async (c) => {
+    const caller = requireUser(c);
+    if (!(await users.revokeToken(caller.userId, c.req.param("token_id")))) throw notFound("Token");
+    return c.body(null, 204);
+  });
+
+  // Users, quotas and usage: admins only. Nothing here reads anyone's threads.
+  api.get("/v1/admin/users", async (c) => {
+    requireAdmin(c);
+    const day = usageDay();
+    const list = await users.list();
+    return c.json({
+      users: await Promise.all(
+        list.map(async (user) => ({
+          ...userJson(user),
+          quotas: user.quotas,
+          effective_quotas: { ...settings.quotas, ...user.quotas },
+          usage: { day, ...(await users.usage(user.id, day)), active_runs: await users.activeRuns(user.id) },
+        })),
+      ),
+      default_quotas: settings.quotas,
+    });
+  });
+  api.post("/v1/admin/users", async (c) => {
+    requireAdmin(c);
+    const body = await parseBody(c, NewUser);
+    const user = await createUser({ name: body.name, password: body.password, admin: body.admin, email: body.email });
+    const { token } = await issueToken(users, user.id, "api", { name: "created by an admin" });
+    return c.json({ ...userJson(user), token }, 201);
+  });
+  api.patch("/v1/admin/users/:user_id", async (c) => {
+    const caller = requireAdmin(c);
+    const body = await parseBody(c, UserPatch);
+    const id = c.req.param("user_id");
+    const current = await users.get(id);
+    if (!current) throw notFound("User");
+    if (body.admin === false && id === caller.userId)
+      throw new HttpError(409, "You cannot remove your own admin role; ask another admin.");
+    const quotas = body.quotas ? { ...current.quotas, ...body.quotas } : undefined;
+    const user = await users.update(id, { admin: body.admin, quotas });
+    return c.json(userJson(user!));
+  });
+  api.delete("/v1/admin/users/:user_id", async (c) => {
+    const caller = requireAdmin(c);
+    const id = c.req.param("user_id");
+    if (id === caller.userId) throw new HttpError(409, "You cannot remove yourself; ask another admin.");
+    if (!(await users.get(id))) throw notFound("User");
+    await removeUser(context, id);
+    return c.body(null, 204);
+  });
+};
+
+/** Deletes a user with every thread they own (records, runs, checkpoints, files), then the account. */
+export async function removeUser(context: ServerContext, userId: string): Promise<number> {
+  const threads = await context.users.ownedThreadIds(userId);
+  for (const threadId of threads) await deleteThread(context, threadId);
+  await context.users.remove(userId);
+  return threads.length;
+}
