@@ -29,16 +29,23 @@ export const LOCAL_USER = {
   oauth_provider: null,
 } as const;
 
+/** DeerFlow's "keep me signed in" (a JSON boolean, or "true"/"false" in its sign-in form); on by default. */
+function remembers(body: { remember_me?: unknown }): boolean {
+  return body.remember_me !== false && body.remember_me !== "false";
+}
+
 const Credentials = z.looseObject({
   email: z.string().min(1).max(256).optional(),
   username: z.string().min(1).max(256).optional(),
   name: z.string().min(1).max(256).optional(),
   password: z.string().min(1).max(1024),
+  remember_me: z.union([z.boolean(), z.string()]).optional(),
 });
 const ChangePassword = z.looseObject({
   current_password: z.string().max(1024).optional(),
   old_password: z.string().max(1024).optional(),
   new_password: z.string().min(1).max(1024),
+  remember_me: z.union([z.boolean(), z.string()]).optional(),
 });
 const NewToken = z.strictObject({ name: z.string().max(100).nullish() });
 const Quotas = z.strictObject({
@@ -55,12 +62,23 @@ const NewUser = z.strictObject({
 });
 const UserPatch = z.strictObject({ admin: z.boolean().optional(), quotas: Quotas.optional() });
 
+/**
+ * The address shown for a user without one: DeerFlow's frontend requires `email` to be an address
+ * (and signs in with it), so a plain name `bob` shows as `bob@users.invalid` and that signs in as bob.
+ */
+const NAME_ONLY_DOMAIN = "@users.invalid";
+
+/** The user name a sign-in field names (an address made by NAME_ONLY_DOMAIN is the plain name). */
+function nameFromLogin(given: string): string {
+  return given.toLowerCase().endsWith(NAME_ONLY_DOMAIN) ? given.slice(0, -NAME_ONLY_DOMAIN.length) : given;
+}
+
 /** A user as the API shows it: DeerFlow's `me` fields plus ours. */
 export function userJson(user: UserRecord): Record<string, unknown> {
   return {
     id: user.id,
     name: user.name,
-    email: user.email ?? user.name,
+    email: user.email ?? (user.name.includes("@") ? user.name : `${user.name}${NAME_ONLY_DOMAIN}`),
     system_role: user.admin ? "admin" : "user",
     admin: user.admin,
     needs_setup: false,
@@ -79,6 +97,27 @@ function clientAddress(c: Context): string {
 /** True when the browser reached us over https (directly or through a proxy that says so). */
 function overHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+}
+
+/**
+ * Login CSRF: a sign-in route posted from another site is refused. A request without `Origin` (curl, an
+ * SDK) passes; a browser's must be the origin it targeted (behind DeerFlow's Next proxy that is
+ * `X-Forwarded-Host`, not our `Host`) or one listed in `server.cors_origins` (`*` does not count here).
+ */
+function checkOrigin(c: Context, allowed: readonly string[]): void {
+  const origin = c.req.header("origin");
+  if (!origin) return;
+  let given: URL;
+  try {
+    given = new URL(origin);
+  } catch {
+    throw new HttpError(403, "Cross-site auth request denied.");
+  }
+  const targeted = (c.req.header("x-forwarded-host") ?? c.req.header("host") ?? "").split(",")[0]!.trim().toLowerCase();
+  if (given.host.toLowerCase() === targeted) return;
+  if (allowed.some((entry) => entry !== "*" && entry.replace(/\/$/, "").toLowerCase() === given.origin.toLowerCase()))
+    return;
+  throw new HttpError(403, "Cross-site auth request denied.");
 }
 
 /** Reads a JSON or form-encoded body (DeerFlow's sign-in posts a form). */
@@ -102,24 +141,32 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
   const sessionMs = settings.session_days * 86_400_000;
   const hooks = { onFirstAdmin: (user: UserRecord) => context.onFirstAdmin(user) };
 
-  const startSession = async (c: Context, user: UserRecord) => {
+  /**
+   * Signs `user` in: a new session and its two cookies. With `remember` off (DeerFlow's "keep me signed
+   * in" unticked) the cookies end with the browser session; the session itself still expires.
+   */
+  const startSession = async (c: Context, user: UserRecord, remember = true) => {
     const { token, record } = await issueToken(users, user.id, "session", { ttlMs: sessionMs });
     const secure = overHttps(c);
-    const maxAge = Math.floor(sessionMs / 1000);
+    const maxAge = remember ? Math.floor(sessionMs / 1000) : undefined;
     setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Lax", secure, path: "/", maxAge });
-    setCookie(c, CSRF_COOKIE, randomBytes(32).toString("base64url"), { sameSite: "Lax", secure, path: "/", maxAge });
+    setCookie(c, CSRF_COOKIE, randomBytes(48).toString("base64url"), { sameSite: "Strict", secure, path: "/", maxAge });
     return record;
   };
-  const signedIn = async (c: Context, user: UserRecord) => {
-    const record = await startSession(c, user);
-    return c.json({
-      ...userJson(user),
-      user: userJson(user),
-      token_type: "cookie",
-      expires_in: Math.floor(sessionMs / 1000),
-      expires_at: record.expires_at,
-    });
+  const signedIn = async (c: Context, user: UserRecord, remember: boolean, status: 200 | 201 = 200) => {
+    const record = await startSession(c, user, remember);
+    return c.json(
+      {
+        ...userJson(user),
+        user: userJson(user),
+        token_type: "cookie",
+        expires_in: Math.floor(sessionMs / 1000),
+        expires_at: record.expires_at,
+      },
+      status,
+    );
   };
+  const allowedOrigins = context.config.server.cors_origins;
   const requireUser = (c: Context): Caller & { userId: string } => {
     const caller = callerOf(c);
     if (caller.userId === null)
@@ -135,9 +182,12 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
     return caller;
   };
 
-  api.get("/v1/auth/setup-status", async (c) => c.json({ needs_setup: (await users.firstAdmin()) === null }));
+  api.get("/v1/auth/setup-status", async (c) =>
+    c.json({ needs_setup: (await users.firstAdmin()) === null, registration_enabled: settings.allow_registration }),
+  );
 
   api.post("/v1/auth/initialize", async (c) => {
+    checkOrigin(c, allowedOrigins);
     if (context.options.apiKeys.length > 0 && callerOf(c).via !== "key")
       throw new HttpError(
         403,
@@ -149,7 +199,7 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
     if ((await users.firstAdmin()) !== null)
       throw new HttpError(409, "This server is already set up; sign in instead.");
     const user = await createUser({ name, password: body.password, admin: true });
-    return signedIn(c, user);
+    return signedIn(c, user, remembers(body), 201);
   });
 
   const createUser = async (input: Parameters<typeof addUser>[1]) => {
@@ -165,8 +215,9 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
   };
 
   api.post("/v1/auth/login/local", async (c) => {
+    checkOrigin(c, allowedOrigins);
     const body = await readCredentials(c);
-    const name = body.email ?? body.username ?? body.name ?? "";
+    const name = nameFromLogin(body.email ?? body.username ?? body.name ?? "");
     const address = clientAddress(c);
     const wait = limiter.retryAfter(name, address);
     if (wait > 0)
@@ -180,19 +231,21 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
       throw new HttpError(401, "Wrong user name or password.");
     }
     limiter.succeeded(name);
-    return signedIn(c, user);
+    return signedIn(c, user, remembers(body));
   });
 
   api.post("/v1/auth/register", async (c) => {
+    checkOrigin(c, allowedOrigins);
     if (!settings.allow_registration)
       throw new HttpError(403, "Registration is off on this server: ask an admin to create your account.");
     const body = await readCredentials(c);
     const name = body.email ?? body.username ?? body.name;
     if (!name) throw new HttpError(422, "Send an email (or name) and a password.");
-    return signedIn(c, await createUser({ name, password: body.password }));
+    return signedIn(c, await createUser({ name, password: body.password }), remembers(body), 201);
   });
 
   api.post("/v1/auth/logout", async (c) => {
+    checkOrigin(c, allowedOrigins);
     const session = getCookie(c, SESSION_COOKIE);
     if (session && looksLikeToken(session)) {
       const found = await users.resolveToken(hashToken(session));
@@ -221,12 +274,19 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
     const problem = passwordProblem(body.new_password);
     if (problem) throw new HttpError(422, problem);
     await users.setPassword(caller.userId, await hashPassword(body.new_password));
+    // Every other sign-in of this user ends; this browser gets a fresh session.
+    for (const session of await users.listTokens(caller.userId, "session"))
+      await users.revokeToken(caller.userId, session.id);
+    const user = await users.get(caller.userId);
+    if (user && caller.via === "session") await startSession(c, user, remembers(body));
     return c.json({ message: "Password changed." });
   });
 
   api.get("/v1/auth/providers", (c) =>
     c.json({
-      providers: settings.oidc ? [{ id: "oidc", name: settings.oidc.display_name, type: "oidc" }] : [],
+      providers: settings.oidc
+        ? [{ id: "oidc", name: settings.oidc.display_name, display_name: settings.oidc.display_name, type: "oidc" }]
+        : [],
       local: true,
       allow_registration: settings.allow_registration,
     }),
