@@ -260,6 +260,23 @@ describe("oidc sign-in against a real provider", () => {
     );
   });
 
+  test("a provider error that echoes the code, verifier or secret is shown with them blanked", async () => {
+    const fetchImpl: typeof fetch = async (input, init) => {
+      if (!String(input).endsWith("/token")) return fetch(input, init);
+      const sent = new URLSearchParams(String(init?.body));
+      const echo = `code ${sent.get("code")} verifier ${sent.get("code_verifier")} secret ${SECRET}`;
+      return Response.json({ error: "invalid_request", error_description: echo }, { status: 400 });
+    };
+    const client = createOidcClient(settings, { fetch: fetchImpl });
+    const { query, transaction } = await signIn(client);
+    await rejectsWith(
+      client.finish(query, transaction),
+      "token_exchange_failed",
+      /HTTP 400, invalid_request: code \[redacted\] verifier \[redacted\] secret \[redacted\]/,
+      [query.get("code") ?? "", transaction.code_verifier],
+    );
+  });
+
   test("an ID token for another nonce is refused", async () => {
     const client = createOidcClient(settings);
     const { query, transaction } = await signIn(client);
