@@ -190,7 +190,7 @@ test("API tokens for the SDK; users see only their own threads; a plain name sig
   await assert.rejects(bobClient.threads.get(adminThread.thread_id), /404/);
   // Creating over someone else's id reveals nothing but that it is taken.
   await assert.rejects(bobClient.threads.create({ threadId: adminThread.thread_id, ifExists: "do_nothing" }), /409/);
-  assert.equal((await adminClient.threads.get(adminThread.thread_id)).metadata.who, "admin");
+  assert.equal((await adminClient.threads.get(adminThread.thread_id)).metadata?.who, "admin");
 
   // Bob is no admin: the admin routes say so; the thread list of the admin shows no bob threads.
   const forbidden = await fetch(`${s.url}/v1/admin/users`, { headers: { "x-api-key": String(bob.token) } });

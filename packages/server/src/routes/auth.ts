@@ -9,6 +9,14 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import { AccountError, addUser, issueToken } from "../auth/accounts.js";
+import {
+  createOidcClient,
+  OIDC_TRANSACTION_MAX_AGE_SECONDS,
+  type OidcClient,
+  OidcError,
+  parseTransaction,
+  serializeTransaction,
+} from "../auth/oidc.js";
 import { CSRF_COOKIE, SESSION_COOKIE } from "../auth/authenticate.js";
 import { type Caller, callerOf } from "../auth/caller.js";
 import { hashToken, looksLikeToken, passwordProblem, verifyPassword, hashPassword } from "../auth/secrets.js";
@@ -131,6 +139,22 @@ async function readCredentials(c: Context): Promise<z.infer<typeof Credentials>>
     return parsed.data;
   }
   return parseBody(c, Credentials);
+}
+
+/** What the OIDC sign-in keeps between leaving for the provider and coming back (an HttpOnly cookie). */
+const OIDC_COOKIE = "df_oidc";
+
+/** A local redirect target (`/workspace`, not `//evil.example` or `https://…`), else the fallback. */
+function localPath(next: string | undefined, fallback: string): string {
+  return next && next.startsWith("/") && !next.startsWith("//") && !/[\\:]/.test(next) ? next : fallback;
+}
+
+/** The origin the browser targeted (behind a proxy: its forwarded host and scheme). */
+function targetedOrigin(c: Context): string {
+  const url = new URL(c.req.url);
+  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim() ?? url.host;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() ?? url.protocol.replace(":", "");
+  return `${proto}://${host}`;
 }
 
 /** Registers the auth, token and admin routes. */
@@ -291,6 +315,80 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
       allow_registration: settings.allow_registration,
     }),
   );
+
+  // OIDC: leave for the provider, come back with a code, sign in (creating the user on first sign-in).
+  const oidcClients = new Map<string, OidcClient>();
+  const oidcFor = (c: Context) => {
+    const oidc = settings.oidc;
+    if (!oidc) throw notFound("OIDC sign-in (auth.oidc is not configured)");
+    const base = settings.public_url?.replace(/\/$/, "") ?? targetedOrigin(c);
+    const redirect = `${base}/api/v1/auth/callback/oidc`;
+    let client = oidcClients.get(redirect);
+    if (!client) {
+      client = createOidcClient({
+        ...oidc,
+        redirect_uri: redirect,
+        scopes: ["openid", "email", "profile", ...oidc.scopes],
+      });
+      oidcClients.set(redirect, client);
+    }
+    return client;
+  };
+  const oidcFailure = (error: unknown): never => {
+    if (!(error instanceof OidcError)) throw error;
+    const upstream = error.code === "provider_unreachable" || error.code === "provider_invalid";
+    throw new HttpError(upstream ? 503 : 400, error.message);
+  };
+  api.get("/v1/auth/oauth/:provider", async (c) => {
+    if (c.req.param("provider") !== "oidc")
+      throw notFound(`Sign-in provider "${c.req.param("provider").slice(0, 40)}"`);
+    const client = oidcFor(c);
+    const { url, transaction } = await client.begin().catch(oidcFailure);
+    const pending = {
+      transaction: serializeTransaction(transaction),
+      next: c.req.query("next") ?? null,
+      remember: c.req.query("remember_me") !== "false",
+      // Through DeerFlow's frontend (its Next proxy forwards the host), come back to its callback page.
+      deerflow: c.req.header("x-forwarded-host") !== undefined,
+    };
+    setCookie(c, OIDC_COOKIE, Buffer.from(JSON.stringify(pending)).toString("base64url"), {
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: overHttps(c),
+      path: "/",
+      maxAge: OIDC_TRANSACTION_MAX_AGE_SECONDS,
+    });
+    return c.redirect(url, 302);
+  });
+  api.get("/v1/auth/callback/:provider", async (c) => {
+    if (c.req.param("provider") !== "oidc")
+      throw notFound(`Sign-in provider "${c.req.param("provider").slice(0, 40)}"`);
+    const client = oidcFor(c);
+    let pending: { transaction?: string; next?: string | null; remember?: boolean; deerflow?: boolean } = {};
+    try {
+      pending = JSON.parse(Buffer.from(getCookie(c, OIDC_COOKIE) ?? "", "base64url").toString() || "{}");
+    } catch {
+      pending = {};
+    }
+    deleteCookie(c, OIDC_COOKIE, { path: "/" });
+    const identity = await client
+      .finish(new URL(c.req.url).searchParams, parseTransaction(pending.transaction))
+      .catch(oidcFailure);
+    let user = await users.byOidc(identity.issuer, identity.subject);
+    if (!user) {
+      const wanted = identity.email && identity.email_verified !== false ? identity.email : null;
+      const taken = wanted ? await users.byName(wanted) : null;
+      user = await createUser({
+        name:
+          wanted && !taken ? wanted : `oidc-${identity.subject.replace(/[^A-Za-z0-9._-]/g, "").slice(0, 40) || "user"}`,
+        email: wanted,
+        oidc: { issuer: identity.issuer, subject: identity.subject },
+      });
+    }
+    await startSession(c, user, pending.remember !== false);
+    const next = localPath(pending.next ?? undefined, pending.deerflow ? "/workspace" : "/");
+    return c.redirect(pending.deerflow ? `/auth/callback?next=${encodeURIComponent(next)}` : next, 302);
+  });
 
   // API tokens of the signed-in user.
   api.get("/v1/auth/tokens", async (c) => {
