@@ -103,6 +103,7 @@ export {
 } from "./sandbox/virtual-paths.js";
 
 // --- Memory.
+export { type AdoptedMemory, adoptLocalMemory } from "./memory/adopt-local-memory.js";
 export { formatMemoryForDisplay } from "./memory/display.js";
 export { renderMemoryBlock } from "./memory/inject.js";
 export { memoryPath } from "./memory/memory-path.js";

@@ -56,6 +56,7 @@ const VALUES = [
   "VIRTUAL_UPLOADS",
   "ViewedImage",
   "WebRequestError",
+  "adoptLocalMemory",
   "availableModels",
   "buildLeadChain",
   "buildSubagentChain",
@@ -161,6 +162,7 @@ const VALUES = [
 ];
 
 const TYPES = [
+  "AdoptedMemory",
   "AgentRunOptions",
   "AllowedPath",
   "AppConfig",

@@ -29,6 +29,8 @@ import { createPostgresHistoryArchive } from "../history/postgres-history-archiv
 import type { McpService } from "../mcp/mcp-service.js";
 import { openMcpService } from "../mcp/open-mcp-service.js";
 import { TOOL_SEARCH_TOOL_NAME } from "../mcp/tool-search.js";
+import { type AdoptedMemory, adoptLocalMemory } from "../memory/adopt-local-memory.js";
+import { normaliseUserId } from "../memory/memory-path.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { resumePendingMemory } from "../memory/resume-pending.js";
 import { createChatModel } from "../model/create-chat-model.js";
@@ -72,6 +74,11 @@ export interface AgentRunOptions {
   /** Cap on `task` calls per run; default `subagents.max_total_per_run`, clamped to [1, 50]. */
   max_total_subagents?: number;
   agent_name?: string;
+  /**
+   * The user the run is for: their memory is injected and learns from it (`{root}/users/{id}`). Absent:
+   * the local (ownerless) user. Letters, digits, "-" and "_", 1 to 64 characters, else `ConfigError`.
+   */
+  user_id?: string;
 }
 
 /** Process-wide options: what only code can pass, and where the harness keeps its files. */
@@ -160,7 +167,7 @@ function buildAgent(
   setup: HarnessSetup,
   run: AgentRunOptions,
   models: ModelCache,
-  memoryFor: (agentName?: string) => MemoryService | null,
+  memoryFor: (agentName?: string, userId?: string) => MemoryService | null,
 ) {
   const { config, env, onWarning, sandbox, options } = setup;
   const selection = selectModel(config, { modelName: run.model_name, thinkingEnabled: run.thinking_enabled }, env);
@@ -175,7 +182,7 @@ function buildAgent(
     maxTotalSubagents: clampMaxTotal(run.max_total_subagents ?? config.subagents.max_total_per_run),
     agentName: run.agent_name,
   };
-  const memory = memoryFor(runtime.agentName);
+  const memory = memoryFor(runtime.agentName, run.user_id);
 
   const tools: StructuredToolInterface[] = [...builtinTools(setup, selection.entry.supports_vision)];
   const registry = createSubagentRegistry({
@@ -318,11 +325,20 @@ export interface Harness {
   readonly defaultModel: ModelSelection;
   /**
    * The lead graph for these options, built on first use and cached (LRU). Options that cannot be
-   * honoured (unknown model, bad agent name) throw a HarnessError before any model call.
+   * honoured (unknown model, bad agent name or user id) throw a HarnessError before any model call.
    */
   agent(run?: AgentRunOptions): HarnessAgent;
-  /** The memory service of an agent (undefined name = the default agent), or null when memory is off. */
-  memory(agentName?: string): MemoryService | null;
+  /**
+   * The memory service of an agent (undefined name = the default agent) of a user (undefined = the local
+   * user), or null when memory is off. A bad agent name or user id throws `ConfigError`.
+   */
+  memory(agentName?: string, userId?: string): MemoryService | null;
+  /**
+   * Gives the local (ownerless) memory to `userId` (see `adoptLocalMemory`): closes the local memory
+   * services (their unfinished conversations go to the user too), moves the files, drops cached graphs
+   * and resumes the moved conversations in the user's memory.
+   */
+  adoptLocalMemory(userId: string): Promise<AdoptedMemory>;
   /** Drops every cached graph (after skills or memory changed on disk). */
   invalidate(): void;
   /**
@@ -444,29 +460,32 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const archive = setup.threadArchive;
 
   const models = new ModelCache();
-  const memories = new Map<string, MemoryService | null>();
-  const memoryFor = (agentName?: string): MemoryService | null => {
+  // One service per agent and user.
+  const memories = new Map<string, { userId: string | undefined; service: MemoryService | null }>();
+  const memoryFor = (agentName?: string, userId?: string): MemoryService | null => {
     if (agentName !== undefined && !/^[A-Za-z0-9-]+$/.test(agentName)) {
       throw new HarnessError(
         "config_invalid",
         `Agent name "${agentName}" is not valid: use letters, digits and "-" only.`,
       );
     }
-    const key = agentName ?? "";
+    normaliseUserId(userId);
+    const key = JSON.stringify([agentName ?? null, userId ?? null]);
     if (!memories.has(key))
-      memories.set(
-        key,
-        createLeadMemory(config, {
+      memories.set(key, {
+        userId,
+        service: createLeadMemory(config, {
           home,
           agentName,
+          userId,
           runModel: defaultModel,
           chatModel: options.chatModel,
           env,
           onWarning,
           logger,
         }),
-      );
-    return memories.get(key)!;
+      });
+    return memories.get(key)!.service;
   };
   // Conversations earlier processes journaled but never learned from are learned from now, in the background.
   resumePendingMemory(config, home, memoryFor, onWarning);
@@ -474,9 +493,10 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const cacheSize = Math.max(1, options.agentCacheSize ?? 16);
   const agents = new Map<string, HarnessAgent>();
   const agent = (run: AgentRunOptions = {}): HarnessAgent => {
-    memoryFor(run.agent_name);
-    // The memory block is part of the system prompt, so a changed memory file means a new graph.
-    const key = JSON.stringify([optionKey(run), memoryFor(run.agent_name)?.promptBlock() ?? ""]);
+    // The memory block is part of the system prompt, so a changed memory file means a new graph; the user
+    // id is part of the option key, so each user's graph carries their own block and memory middleware.
+    const memory = memoryFor(run.agent_name, run.user_id);
+    const key = JSON.stringify([optionKey(run), memory?.promptBlock() ?? ""]);
     const cached = agents.get(key);
     if (cached) {
       agents.delete(key);
@@ -498,6 +518,18 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     defaultModel,
     agent,
     memory: memoryFor,
+    async adoptLocalMemory(userId) {
+      normaliseUserId(userId);
+      for (const [key, memory] of memories) {
+        if (memory.userId !== undefined) continue;
+        memories.delete(key);
+        await memory.service?.close(); // its unfinished conversations are released in the journal, then moved
+      }
+      const adopted = adoptLocalMemory(home, config, userId, { onWarning });
+      agents.clear();
+      resumePendingMemory(config, home, memoryFor, onWarning);
+      return adopted;
+    },
     invalidate: () => agents.clear(),
     reloadSkills() {
       setup.skills = readSkills();
@@ -518,7 +550,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       closed = true;
       agents.clear();
       try {
-        for (const memory of memories.values()) await memory?.close();
+        for (const memory of memories.values()) await memory.service?.close();
         await sandbox.shutdown();
         await ownMcp?.close();
       } finally {
@@ -634,6 +666,7 @@ function optionKey(run: AgentRunOptions): string {
     run.max_concurrent_subagents ?? null,
     run.max_total_subagents ?? null,
     run.agent_name ?? null,
+    run.user_id ?? null,
   ]);
 }
 

@@ -14,6 +14,8 @@ import { type ModelSelection, selectModel } from "../model/select-model.js";
 export interface LeadMemoryContext {
   home: string;
   agentName?: string;
+  /** The user whose memory this is; absent: the local user. */
+  userId?: string;
   runModel: ModelSelection;
   /** A model instance passed in code; used for extraction when `memory.model_name` is not set. */
   chatModel?: BaseChatModel;
@@ -41,6 +43,7 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
   return createMemoryService({
     home: context.home,
     agentName: context.agentName,
+    userId: context.userId,
     model,
     settings: {
       extractionEnabled: entry.use !== "demo" || Boolean(context.chatModel),

@@ -10,6 +10,7 @@ import {
   type JournalEntry,
   JournalFile,
   memoryJournalPath,
+  moveOrphanedEntries,
   openMemoryJournal,
   orphanedJournalAgents,
 } from "./memory-journal.js";
@@ -176,4 +177,75 @@ test("version 1 journal fixture: both entries are read, and each agent adopts it
     researcher.map((job) => [job.agentName, job.threadId]),
     [["researcher", "thread-2"]],
   );
+});
+
+test("a user's view of a journal records entries as that user's and adopts only those; the local view only ownerless ones", (t) => {
+  const home = tempHome(t);
+  const file = memoryJournalPath(home);
+  openMemoryJournal(file, undefined, { userId: "ann" }).record({ id: "a", threadId: "t1", conversation: says("ann") });
+  openMemoryJournal(file, undefined).record({ id: "l", threadId: "t1", conversation: says("local") });
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.id, queued.userId]),
+    [
+      ["a", "ann"],
+      ["l", undefined],
+    ],
+    "the same thread id of two users: two entries",
+  );
+
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ version: 1, entries: [entry("local", null), { ...entry("anns", null), userId: "ann" }] }),
+  );
+  assert.deepEqual(
+    openMemoryJournal(file, undefined, { userId: "bob" }).adopt(),
+    [],
+    "nothing of ann's or the local user's",
+  );
+  assert.deepEqual(
+    openMemoryJournal(file, undefined, { userId: "ann" })
+      .adopt()
+      .map((job) => [job.threadId, job.userId]),
+    [["anns", "ann"]],
+  );
+  assert.deepEqual(
+    openMemoryJournal(file, undefined)
+      .adopt()
+      .map((job) => [job.threadId, job.userId]),
+    [["local", undefined]],
+  );
+});
+
+test("the local journal's orphaned entries move to a user's journal as that user's; a live holder's stay", (t) => {
+  const home = tempHome(t);
+  const from = memoryJournalPath(home);
+  const to = memoryJournalPath(path.join(home, "users", "ann"));
+  const now = new Date().toISOString();
+  const live = entry("live", { pid: process.ppid, host: os.hostname(), since: now });
+  fs.writeFileSync(
+    from,
+    JSON.stringify({
+      version: 1,
+      entries: [
+        entry("released", null),
+        entry("dead", { pid: deadPid(), host: os.hostname(), since: now }, "researcher"),
+        live,
+      ],
+    }),
+  );
+  assert.equal(moveOrphanedEntries(from, to, "ann"), 2);
+  assert.deepEqual(
+    readJournal(home).map((queued) => queued.threadId),
+    ["live"],
+  );
+  const moved = JournalFile.parse(JSON.parse(fs.readFileSync(to, "utf8"))).entries;
+  assert.deepEqual(
+    moved.map((queued) => [queued.threadId, queued.agentName, queued.userId, queued.holder]),
+    [
+      ["released", undefined, "ann", null],
+      ["dead", "researcher", "ann", null],
+    ],
+  );
+  assert.equal(moveOrphanedEntries(from, to, "ann"), 0, "the live holder's entry stays");
+  assert.equal(moveOrphanedEntries(path.join(home, "none.json"), to, "ann"), 0);
 });

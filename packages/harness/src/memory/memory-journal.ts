@@ -6,11 +6,16 @@
  * up on it). The next process that opens the home adopts the entries nobody holds any more and learns
  * from them in the background (`resumePendingMemory`).
  *
- * One file per memory root, `{root}/memory-pending.json` beside `memory.json`; each entry names its
- * agent and thread (a newer conversation of the same thread replaces the entry: it contains the older
- * one) and the process holding it. A holder is gone when it released the entry on close, when its pid
- * is dead on this host, or when it has not touched the entry for `staleMs` (a holder on another host
- * sharing the home). Every change is a locked read-modify-write, written atomically.
+ * One file per user's memory root, `memory-pending.json` beside that user's `memory.json` (`{root}` for
+ * the local user, `{root}/users/{id}` for a user of a multi-user server). Each entry names its agent,
+ * its user and thread (a newer conversation of the same thread replaces the entry: it contains the
+ * older one) and the process holding it. A holder is gone when it released the entry on close, when
+ * its pid is dead on this host, or when it has not touched the entry for `staleMs` (a holder on another
+ * host sharing the home). Every change is a locked read-modify-write, written atomically.
+ *
+ * A journal per user, rather than one shared file: an older process on the same home (a rolling
+ * upgrade, an old CLI) knows only the root journal, so it can never take a user's conversation for the
+ * local user's and learn it into the local memory.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -31,10 +36,11 @@ const DEFAULT_STALE_MS = 15 * 60_000;
 export const JournalHolder = z.object({ pid: z.number().int(), host: z.string(), since: z.string() });
 export type JournalHolder = z.infer<typeof JournalHolder>;
 
-/** One conversation waiting for a memory update. `agentName` absent: the default agent. */
+/** One conversation waiting for a memory update. `agentName` absent: the default agent; `userId` absent: the local user. */
 export const JournalEntry = z.object({
   id: z.string().min(1),
   agentName: z.string().optional(),
+  userId: z.string().optional(),
   threadId: z.string().min(1),
   conversation: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.string() })),
   queuedAt: z.string(),
@@ -49,7 +55,7 @@ export type JournalEntry = z.infer<typeof JournalEntry>;
 export const JournalFile = z.object({ version: z.literal(1), entries: z.array(JournalEntry) });
 export type JournalFile = z.infer<typeof JournalFile>;
 
-/** One agent's view of the journal: what the memory queue of that agent records, settles and adopts. */
+/** One agent's (and user's) view of the journal: what the memory queue of that agent records, settles and adopts. */
 export interface MemoryJournal {
   /** The journal file. */
   readonly path: string;
@@ -71,9 +77,11 @@ export interface MemoryJournalOptions {
   onWarning?: (message: string) => void;
   /** When a holder that has not touched its entry counts as gone (default 15 min). */
   staleMs?: number;
+  /** The user whose conversations this view records and adopts (absent: the local user). */
+  userId?: string;
 }
 
-/** Path of the journal of a memory root (`{home}` or `memory.storage_path`). */
+/** Path of the journal of a user's memory root (`memoryUserRoot(...)`: `{root}` or `{root}/users/{id}`). */
 export function memoryJournalPath(root: string): string {
   return path.join(root, MEMORY_JOURNAL_FILE);
 }
@@ -178,7 +186,8 @@ export function openMemoryJournal(
 ): MemoryJournal {
   const warn = options.onWarning ?? (() => {});
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
-  const ours = (entry: JournalEntry) => entry.agentName === agentName;
+  const userId = options.userId;
+  const ours = (entry: JournalEntry) => entry.agentName === agentName && entry.userId === userId;
 
   return {
     path: file,
@@ -188,6 +197,7 @@ export function openMemoryJournal(
         journal.entries.push({
           id: job.id ?? randomUUID(),
           ...(agentName === undefined ? {} : { agentName }),
+          ...(userId === undefined ? {} : { userId }),
           threadId: job.threadId,
           conversation: job.conversation,
           queuedAt: new Date().toISOString(),
@@ -224,6 +234,7 @@ export function openMemoryJournal(
               conversation: entry.conversation,
               attempts: entry.attempts,
               ...(entry.agentName === undefined ? {} : { agentName: entry.agentName }),
+              ...(entry.userId === undefined ? {} : { userId: entry.userId }),
             }),
           ),
         };
@@ -238,4 +249,38 @@ export function openMemoryJournal(
       });
     },
   };
+}
+
+/**
+ * Moves the local user's entries that nobody holds any more from the journal `from` into the journal
+ * `to`, as `userId`'s, released for that user's memory service to adopt (see `adoptLocalMemory`).
+ * Entries a live process holds stay: that process learns from them into the memory it has open.
+ * Returns how many moved. Both journals are locked, `from` first.
+ */
+export function moveOrphanedEntries(
+  from: string,
+  to: string,
+  userId: string,
+  options: Omit<MemoryJournalOptions, "userId"> = {},
+): number {
+  if (!fs.existsSync(from)) return 0;
+  const warn = options.onWarning ?? (() => {});
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  return changeJournal(from, warn, (source) => {
+    const moving = source.entries.filter((entry) => entry.userId === undefined && isOrphaned(entry, staleMs));
+    if (moving.length === 0) return { write: false, result: 0 };
+    changeJournal(to, warn, (target) => {
+      for (const entry of moving) {
+        // One entry per agent and thread, as record() keeps it: the later conversation contains the earlier.
+        const same = (held: JournalEntry) => held.agentName === entry.agentName && held.threadId === entry.threadId;
+        const existing = target.entries.find(same);
+        if (existing && existing.queuedAt >= entry.queuedAt) continue;
+        target.entries = target.entries.filter((held) => !same(held));
+        target.entries.push({ ...entry, userId, holder: null });
+      }
+      return { write: true, result: undefined };
+    });
+    source.entries = source.entries.filter((entry) => !moving.includes(entry));
+    return { write: true, result: moving.length };
+  });
 }

@@ -24,6 +24,8 @@ export interface MemoryJob {
   conversation: MemoryTurn[];
   /** The agent the conversation belongs to, when the queue is shared by several agents. */
   agentName?: string;
+  /** The user the conversation belongs to (absent: the local user), when the queue is shared by several users. */
+  userId?: string;
   /** Failed updates so far. */
   attempts?: number;
 }
@@ -50,7 +52,7 @@ export interface MemoryQueueOptions {
 /** A per-thread debounced background queue. */
 export interface MemoryQueue {
   /** Schedules `conversation` for `threadId`, replacing one that is still waiting for the same thread. */
-  enqueue(threadId: string, conversation: MemoryTurn[], options?: { agentName?: string }): void;
+  enqueue(threadId: string, conversation: MemoryTurn[], options?: { agentName?: string; userId?: string }): void;
   /** Queues jobs adopted from the journal (already recorded there) to run now, in the background. */
   resume(jobs: readonly MemoryJob[]): void;
   /** Runs every waiting job now and resolves when all jobs (including one in progress) are done. */
@@ -85,7 +87,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
   let running: Promise<void> | undefined;
   let closed = false;
 
-  const keyOf = (job: MemoryJob) => `${job.agentName ?? ""}\u0000${job.threadId}`;
+  const keyOf = (job: MemoryJob) => `${job.agentName ?? ""}\u0000${job.userId ?? ""}\u0000${job.threadId}`;
 
   /** A journal failure (disk full, lock busy) costs durability, never the update itself. */
   function journal(action: "record" | "settle" | "failed", job: MemoryJob): void {
@@ -157,7 +159,11 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
     waiting.set(key, { job, timer });
   }
 
-  function enqueue(threadId: string, conversation: MemoryTurn[], extra: { agentName?: string } = {}): void {
+  function enqueue(
+    threadId: string,
+    conversation: MemoryTurn[],
+    extra: { agentName?: string; userId?: string } = {},
+  ): void {
     if (closed) {
       warn(`Memory queue is closed; the conversation of thread ${threadId} will not be remembered.`);
       return;
@@ -167,6 +173,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
       threadId,
       conversation,
       ...(extra.agentName ? { agentName: extra.agentName } : {}),
+      ...(extra.userId ? { userId: extra.userId } : {}),
     };
     journal("record", job);
     const dueIndex = due.findIndex((queued) => keyOf(queued) === keyOf(job));

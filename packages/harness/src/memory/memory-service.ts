@@ -1,5 +1,5 @@
 /**
- * Memory for one agent, wired: store + updater + journaled, debounced queue + middleware + prompt block,
+ * Memory for one agent of one user, wired: store + updater + journaled, debounced queue + middleware + prompt block,
  * built from the `memory:` settings. The lead agent chain takes `middleware()` and `promptBlock()`.
  * Every queued conversation is journaled on disk until it is learned from, so `close()` never waits for
  * a model: what is unfinished is left to the next process, which calls `resume()` when it opens the home.
@@ -11,7 +11,7 @@ import { renderMemoryBlock } from "./inject.js";
 import type { TextTokenCounter } from "../model/tokens.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { memoryJournalPath, openMemoryJournal } from "./memory-journal.js";
-import { memoryPath, memoryRoot, normaliseAgentName } from "./memory-path.js";
+import { memoryPath, memoryRoot, memoryUserRoot, normaliseAgentName, normaliseUserId } from "./memory-path.js";
 import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
 import { type MemoryStore, createMemoryStore } from "./memory-store.js";
 import { type MemoryUpdater, createMemoryUpdater } from "./memory-updater.js";
@@ -43,6 +43,11 @@ export interface MemoryServiceOptions {
   home: string;
   /** Custom agent whose memory this is; omitted for the default agent. */
   agentName?: string;
+  /**
+   * User whose memory this is (files under `{root}/users/{userId}`); omitted for the local user. Letters,
+   * digits, "-" and "_", 1 to 64 characters, else `ConfigError`.
+   */
+  userId?: string;
   /** Model for updates (`memory.model_name` or the run's model, thinking off). */
   model: BaseChatModel;
   settings?: MemorySettings;
@@ -53,7 +58,7 @@ export interface MemoryServiceOptions {
   logger?: Logger;
 }
 
-/** One agent's memory, ready to wire into an agent and a process lifecycle. */
+/** One agent's memory (of one user), ready to wire into an agent and a process lifecycle. */
 export interface MemoryService {
   /** The memory file. */
   readonly path: string;
@@ -64,7 +69,7 @@ export interface MemoryService {
   middleware(): ReturnType<typeof memoryMiddleware>;
   /** The `<memory>` block for the system prompt, or "" (disabled, injection off, empty, or unreadable). */
   promptBlock(): string;
-  /** The journal of conversations not learned from yet (shared by the agents of one memory root). */
+  /** The journal of conversations not learned from yet (shared by the agents of one user). */
   readonly journalPath: string;
   /**
    * Learns, in the background, from this agent's journaled conversations whose process is gone; returns
@@ -94,10 +99,11 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const enabled = settings.enabled ?? true;
   const warn = options.onWarning ?? (() => {});
   const log = (options.logger ?? silentLogger).child("memory");
-  const root = memoryRoot(options.home, settings.storagePath);
   const agentName = normaliseAgentName(options.agentName);
+  const userId = normaliseUserId(options.userId);
+  const root = memoryUserRoot(memoryRoot(options.home, settings.storagePath), userId);
   const learning = enabled && (settings.extractionEnabled ?? true);
-  const journal = openMemoryJournal(memoryJournalPath(root), agentName, { onWarning: warn });
+  const journal = openMemoryJournal(memoryJournalPath(root), agentName, { onWarning: warn, userId });
   const store = createMemoryStore(memoryPath(root, agentName), { onWarning: warn });
   const updater = createMemoryUpdater({
     model: options.model,
@@ -155,6 +161,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       memoryMiddleware({
         queue: learning ? queue : { enqueue: () => {} },
         agentName,
+        userId,
         logger: log,
       }),
     promptBlock,

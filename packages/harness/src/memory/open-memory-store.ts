@@ -15,12 +15,16 @@ import { HarnessError } from "../errors.js";
 import { memoryPath, memoryRoot } from "./memory-path.js";
 import { createMemoryStore, type MemoryStore } from "./memory-store.js";
 
-/** The memory store of `agentName` (or the default agent) under the config's storage root. */
+/**
+ * The memory store of `agentName` (or the default agent) of `userId` (or the local user) under the
+ * config's storage root. A user id that is not 1 to 64 letters, digits, "-" or "_" throws `ConfigError`.
+ */
 export function openMemoryStore(
   config: AppConfig,
-  options: { home: string; agentName?: string; onWarning?: (message: string) => void },
+  options: { home: string; agentName?: string; userId?: string; onWarning?: (message: string) => void },
 ): MemoryStore {
-  const store = createMemoryStore(memoryPath(memoryRoot(options.home, config.memory.storage_path), options.agentName), {
+  const root = memoryRoot(options.home, config.memory.storage_path);
+  const store = createMemoryStore(memoryPath(root, options.agentName, options.userId), {
     onWarning: options.onWarning,
   });
   const setting = config.memory.storage_path ? "memory.storage_path in config.yaml" : "DEER_FLOW_HOME";

@@ -15,6 +15,8 @@ export interface MemoryMiddlewareOptions {
   queue: Pick<MemoryQueue, "enqueue">;
   /** Recorded on each job, for a queue shared by several agents. */
   agentName?: string;
+  /** Recorded on each job, for a queue shared by several users (absent: the local user). */
+  userId?: string;
   /** Logs each queued conversation at debug level. */
   logger?: Logger;
 }
@@ -35,7 +37,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       if (typeof threadId !== "string" || threadId === "") return;
       const turns = filterConversationForMemory(state.messages);
       if (!turns.some((turn) => turn.role === "user") || !turns.some((turn) => turn.role === "assistant")) return;
-      options.queue.enqueue(threadId, turns, { agentName: options.agentName });
+      options.queue.enqueue(threadId, turns, { agentName: options.agentName, userId: options.userId });
       options.logger?.debug(`queued thread ${threadId} (${turns.length} turns) for fact extraction`);
     },
   });
