@@ -267,3 +267,61 @@ test("upgrade: a single-user home's threads become the first admin's; server key
   // Without any credentials: 401.
   assert.equal((await fetch(`${s.url}/threads/search`, { method: "POST", body: "{}" })).status, 401);
 });
+
+test("memory is per user: facts reach only their owner's prompts and /api/memory; the home's memory becomes the first admin's", async (t) => {
+  const s = await startTestServer({ yaml: "memory: {enabled: true, injection_enabled: true}" });
+  t.after(() => s.close());
+  const { addUser, issueToken } = await import("../src/auth/accounts.js");
+  // Before accounts: the local user remembers something.
+  const local = await fetch(`${s.url}/api/memory/facts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ content: "Prefers answers in haiku", category: "preference", confidence: 0.9 }),
+  });
+  assert.equal(local.status, 200);
+
+  const users = s.server.context.users;
+  const admin = await addUser(
+    users,
+    { name: "admin@example.com", admin: true },
+    {
+      onFirstAdmin: (user) => s.server.context.onFirstAdmin(user),
+    },
+  );
+  s.server.context.auth.refresh();
+  const bob = await addUser(users, { name: "bob@example.com" });
+  const adminKey = (await issueToken(users, admin.id, "api")).token;
+  const bobKey = (await issueToken(users, bob.id, "api")).token;
+  const facts = async (key: string) =>
+    (
+      (await (await fetch(`${s.url}/api/memory`, { headers: { "x-api-key": key } })).json()) as {
+        facts: Array<{ content: string }>;
+      }
+    ).facts.map((fact) => fact.content);
+
+  assert.deepEqual(await facts(adminKey), ["Prefers answers in haiku"]);
+  assert.deepEqual(await facts(bobKey), []);
+  const added = await fetch(`${s.url}/api/memory/facts`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": bobKey },
+    body: JSON.stringify({ content: "Works on the billing service", category: "context", confidence: 0.9 }),
+  });
+  assert.equal(added.status, 200);
+  assert.deepEqual(await facts(bobKey), ["Works on the billing service"]);
+  assert.deepEqual(await facts(adminKey), ["Prefers answers in haiku"]);
+
+  // Each run's prompt carries its starter's memory only.
+  const prompt = async (key: string) => {
+    const client = new Client({ apiUrl: s.url, apiKey: key });
+    const thread = await client.threads.create();
+    const before = s.fake.requests.length;
+    await client.runs.wait(thread.thread_id, "lead_agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+    return JSON.stringify(s.fake.requests.slice(before).map((request) => request.messages));
+  };
+  const bobsPrompt = await prompt(bobKey);
+  assert.match(bobsPrompt, /billing service/);
+  assert.doesNotMatch(bobsPrompt, /haiku/);
+  const adminsPrompt = await prompt(adminKey);
+  assert.match(adminsPrompt, /haiku/);
+  assert.doesNotMatch(adminsPrompt, /billing service/);
+});

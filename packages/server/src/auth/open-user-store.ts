@@ -23,7 +23,9 @@ export function openUserStore(harness: Harness): UserStore {
  * single-user home upgraded to accounts keeps everything under its first admin.
  */
 export async function adoptLocalHome(harness: Harness, user: UserRecord, log: (line: string) => void): Promise<void> {
-  void harness;
-  void user;
-  void log;
+  const adopted = await harness.adoptLocalMemory(user.id);
+  if (adopted.moved.length > 0)
+    log(`accounts: the home's memory is now ${user.name}'s (${adopted.moved.length} file(s)).`);
+  for (const file of adopted.kept)
+    log(`accounts: ${file} was left in place: ${user.name} already had a memory file for that agent.`);
 }

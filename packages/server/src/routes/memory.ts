@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { type Memory, openMemoryStore, parseMemoryText, type MemoryStore } from "@deerflow/harness";
 import { z } from "zod";
+import { callerOf } from "../auth/caller.js";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { parseBody, parseQuery } from "../http/validate.js";
@@ -47,16 +48,24 @@ export function memoryToWire(memory: Memory): Record<string, unknown> {
   };
 }
 
-function storeFor(context: ServerContext, agentName: string | undefined): MemoryStore {
+/** The caller's memory of an agent: each user has their own (the local user: the home's files). */
+function storeFor(context: ServerContext, agentName: string | undefined, userId: string | null): MemoryStore {
+  const user = userId ?? undefined;
   return (
-    context.harness.memory(agentName)?.store ??
-    openMemoryStore(context.config, { home: context.harness.home, agentName, onWarning: context.options.log })
+    context.harness.memory(agentName, user)?.store ??
+    openMemoryStore(context.config, {
+      home: context.harness.home,
+      agentName,
+      userId: user,
+      onWarning: context.options.log,
+    })
   );
 }
 
 /** Registers the memory routes. */
 export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
-  const store = (c: Parameters<typeof parseQuery>[0]) => storeFor(context, parseQuery(c, AgentQuery).agent_name);
+  const store = (c: Parameters<typeof parseQuery>[0]) =>
+    storeFor(context, parseQuery(c, AgentQuery).agent_name, callerOf(c).userId);
   const now = () => new Date().toISOString();
 
   api.get("/memory", (c) => c.json(memoryToWire(store(c).load())));

@@ -42,7 +42,7 @@ export async function createRun(
   if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
   const runOptions = runOptionsOf(request, assistant.context);
   // Builds (and caches) the graph now, so an unknown model or agent name is a 422 and no run is recorded.
-  context.harness.agent(runOptions as never);
+  context.harness.agent({ ...runOptions, user_id: caller.userId ?? undefined } as never);
 
   // DeerFlow's IM channels send stateless runs with configurable.thread_id to continue a thread.
   const named =

@@ -193,7 +193,8 @@ export function createWorker(deps: WorkerDeps) {
           kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
         if (fresh?.kwargs.input_consumed) kwargs.input_consumed = true;
       }
-      const agent = harness.agent(kwargs.run_options as never);
+      // The run's memory is its starter's (run options from the request never name a user).
+      const agent = harness.agent({ ...kwargs.run_options, user_id: kwargs.owner ?? undefined } as never);
       agentModel = agent.deerflow.model.entry;
       const threadConfig = { configurable: { thread_id: run.thread_id } };
       if (kwargs.start_checkpoint_id === undefined) {
