@@ -57,7 +57,14 @@ export { deferredToolsMiddleware, type DeferredToolsOptions } from "./mcp/deferr
 
 // --- Config: config.yaml as a frozen value, with the defaults factories share.
 export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions } from "./config/load-config.js";
-export { type AppConfig, type AuthConfig, ContextSize, ModelEntry, type ModelProvider, type QuotasConfig } from "./config/schema.js";
+export {
+  type AppConfig,
+  type AuthConfig,
+  ContextSize,
+  ModelEntry,
+  type ModelProvider,
+  type QuotasConfig,
+} from "./config/schema.js";
 export {
   LLM_DEFAULTS,
   LOOP_DETECTION_DEFAULTS,

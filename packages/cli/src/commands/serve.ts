@@ -53,7 +53,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const say = (line: string) => process.stderr.write(`${line}\n`);
   // One graph per option set and user (memory is per user): room for many people, as DeerFlow (64).
-  const harness = await createHarness(config, { agentCacheSize: 64, onWarning: (message) => say(`warning: ${message}`) });
+  const harness = await createHarness(config, {
+    agentCacheSize: 64,
+    onWarning: (message) => say(`warning: ${message}`),
+  });
   // The CLI's rule, honoured here too: one run per thread across processes (a `deerflow run --thread T`
   // in progress makes the server's run on T wait, then fail with "thread T is busy").
   // On Postgres the lease lives in the database, so a CLI run on another machine is kept apart too.
@@ -128,7 +131,10 @@ export async function main(argv: string[]): Promise<number> {
 async function workerOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   // One graph per option set and user (memory is per user): room for many people, as DeerFlow (64).
-  const harness = await createHarness(config, { agentCacheSize: 64, onWarning: (message) => say(`warning: ${message}`) });
+  const harness = await createHarness(config, {
+    agentCacheSize: 64,
+    onWarning: (message) => say(`warning: ${message}`),
+  });
   // Workers take the thread's lease in the database too, so a CLI run on the thread elsewhere waits.
   const leases = harness.setup.postgres ? openPostgresThreadLeases(harness.setup.postgres.pool) : undefined;
   const threadLease = leases
