@@ -13,6 +13,7 @@ import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./con
 import { errorResponse } from "./http/errors.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { adoptLocalHome, openUserStore } from "./auth/open-user-store.js";
+import { recordTokens } from "./auth/quotas.js";
 import { threadOwnershipGuard } from "./auth/thread-guard.js";
 import { corsPolicy, requestBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
 import { registerAuthRoutes } from "./routes/auth.js";
@@ -112,8 +113,12 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     resolved.log(
       `warning: server.mcp_stdio_allow lists "${entry}", which allows nothing by itself (any code runs through it). ${STDIO_ALLOW_HINT}`,
     );
-  const services = openRunServices(harness, { ...resolved, env });
   const users = openUserStore(harness);
+  const services = openRunServices(harness, {
+    ...resolved,
+    env,
+    onRunTokens: (run, tokens) => recordTokens({ users }, run.kwargs.owner, tokens),
+  });
   const auth = createAuthenticator({
     users,
     mode: config.server.auth,

@@ -361,7 +361,7 @@ export const QuotasConfig = z.strictObject({
   concurrent_runs: QuotaLimit.default(4),
   /** Runs started per UTC day. */
   runs_per_day: QuotaLimit.default(null),
-  /** Model tokens (input + output, from the token-usage middleware) per UTC day. */
+  /** Model tokens (input + output, as providers report them) per UTC day: every model call of a user's runs, subagents' included. */
   tokens_per_day: QuotaLimit.default(null),
   /** Bytes uploaded per UTC day. */
   upload_bytes_per_day: QuotaLimit.default(null),

@@ -45,6 +45,9 @@ const toToken = (row: TokenRecord): TokenRecord => ({
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** The usage columns, by counter name (never interpolate anything else into SQL). */
+const COUNTERS: Record<keyof DailyUsage, string> = { runs: "runs", tokens: "tokens", upload_bytes: "upload_bytes" };
+
 /** The user store on the harness's pool (the pool stays the harness's to close). */
 export function createPostgresUserStore(pool: pg.Pool): UserStore {
   const one = async (sql: string, params: unknown[]) => {
@@ -170,6 +173,18 @@ export function createPostgresUserStore(pool: pg.Pool): UserStore {
            tokens = deerflow_usage.tokens + excluded.tokens, upload_bytes = deerflow_usage.upload_bytes + excluded.upload_bytes`,
         [userId, day, delta.runs ?? 0, delta.tokens ?? 0, delta.upload_bytes ?? 0],
       );
+    },
+    async addUsageWithin(userId, day, counter, amount, limit) {
+      if (amount > limit) return false;
+      const column = COUNTERS[counter];
+      // ON CONFLICT DO UPDATE locks the row, so concurrent adds see each other's result.
+      const result = await pool.query(
+        `INSERT INTO deerflow_usage (user_id, day, ${column}) VALUES ($1, $2, $3)
+         ON CONFLICT (user_id, day) DO UPDATE SET ${column} = deerflow_usage.${column} + excluded.${column}
+         WHERE deerflow_usage.${column} + excluded.${column} <= $4`,
+        [userId, day, amount, limit],
+      );
+      return (result.rowCount ?? 0) > 0;
     },
     async usage(userId, day) {
       const result = await pool.query<{ runs: number; tokens: string; upload_bytes: string }>(

@@ -106,6 +106,9 @@ const toToken = (row: TokenRecord): TokenRecord => ({
   expires_at: row.expires_at,
 });
 
+/** The usage columns, by counter name (never interpolate anything else into SQL). */
+const COUNTERS: Record<keyof DailyUsage, string> = { runs: "runs", tokens: "tokens", upload_bytes: "upload_bytes" };
+
 /** How often a token's `last_used_at` is rewritten (every request would make each read a write). */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -261,6 +264,17 @@ export function openSqliteUserStore(file: string): UserStore {
         `INSERT INTO deerflow_usage (user_id, day, runs, tokens, upload_bytes) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + excluded.runs, tokens = tokens + excluded.tokens, upload_bytes = upload_bytes + excluded.upload_bytes`,
       ).run(userId, day, delta.runs ?? 0, delta.tokens ?? 0, delta.upload_bytes ?? 0);
+    },
+    async addUsageWithin(userId, day, counter, amount, limit) {
+      if (amount > limit) return false;
+      const column = COUNTERS[counter];
+      const result = db
+        .prepare(
+          `INSERT INTO deerflow_usage (user_id, day, ${column}) VALUES (?, ?, ?)
+           ON CONFLICT (user_id, day) DO UPDATE SET ${column} = ${column} + excluded.${column} WHERE ${column} + excluded.${column} <= ?`,
+        )
+        .run(userId, day, amount, limit);
+      return result.changes > 0;
     },
     async usage(userId, day) {
       const row = db

@@ -96,6 +96,17 @@ export interface UserStore {
 
   /** Adds to a user's counters of `day` (YYYY-MM-DD, UTC). */
   addUsage(userId: string, day: string, delta: Partial<DailyUsage>): Promise<void>;
+  /**
+   * Adds `amount` to one of a user's counters of `day` unless that would take it past `limit`; returns
+   * false (and adds nothing) then. One statement, so two processes cannot both take the last of a limit.
+   */
+  addUsageWithin(
+    userId: string,
+    day: string,
+    counter: keyof DailyUsage,
+    amount: number,
+    limit: number,
+  ): Promise<boolean>;
   usage(userId: string, day: string): Promise<DailyUsage>;
   /** Pending and running runs on threads the user owns, across every process. */
   activeRuns(userId: string): Promise<number>;

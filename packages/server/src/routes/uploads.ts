@@ -7,7 +7,8 @@
  * the same limits (`uploads:` config), all or nothing, and a taken name gets `_1`, `_2` instead of
  * overwriting. A name that cannot be made safe is skipped and reported, as DeerFlow does. The request
  * is streamed to a private temp directory first; a body over the total limit is cut off with a 413
- * before it is all read.
+ * before it is all read. The files' bytes count against the caller's `upload_bytes_per_day` quota
+ * (auth/quotas.ts) before they are stored; an upload over it is a 429 and nothing is kept.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -29,6 +30,8 @@ import {
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { RegisterRoutes, ServerContext } from "../context.js";
+import { callerOf } from "../auth/caller.js";
+import { admitUpload, refundUpload } from "../auth/quotas.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { multipartFiles } from "../http/multipart.js";
 import { pathId } from "../http/validate.js";
@@ -142,8 +145,13 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
         if (typeof name === "string") accepted.push({ file, name });
         else skipped.push({ filename: file.name, reason: name.error });
       }
+      const caller = callerOf(c);
+      const bytes = accepted.reduce((sum, { file }) => sum + file.size, 0);
       const staging = await fs.promises.mkdtemp(path.join(os.tmpdir(), "deerflow-upload-"));
+      let counted = false;
       try {
+        await admitUpload(context, caller, bytes);
+        counted = true;
         const sources = [];
         for (const { file, name } of accepted) {
           const hostPath = path.join(staging, randomBytes(6).toString("hex"));
@@ -172,6 +180,8 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
           skipped_files: skipped,
         });
       } catch (error) {
+        // Nothing was stored (saveUploads is all or nothing): the bytes do not count.
+        if (counted) await refundUpload(context, caller, bytes).catch(() => {});
         if (isDiskFull(error))
           throw new HttpError(
             507,

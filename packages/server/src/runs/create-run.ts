@@ -1,8 +1,8 @@
 /**
  * Creating a run, shared by stream / create / wait on threads and stateless: validate the request,
  * resolve the assistant and the run options (an unknown model fails here, before a run exists), find
- * or create the thread, apply the multitask strategy atomically, publish `metadata`, queue. The request
- * handler then only reads the run's event log.
+ * or create the thread, apply the multitask strategy and the caller's quota (auth/quotas.ts) atomically
+ * with the insert, publish `metadata`, queue. The request handler then only reads the run's event log.
  */
 import type { ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
@@ -12,6 +12,7 @@ import { uuid7 } from "./ids.js";
 import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
 import { findThread } from "./threads.js";
 import { type Caller, owns } from "../auth/caller.js";
+import { admitRun } from "../auth/quotas.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
 import { ensureMetadata } from "./worker.js";
 
@@ -43,6 +44,7 @@ export async function createRun(
   const runOptions = runOptionsOf(request, assistant.context);
   // Builds (and caches) the graph now, so an unknown model or agent name is a 422 and no run is recorded.
   context.harness.agent({ ...runOptions, user_id: caller.userId ?? undefined } as never);
+  const quota = await admitRun(context, caller);
 
   // DeerFlow's IM channels send stateless runs with configurable.thread_id to continue a thread.
   const named =
@@ -57,10 +59,12 @@ export async function createRun(
   if (!thread && threadId !== null && request.if_not_exists !== "create") throw notFound(`Thread ${id}`);
   const kwargs = { ...runKwargs(request, { runOptions, temporary }), owner: caller.userId };
   if (kwargs.checkpoint_id) await requireCheckpoint(context, id, kwargs.checkpoint_id, kwargs.checkpoint_ns);
+  let madeThread = false;
   if (!thread) {
     const created = await context.threads.create(id, { ...(request.metadata ?? {}) }, "do_nothing", caller.userId);
     if (!owns(caller, created.thread.owner)) throw notFound(`Thread ${id}`);
     thread = created.thread;
+    madeThread = created.created;
   }
   await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
 
@@ -79,10 +83,12 @@ export async function createRun(
   await ensureMetadata(context.events, run, 1);
   let superseded: RunRecord[];
   try {
-    ({ superseded } = await context.runs.insert(run));
+    ({ superseded } = await context.runs.insert(run, quota));
   } catch (error) {
     await context.events.drop(run.run_id);
     if (error instanceof ThreadBusyError) throw new HttpError(409, error.message);
+    // A run refused by a quota leaves nothing behind, not even the thread made for it.
+    if (error instanceof HttpError && madeThread) await context.threads.delete(id).catch(() => false);
     throw error;
   }
   for (const old of superseded)

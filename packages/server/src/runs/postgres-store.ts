@@ -2,14 +2,16 @@
  * The Postgres ThreadStore and RunStore (tables `server_threads`, `server_runs`, created by the harness's
  * migrations), shared by every server process on the database. A run's strategy check and insert hold a
  * per-thread transaction lock, so two processes taking runs for one thread see each other; the partial
- * unique index on running runs is what finally makes "one running run per thread" hold.
+ * unique index on running runs is what finally makes "one running run per thread" hold. A run with a
+ * quota also holds its owner's lock (taken first, so the two locks never wait on each other in a cycle)
+ * while the owner's runs are counted and the new one is inserted: a user's last slot goes to one process.
  */
 import { inTransaction as transaction } from "@deerflow/harness";
 import type pg from "pg";
 import type { CheckpointAdmin } from "./worker.js";
 import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
@@ -109,11 +111,41 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
   };
 }
 
+/** First key of the per-user quota locks ("DFUQ" in ASCII); the second is the user id's hash. */
+const QUOTA_LOCK = 0x44465551;
+
+/**
+ * Checks a run quota and counts the run, inside the insert's transaction and under the user's lock: the
+ * lock holder before us committed its run row before letting go, so the count includes it.
+ */
+async function admitUnderLock(client: pg.PoolClient, quota: RunQuota, superseded: number): Promise<void> {
+  const active = await client.query<{ n: string }>(
+    "SELECT count(*) AS n FROM server_runs r JOIN server_threads t ON t.thread_id = r.thread_id WHERE t.owner = $1 AND r.status IN ('pending', 'running')",
+    [quota.owner],
+  );
+  const usage = await client.query<{ runs: number; tokens: string }>(
+    "SELECT runs, tokens FROM deerflow_usage WHERE user_id = $1 AND day = $2",
+    [quota.owner, quota.day],
+  );
+  quota.check({
+    activeRuns: Number(active.rows[0]!.n) - superseded,
+    runsToday: Number(usage.rows[0]?.runs ?? 0),
+    tokensToday: Number(usage.rows[0]?.tokens ?? 0),
+  });
+  await client.query(
+    `INSERT INTO deerflow_usage (user_id, day, runs) VALUES ($1, $2, 1)
+     ON CONFLICT (user_id, day) DO UPDATE SET runs = deerflow_usage.runs + 1`,
+    [quota.owner, quota.day],
+  );
+}
+
 /** The run store on Postgres. */
 export function createPostgresRunStore(pool: pg.Pool): RunStore {
   return {
-    async insert(run) {
+    async insert(run, quota) {
       const superseded = await transaction(pool, async (client) => {
+        // Serializes a user's admissions across every process; always taken before the thread's lock.
+        if (quota) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [QUOTA_LOCK, quota.owner]);
         // Serializes strategy decisions per thread across every process.
         await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [run.thread_id]);
         const active = (
@@ -138,6 +170,7 @@ export function createPostgresRunStore(pool: pg.Pool): RunStore {
             }
           }
         }
+        if (quota) await admitUnderLock(client, quota, stopped.length);
         await client.query(`INSERT INTO server_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
           run.run_id,
           run.thread_id,

@@ -47,6 +47,7 @@ export interface RunServicesOptions {
   eventRetentionMs: number;
   log: (line: string) => void;
   threadLease?: WorkerDeps["threadLease"];
+  onRunTokens?: WorkerDeps["onRunTokens"];
   /** Where REDIS_URL is read (default process.env). */
   env?: Record<string, string | undefined>;
 }

@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS server_threads (
@@ -187,7 +187,30 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     );
   }
 
-  const insertWithStrategy = db.transaction((run: RunRecord): RunRecord[] => {
+  /** Checks a run quota and counts the run (the user store's migration made `deerflow_usage`). */
+  const admit = (quota: RunQuota, superseded: number) => {
+    const active = db
+      .prepare<[string], { n: number }>(
+        "SELECT count(*) AS n FROM server_runs r JOIN server_threads t ON t.thread_id = r.thread_id WHERE t.owner = ? AND r.status IN ('pending', 'running')",
+      )
+      .get(quota.owner)!.n;
+    const usage = db
+      .prepare<[string, string], { runs: number; tokens: number }>(
+        "SELECT runs, tokens FROM deerflow_usage WHERE user_id = ? AND day = ?",
+      )
+      .get(quota.owner, quota.day);
+    quota.check({
+      activeRuns: active - superseded,
+      runsToday: usage?.runs ?? 0,
+      tokensToday: usage?.tokens ?? 0,
+    });
+    db.prepare(
+      "INSERT INTO deerflow_usage (user_id, day, runs) VALUES (?, ?, 1) ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1",
+    ).run(quota.owner, quota.day);
+  };
+
+  // Synchronous, so the strategy check, the quota check and the insert are one step in this process.
+  const insertWithStrategy = db.transaction((run: RunRecord, quota: RunQuota | undefined): RunRecord[] => {
     const active = activeRuns.all(run.thread_id).map(toRun);
     const superseded: RunRecord[] = [];
     if (active.length > 0) {
@@ -200,13 +223,14 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         }
       }
     }
+    if (quota) admit(quota, superseded.length);
     insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
     return superseded;
   });
 
   const runs: RunStore = {
-    async insert(run) {
-      return { superseded: insertWithStrategy(run) };
+    async insert(run, quota) {
+      return { superseded: insertWithStrategy(run, quota) };
     },
     async get(runId) {
       const row = getRun.get(runId);

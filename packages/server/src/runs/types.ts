@@ -135,14 +135,38 @@ export class ThreadBusyError extends Error {
   }
 }
 
+/** What a user has in use when a run asks to start (the new run not included). */
+export interface RunQuotaCounts {
+  /** Their pending and running runs, across every process, less those the new run supersedes. */
+  activeRuns: number;
+  /** Runs started today (UTC). */
+  runsToday: number;
+  /** Model tokens recorded today (UTC). */
+  tokensToday: number;
+}
+
+/**
+ * A user's run quota, applied by `RunStore.insert` in the insert's own transaction (auth/quotas.ts builds
+ * it): under a per-user lock the store counts, `check` decides, and an admitted run is added to the day's
+ * `runs` with its row, so two processes cannot both take a user's last slot.
+ */
+export interface RunQuota {
+  owner: string;
+  /** The usage day (YYYY-MM-DD, UTC) the run is counted in. */
+  day: string;
+  /** Throws (an HttpError 429) when the counts leave no room for one more run. */
+  check(counts: RunQuotaCounts): void;
+}
+
 /** Runs. */
 export interface RunStore {
   /**
    * Inserts a pending run and applies the multitask strategy in one transaction: `reject` throws
    * ThreadBusyError when the thread has a pending or running run; `interrupt`/`rollback` return the
-   * in-flight runs to stop (pending ones are settled here: interrupted, or deleted for rollback).
+   * in-flight runs to stop (pending ones are settled here: interrupted, or deleted for rollback). With a
+   * `quota`, the same transaction checks it and counts the run in the owner's usage.
    */
-  insert(run: RunRecord): Promise<{ superseded: RunRecord[] }>;
+  insert(run: RunRecord, quota?: RunQuota): Promise<{ superseded: RunRecord[] }>;
   get(runId: string): Promise<RunRecord | null>;
   list(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
   /** Pending and running runs of a thread, oldest first. */

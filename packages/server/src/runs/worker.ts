@@ -30,6 +30,7 @@ import { isDiskFull } from "./disk-full.js";
 import type { SqliteRunStores } from "./sqlite-store.js";
 import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
+import { TokenMeter } from "./token-meter.js";
 import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
@@ -58,6 +59,11 @@ export interface WorkerDeps {
    * own runs are serialized per thread.
    */
   threadLease?: (threadId: string, signal: AbortSignal) => Promise<() => void>;
+  /**
+   * Receives the model tokens an execution of a run spent (subagents included), once it stops, whatever
+   * its outcome: the per-user `tokens_per_day` quota counts them (auth/quotas.ts `recordTokens`).
+   */
+  onRunTokens?: (run: RunRecord, tokens: number) => Promise<void>;
 }
 
 interface Active {
@@ -96,6 +102,7 @@ export interface WorkerSettings {
   eventRetentionMs: number;
   log: (line: string) => void;
   threadLease?: WorkerDeps["threadLease"];
+  onRunTokens?: WorkerDeps["onRunTokens"];
 }
 
 /** The worker over one backend's stores, with the settings every backend passes the same way. */
@@ -111,6 +118,7 @@ export function createBackendWorker(
     runRetentionMs: settings.eventRetentionMs,
     log: settings.log,
     threadLease: settings.threadLease,
+    onRunTokens: settings.onRunTokens,
   });
 }
 
@@ -181,6 +189,7 @@ export function createWorker(deps: WorkerDeps) {
     let outcome: "success" | "error" | "cancelled" = "success";
     let agentModel: Parameters<typeof describeRunError>[1] | undefined;
     let release: (() => void) | undefined;
+    const meter = new TokenMeter();
     try {
       await ensureMetadata(events, run, attempt);
       await threads.patch(run.thread_id, { status: "busy" });
@@ -239,6 +248,7 @@ export function createWorker(deps: WorkerDeps) {
           ...run.metadata,
         },
         signal: controller.signal,
+        callbacks: [meter],
         streamMode: graphModes.length > 0 ? graphModes : ["values"],
         subgraphs: kwargs.stream_subgraphs,
         ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
@@ -311,6 +321,12 @@ export function createWorker(deps: WorkerDeps) {
       // checkpoints.retention, under the thread's lease; not after a shutdown or a lost lease (the run is not over).
       if (entry.stop !== "shutdown" && entry.stop !== "lost") await harness.afterRun(run.thread_id);
       release?.();
+      if (meter.tokens > 0)
+        await deps
+          .onRunTokens?.(run, meter.tokens)
+          .catch((error) =>
+            deps.log(`run ${run.run_id}: its ${meter.tokens} tokens were not counted: ${(error as Error).message}`),
+          );
     }
     try {
       await settle(entry, outcome, kwargs);
