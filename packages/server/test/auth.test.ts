@@ -325,3 +325,36 @@ test("memory is per user: facts reach only their owner's prompts and /api/memory
   assert.match(adminsPrompt, /haiku/);
   assert.doesNotMatch(adminsPrompt, /billing service/);
 });
+
+test("an upload before the thread exists reserves its id for the uploader; the uploader then creates the thread as usual", async (t) => {
+  const s = await startTestServer({ yaml: "server: {auth: users}" });
+  t.after(() => s.close());
+  const { addUser, issueToken } = await import("../src/auth/accounts.js");
+  const users = s.server.context.users;
+  const ann = (await issueToken(users, (await addUser(users, { name: "ann@example.com", admin: true })).id, "api"))
+    .token;
+  const bob = (await issueToken(users, (await addUser(users, { name: "bob@example.com" })).id, "api")).token;
+  const threadId = "7d0c7c3e-9a55-4a53-9d55-5b8d2a6f0a11";
+  const upload = (key: string) => {
+    const form = new FormData();
+    form.append("files", new Blob(["hello"]), "note.txt");
+    return fetch(`${s.url}/api/threads/${threadId}/uploads`, {
+      method: "POST",
+      body: form,
+      headers: { "x-api-key": key },
+    });
+  };
+  assert.equal((await upload(ann)).status, 200);
+  // Someone else: the reserved id looks missing or taken, never readable.
+  assert.equal((await upload(bob)).status, 404);
+  const bobList = await fetch(`${s.url}/api/threads/${threadId}/uploads/list`, { headers: { "x-api-key": bob } });
+  assert.equal(bobList.status, 404);
+  await assert.rejects(new Client({ apiUrl: s.url, apiKey: bob }).threads.create({ threadId }), /409/);
+  // The uploader's client creates the thread next (SDK default if_exists: raise), and sees the file.
+  const created = await new Client({ apiUrl: s.url, apiKey: ann }).threads.create({ threadId });
+  assert.equal(created.thread_id, threadId);
+  const list = (await (
+    await fetch(`${s.url}/api/threads/${threadId}/uploads/list`, { headers: { "x-api-key": ann } })
+  ).json()) as { count: number };
+  assert.equal(list.count, 1);
+});

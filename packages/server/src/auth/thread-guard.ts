@@ -1,18 +1,54 @@
 /**
  * Ownership of every route under `/threads/{thread_id}`, checked once before the route runs: a thread
  * that belongs to someone else answers 404, exactly like a missing one, so neither its data nor its
- * existence leaks, and a route added later is covered without remembering to check. A missing thread
- * is left to the route (404, or created by a run or an upload); an upload creates it for its caller
- * first, so the files it stores are never someone else's to find.
+ * existence leaks, and a route added later is covered without remembering to check.
+ *
+ * A thread may get files before it exists (DeerFlow's frontend uploads, then creates the thread). Such
+ * an upload reserves the id for its caller: `{home}/threads/{id}/owner`, outside the sandbox's view.
+ * The reservation makes the id someone else's for everyone else, without creating the thread, so the
+ * client's following `POST /threads` still creates it as usual.
  */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { validateThreadId } from "@deerflow/harness";
 import type { MiddlewareHandler } from "hono";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
 import { findThread } from "../runs/threads.js";
-import { callerOf, owns } from "./caller.js";
+import { type Caller, callerOf, owns } from "./caller.js";
 
 /** Path segments after `/threads/` that are routes, not thread ids. */
 const NOT_IDS = new Set(["search", "count"]);
+
+function reservationFile(context: ServerContext, threadId: string): string {
+  return path.join(context.harness.home, "threads", validateThreadId(threadId), "owner");
+}
+
+/** Who reserved a thread id that has no thread yet: a user id, null (the local user), or undefined (nobody). */
+async function reservedBy(context: ServerContext, threadId: string): Promise<string | null | undefined> {
+  try {
+    const text = (await readFile(reservationFile(context, threadId), "utf8")).trim();
+    return text === "" ? null : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reserves a thread id for `caller` unless someone holds it; false when someone else does. */
+async function reserve(context: ServerContext, caller: Caller, threadId: string): Promise<boolean> {
+  const holder = await reservedBy(context, threadId);
+  if (holder !== undefined) return owns(caller, holder);
+  const file = reservationFile(context, threadId);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, caller.userId ?? "", { flag: "wx" }).catch(() => undefined);
+  return owns(caller, await reservedBy(context, threadId));
+}
+
+/** True when `threadId` (with no thread yet) is free for `caller`: unreserved, or reserved by them. */
+export async function reservationAllows(context: ServerContext, caller: Caller, threadId: string): Promise<boolean> {
+  const holder = await reservedBy(context, threadId);
+  return holder === undefined || owns(caller, holder);
+}
 
 /** The middleware; mount it on `/threads/:thread_id` and `/threads/:thread_id/*`. */
 export function threadOwnershipGuard(context: ServerContext): MiddlewareHandler {
@@ -20,11 +56,16 @@ export function threadOwnershipGuard(context: ServerContext): MiddlewareHandler 
     const threadId = c.req.param("thread_id");
     if (!threadId || NOT_IDS.has(threadId)) return next();
     const caller = callerOf(c);
-    let thread = await findThread(context, threadId).catch(() => null);
-    if (!thread && c.req.method === "POST" && /\/uploads$/.test(c.req.path)) {
-      thread = (await context.threads.create(threadId, {}, "do_nothing", caller.userId)).thread;
+    const thread = await findThread(context, threadId).catch(() => null);
+    if (thread) {
+      if (!owns(caller, thread.owner)) throw notFound(`Thread ${threadId}`);
+      return next();
     }
-    if (thread && !owns(caller, thread.owner)) throw notFound(`Thread ${threadId}`);
+    const ok =
+      c.req.method === "POST" && /\/uploads$/.test(c.req.path)
+        ? await reserve(context, caller, threadId).catch(() => true)
+        : await reservationAllows(context, caller, threadId);
+    if (!ok) throw notFound(`Thread ${threadId}`);
     return next();
   };
 }

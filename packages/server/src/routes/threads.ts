@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { RegisterRoutes } from "../context.js";
 import { type Caller, callerOf, owns } from "../auth/caller.js";
+import { reservationAllows } from "../auth/thread-guard.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
@@ -84,6 +85,9 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
     const caller = callerOf(c);
     const ifExists = body.if_exists ?? "raise";
+    // An id someone else reserved with an upload is taken, like an existing thread of theirs.
+    if (!(await context.threads.get(threadId)) && !(await reservationAllows(context, caller, threadId)))
+      throw new HttpError(409, `Thread ${threadId} already exists.`);
     const { thread: record, created } = await context.threads.create(threadId, metadata, ifExists, caller.userId);
     // Someone else's thread id is taken, and says no more than that.
     if (!created && (ifExists === "raise" || !owns(caller, record.owner)))

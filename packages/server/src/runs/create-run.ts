@@ -12,6 +12,7 @@ import { uuid7 } from "./ids.js";
 import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
 import { findThread } from "./threads.js";
 import { type Caller, owns } from "../auth/caller.js";
+import { reservationAllows } from "../auth/thread-guard.js";
 import { admitRun } from "../auth/quotas.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
 import { ensureMetadata } from "./worker.js";
@@ -56,6 +57,7 @@ export async function createRun(
   let thread = await findThread(context, id);
   // Someone else's thread is missing as far as this caller can tell, and cannot be created over.
   if (thread && !owns(caller, thread.owner)) throw notFound(`Thread ${id}`);
+  if (!thread && !(await reservationAllows(context, caller, id))) throw notFound(`Thread ${id}`);
   if (!thread && threadId !== null && request.if_not_exists !== "create") throw notFound(`Thread ${id}`);
   const kwargs = { ...runKwargs(request, { runOptions, temporary }), owner: caller.userId };
   if (kwargs.checkpoint_id) await requireCheckpoint(context, id, kwargs.checkpoint_id, kwargs.checkpoint_ns);
