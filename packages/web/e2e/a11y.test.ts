@@ -4,39 +4,13 @@
  * settings tab, in the light and the dark theme.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
+import { seriousViolations } from "./axe.js";
 import { sendTask, serveForFile, skipReason, withPage } from "./support.js";
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const skip = skipReason();
 const server = serveForFile(skip);
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[]; html: string }[];
-}
-
-/** The serious and critical axe violations on the page now, one line each. */
-async function seriousViolations(page: Page, where: string): Promise<string[]> {
-  // Evaluated over the DevTools protocol: the app's Content-Security-Policy refuses inline script tags.
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Violation[] }> } })
-      .axe;
-    return (await axe.run(document)).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) =>
-        `${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => `${JSON.stringify(node.target)} ${node.html.slice(0, 120)}`).join(" | ")}`,
-    );
-}
 
 async function checkSettings(page: Page, where: string): Promise<string[]> {
   const found: string[] = [];

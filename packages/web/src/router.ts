@@ -1,21 +1,38 @@
 /**
- * The app's two pages and the browser URL: `/` (a new chat) and `/threads/{id}`. A tiny history-based
- * router is enough for two routes, and it keeps the URL the one source of truth for the open thread.
+ * The app's pages and the browser URL: `/` (a new chat), `/threads/{id}`, and the account pages at
+ * `/settings?tab=tokens|password|users` (one path the server's page fallback already serves, so a
+ * reload stays on the page). A tiny history-based router is enough, and it keeps the URL the one
+ * source of truth for what is open.
  */
 import { useEffect, useState } from "react";
 
-/** The page the URL names. */
-export type Route = { page: "new" } | { page: "thread"; threadId: string };
+/** The account pages. */
+export type AccountTab = "tokens" | "password" | "users";
 
-/** Parses a pathname. */
-export function parseRoute(pathname: string): Route {
+/** The page the URL names. */
+export type Route = { page: "new" } | { page: "thread"; threadId: string } | { page: "account"; tab: AccountTab };
+
+const TABS: readonly AccountTab[] = ["tokens", "password", "users"];
+
+/** Parses a pathname (and its query, for the account pages). */
+export function parseRoute(pathname: string, search = ""): Route {
   const match = /^\/threads\/([^/]+)\/?$/.exec(pathname);
-  return match ? { page: "thread", threadId: decodeURIComponent(match[1]!) } : { page: "new" };
+  if (match) return { page: "thread", threadId: decodeURIComponent(match[1]!) };
+  if (/^\/settings\/?$/.test(pathname)) {
+    const tab = new URLSearchParams(search).get("tab") as AccountTab | null;
+    return { page: "account", tab: tab && TABS.includes(tab) ? tab : "tokens" };
+  }
+  return { page: "new" };
+}
+
+/** The URL of an account page. */
+export function accountUrl(tab: AccountTab): string {
+  return `/settings?tab=${tab}`;
 }
 
 /** Goes to a page; `replace` keeps the history entry (used when a new chat gets its id). */
 export function navigate(to: string, replace = false): void {
-  if (window.location.pathname === to) return;
+  if (`${window.location.pathname}${window.location.search}` === to) return;
   if (replace) window.history.replaceState(null, "", to);
   else window.history.pushState(null, "", to);
   window.dispatchEvent(new PopStateEvent("popstate"));
@@ -23,9 +40,9 @@ export function navigate(to: string, replace = false): void {
 
 /** The current route, updated on back/forward and on {@link navigate}. */
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(window.location.pathname));
+  const [route, setRoute] = useState(() => parseRoute(window.location.pathname, window.location.search));
   useEffect(() => {
-    const update = () => setRoute(parseRoute(window.location.pathname));
+    const update = () => setRoute(parseRoute(window.location.pathname, window.location.search));
     window.addEventListener("popstate", update);
     return () => window.removeEventListener("popstate", update);
   }, []);

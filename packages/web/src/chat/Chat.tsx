@@ -10,7 +10,7 @@ import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
 import { AlertCircle, FileText, RotateCcw } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { isUnauthorized } from "../api";
+import { errorDetail, isUnauthorized } from "../api";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
@@ -44,11 +44,6 @@ export interface ChatProps {
   onOpenArtifact: (path: string) => void;
 }
 
-function errorText(error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
-  return message.replace(/^HTTP \d+: /, "").replace(/^\{"detail":"(.*)"\}$/, "$1");
-}
-
 /** Renders the chat. */
 export function Chat({
   client,
@@ -64,6 +59,13 @@ export function Chat({
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const created = useRef<string | null>(null);
   const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
+  /**
+   * The send the composer is waiting on: settled when the run is created, or with the server's reason
+   * when it refused to start one (a quota's 429, say). `messageId` is its optimistic message.
+   */
+  const pendingSend = useRef<{ messageId: string; settle: (result: SendResult) => void } | undefined>(undefined);
+  const refusal = useRef<unknown>(undefined);
+  const [refusedIds, setRefusedIds] = useState<ReadonlySet<string>>(() => new Set());
   const stream = useStream<AgentState>({
     client,
     assistantId: "lead_agent",
@@ -78,9 +80,17 @@ export function Chat({
     },
     onCreated: (run) => {
       currentRun.current = run;
+      pendingSend.current?.settle();
     },
     onCustomEvent: (data) => setCards((current) => applyTaskEvent(current, data)),
-    onError: (error) => {
+    onError: (error, run) => {
+      // No run yet: the server refused to start it. The composer shows why and keeps the text.
+      const pending = pendingSend.current;
+      if (!run && pending) {
+        refusal.current = error;
+        setRefusedIds((ids) => new Set(ids).add(pending.messageId));
+        pending.settle({ error: errorDetail(error) });
+      }
       if (isUnauthorized(error)) onUnauthorized();
     },
     onFinish: () => onRunFinished(),
@@ -91,7 +101,11 @@ export function Chat({
     if (threadId !== created.current) setCards({});
   }, [threadId]);
 
-  const messages = stream.messages;
+  // A refused message never reached the server; the SDK keeps showing its optimistic copy, so hide it.
+  const messages = useMemo(
+    () => (refusedIds.size === 0 ? stream.messages : stream.messages.filter((m) => !refusedIds.has(m.id ?? ""))),
+    [stream.messages, refusedIds],
+  );
   const values = stream.values;
   const running = stream.isLoading;
   const artifacts = values?.artifacts ?? [];
@@ -122,7 +136,17 @@ export function Chat({
       content: text,
       ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}),
     };
-    void stream.submit(
+    // The composer keeps the text until the server accepted the run (see `pendingSend`).
+    const outcome = new Promise<SendResult>((resolve) => {
+      pendingSend.current = {
+        messageId: message.id,
+        settle: (result) => {
+          pendingSend.current = undefined;
+          resolve(result);
+        },
+      };
+    });
+    const submitted = stream.submit(
       { messages: [message] },
       {
         ...(target && !threadId ? { threadId: target } : {}),
@@ -132,6 +156,9 @@ export function Chat({
         optimisticValues: (prev) => ({ ...prev, messages: [...(prev.messages ?? []), message as Message] }),
       },
     );
+    // Should the stream end without either (it never does today), the composer is not left waiting.
+    void Promise.resolve(submitted).finally(() => pendingSend.current?.settle());
+    return outcome;
   };
   // Stop ends the stream here and cancels the run on the server (the run id comes from the run this
   // tab started, or from the SDK's reconnect record after a reload; else the thread's active runs).
@@ -213,9 +240,9 @@ export function Chat({
             <span className="dot" /> Working…
           </div>
         )}
-        {error != null && !running && !isUnauthorized(error) && (
+        {error != null && !running && !isUnauthorized(error) && error !== refusal.current && (
           <div className="run-error" role="alert" data-testid="run-error">
-            <AlertCircle size={16} aria-hidden /> <span>{errorText(error)}</span>
+            <AlertCircle size={16} aria-hidden /> <span>{errorDetail(error)}</span>
             <button type="button" onClick={retry}>
               <RotateCcw size={14} aria-hidden /> Retry
             </button>

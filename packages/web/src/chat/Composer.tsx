@@ -7,8 +7,11 @@
 import { ArrowUp, Paperclip, Square, X } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
-/** What sending reports back: nothing (sent), or the reasons files were refused (then nothing is sent). */
-export type SendResult = void | { refused: Record<string, string> };
+/**
+ * What sending reports back: nothing (sent), or why nothing was sent: the reasons files were refused,
+ * or the server's reason for refusing the run (a quota's 429, say). Either way the text stays.
+ */
+export type SendResult = void | { refused?: Record<string, string>; error?: string };
 
 /** Props of {@link Composer}. */
 export interface ComposerProps {
@@ -28,6 +31,8 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
   const [files, setFiles] = useState<File[]>([]);
   const [refused, setRefused] = useState<Record<string, string>>({});
   const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string>();
+  const sendingRef = useRef(false);
   const addFiles = (list: FileList | null | undefined) => {
     const added = [...(list ?? [])];
     if (added.length === 0) return;
@@ -36,8 +41,9 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       Object.fromEntries(Object.entries(current).filter(([name]) => !added.some((a) => a.name === name))),
     );
   };
+  // A new chat gets its thread's key while its first message is being sent; that text moves along.
   useEffect(() => {
-    setText(sessionStorage.getItem(storageKey) ?? "");
+    setText((current) => sessionStorage.getItem(storageKey) ?? (sendingRef.current ? current : ""));
   }, [storageKey]);
   useEffect(() => {
     if (text) sessionStorage.setItem(storageKey, text);
@@ -48,10 +54,16 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
     const trimmed = text.trim();
     if (!trimmed || running || disabled || sending) return;
     setSending(true);
+    sendingRef.current = true;
+    setError(undefined);
     try {
       const result = await onSend(trimmed, files);
-      if (result && Object.keys(result.refused).length > 0) {
-        setRefused(result.refused);
+      if (result && Object.keys(result.refused ?? {}).length > 0) {
+        setRefused(result.refused ?? {});
+        return;
+      }
+      if (result?.error) {
+        setError(result.error);
         return;
       }
       setText("");
@@ -59,6 +71,7 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       setRefused({});
     } finally {
       setSending(false);
+      sendingRef.current = false;
     }
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -80,6 +93,11 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
         addFiles(event.dataTransfer?.files);
       }}
     >
+      {error && (
+        <p className="composer-error error-text" role="alert" data-testid="composer-error">
+          {error}
+        </p>
+      )}
       {files.length > 0 && (
         <div className="file-chips">
           {files.map((file) => (

@@ -1,9 +1,21 @@
-/** Shown when the server answers 401: asks for one of its API keys and keeps it in this browser. */
+/**
+ * Shown when the server answers 401 to a key (or has no accounts and wants one): asks for one of its
+ * API keys, or a user's API token, and keeps it in this browser. On a server with accounts it offers
+ * the sign-in page instead.
+ */
 import { KeyRound } from "lucide-react";
 import { useState } from "react";
 
+/** Props of {@link ApiKeyForm}. */
+export interface ApiKeyFormProps {
+  rejected: boolean;
+  onSave: (key: string) => void;
+  /** Present on a server with accounts: back to signing in with a password. */
+  onSignIn?: () => void;
+}
+
 /** Renders the key form. */
-export function ApiKeyForm({ rejected, onSave }: { rejected: boolean; onSave: (key: string) => void }) {
+export function ApiKeyForm({ rejected, onSave, onSignIn }: ApiKeyFormProps) {
   const [key, setKey] = useState("");
   return (
     <div className="center-page">
@@ -18,7 +30,9 @@ export function ApiKeyForm({ rejected, onSave }: { rejected: boolean; onSave: (k
           <KeyRound size={18} aria-hidden /> API key required
         </h1>
         <p className="muted">
-          This DeerFlow server requires an API key (server.api_keys or DEER_FLOW_API_KEYS on the server).
+          {onSignIn
+            ? "Paste one of your API tokens (account menu → API tokens, or deerflow users token NAME) or one of the server's keys."
+            : "This DeerFlow server requires an API key (server.api_keys or DEER_FLOW_API_KEYS on the server)."}
         </p>
         {rejected && <p className="error-text">The server did not accept that key. Check it and try again.</p>}
         <input
@@ -32,6 +46,11 @@ export function ApiKeyForm({ rejected, onSave }: { rejected: boolean; onSave: (k
         <button type="submit" disabled={!key.trim()}>
           Continue
         </button>
+        {onSignIn && (
+          <button type="button" className="link small" onClick={onSignIn}>
+            Sign in with a password instead
+          </button>
+        )}
       </form>
     </div>
   );

@@ -1,0 +1,114 @@
+/**
+ * The first admin's setup, shown when the server requires accounts and has none yet: email (or a user
+ * name), password and the password again. The server signs the new admin in. A server with API keys
+ * refuses (its first admin comes from the CLI or a server key), and one set up meanwhile sends the
+ * person to the sign-in page.
+ */
+import { ShieldCheck } from "lucide-react";
+import { useState } from "react";
+import { errorDetail } from "../api";
+import { initialize } from "./account-api";
+
+/** Props of {@link FirstAdmin}. */
+export interface FirstAdminProps {
+  /** Called once the admin exists and is signed in. */
+  onDone: () => void;
+  /** Called when someone else set the server up meanwhile (409): sign in instead. */
+  onAlreadySetUp: () => void;
+  /** Switches to the API key form (a server with keys sets up with one). */
+  onUseKey: () => void;
+}
+
+/** Renders the setup page. */
+export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [repeat, setRepeat] = useState("");
+  const [error, setError] = useState<{ text: string; status?: number }>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async () => {
+    if (password !== repeat) {
+      setError({ text: "The two passwords differ. Type the same password twice." });
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await initialize(email.trim(), password);
+      onDone();
+    } catch (failure) {
+      setError({ text: errorDetail(failure), status: (failure as { status?: number }).status });
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="center-page">
+      <form
+        className="card sign-in"
+        aria-label="Set up DeerFlow"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <h1>
+          <ShieldCheck size={18} aria-hidden /> Set up DeerFlow
+        </h1>
+        <p className="muted">
+          Nobody has an account on this server yet. Create the first one: it is the admin, who adds the other users.
+        </p>
+        <label className="field">
+          Email or user name
+          <input
+            autoComplete="username"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            autoFocus
+            required
+          />
+        </label>
+        <label className="field">
+          Password
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            required
+          />
+        </label>
+        <label className="field">
+          Repeat password
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={repeat}
+            onChange={(event) => setRepeat(event.target.value)}
+            required
+          />
+        </label>
+        <p className="muted small">At least 8 characters.</p>
+        {error && (
+          <p className="error-text" role="alert">
+            {error.text}
+          </p>
+        )}
+        {error?.status === 409 && (
+          <button type="button" onClick={onAlreadySetUp}>
+            Go to sign-in
+          </button>
+        )}
+        {error?.status === 403 && (
+          <button type="button" onClick={onUseKey}>
+            Enter a server key
+          </button>
+        )}
+        <button type="submit" className="primary" disabled={busy || !email.trim() || !password || !repeat}>
+          Create admin account
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * Change password: the current one (unless the account has none yet, e.g. it signs in through single
+ * sign-on), the new one twice. The server's refusal (wrong current password, too short) is shown as is.
+ */
+import { useState } from "react";
+import { errorDetail } from "../api";
+import { changePassword } from "./account-api";
+
+/** Props of {@link PasswordForm}. */
+export interface PasswordFormProps {
+  apiKey: string | undefined;
+  /** False for an account without a password: then no current password is asked. */
+  hasPassword: boolean;
+}
+
+/** Renders the form. */
+export function PasswordForm({ apiKey, hasPassword }: PasswordFormProps) {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [repeat, setRepeat] = useState("");
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    if (next !== repeat) {
+      setOutcome({ ok: false, text: "The two new passwords differ. Type the same password twice." });
+      return;
+    }
+    setBusy(true);
+    try {
+      await changePassword(apiKey, current, next);
+      setOutcome({ ok: true, text: "Password changed." });
+      setCurrent("");
+      setNext("");
+      setRepeat("");
+    } catch (failure) {
+      setOutcome({ ok: false, text: errorDetail(failure) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      className="account-section narrow"
+      aria-label="Change password"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <h2>{hasPassword ? "Change password" : "Set a password"}</h2>
+      {hasPassword && (
+        <label className="field">
+          Current password
+          <input
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+            required
+          />
+        </label>
+      )}
+      <label className="field">
+        New password
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={next}
+          onChange={(event) => setNext(event.target.value)}
+          required
+        />
+      </label>
+      <label className="field">
+        Repeat new password
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={repeat}
+          onChange={(event) => setRepeat(event.target.value)}
+          required
+        />
+      </label>
+      <p className="muted small">At least 8 characters.</p>
+      {outcome && (
+        <p className={outcome.ok ? "ok-text" : "error-text"} role={outcome.ok ? "status" : "alert"}>
+          {outcome.text}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={busy || !next || !repeat || (hasPassword && !current)}>
+        Change password
+      </button>
+    </form>
+  );
+}

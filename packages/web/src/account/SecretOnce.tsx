@@ -1,0 +1,58 @@
+/**
+ * A secret the server shows once (a new API token, a new user's first token): the value, a Copy
+ * button, and the warning that it cannot be shown again. The server keeps only its hash.
+ */
+import { Check, Copy, TriangleAlert } from "lucide-react";
+import { useRef, useState } from "react";
+
+/** Props of {@link SecretOnce}. */
+export interface SecretOnceProps {
+  /** What the secret is, e.g. "New token for CI". */
+  label: string;
+  secret: string;
+  onDone: () => void;
+}
+
+/** Renders the secret with its copy button and warning. */
+export function SecretOnce({ label, secret, onDone }: SecretOnceProps) {
+  const [copied, setCopied] = useState<"yes" | "failed">();
+  const field = useRef<HTMLInputElement>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied("yes");
+    } catch {
+      // No clipboard access (an insecure origin, or permission refused): select it for Ctrl+C.
+      field.current?.select();
+      setCopied("failed");
+    }
+  };
+  return (
+    <section className="secret-once" aria-label={label} data-testid="secret-once">
+      <div className="label">{label}</div>
+      <div className="secret-row">
+        <input
+          ref={field}
+          readOnly
+          aria-label="Secret token"
+          value={secret}
+          onFocus={(event) => event.target.select()}
+        />
+        <button type="button" onClick={() => void copy()}>
+          {copied === "yes" ? <Check size={14} aria-hidden /> : <Copy size={14} aria-hidden />}{" "}
+          {copied === "yes" ? "Copied" : "Copy"}
+        </button>
+      </div>
+      <p className="warning small" role="note">
+        <TriangleAlert size={14} aria-hidden /> Copy it now: it will not be shown again. The server keeps only a hash of
+        it.
+      </p>
+      {copied === "failed" && (
+        <p className="muted small">Copying was refused here; the token is selected, press Ctrl+C.</p>
+      )}
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
