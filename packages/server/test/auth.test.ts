@@ -55,6 +55,7 @@ test("DeerFlow's frontend: setup, server-side me, CSRF on writes, sign-out, form
   assert.deepEqual(await json(await fetch(`${s.url}/api/v1/auth/setup-status`)), {
     needs_setup: true,
     registration_enabled: false,
+    accounts: true,
   });
   // Accounts are on (server.auth: users): every route needs credentials, 401 with a detail.
   const closed = await fetch(`${s.url}/api/threads/search`, { method: "POST", body: "{}" });
@@ -85,6 +86,7 @@ test("DeerFlow's frontend: setup, server-side me, CSRF on writes, sign-out, form
   assert.deepEqual(await json(await fetch(`${s.url}/api/v1/auth/setup-status`)), {
     needs_setup: false,
     registration_enabled: false,
+    accounts: true,
   });
 
   // Writes with the cookie need the CSRF header (DeerFlow's details), reads do not.

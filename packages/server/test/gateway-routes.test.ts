@@ -61,7 +61,11 @@ test("models, features, auth/me and setup-status answer for the local user; no a
     const features = (await (await fetch(`${t.url}/api/features`)).json()) as Record<string, { enabled: boolean }>;
     assert.equal(features.agents_api!.enabled, false);
     // No admin yet: DeerFlow's frontend offers first-admin setup, which turns accounts on (docs/auth.md).
-    assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), { needs_setup: true });
+    assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), {
+      needs_setup: true,
+      registration_enabled: false,
+      accounts: false,
+    });
     // Exactly DeerFlow's auth-disabled user, the one its frontend and its real-backend tests expect.
     assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/me`)).json(), {
       id: "default",

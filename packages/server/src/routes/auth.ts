@@ -207,7 +207,12 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
   };
 
   api.get("/v1/auth/setup-status", async (c) =>
-    c.json({ needs_setup: (await users.firstAdmin()) === null, registration_enabled: settings.allow_registration }),
+    c.json({
+      needs_setup: (await users.firstAdmin()) === null,
+      registration_enabled: settings.allow_registration,
+      // Ours: whether sign-in is required now (a user exists, or server.auth: users).
+      accounts: await context.auth.enabled(),
+    }),
   );
 
   api.post("/v1/auth/initialize", async (c) => {
