@@ -5,22 +5,27 @@
  * is left to the route (404, or created by a run or an upload); an upload creates it for its caller
  * first, so the files it stores are never someone else's to find.
  */
+import { isValidThreadId } from "@deerflow/harness";
 import type { MiddlewareHandler } from "hono";
+import { routePath } from "./authenticate.js";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
 import { findThread } from "../runs/threads.js";
 import { callerOf, owns } from "./caller.js";
 
-/** Path segments after `/threads/` that are routes, not thread ids. */
-const NOT_IDS = new Set(["search", "count"]);
+/** `POST /threads/search` and `/threads/count` are routes; under any other method or path those are thread ids. */
+const COLLECTION_ROUTES = new Set(["/threads/search", "/threads/count"]);
 
 /** The middleware; mount it on `/threads/:thread_id` and `/threads/:thread_id/*`. */
 export function threadOwnershipGuard(context: ServerContext): MiddlewareHandler {
   return async (c, next) => {
     const threadId = c.req.param("thread_id");
-    if (!threadId || NOT_IDS.has(threadId)) return next();
+    // An id the harness refuses names no thread: the route answers 422.
+    if (!isValidThreadId(threadId)) return next();
+    if (c.req.method === "POST" && COLLECTION_ROUTES.has(routePath(c.req.path))) return next();
     const caller = callerOf(c);
-    let thread = await findThread(context, threadId).catch(() => null);
+    // No catch: when the store cannot answer, the request fails; routes that trust this check (files) must not run.
+    let thread = await findThread(context, threadId);
     if (!thread && c.req.method === "POST" && /\/uploads$/.test(c.req.path)) {
       thread = (await context.threads.create(threadId, {}, "do_nothing", caller.userId)).thread;
     }
