@@ -8,31 +8,18 @@
  * The reservation makes the id someone else's for everyone else, without creating the thread, so the
  * client's following `POST /threads` still creates it as usual.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { validateThreadId } from "@deerflow/harness";
+import { isValidThreadId } from "@deerflow/harness";
 import type { MiddlewareHandler } from "hono";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
-import { findThread } from "../runs/threads.js";
+import { findThread, reservationFile, reservedBy } from "../runs/threads.js";
+import { routePath } from "./authenticate.js";
 import { type Caller, callerOf, owns } from "./caller.js";
 
-/** Path segments after `/threads/` that are routes, not thread ids. */
-const NOT_IDS = new Set(["search", "count"]);
-
-function reservationFile(context: ServerContext, threadId: string): string {
-  return path.join(context.harness.home, "threads", validateThreadId(threadId), "owner");
-}
-
-/** Who reserved a thread id that has no thread yet: a user id, null (the local user), or undefined (nobody). */
-async function reservedBy(context: ServerContext, threadId: string): Promise<string | null | undefined> {
-  try {
-    const text = (await readFile(reservationFile(context, threadId), "utf8")).trim();
-    return text === "" ? null : text;
-  } catch {
-    return undefined;
-  }
-}
+/** `POST /threads/search` and `/threads/count` are routes; under any other method or path those are thread ids. */
+const COLLECTION_ROUTES = new Set(["/threads/search", "/threads/count"]);
 
 /** Reserves a thread id for `caller` unless someone holds it; false when someone else does. */
 async function reserve(context: ServerContext, caller: Caller, threadId: string): Promise<boolean> {
@@ -40,6 +27,7 @@ async function reserve(context: ServerContext, caller: Caller, threadId: string)
   if (holder !== undefined) return owns(caller, holder);
   const file = reservationFile(context, threadId);
   await mkdir(path.dirname(file), { recursive: true });
+  // `wx`: of two first uploads at once, one writes the reservation and the other reads it.
   await writeFile(file, caller.userId ?? "", { flag: "wx" }).catch(() => undefined);
   return owns(caller, await reservedBy(context, threadId));
 }
@@ -54,16 +42,19 @@ export async function reservationAllows(context: ServerContext, caller: Caller, 
 export function threadOwnershipGuard(context: ServerContext): MiddlewareHandler {
   return async (c, next) => {
     const threadId = c.req.param("thread_id");
-    if (!threadId || NOT_IDS.has(threadId)) return next();
+    // An id the harness refuses names no thread: the route answers 422.
+    if (!isValidThreadId(threadId)) return next();
+    if (c.req.method === "POST" && COLLECTION_ROUTES.has(routePath(c.req.path))) return next();
     const caller = callerOf(c);
-    const thread = await findThread(context, threadId).catch(() => null);
+    // No catch: when the store cannot answer, the request fails; routes that trust this check (files) must not run.
+    const thread = await findThread(context, threadId);
     if (thread) {
       if (!owns(caller, thread.owner)) throw notFound(`Thread ${threadId}`);
       return next();
     }
     const ok =
       c.req.method === "POST" && /\/uploads$/.test(c.req.path)
-        ? await reserve(context, caller, threadId).catch(() => true)
+        ? await reserve(context, caller, threadId)
         : await reservationAllows(context, caller, threadId);
     if (!ok) throw notFound(`Thread ${threadId}`);
     return next();

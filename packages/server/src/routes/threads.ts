@@ -12,7 +12,7 @@ import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
 import { toWire } from "../runs/serialize.js";
 import { emptyThreadState, interruptsOf, threadState } from "../runs/state.js";
-import { deleteThread, requireThread, visibleThread } from "../runs/threads.js";
+import { deleteThread, findThread, requireThread, visibleThread } from "../runs/threads.js";
 import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -85,8 +85,9 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
     const caller = callerOf(c);
     const ifExists = body.if_exists ?? "raise";
+    // A thread only the checkpoints or files know (the CLI's) is recorded for its owner first: naming it claims nothing.
     // An id someone else reserved with an upload is taken, like an existing thread of theirs.
-    if (!(await context.threads.get(threadId)) && !(await reservationAllows(context, caller, threadId)))
+    if (!(await findThread(context, threadId)) && !(await reservationAllows(context, caller, threadId)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);
     const { thread: record, created } = await context.threads.create(threadId, metadata, ifExists, caller.userId);
     // Someone else's thread id is taken, and says no more than that.
@@ -191,7 +192,8 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
       },
       { subgraphs },
     );
-    if (!snapshot.config?.configurable?.checkpoint_id)
+    // LangGraph answers a checkpoint it does not have with an empty state under the id asked for.
+    if (!snapshot.config?.configurable?.checkpoint_id || !snapshot.createdAt)
       throw notFound(`Checkpoint ${checkpoint.checkpoint_id ?? ""} of thread ${threadId}`);
     return threadState(snapshot, threadId);
   };

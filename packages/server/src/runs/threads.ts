@@ -2,9 +2,10 @@
  * Thread lookups shared by the routes: a thread the CLI created (checkpoints, no server record) is
  * adopted on first sight, and thread deletion removes everything the thread owns in one call.
  */
-import { rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { sandboxIdFor, validateThreadId } from "@deerflow/harness";
+import { type Harness, isValidThreadId, sandboxIdFor, validateThreadId } from "@deerflow/harness";
 import { type Caller, owns } from "../auth/caller.js";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
@@ -17,15 +18,50 @@ async function adoptedOwner(context: ServerContext): Promise<string | null> {
   return (await context.users.firstAdmin())?.id ?? null;
 }
 
+/** The host directory of a thread's files, `{home}/threads/{id}`. */
+function threadDir(harness: Harness, threadId: string): string {
+  return path.join(harness.home, "threads", validateThreadId(threadId));
+}
+
+/** Where an upload reserves a thread id that has no thread yet (auth/thread-guard.ts). */
+export function reservationFile(context: ServerContext, threadId: string): string {
+  return path.join(threadDir(context.harness, threadId), "owner");
+}
+
+/** Who reserved a thread id that has no thread yet: a user id, null (the local user), or undefined (nobody). */
+export async function reservedBy(context: ServerContext, threadId: string): Promise<string | null | undefined> {
+  try {
+    const text = (await readFile(reservationFile(context, threadId), "utf8")).trim();
+    return text === "" ? null : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Frees a thread's sandbox and removes its files (uploads, outputs, workspace). */
+export async function removeThreadFiles(harness: Harness, threadId: string): Promise<void> {
+  harness.setup.sandbox.release(sandboxIdFor(threadId));
+  await rm(threadDir(harness, threadId), { recursive: true, force: true });
+}
+
 /**
  * The thread's record, adopting a checkpoint-only thread; null when neither exists. Sees every
  * owner's threads: routes use `requireThread` / `visibleThread` with the caller instead.
+ *
+ * A directory of files with neither (left by a temporary thread of an older version, or a CLI run that
+ * stopped before its first checkpoint) is recorded as the home's local user's: whoever names it next
+ * must not inherit the files, and with accounts on nobody sees it over HTTP.
  */
 export async function findThread(context: ServerContext, threadId: string): Promise<ThreadRecord | null> {
   const existing = await context.threads.get(threadId);
   if (existing) return existing;
   const snapshot = await context.harness.agent().graph.getState({ configurable: { thread_id: threadId } });
-  if (!snapshot.config?.configurable?.checkpoint_id) return null;
+  if (!snapshot.config?.configurable?.checkpoint_id) {
+    if (!isValidThreadId(threadId) || !existsSync(threadDir(context.harness, threadId))) return null;
+    // Files uploaded before the thread was created: the id is reserved for the uploader, not a thread yet.
+    if ((await reservedBy(context, threadId)) !== undefined) return null;
+    return (await context.threads.create(threadId, {}, "do_nothing", null)).thread;
+  }
   await context.threads.create(threadId, {}, "do_nothing", await adoptedOwner(context));
   return context.threads.patch(threadId, {
     values: toWire(snapshot.values ?? {}) as Record<string, unknown>,
@@ -70,7 +106,6 @@ export async function adoptCheckpointThreads(context: ServerContext): Promise<vo
  */
 export async function deleteThread(context: ServerContext, threadId: string): Promise<boolean> {
   const thread = await findThread(context, threadId);
-  const dir = path.join(context.harness.home, "threads", validateThreadId(threadId));
   const active = await context.runs.active(threadId);
   for (const run of active) context.queue.cancel(run.run_id, "interrupt");
   const deadline = Date.now() + 10_000;
@@ -79,8 +114,8 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
   }
   for (const run of active) await context.events.drop(run.run_id);
   await context.checkpoints.deleteThreadState(threadId);
+  // Files before the record: files without a record would be recorded again, as the local user's.
+  await removeThreadFiles(context.harness, threadId);
   await context.threads.delete(threadId);
-  context.harness.setup.sandbox.release(sandboxIdFor(threadId));
-  await rm(dir, { recursive: true, force: true });
   return thread !== null;
 }

@@ -31,6 +31,7 @@ import type { SqliteRunStores } from "./sqlite-store.js";
 import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
 import { TokenMeter } from "./token-meter.js";
+import { removeThreadFiles } from "./threads.js";
 import { toWire, wireJson } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
@@ -411,6 +412,10 @@ export function createWorker(deps: WorkerDeps) {
     await events.end(run.run_id);
     if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
       await deps.checkpoints.deleteThreadState(run.thread_id);
+      // Its files go too, before the record: files left without one would outlive the thread.
+      await removeThreadFiles(harness, run.thread_id).catch((error: Error) =>
+        deps.log(`The files of temporary thread ${run.thread_id} could not be removed: ${error.message}`),
+      );
       await threads.delete(run.thread_id, { keepRuns: true }).catch(() => false);
       // The run record (and its output) stays as long as its events, so get/join still answer, then goes.
       setTimeout(() => void runs.delete(run.run_id).catch(() => false), deps.runRetentionMs).unref();
