@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { before, type TestContext, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { createTempHome, testDatabase } from "@deerflow/harness/testing";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -19,6 +20,7 @@ before(() => {
   assert.ok(existsSync(CLI), `build the CLI first (npm run build): ${CLI} is missing`);
 });
 
+const MEMORY_FIXTURE = fileURLToPath(new URL("../../harness/src/memory/fixtures/memory.v1.json", import.meta.url));
 const TOKEN = /^df[ps]_[A-Za-z0-9_-]{43}$/;
 const CONFIG = "memory: {enabled: false}\ntitle: {enabled: false}\nsandbox: {use: local}\n";
 
@@ -71,11 +73,17 @@ test("users add / list / token / revoke / remove against a running server", asyn
   const earlyThread = ((await (await call("/threads")).json()) as { thread_id: string }).thread_id;
   assert.deepEqual((await search()).ids, [earlyThread], "no accounts yet: the server is open");
 
+  // The home's memory from before accounts: the first admin takes it over too.
+  const memory = readFileSync(MEMORY_FIXTURE, "utf8");
+  writeFileSync(path.join(cwd, ".deer-flow", "memory.json"), memory);
+
   const alice = await deerflow(cwd, ["users", "add", "alice", "--admin"]);
   assert.equal(alice.code, 0, alice.stderr);
   const aliceToken = lastLine(alice.stdout);
   assert.match(aliceToken, TOKEN);
   assert.match(alice.stderr, /first admin: the home's existing threads and memory are now theirs/);
+  assert.match(alice.stderr, /the home's memory is now alice's/);
+  assert.ok(!existsSync(path.join(cwd, ".deer-flow", "memory.json")), "the local memory moved");
   const bob = await deerflow(cwd, ["users", "add", "bob", "--password-stdin"], { input: "bob-password-1\n" });
   assert.equal(bob.code, 0, bob.stderr);
   const bobToken = lastLine(bob.stdout);
@@ -127,6 +135,8 @@ test("users add / list / token / revoke / remove against a running server", asyn
       ["bob", [bobToken.slice(0, 12), laptopToken.slice(0, 12)]],
     ],
   );
+  const aliceId = (listed.users[0] as unknown as { id: string }).id;
+  assert.equal(readFileSync(path.join(cwd, ".deer-flow", "users", aliceId, "memory.json"), "utf8"), memory);
   for (const token of [aliceToken, bobToken, laptopToken])
     for (const output of [list.stdout, json.stdout]) assert.ok(!output.includes(token), "no listing shows a token");
   assert.doesNotMatch(json.stdout, /hash/);
