@@ -16,6 +16,8 @@ Usage:
                                     the skills the agent can use
   deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
   deerflow db migrate               migrate the Postgres database (database.backend postgres) to this version
+  deerflow users [list|add NAME|token NAME|revoke PREFIX|remove NAME]
+                                    accounts: users of the server and their API tokens
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -108,6 +110,32 @@ DEER_FLOW_EXTENSIONS_CONFIG_PATH, then ./, then ../; created in ./ when there is
                         into {skills.path}/custom; checked first (size, paths, symlinks, SKILL.md),
                         and refused with the reason, writing nothing, when a check fails
   --force               replace an installed skill of the same name
+`,
+  users: `Usage: deerflow users [list] [--json] [--config PATH]
+       deerflow users add NAME [--admin] [--password-stdin] [--config PATH]
+       deerflow users token NAME [--name LABEL] [--config PATH]
+       deerflow users revoke TOKEN-PREFIX [--config PATH]
+       deerflow users remove NAME [--yes] [--config PATH]
+
+Accounts of deerflow serve, kept in the thread database (the home's SQLite file, or Postgres with
+database.backend postgres). Once a user exists, the server asks every request for a user's API token
+(X-Api-Key or Authorization: Bearer) or a web sign-in; each user sees only their own threads.
+A new token is shown once, alone on the last line of stdout: TOKEN=$(deerflow users add bob | tail -1).
+  list                  users: role, how they sign in, created, and their API tokens' prefixes
+                        (never the tokens); --json prints them as JSON
+  add NAME              create a user (NAME: letters, digits and . _ @ + -, or an email address) and
+                        print an API token for them
+    --admin             may manage users, quotas, skills and MCP servers. The first admin inherits
+                        the home's threads and memory from before accounts
+    --password-stdin    read a password (at least 8 characters) from stdin to sign in on the web app:
+                        the first line of a pipe, or typed twice at a terminal. Without it the user
+                        has API tokens only
+  token NAME            print a further API token for the user; --name LABEL names it in listings
+  revoke TOKEN-PREFIX   revoke the tokens whose prefix (as list shows it, e.g. dfp_AbCd1234) starts
+                        with TOKEN-PREFIX (at least 8 characters); exits 1 when none matched
+  remove NAME           remove the user with their tokens and every thread they own (checkpoints,
+                        runs, uploads, outputs). Asks to type the name on a terminal; --yes skips that
+                        (needed when stdin is not a terminal). A thread with a run going is refused
 `,
   threads: `Usage: deerflow threads [--limit N] [--config PATH]
        deerflow threads delete ID [--config PATH]

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   skills: () => import("./commands/skills.js"),
   serve: () => import("./commands/serve.js"),
   db: () => import("./commands/db.js"),
+  users: () => import("./commands/users.js"),
 };
 
 async function main(argv: string[]): Promise<number> {

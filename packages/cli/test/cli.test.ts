@@ -38,7 +38,7 @@ test("--version and --help answer without loading the agent", async () => {
   const version = await deerflow(dir.path, ["--version"]);
   assert.equal(version.code, 0);
   assert.match(version.stdout, /^deerflow \d+\.\d+\.\d+/);
-  for (const command of ["run", "chat", "threads"]) {
+  for (const command of ["run", "chat", "threads", "users"]) {
     const help = await deerflow(dir.path, [command, "--help"]);
     assert.equal(help.code, 0);
     assert.match(help.stdout, new RegExp(`Usage: deerflow ${command}`));

@@ -19,3 +19,8 @@ export type { EventLog, RunQueue, RunRecord, RunStore, ThreadRecord, ThreadStore
 export { RunStatus, ThreadStatus } from "./runs/types.js";
 export { deleteThread, findThread, requireThread } from "./runs/threads.js";
 export { toWire } from "./runs/serialize.js";
+
+// --- Accounts (what `deerflow users` needs): creating users and tokens, removing a user with their threads.
+export { AccountError, addUser, issueToken } from "./auth/accounts.js";
+export { type TokenRecord, type UserRecord, UserExistsError, type UserStore } from "./auth/types.js";
+export { removeUser } from "./routes/auth.js";

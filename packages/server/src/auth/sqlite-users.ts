@@ -253,8 +253,10 @@ export function openSqliteUserStore(file: string): UserStore {
     async revokeByPrefix(prefix) {
       return db.transaction(() => {
         const rows = db
-          .prepare<[string], TokenRecord>("SELECT * FROM deerflow_tokens WHERE substr(prefix, 1, length(?1)) = ?1")
-          .all(prefix);
+          .prepare<[string, string], TokenRecord>(
+            "SELECT * FROM deerflow_tokens WHERE substr(prefix, 1, length(?)) = ?",
+          )
+          .all(prefix, prefix);
         for (const row of rows) db.prepare("DELETE FROM deerflow_tokens WHERE id = ?").run(row.id);
         return rows.map(toToken);
       })();
