@@ -5,6 +5,8 @@
  * single-user home and server keys as admin keys.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { startTestServer, type TestServer } from "./helpers.js";
@@ -326,6 +328,17 @@ test("memory is per user: facts reach only their owner's prompts and /api/memory
   const adminsPrompt = await prompt(adminKey);
   assert.match(adminsPrompt, /haiku/);
   assert.doesNotMatch(adminsPrompt, /billing service/);
+
+  // Removing bob removes his memory with his threads.
+  const bobsMemory = path.join(s.home.path, "users", bob.id);
+  assert.equal(existsSync(bobsMemory), true);
+  const removed = await fetch(`${s.url}/v1/admin/users/${bob.id}`, {
+    method: "DELETE",
+    headers: { "x-api-key": adminKey },
+  });
+  assert.equal(removed.status, 204);
+  assert.equal(existsSync(bobsMemory), false);
+  assert.deepEqual(await facts(adminKey), ["Prefers answers in haiku"]);
 });
 
 test("an upload before the thread exists reserves its id for the uploader; the uploader then creates the thread as usual", async (t) => {

@@ -394,6 +394,45 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["PUT a skill", (s) => forbidden(s.b.fetch("/skills/anything", json({ enabled: false }, "PUT")))],
   ["PUT mcp/config", (s) => forbidden(s.b.fetch("/mcp/config", json({ mcp_servers: {} }, "PUT")))],
+  // Memory: each user has their own; B reads, changes, exports, imports and clears only B's.
+  [
+    "memory: B never sees or changes A's facts",
+    async (s) => {
+      const added = await s.a.fetch(
+        "/memory/facts",
+        json({ content: "alpha keeps bees", category: "context", confidence: 0.9 }),
+      );
+      assert.equal(added.status, 200);
+      const factId = ((await added.json()) as { facts: Array<{ id: string; content: string }> }).facts.find(
+        (fact) => fact.content === "alpha keeps bees",
+      )!.id;
+      const bMemory = await (await s.b.fetch("/memory")).text();
+      assert.ok(!bMemory.includes("alpha"), `B's memory shows A's fact: ${bMemory.slice(0, 300)}`);
+      await missing(s.b.fetch(`/memory/facts/${factId}`, json({ content: "bravo" }, "PATCH")));
+      await missing(s.b.fetch(`/memory/facts/${factId}`, { method: "DELETE" }));
+      assert.equal(
+        (await s.b.fetch("/memory/facts", json({ content: "bravo rides", category: "context", confidence: 0.9 })))
+          .status,
+        200,
+      );
+      const exported = await (await s.b.fetch("/memory/export")).text();
+      assert.ok(!exported.includes("alpha"), "B's export carries A's fact");
+      assert.equal(
+        (
+          await s.b.fetch("/memory/import", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: exported,
+          })
+        ).status,
+        200,
+      );
+      assert.equal((await s.b.fetch("/memory", { method: "DELETE" })).status, 200);
+      const aMemory = await (await s.a.fetch("/memory")).text();
+      assert.ok(aMemory.includes("alpha keeps bees"), "A's fact is gone after B's attempts");
+      assert.ok(!aMemory.includes("bravo"), "B's fact reached A's memory");
+    },
+  ],
   // Deleting last: had any refusal above failed open, this one would have hidden it.
   ["threads.delete", (s) => refused(s.b.client.threads.delete(s.ids.thread))],
 ];

@@ -29,6 +29,9 @@ export const NOT_PER_USER: Record<string, string> = {
   "POST /v1/auth/register": "sign-in (off unless auth.allow_registration)",
   "POST /v1/auth/logout": "ends the session in the caller's own cookie",
   "GET /v1/auth/providers": "sign-in options",
+  "GET /v1/auth/oauth/:provider": "sign-in: starts OIDC (404 unless auth.oidc); tested in oidc-routes.test.ts",
+  "GET /v1/auth/callback/:provider":
+    "sign-in: finishes OIDC for the caller's own pending sign-in (its cookie); oidc-routes.test.ts",
 };
 
 /** Routes only an admin may call: B must get 403. */
@@ -42,18 +45,8 @@ export const ADMIN_ONLY = new Set([
   "PUT /mcp/config",
 ]);
 
-const MEMORY_PENDING =
-  "TODO-memory: per-user memory is being built in the harness (harness.memory(agentName, userId)); the lead wires these routes and adds them to the matrix";
-/** Per-user routes not yet in the matrix, with why. */
-export const PENDING: Record<string, string> = {
-  "GET /memory": MEMORY_PENDING,
-  "DELETE /memory": MEMORY_PENDING,
-  "POST /memory/facts": MEMORY_PENDING,
-  "PATCH /memory/facts/:fact_id": MEMORY_PENDING,
-  "DELETE /memory/facts/:fact_id": MEMORY_PENDING,
-  "GET /memory/export": MEMORY_PENDING,
-  "POST /memory/import": MEMORY_PENDING,
-};
+/** Routes not yet covered, with why (none: memory became per user). */
+export const PENDING: Record<string, string> = {};
 
 /** The registered route (of `routes`) that serves `method path`: the match with the most literal segments. */
 export function routeOf(routes: string[], method: string, requestPath: string): string | undefined {

@@ -5,6 +5,9 @@
  * (`/api/v1/admin/users`). A sign-in sets the HttpOnly `access_token` cookie (a session token, stored
  * hashed) and the script-readable `csrf_token` cookie the web apps echo in `X-CSRF-Token` on writes.
  */
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { memoryPath } from "@deerflow/harness";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
@@ -458,10 +461,13 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
   });
 };
 
-/** Deletes a user with every thread they own (records, runs, checkpoints, files), then the account. */
+/** Deletes a user with every thread they own (records, runs, checkpoints, files), their memory, then the account. */
 export async function removeUser(context: ServerContext, userId: string): Promise<number> {
   const threads = await context.users.ownedThreadIds(userId);
   for (const threadId of threads) await deleteThread(context, threadId);
+  const storage = context.config.memory.storage_path;
+  const root = storage ? path.resolve(context.harness.home, storage) : context.harness.home;
+  await rm(path.dirname(memoryPath(root, undefined, userId)), { recursive: true, force: true });
   await context.users.remove(userId);
   return threads.length;
 }
