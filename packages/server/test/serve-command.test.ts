@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { createTempHome, fakeModelConfig, spawnServe, startFakeOpenAIServer } from "@deerflow/harness/testing";
 import { Client } from "@langchain/langgraph-sdk";
 import { gate, lastUserText, until } from "./helpers.js";
+import { addUser, issueToken } from "../src/auth/accounts.js";
+import { openSqliteUserStore } from "../src/auth/sqlite-users.js";
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
 
@@ -66,7 +68,7 @@ test("serve prints URL, model and sandbox; SIGTERM lets a running run finish, th
   }
 });
 
-test("serve refuses a public host without API keys, and requires the key when keys are set", async () => {
+test("serve refuses a public host without API keys or accounts, and requires the key or a token when set", async () => {
   const home = createTempHome();
   let child: ChildProcess | undefined;
   try {
@@ -83,6 +85,20 @@ test("serve refuses a public host without API keys, and requires the key when ke
     assert.equal((await new Client({ apiUrl: url, apiKey: key }).threads.search()).length, 0);
     child.kill("SIGTERM");
     assert.equal(await keyed.exited, 0);
+
+    // Accounts guard a public host too, once a user exists.
+    const users = openSqliteUserStore(path.join(home.path, "checkpoints.sqlite"));
+    const alice = await addUser(users, { name: "alice@example.com", admin: true });
+    const token = (await issueToken(users, alice.id, "api")).token;
+    await users.close();
+    const accounts = serve(["--host", "0.0.0.0", "--port", "0"], { DEER_FLOW_HOME: home.path, DEER_FLOW_API_KEYS: "" });
+    child = accounts.child;
+    const accountsUrl = (await accounts.url()).replace("0.0.0.0", "127.0.0.1");
+    await until(() => /auth: accounts \(1 user/.test(accounts.out.stderr), 5000, "auth line");
+    assert.equal((await fetch(`${accountsUrl}/threads/search`, { method: "POST", body: "{}" })).status, 401);
+    assert.equal((await new Client({ apiUrl: accountsUrl, apiKey: token }).threads.search()).length, 0);
+    child.kill("SIGTERM");
+    assert.equal(await accounts.exited, 0);
   } finally {
     child?.kill("SIGKILL");
     home.cleanup();

@@ -46,11 +46,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (values["worker-only"]) return workerOnly(config);
   const keys = resolveApiKeys(config.server.api_keys, process.env);
-  if (!isLoopbackHost(host) && keys.length === 0 && !values.insecure) {
-    throw new UsageError(
-      `Refusing to listen on ${host} without API keys: anyone who can reach it could run the agent. Set server.api_keys in config.yaml or DEER_FLOW_API_KEYS, or pass --insecure.`,
-    );
-  }
   const say = (line: string) => process.stderr.write(`${line}\n`);
   // One graph per option set and user (memory is per user): room for many people, as DeerFlow (64).
   const harness = await createHarness(config, {
@@ -74,6 +69,16 @@ export async function main(argv: string[]): Promise<number> {
       }
     : undefined;
   const server = createServer(harness, { log: say, threadLease, runWorker: !values["api-only"] && workers === 0 });
+  // Accounts guard a public host as keys do, once someone exists to sign in (before that, the first
+  // visitor could make themselves admin).
+  const users = await server.context.users.count();
+  if (!isLoopbackHost(host) && keys.length === 0 && users === 0 && !values.insecure) {
+    await server.stop();
+    await harness.close();
+    throw new UsageError(
+      `Refusing to listen on ${host} without API keys or accounts: anyone who can reach it could run the agent. Create the first admin (deerflow users add NAME --admin), or set server.api_keys in config.yaml or DEER_FLOW_API_KEYS, or pass --insecure.`,
+    );
+  }
   const children = workers > 0 ? spawnWorkers(workers, argv, say) : undefined;
   let address;
   try {
@@ -97,7 +102,14 @@ export async function main(argv: string[]): Promise<number> {
   );
   say(`model: ${entry.name}${entry.use === "demo" ? "" : ` (${entry.use})`}, ${reason}`);
   say(`sandbox: ${harness.sandbox.kind} (${harness.sandbox.reason})`);
-  say(`auth: ${keys.length > 0 ? `API key required (${keys.length} configured)` : "none (no API keys configured)"}`);
+  const keyNote = keys.length > 0 ? `, and ${keys.length} server API key(s) acting as the first admin` : "";
+  say(
+    users > 0 || config.server.auth === "users"
+      ? `auth: accounts (${users} user(s): sign in, or send a user's API token${keyNote})`
+      : keys.length > 0
+        ? `auth: API key required (${keys.length} configured)`
+        : "auth: none (no accounts or API keys; deerflow users add NAME --admin turns accounts on)",
+  );
   say(`data: ${harness.home}`);
 
   await new Promise<void>((resolve) => {
