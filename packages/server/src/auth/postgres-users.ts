@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { DailyUsage, TokenRecord, UserRecord, UserStore } from "./types.js";
-import { UserExistsError } from "./types.js";
+import { tokenFromRow, UserExistsError } from "./types.js";
 
 interface UserRow {
   id: string;
@@ -30,17 +30,6 @@ const toUser = (row: UserRow): UserRecord => ({
   oidc_subject: row.oidc_subject,
   has_password: row.password_hash !== null,
   created_at: row.created_at,
-});
-
-const toToken = (row: TokenRecord): TokenRecord => ({
-  id: row.id,
-  user_id: row.user_id,
-  kind: row.kind,
-  name: row.name,
-  prefix: row.prefix,
-  created_at: row.created_at,
-  last_used_at: row.last_used_at,
-  expires_at: row.expires_at,
 });
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -146,14 +135,14 @@ export function createPostgresUserStore(pool: pg.Pool): UserStore {
         row.last_used_at = now.toISOString();
         await pool.query("UPDATE deerflow_tokens SET last_used_at = $1 WHERE id = $2", [row.last_used_at, row.id]);
       }
-      return { user: toUser(row.user), token: toToken(row) };
+      return { user: toUser(row.user), token: tokenFromRow(row) };
     },
     async listTokens(userId, kind) {
       const result = await pool.query<TokenRecord>(
         "SELECT * FROM deerflow_tokens WHERE user_id = $1 AND kind = $2 ORDER BY created_at, id",
         [userId, kind],
       );
-      return result.rows.map(toToken);
+      return result.rows.map(tokenFromRow);
     },
     async revokeToken(userId, tokenId) {
       const result = await pool.query("DELETE FROM deerflow_tokens WHERE id = $1 AND user_id = $2", [tokenId, userId]);
@@ -164,7 +153,7 @@ export function createPostgresUserStore(pool: pg.Pool): UserStore {
         "DELETE FROM deerflow_tokens WHERE left(prefix, length($1)) = $1 RETURNING *",
         [prefix],
       );
-      return result.rows.map(toToken);
+      return result.rows.map(tokenFromRow);
     },
     async addUsage(userId, day, delta) {
       await pool.query(

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import type { DailyUsage, NewUser, TokenRecord, UserRecord, UserStore } from "./types.js";
-import { UserExistsError } from "./types.js";
+import { tokenFromRow, UserExistsError } from "./types.js";
 
 /** SQLite migrations of the server's own tables, applied once each, in order. */
 const MIGRATIONS: { name: string; sql: string }[] = [
@@ -93,17 +93,6 @@ const toUser = (row: UserRow): UserRecord => ({
   oidc_subject: row.oidc_subject,
   has_password: row.password_hash !== null,
   created_at: row.created_at,
-});
-
-const toToken = (row: TokenRecord): TokenRecord => ({
-  id: row.id,
-  user_id: row.user_id,
-  kind: row.kind,
-  name: row.name,
-  prefix: row.prefix,
-  created_at: row.created_at,
-  last_used_at: row.last_used_at,
-  expires_at: row.expires_at,
 });
 
 /** The usage columns, by counter name (never interpolate anything else into SQL). */
@@ -237,7 +226,7 @@ export function openSqliteUserStore(file: string): UserStore {
         row.last_used_at = now.toISOString();
         db.prepare("UPDATE deerflow_tokens SET last_used_at = ? WHERE id = ?").run(row.last_used_at, row.id);
       }
-      return { user: toUser(user), token: toToken(row) };
+      return { user: toUser(user), token: tokenFromRow(row) };
     },
     async listTokens(userId, kind) {
       return db
@@ -245,7 +234,7 @@ export function openSqliteUserStore(file: string): UserStore {
           "SELECT * FROM deerflow_tokens WHERE user_id = ? AND kind = ? ORDER BY created_at, id",
         )
         .all(userId, kind)
-        .map(toToken);
+        .map(tokenFromRow);
     },
     async revokeToken(userId, tokenId) {
       return db.prepare("DELETE FROM deerflow_tokens WHERE id = ? AND user_id = ?").run(tokenId, userId).changes > 0;
@@ -258,7 +247,7 @@ export function openSqliteUserStore(file: string): UserStore {
           )
           .all(prefix, prefix);
         for (const row of rows) db.prepare("DELETE FROM deerflow_tokens WHERE id = ?").run(row.id);
-        return rows.map(toToken);
+        return rows.map(tokenFromRow);
       })();
     },
     async addUsage(userId, day, delta) {

@@ -33,6 +33,20 @@ export interface TokenRecord {
   expires_at: string | null;
 }
 
+/** A token record from a row of either database (any extra columns, such as the hash, are dropped). */
+export function tokenFromRow(row: TokenRecord): TokenRecord {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    kind: row.kind,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    expires_at: row.expires_at,
+  };
+}
+
 /** One user's counters for one UTC day. */
 export interface DailyUsage {
   runs: number;
