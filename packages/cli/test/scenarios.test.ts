@@ -60,7 +60,7 @@ test("run --upload: the model reads the upload, writes a summary, presents it; t
       "summarise the upload into a file and present it",
     ]);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(JSON.stringify(server.requests[0]!.messages), /uploaded_files[\s\S]*notes\.txt/);
+    assert.match(JSON.stringify(server.requests[0]!.messages), /current_uploads[\s\S]*notes\.txt/);
     assert.match(JSON.stringify(server.requests[1]!.messages), /Meeting notes: ship v1 on Friday\./);
     const hostPath = outputOnHost(cwd, result.stderr, "summary.md");
     assert.match(

@@ -2,7 +2,7 @@
  * The model picker and uploads end to end against `deerflow serve` configured with two OpenAI-compatible
  * models on the fake OpenAI server (through the real ChatOpenAI client): the model chosen in settings is
  * the one the server calls, and a file attached in the composer is stored by the server, named in the
- * model's request (the <uploaded_files> block) and shown as a chip on the message.
+ * model's request (the <current_uploads> block) and shown as a chip on the message.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -66,7 +66,7 @@ test("model picker: the models from /api/models are offered and the chosen one a
   });
 });
 
-test("an attached file is uploaded, named to the model in <uploaded_files>, and shown as a chip on the message", {
+test("an attached file is uploaded, named to the model in <current_uploads>, and shown as a chip on the message", {
   skip,
 }, async () => {
   await withPage("upload-used", async (page) => {
@@ -84,7 +84,7 @@ test("an attached file is uploaded, named to the model in <uploaded_files>, and 
 
     const request = fake.requests.find((body) => lastUser(body).includes("Summarise the attached notes"));
     assert.ok(request, "the model was asked");
-    assert.match(lastUser(request), /<uploaded_files>[\s\S]*antlers\.txt[\s\S]*<\/uploaded_files>/);
+    assert.match(lastUser(request), /<current_uploads>[\s\S]*antlers\.txt[\s\S]*<\/current_uploads>/);
 
     const threadId = /\/threads\/([^/]+)/.exec(page.url())![1]!;
     const listed = (await (await fetch(`${server.url}/api/threads/${threadId}/uploads/list`)).json()) as {

@@ -74,7 +74,7 @@ describe("Composer files", () => {
 
   it("a user message shows what the user typed, not the uploads block the harness added for the model", () => {
     const content =
-      "<uploaded_files>\nThe following files were uploaded in this message:\n\n- data.csv\n</uploaded_files>\n\nsee file";
+      "<current_uploads>\nThe following files were uploaded in this message:\n\n- data.csv\n</current_uploads>\n\nsee file";
     const message = {
       type: "human",
       id: "h2",

@@ -6,7 +6,7 @@
  */
 
 /** `title:` (title middleware). */
-export const TITLE_DEFAULTS = Object.freeze({ max_words: 8, max_chars: 80 });
+export const TITLE_DEFAULTS = Object.freeze({ max_words: 6, max_chars: 60 });
 
 /** `loop_detection:` (loop-detection middleware). */
 export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5 });

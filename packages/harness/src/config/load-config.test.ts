@@ -124,6 +124,8 @@ test("a single trigger object is read as a list", () => {
 });
 
 test("title limits are range-checked and a bad title template is a config error", () => {
+  const { max_words, max_chars } = parse("title: {enabled: true}").title;
+  assert.deepEqual({ max_words, max_chars }, { max_words: 6, max_chars: 60 }, "DeerFlow's defaults");
   assertConfigError(() => parse("title: {max_chars: 0}"), /title\.max_chars/);
   assertConfigError(() => parse("title: {max_chars: 100000}"), /title\.max_chars/);
   assertConfigError(() => parse("title: {max_words: 500}"), /title\.max_words/);

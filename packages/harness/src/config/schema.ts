@@ -8,6 +8,7 @@
 import { z } from "zod";
 import * as defaults from "./defaults.js";
 import { supportsThinking } from "./thinking-support.js";
+import { titleTemplateProblem } from "./title-template.js";
 
 /** Spellings of `use:` we accept; DeerFlow's Python class paths map onto our providers. */
 export const MODEL_PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
@@ -125,9 +126,6 @@ export const MemoryConfig = z.strictObject({
   max_injection_tokens: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_injection_tokens),
 });
 
-/** Placeholders a title prompt may use; `{user_msg}` is required (a title of nothing is no title). */
-const TITLE_PLACEHOLDERS = ["max_words", "user_msg", "assistant_msg"];
-
 export const TitleConfig = z.strictObject({
   enabled: z.boolean().default(true),
   max_words: z.number().int().min(1).max(20).default(defaults.TITLE_DEFAULTS.max_words),
@@ -138,20 +136,8 @@ export const TitleConfig = z.strictObject({
     .nullable()
     .default(null)
     .superRefine((template, context) => {
-      if (template === null) return;
-      const unknown = [...template.matchAll(/\{(\w+)\}/g)]
-        .map((match) => match[1]!)
-        .filter((name) => !TITLE_PLACEHOLDERS.includes(name));
-      if (unknown.length > 0)
-        context.addIssue({
-          code: "custom",
-          message: `unknown placeholder {${unknown[0]}}; use {user_msg}, {assistant_msg} and {max_words}`,
-        });
-      else if (!template.includes("{user_msg}"))
-        context.addIssue({
-          code: "custom",
-          message: "the template must contain {user_msg} (the user's first message)",
-        });
+      const problem = template === null ? undefined : titleTemplateProblem(template);
+      if (problem) context.addIssue({ code: "custom", message: problem });
     }),
 });
 

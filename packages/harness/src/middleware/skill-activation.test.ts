@@ -49,7 +49,7 @@ test("a leading /skill inserts the escaped SKILL.md before the user's message, w
 
 test("the latest user message decides, read from original_user_content when an uploads block was put in front", () => {
   const withUploads = new HumanMessage({
-    content: "<uploaded_files>…</uploaded_files>\n\n/tidy the upload",
+    content: "<current_uploads>…</current_uploads>\n\n/tidy the upload",
     additional_kwargs: { original_user_content: "/tidy the upload" },
   });
   assert.equal(resolveSlashActivation([withUploads], options, read).kind, "activate");

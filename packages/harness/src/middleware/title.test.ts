@@ -5,6 +5,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { cleanTitle, fallbackTitle, firstExchange, renderTitlePrompt, titleMiddleware } from "./title.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { TITLE_DEFAULTS } from "../config/defaults.js";
 
 const limits = { maxWords: 8, maxChars: 80 };
 
@@ -23,12 +24,25 @@ test("cleanTitle strips thinking, labels, quotes and a final period, and applies
   assert.equal(cleanTitle('  ""  ', limits), "");
 });
 
-test("fallbackTitle is the first 50 characters of the message, or New Conversation", () => {
+test("fallbackTitle is the first 50 characters of the message plus ..., or New Conversation", () => {
   assert.equal(fallbackTitle("  What is   the weather?  "), "What is the weather?");
   const long = "Please write a detailed report about the quarterly sales figures for Europe";
-  assert.equal(fallbackTitle(long), `${long.slice(0, 47).trimEnd()}...`);
+  assert.equal(fallbackTitle(long), `${long.slice(0, 50).trimEnd()}...`, "the ellipsis is not counted in the 50");
+  assert.equal(fallbackTitle("x".repeat(200), 60), `${"x".repeat(50)}...`);
+  // A smaller max_chars makes room for the ellipsis inside it.
+  assert.equal(fallbackTitle("x".repeat(200), 52), `${"x".repeat(49)}...`);
+  assert.equal(fallbackTitle("x".repeat(200), 50), `${"x".repeat(47)}...`);
   assert.equal(fallbackTitle(long, 20), `${long.slice(0, 17).trimEnd()}...`);
   assert.equal(fallbackTitle(""), "New Conversation");
+});
+
+test("the default limits are 6 words and 60 characters", () => {
+  const tenWords = "one two three four five six seven eight nine ten";
+  assert.equal(
+    cleanTitle(tenWords, { maxWords: TITLE_DEFAULTS.max_words, maxChars: TITLE_DEFAULTS.max_chars }),
+    "one two three four five six",
+  );
+  assert.deepEqual({ ...TITLE_DEFAULTS }, { max_words: 6, max_chars: 60 });
 });
 
 test("titles never exceed max_chars and never cut a character or grapheme in half", () => {
@@ -123,7 +137,7 @@ test("without a model, or when it fails, the title is the start of the user's me
     },
     { configurable: { thread_id: "t-a" } },
   );
-  assert.equal(first.title, "Draft an email to the whole team about the Frid...");
+  assert.equal(first.title, "Draft an email to the whole team about the Friday...");
 
   const warnings: string[] = [];
   const failing = new ScriptedChatModel([new Error("503 upstream")]);
@@ -134,4 +148,27 @@ test("without a model, or when it fails, the title is the start of the user's me
   );
   assert.equal(second.title, "Hi there");
   assert.match(warnings[0] ?? "", /503 upstream/);
+});
+
+test("the default limits reach a model title, and an invalid prompt template skips the model call", async () => {
+  const titleModel = new ScriptedChatModel([new AIMessage("one two three four five six seven eight")]);
+  const agent = agentWith(titleMiddleware({ model: titleModel }), ["Sure."]);
+  const result = await agent.invoke(
+    { messages: [new HumanMessage({ id: "h-1", content: "Count to eight" })] },
+    { configurable: { thread_id: "t-defaults" } },
+  );
+  assert.equal(result.title, "one two three four five six");
+
+  for (const [index, promptTemplate] of ["Title for {usr_msg}", "A title please"].entries()) {
+    const unused = new ScriptedChatModel([new AIMessage("Should not be asked")]);
+    const warnings: string[] = [];
+    const middleware = titleMiddleware({ model: unused, promptTemplate, onWarning: (w) => warnings.push(w) });
+    const invalid = await agentWith(middleware, ["Sure."]).invoke(
+      { messages: [new HumanMessage({ id: "h-1", content: "Write tests for the parser" })] },
+      { configurable: { thread_id: `t-template-${index}` } },
+    );
+    assert.equal(invalid.title, "Write tests for the parser", promptTemplate);
+    assert.equal(unused.callCount, 0, `no model call with ${promptTemplate}`);
+    assert.match(warnings.join("\n"), /prompt template/);
+  }
 });

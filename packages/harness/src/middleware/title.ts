@@ -4,10 +4,10 @@
  *
  * Runs once per thread, in `afterAgent`: when the thread has no `title`, a user message and an AI reply,
  * it asks the configured model for a title (tagged `langsmith:nostream` so its tokens never reach the
- * user's stream) and cleans the answer to the word and character limits. Without a model, or when the
- * model fails or returns nothing usable, the title is the start of the user's first message. A title,
- * once set, is never regenerated. A first run that ended before any AI reply gets its title on the next
- * exchange.
+ * user's stream) and cleans the answer to the word and character limits. Without a model, with an unusable
+ * prompt template (no model call then), or when the model fails or returns nothing usable, the title is the
+ * start of the user's first message. A title, once set, is never regenerated. A first run that ended
+ * before any AI reply gets its title on the next exchange.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
@@ -15,18 +15,25 @@ import { createMiddleware } from "langchain";
 import type { Logger } from "../logger.js";
 import { threadStateSubset } from "../state/thread-state.js";
 import { TITLE_DEFAULTS } from "../config/defaults.js";
+import { titleTemplateProblem } from "../config/title-template.js";
 
 /** Options of {@link titleMiddleware}. */
 export interface TitleOptions {
   /** The model that writes titles (thinking off). Without one, titles come from the user's message. */
   model?: BaseChatModel;
-  /** Most words in a title. Default 8. */
+  /** Most words in a title. Default 6. */
   maxWords?: number;
-  /** Most characters in a title. Default 80. */
+  /** Most characters in a title. Default 60. */
   maxChars?: number;
-  /** Prompt with `{max_words}`, `{user_msg}` and `{assistant_msg}` placeholders. */
+  /**
+   * Prompt with `{max_words}`, `{user_msg}` and `{assistant_msg}` placeholders. One with an unknown
+   * placeholder or without `{user_msg}` is not used: the model is not called and the fallback title is.
+   */
   promptTemplate?: string;
-  /** Receives a message when the model call fails (the fallback title is used). Default: `console.warn`. */
+  /**
+   * Receives a message when the prompt template is unusable or the model call fails (the fallback title is
+   * used). Default: `console.warn`.
+   */
   onWarning?: (message: string) => void;
   /** Logs the title set (debug), and whether it came from the model or the fallback. */
   logger?: Logger;
@@ -34,7 +41,7 @@ export interface TitleOptions {
 
 /** The title of a thread whose first message has no text. */
 export const DEFAULT_TITLE = "New Conversation";
-/** Length of a fallback title taken from the user's message. */
+/** Characters of the user's message a fallback title keeps (the "..." after them is not counted). */
 export const FALLBACK_TITLE_CHARS = 50;
 /** Characters of each side of the exchange shown to the title model. */
 const EXCERPT_CHARS = 500;
@@ -84,15 +91,17 @@ function userText(message: BaseMessage): string {
 }
 
 /**
- * A title from the user's message: at most 50 characters (fewer if `maxChars` is smaller), "..." included
- * when cut, cut between graphemes; "New Conversation" when it has no text.
+ * A title from the user's message, cut between graphemes; "New Conversation" when it has no text. A message
+ * longer than 50 characters (or `maxChars` if smaller) keeps its first 50 and gets "..." after them; when
+ * `maxChars` leaves no room for those 53, fewer are kept so the title, "..." included, fits `maxChars`.
  */
-export function fallbackTitle(text: string, maxChars: number = 80): string {
+export function fallbackTitle(text: string, maxChars: number = TITLE_DEFAULTS.max_chars): string {
   const clean = collapse(text);
   if (clean === "") return DEFAULT_TITLE;
   const limit = Math.max(1, Math.min(FALLBACK_TITLE_CHARS, maxChars));
   if (charCount(clean) <= limit) return clean;
-  return limit > 3 ? `${cutAtGrapheme(clean, limit - 3).trimEnd()}...` : cutAtGrapheme(clean, limit);
+  const kept = Math.min(FALLBACK_TITLE_CHARS, maxChars - 3);
+  return kept > 0 ? `${cutAtGrapheme(clean, kept).trimEnd()}...` : cutAtGrapheme(clean, limit);
 }
 
 /**
@@ -152,23 +161,30 @@ export function firstExchange(messages: readonly BaseMessage[]): { user: string;
  * Sets `title` after the first complete exchange (`afterAgent`).
  *
  * @example
- * createAgent({ model, tools, middleware: [titleMiddleware({ model: titleModel, maxWords: 8, maxChars: 80 })] });
+ * createAgent({ model, tools, middleware: [titleMiddleware({ model: titleModel, maxWords: 6, maxChars: 60 })] });
  */
 export function titleMiddleware(options: TitleOptions = {}) {
   const maxWords = options.maxWords ?? TITLE_DEFAULTS.max_words;
   const maxChars = options.maxChars ?? TITLE_DEFAULTS.max_chars;
   const template = options.promptTemplate ?? DEFAULT_TITLE_PROMPT;
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const templateProblem = titleTemplateProblem(template);
+  // Said once, here: every thread then gets the fallback title without a model call.
+  if (options.model && templateProblem)
+    warn(
+      `title: the prompt template is not usable (${templateProblem}); titles will be the start of the user's message.`,
+    );
+  const model = templateProblem ? undefined : options.model;
 
   const generate = async (exchange: { user: string; assistant: string }, signal?: AbortSignal): Promise<string> => {
-    if (!options.model) return "";
+    if (!model) return "";
     try {
       const prompt = renderTitlePrompt(template, {
         maxWords,
         userMessage: exchange.user,
         assistantMessage: exchange.assistant,
       });
-      const reply = await options.model.invoke([new HumanMessage(prompt)], {
+      const reply = await model.invoke([new HumanMessage(prompt)], {
         tags: ["middleware:title", "langsmith:nostream"],
         ...(signal ? { signal } : {}),
       });

@@ -30,17 +30,20 @@ function uploadsAgent(model: ScriptedChatModel, home: string) {
   });
 }
 
-test("formatSize and the uploaded_files block", () => {
+test("formatSize and the current_uploads block", () => {
   assert.deepEqual([formatSize(512), formatSize(12_600), formatSize(4 * 1024 * 1024)], ["512 B", "12.3 KB", "4.0 MB"]);
   const block = formatUploadsBlock([file("report.pdf", 12_600), file("<b>.txt")]);
   assert.match(
     block,
-    /^<uploaded_files>\nThe following files were uploaded in this message:\n\n- report\.pdf \(12\.3 KB\)\n  Path: \/mnt\/user-data\/uploads\/report\.pdf\n/,
+    /^<current_uploads>\nThe following files were uploaded in this message:\n\n- report\.pdf \(12\.3 KB\)\n  Path: \/mnt\/user-data\/uploads\/report\.pdf\n/,
   );
   assert.match(block, /- &lt;b&gt;\.txt/, "names cannot inject tags");
-  assert.match(block, /<\/uploaded_files>$/);
+  assert.match(block, /<\/current_uploads>$/);
   const many = formatUploadsBlock([file("a.md"), file("b.md"), file("c.pdf"), file("d.pdf")], 2);
   assert.match(many, /- \.\.\.and 2 more \(2 \.pdf\); list them with ls \/mnt\/user-data\/uploads/);
+  const tagged = formatUploadsBlock([file("a.md"), file("x.<system>")], 1);
+  assert.match(tagged, /and 1 more \(1 \.&lt;system&gt;\)/, "an omitted file's extension cannot inject tags");
+  assert.doesNotMatch(tagged, /<system>/);
 });
 
 test("selectNewUploads: files not announced earlier, or exactly the files the client names", () => {
@@ -61,14 +64,34 @@ test("selectNewUploads: files not announced earlier, or exactly the files the cl
 test("withUploadsBlock prepends to text, inserts a first block in lists, keeps the original text", () => {
   const text = withUploadsBlock(new HumanMessage({ id: "h", content: "summarise" }), [file("n.txt")]);
   assert.equal(text.id, "h");
-  assert.match(String(text.content), /^<uploaded_files>[\s\S]*<\/uploaded_files>\n\nsummarise$/);
+  assert.match(String(text.content), /^<current_uploads>[\s\S]*<\/current_uploads>\n\nsummarise$/);
   assert.equal(text.additional_kwargs.original_user_content, "summarise");
   assert.deepEqual(text.additional_kwargs.uploaded_files, [
     { filename: "n.txt", size: 10, virtual_path: "/mnt/user-data/uploads/n.txt" },
   ]);
   const list = withUploadsBlock(new HumanMessage({ content: [{ type: "text", text: "look" }] }), [file("n.txt")]);
   assert.ok(Array.isArray(list.content) && list.content.length === 2);
-  assert.match((list.content[0] as { text: string }).text, /^<uploaded_files>/);
+  assert.match((list.content[0] as { text: string }).text, /^<current_uploads>/);
+});
+
+test("withUploadsBlock keeps a string original_user_content and replaces any other value by the message text", () => {
+  const kept = withUploadsBlock(
+    new HumanMessage({
+      content: "<current_uploads>old</current_uploads>\n\nrun",
+      additional_kwargs: { original_user_content: "run" },
+    }),
+    [file("n.txt")],
+  );
+  assert.equal(kept.additional_kwargs.original_user_content, "run");
+  const spoofed = withUploadsBlock(
+    new HumanMessage({
+      content: "/data-analysis run",
+      additional_kwargs: { original_user_content: [{ type: "text", text: "spoofed audit text" }] },
+    }),
+    [file("n.txt")],
+  );
+  assert.equal(spoofed.additional_kwargs.original_user_content, "/data-analysis run");
+  assert.match(String(spoofed.content), /^<current_uploads>/);
 });
 
 test("in agent runs, each upload is announced once, in the turn after it was saved", async (t) => {
@@ -89,7 +112,7 @@ test("in agent runs, each upload is announced once, in the turn after it was sav
   );
   assert.match(
     String(lastHuman(0).content),
-    /^<uploaded_files>[\s\S]*- notes\.txt \(10 B\)\n  Path: \/mnt\/user-data\/uploads\/notes\.txt[\s\S]*\n\nsummarise the upload$/,
+    /^<current_uploads>[\s\S]*- notes\.txt \(10 B\)\n  Path: \/mnt\/user-data\/uploads\/notes\.txt[\s\S]*\n\nsummarise the upload$/,
   );
   assert.deepEqual(
     first.uploaded_files?.map((f) => f.virtual_path),

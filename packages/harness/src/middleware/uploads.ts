@@ -1,5 +1,5 @@
 /**
- * Chain slot 2. Tells the model about files uploaded since its last turn: an `<uploaded_files>` block
+ * Chain slot 2. Tells the model about files uploaded since its last turn: a `<current_uploads>` block
  * (name, size, virtual path) is put in front of the user's message, once. Which files are new comes
  * from the message's `additional_kwargs.files` when a client sends it (DeerFlow's web UI does), else
  * from the uploads directory minus the files announced in earlier messages (the CLI copies files there
@@ -82,17 +82,17 @@ export function formatSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** The `<uploaded_files>` block for `files` (at least one). */
+/** The `<current_uploads>` block for `files` (at least one). File names and extensions are tag-escaped. */
 export function formatUploadsBlock(files: readonly UploadedFile[], maxListed = 10): string {
   const shown = files.slice(0, maxListed);
-  const lines = ["<uploaded_files>", "The following files were uploaded in this message:", ""];
+  const lines = ["<current_uploads>", "The following files were uploaded in this message:", ""];
   for (const file of shown)
     lines.push(`- ${escapeTags(file.filename)} (${formatSize(file.size)})`, `  Path: ${escapeTags(file.virtual_path)}`);
   const rest = files.slice(maxListed);
   if (rest.length > 0) {
     const byExtension = new Map<string, number>();
     for (const file of rest) {
-      const extension = path.extname(file.filename).toLowerCase() || "(no extension)";
+      const extension = escapeTags(path.extname(file.filename).toLowerCase()) || "(no extension)";
       byExtension.set(extension, (byExtension.get(extension) ?? 0) + 1);
     }
     const summary = [...byExtension].map(([extension, count]) => `${count} ${extension}`).join(", ");
@@ -101,14 +101,15 @@ export function formatUploadsBlock(files: readonly UploadedFile[], maxListed = 1
   lines.push(
     "",
     "Work from these files first: read them with read_file (use start_line/end_line for long ones) and search them with grep or glob.",
-    "</uploaded_files>",
+    "</current_uploads>",
   );
   return lines.join("\n");
 }
 
 /**
  * A copy of `message` with the block in front of its text (string content) or as its first text block
- * (list content), recording the announced files and the user's original text in `additional_kwargs`.
+ * (list content), recording the announced files and the user's original text in `additional_kwargs`
+ * (`original_user_content`: kept when it is already a string, else the message's own text).
  */
 export function withUploadsBlock(message: BaseMessage, files: readonly UploadedFile[], maxListed = 10): HumanMessage {
   const block = formatUploadsBlock(files, maxListed);
@@ -116,7 +117,9 @@ export function withUploadsBlock(message: BaseMessage, files: readonly UploadedF
     typeof message.content === "string"
       ? `${block}\n\n${message.content}`
       : [{ type: "text" as const, text: block }, ...message.content];
-  const original = message.additional_kwargs?.original_user_content ?? message.text;
+  // Clients can send this key; only a string is the user's text (anything else is replaced, not trusted).
+  const recorded = message.additional_kwargs?.original_user_content;
+  const original = typeof recorded === "string" ? recorded : message.text;
   return new HumanMessage({
     id: message.id,
     name: message.name,

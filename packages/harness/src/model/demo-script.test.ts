@@ -51,6 +51,14 @@ test("the note it writes is labelled and goes to outputs", () => {
   assert.match(String(step.toolCalls[0]!.args.content), /demo model/);
 });
 
+test("the uploads block the harness puts in front of the task is not part of the task", () => {
+  for (const tag of ["current_uploads", "uploaded_files"]) {
+    const task = `<${tag}>\n- notes.txt (10 B)\n</${tag}>\n\nWrite about rivers`;
+    const step = nextDemoStep([new HumanMessage(task)], ["write_file"]);
+    assert.equal(step.toolCalls[0]!.args.path, "/mnt/user-data/outputs/note-write-about-rivers.md", tag);
+  }
+});
+
 test("a failing tool ends the script with an answer that quotes the error", () => {
   const messages = [
     new HumanMessage({ id: "h", content: "x" }),

@@ -119,8 +119,9 @@ function lastUserMessageIndex(messages: readonly BaseMessage[]): number {
 }
 
 function userTask(message: BaseMessage): string {
+  // `<current_uploads>` is the uploads block; `<uploaded_files>` is its name in older threads.
   return contentText(message.content)
-    .replace(/<uploaded_files>[\s\S]*?<\/uploaded_files>/g, "")
+    .replace(/<(current_uploads|uploaded_files)>[\s\S]*?<\/\1>/g, "")
     .trim();
 }
 

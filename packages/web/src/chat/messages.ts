@@ -33,7 +33,7 @@ export function textOf(content: unknown): string {
 
 /**
  * What a message shows as its text. For a user's message that is what the user typed: the harness puts
- * an `<uploaded_files>` block for the model in front of it and keeps the typed text in
+ * a `<current_uploads>` block for the model in front of it and keeps the typed text in
  * `additional_kwargs.original_user_content`.
  */
 export function shownText(message: Message): string {
