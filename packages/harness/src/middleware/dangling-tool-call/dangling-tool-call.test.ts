@@ -93,7 +93,7 @@ test("invalid tool calls become calls with an error result, and the raw provider
   assert.deepEqual(fixed.additional_kwargs.tool_calls, [
     { id: "bad", type: "function", function: { name: "write_file", arguments: "{}" } },
   ]);
-  assert.match(String(patched[2]!.content), /arguments were invalid: Unexpected token n/);
+  assert.match(String(patched[2]!.content), /nothing was written.*Parser error: Unexpected token n/);
   assert.equal(message.invalid_tool_calls?.length, 1, "the stored message is not modified");
 });
 
@@ -235,4 +235,117 @@ test("an empty tool-call id in the model's answer gets a fresh distinct id, raw 
     (renamed.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id),
     ids,
   );
+});
+
+test("a call carried only in the raw provider payload gets its placeholder and is sent as a real call", () => {
+  const message = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [],
+    additional_kwargs: {
+      tool_calls: [{ id: "raw1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }],
+    },
+  });
+  const patched = patchDanglingToolCalls([new HumanMessage("hi"), message]);
+  assert.deepEqual(shape(patched), ["human", "ai[raw1]", "tool(raw1)"]);
+  assert.deepEqual((patched[1] as AIMessage).tool_calls![0]!.args, { command: "ls" });
+  const placeholder = patched[2] as ToolMessage;
+  assert.equal(placeholder.name, "bash");
+  assert.equal(placeholder.status, "error");
+  assert.equal(placeholder.content, INTERRUPTED_TOOL_RESULT);
+});
+
+test("a nameless call's existing result is renamed unknown_tool as well", () => {
+  const message = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: " ", args: {} }] });
+  const existing = new ToolMessage({ id: "r1", content: "Error: invalid tool", tool_call_id: "c1", name: "" });
+  const patched = patchDanglingToolCalls([message, existing]);
+  assert.equal((patched[0] as AIMessage).tool_calls![0]!.name, "unknown_tool");
+  assert.equal(patched[1]!.id, "r1", "the real result is kept");
+  assert.equal((patched[1] as ToolMessage).name, "unknown_tool");
+  assert.equal(existing.name, "", "the stored result is not modified");
+});
+
+test("an invalid call without a name gets the missing-name advice, not the invalid-arguments one", () => {
+  const message = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [],
+    invalid_tool_calls: [
+      { id: "bad", name: "", args: "{oops", error: "Unexpected token o", type: "invalid_tool_call" },
+    ],
+  });
+  const patched = patchDanglingToolCalls([message]);
+  assert.equal((patched[1] as ToolMessage).name, "unknown_tool");
+  assert.match(String(patched[1]!.content), /name was missing or empty/);
+  assert.doesNotMatch(String(patched[1]!.content), /arguments were invalid/);
+});
+
+test("an invalid write_file call is told that nothing was written and to split the file", () => {
+  const hugeArgs = `{"path":"/mnt/user-data/outputs/report.md","content":"# Report ${"x".repeat(5000)} {"json"}"}`;
+  const message = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [],
+    invalid_tool_calls: [
+      {
+        id: "w1",
+        name: "write_file",
+        args: hugeArgs,
+        error: "Failed to parse tool arguments",
+        type: "invalid_tool_call",
+      },
+    ],
+  });
+  const text = String(patchDanglingToolCalls([message])[1]!.content);
+  assert.match(text, /write_file/);
+  assert.match(text, /nothing was written/i);
+  assert.match(text, /split/i);
+  assert.match(text, /Failed to parse tool arguments/, "the parser error is echoed");
+  assert.ok(!text.includes("xxxx"), "the malformed payload is not echoed back");
+  const other = new AIMessage({
+    id: "a2",
+    content: "",
+    tool_calls: [],
+    invalid_tool_calls: [{ id: "s1", name: "search", args: "{", error: "Failed to parse", type: "invalid_tool_call" }],
+  });
+  const generic = String(patchDanglingToolCalls([other])[1]!.content);
+  assert.match(generic, /arguments were invalid: Failed to parse/);
+  assert.doesNotMatch(generic, /nothing was written/i);
+});
+
+test("an invalid call whose arguments are valid JSON keeps them and its result, with no placeholder", () => {
+  const message = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [],
+    invalid_tool_calls: [
+      {
+        id: "v1",
+        name: "read_file",
+        args: '{"path": "/tmp/data.csv"}',
+        error: "schema validation failed",
+        type: "invalid_tool_call",
+      },
+    ],
+  });
+  const answered = new ToolMessage({ id: "r1", content: "data", tool_call_id: "v1", name: "read_file" });
+  const patched = patchDanglingToolCalls([message, answered]);
+  assert.deepEqual(shape(patched), ["ai[v1]", "tool(v1)"]);
+  assert.equal(patched[1], answered, "the real result is kept, no placeholder");
+  assert.deepEqual((patched[0] as AIMessage).tool_calls![0]!.args, { path: "/tmp/data.csv" });
+});
+
+test("whitespace-only tool-call ids are replaced like empty ones, and their results follow", () => {
+  const message = new AIMessage({ id: "a1", content: "", tool_calls: [call("  "), call(" c2 ")] });
+  const patched = patchDanglingToolCalls([message, result("  ", "r1"), result(" c2 ", "r2")]);
+  const [first, second] = (patched[0] as AIMessage).tool_calls!.map((c) => c.id!);
+  assert.ok(first!.trim() && first !== "  ", "the blank id is replaced");
+  assert.equal(second, " c2 ", "a real id is kept byte for byte");
+  assert.deepEqual(shape(patched), [`ai[${first},${second}]`, `tool(${first})`, "tool( c2 )"]);
+  assert.deepEqual([patched[1]!.id, patched[2]!.id], ["r1", "r2"]);
+  const answer = renameRecurringToolCallIds(
+    new AIMessage({ id: "m", content: "", tool_calls: [call(" ")] }),
+    new Set(),
+  );
+  assert.match(answer.tool_calls![0]!.id!, /^call_/, "a blank id in the model's answer gets a fresh one");
 });

@@ -4,8 +4,8 @@
  * OpenAI-compatible servers answer HTTP 400 when an assistant message with `tool_calls` is not followed
  * by one tool message per call, and Anthropic when a `tool_use` has no `tool_result` right after it. A
  * thread gets there when a run is interrupted or a tool is cancelled (the call stays unanswered), when a
- * provider returns `invalid_tool_calls`, or when other middleware inserts a human message between a call
- * and its result (deer-flow#1936, #2319, #2853). Then every later turn fails the same way. This
+ * provider returns `invalid_tool_calls` or a call only in its raw payload, or when other middleware
+ * inserts a human message between a call and its result (deer-flow#1936, #2319, #2853). Then every later turn fails the same way. This
  * middleware rebuilds the request so each call is followed by its result (or a placeholder error), drops
  * results whose call is gone, and leaves the checkpointed messages untouched. It also renames recurring
  * tool-call ids in the model's answer, which the agent loop would otherwise never execute.
@@ -20,6 +20,9 @@ import type { Logger } from "../../logger.js";
 
 /** Placeholder result for a call that never returned (interrupted run, cancelled tool). */
 export const INTERRUPTED_TOOL_RESULT = "[Tool call was interrupted and did not return a result.]";
+const MISSING_NAME_RESULT =
+  "[Tool call could not be executed because the tool name was missing or empty. Call one of the available tools by name.]";
+const UNKNOWN_TOOL = "unknown_tool";
 const MAX_ERROR_ECHO = 500;
 
 interface RequestToolCall {
@@ -28,32 +31,89 @@ interface RequestToolCall {
   args: Record<string, unknown>;
   /** Text of the placeholder when this call has no result. */
   placeholder: string;
+  /** The call came without a usable id: results saved with a blank id may answer it. */
+  idMissing: boolean;
+  /** The call came without a usable name: a nameless result of it is renamed too. */
+  nameMissing: boolean;
 }
 
-/** The calls of an AI message as the request will carry them: valid ones, then invalid ones, all with ids and names. */
+const blank = (value: unknown): boolean => typeof value !== "string" || value.trim() === "";
+
+/** `text` parsed as a JSON object, or undefined when it is not one. */
+function jsonObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the model reads in place of an invalid call's result. A `write_file` call usually fails to parse
+ * because a whole large document was put in one call (deer-flow#2894); retrying it the same way fails
+ * again, so that call gets advice on what to do instead. The malformed arguments are never echoed back.
+ */
+function invalidCallResult(name: string, error: unknown): string {
+  const detail = typeof error === "string" && error.trim() ? error.slice(0, MAX_ERROR_ECHO) : "";
+  if (name === "write_file")
+    return (
+      "[write_file was not executed: its arguments were not valid JSON, so nothing was written. This usually " +
+      "happens when a large document is sent in one call and its content holds unescaped quotes, backslashes, " +
+      "inline JSON or code fences. Do not send the same large write_file again: give the content as plain text " +
+      "in your reply, or, if a file is still needed, split it and write it in several smaller parts." +
+      `${detail ? ` Parser error: ${detail}` : ""}]`
+    );
+  return `[Tool call could not be executed because its arguments were invalid: ${detail || "the arguments are not valid JSON"}]`;
+}
+
+/**
+ * The calls of an AI message as the request will carry them, all with ids and names: valid ones, then
+ * invalid ones, or, when the message has neither, those of its raw provider payload (which the OpenAI
+ * client sends in that case, and other providers never see).
+ */
 function requestCalls(message: AIMessage, index: number): { calls: RequestToolCall[]; changed: boolean } {
   let changed = false;
   const calls: RequestToolCall[] = [];
-  (message.tool_calls ?? []).forEach((call, position) => {
-    const id = call.id || `synthetic_tool_call_${index}_valid_${position}`;
-    const name = call.name?.trim() ? call.name : "unknown_tool";
-    if (id !== call.id || name !== call.name) changed = true;
-    const placeholder =
-      name === call.name
-        ? INTERRUPTED_TOOL_RESULT
-        : "[Tool call could not be executed because its name was missing or empty. Call one of the available tools by name.]";
-    calls.push({ id, name, args: call.args ?? {}, placeholder });
-  });
-  (message.invalid_tool_calls ?? []).forEach((call, position) => {
-    changed = true;
-    const error = String(call.error ?? "the arguments are not valid JSON").slice(0, MAX_ERROR_ECHO);
+  const add = (
+    source: string,
+    position: number,
+    call: { id?: unknown; name?: unknown; args: Record<string, unknown> },
+    placeholder: string,
+  ) => {
+    const idMissing = blank(call.id);
+    const nameMissing = blank(call.name);
+    if (idMissing || nameMissing) changed = true;
     calls.push({
-      id: call.id || `synthetic_tool_call_${index}_invalid_${position}`,
-      name: call.name?.trim() ? call.name : "unknown_tool",
-      args: {},
-      placeholder: `[Tool call could not be executed because its arguments were invalid: ${error}]`,
+      id: idMissing ? `synthetic_tool_call_${index}_${source}_${position}` : (call.id as string),
+      name: nameMissing ? UNKNOWN_TOOL : (call.name as string),
+      args: call.args,
+      placeholder: nameMissing ? MISSING_NAME_RESULT : placeholder,
+      idMissing,
+      nameMissing,
     });
+  };
+  const valid = message.tool_calls ?? [];
+  const invalid = message.invalid_tool_calls ?? [];
+  valid.forEach((call, position) =>
+    add("valid", position, { ...call, args: call.args ?? {} }, INTERRUPTED_TOOL_RESULT),
+  );
+  invalid.forEach((call, position) => {
+    changed = true; // moved into tool_calls: no provider client sends invalid_tool_calls
+    const args = jsonObject(call.args) ?? {};
+    add("invalid", position, { ...call, args }, invalidCallResult(call.name ?? "", call.error));
   });
+  const raw = message.additional_kwargs?.tool_calls;
+  if (valid.length === 0 && invalid.length === 0 && Array.isArray(raw)) {
+    raw.forEach((entry: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }, position) => {
+      changed = true; // moved into tool_calls, so providers that ignore the raw payload see the call too
+      const args = jsonObject(entry?.function?.arguments) ?? {};
+      add("raw", position, { id: entry?.id, name: entry?.function?.name, args }, INTERRUPTED_TOOL_RESULT);
+    });
+  }
   return { calls, changed };
 }
 
@@ -105,16 +165,21 @@ export function patchDanglingToolCalls(input: BaseMessage[]): BaseMessage[] {
       plan.calls.forEach((call, position) => {
         const match = matched[position];
         if (match !== index + 1 + position) changed = true;
+        const answer = match === undefined ? undefined : (messages[match] as ToolMessage);
+        if (answer && call.nameMissing && blank(answer.name)) {
+          changed = true;
+          out.push(copyToolMessage(answer, { name: call.name }));
+          return;
+        }
         out.push(
-          match !== undefined
-            ? messages[match]!
-            : new ToolMessage({
-                content: call.placeholder,
-                tool_call_id: call.id,
-                name: call.name,
-                status: "error",
-                id: `dangling-${index}-${position}`,
-              }),
+          answer ??
+            new ToolMessage({
+              content: call.placeholder,
+              tool_call_id: call.id,
+              name: call.name,
+              status: "error",
+              id: `dangling-${index}-${position}`,
+            }),
         );
       });
       return;
@@ -128,34 +193,39 @@ export function patchDanglingToolCalls(input: BaseMessage[]): BaseMessage[] {
   return changed || messages !== input ? out : input;
 }
 
+/** A copy of a ToolMessage with `changes` applied, every other field kept. */
+function copyToolMessage(message: ToolMessage, changes: { name?: string; tool_call_id?: string }): ToolMessage {
+  return new ToolMessage({
+    id: message.id,
+    content: message.content,
+    name: message.name,
+    status: message.status,
+    artifact: message.artifact,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    tool_call_id: message.tool_call_id,
+    ...changes,
+  });
+}
+
 /**
- * Threads saved before empty ids were replaced hold calls and results that all say "". Results with an
- * empty id answer the empty-id calls of the nearest earlier AI message in order; they are given the
- * same synthetic ids as those calls (copies, in the request only). Returns `messages` itself when there
- * are none.
+ * Threads saved before blank ids were replaced hold calls and results that all say "" (or only
+ * whitespace). Results with a blank id answer the blank-id calls of the nearest earlier AI message in
+ * order; they are given the same synthetic ids as those calls (copies, in the request only). Returns
+ * `messages` itself when there are none.
  */
 function pairEmptyResultIds(messages: BaseMessage[], plans: Map<number, { calls: RequestToolCall[] }>): BaseMessage[] {
   let out: BaseMessage[] | undefined;
   let pending: string[] = [];
   messages.forEach((message, index) => {
     if (isAIMessage(message)) {
-      const original = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])];
       pending = plans
         .get(index)!
-        .calls.filter((_, position) => !original[position]?.id)
+        .calls.filter((call) => call.idMissing)
         .map((call) => call.id);
-    } else if (isToolMessage(message) && !message.tool_call_id && pending.length > 0) {
+    } else if (isToolMessage(message) && blank(message.tool_call_id) && pending.length > 0) {
       out ??= [...messages];
-      out[index] = new ToolMessage({
-        id: message.id,
-        content: message.content,
-        name: message.name,
-        status: message.status,
-        artifact: message.artifact,
-        additional_kwargs: message.additional_kwargs,
-        response_metadata: message.response_metadata,
-        tool_call_id: pending.shift()!,
-      });
+      out[index] = copyToolMessage(message, { tool_call_id: pending.shift()! });
     }
   });
   return out ?? messages;

@@ -9,10 +9,10 @@
  * `call_0_2`) keeps execution, pairing and the ledger exact. Providers accept any id in the history, as
  * long as calls and results agree.
  *
- * Some providers send no id at all (an empty string). Every such call would share the id "", so its
+ * Some providers send no id at all (an empty or blank string). Every such call would share the id "", so its
  * result could never be paired with it again (each later request would carry an "interrupted"
  * placeholder instead of the real result) and a later empty-id call would look answered already. Each
- * empty id is therefore replaced by a fresh one as soon as the model returns it.
+ * blank id is therefore replaced by a fresh one as soon as the model returns it.
  */
 import { randomUUID } from "node:crypto";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
@@ -38,7 +38,7 @@ export function freshToolCallId(): string {
 
 /**
  * Returns `response` with every tool-call id that is in `used`, or repeated within the response, renamed
- * to the first free `${id}_${n}` (n ≥ 2), and every empty id replaced by a fresh one; the raw provider
+ * to the first free `${id}_${n}` (n ≥ 2), and every empty or blank id replaced by a fresh one; the raw provider
  * payload follows. Returns `response` itself when no id collides or is empty.
  */
 export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySet<string>): AIMessage {
@@ -46,7 +46,7 @@ export function renameRecurringToolCallIds(response: AIMessage, used: ReadonlySe
   const renames = new Map<number, string>();
   const calls = [...(response.tool_calls ?? []), ...(response.invalid_tool_calls ?? [])];
   calls.forEach((call, index) => {
-    if (!call.id) {
+    if (!call.id?.trim()) {
       let fresh = freshToolCallId();
       while (taken.has(fresh)) fresh = freshToolCallId();
       taken.add(fresh);

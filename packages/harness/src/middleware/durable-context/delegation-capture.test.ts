@@ -4,7 +4,12 @@ import { createHash } from "node:crypto";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { mergeDelegations } from "../../state/reducers.js";
 import type { DelegationEntry } from "../../state/shapes.js";
-import { changedDelegations, extractDelegations, readSubagentMetadata } from "./delegation-capture.js";
+import {
+  changedDelegations,
+  currentRunMessages,
+  extractDelegations,
+  readSubagentMetadata,
+} from "./delegation-capture.js";
 
 /** DeerFlow's subagent status contract v2 (subagent_status_contract.json), the values a `task` result may carry. */
 const contract = {
@@ -167,4 +172,45 @@ test("once the ledger is full, long-evicted delegations do not come back as newe
     changedDelegations(ledger, extracted).map((e) => e.id),
     ["t60"],
   );
+});
+
+test("a status-only completed result leaves the brief unset; other status-only results keep a canned one", () => {
+  const [completed, cancelled] = extractDelegations(
+    [
+      dispatch("t1", "A"),
+      taskResult("t1", { subagent_status: "completed" }, "Task Succeeded. Result: ok"),
+      dispatch("t2", "B"),
+      taskResult("t2", { subagent_status: "cancelled" }, "misleading"),
+    ],
+    { now: NOW },
+  );
+  assert.equal(completed!.status, "completed");
+  assert.equal(completed!.result_brief, undefined, "nothing is made up, and the text is not parsed");
+  assert.equal(completed!.result_sha256, undefined);
+  assert.equal(cancelled!.result_brief, "Task cancelled by user.");
+});
+
+test("only tasks after the current run's first human message are captured", () => {
+  const human = (content: string, run_id?: string) =>
+    new HumanMessage({ content, additional_kwargs: run_id ? { run_id } : {} });
+  const messages = [
+    human("old request", "run-old"),
+    dispatch("old-call", "old work"),
+    human("new request", "run-new"),
+    dispatch("new-call", "new work"),
+    human("an injected reminder"),
+    dispatch("later-call", "more work"),
+  ];
+  const ids = (list: typeof messages, runId?: string) =>
+    extractDelegations(currentRunMessages(list, runId), { now: NOW, runId }).map((e) => [e.id, e.run_id]);
+  assert.deepEqual(ids(messages, "run-new"), [
+    ["new-call", "run-new"],
+    ["later-call", "run-new"],
+  ]);
+  assert.deepEqual(
+    ids(messages),
+    [["old-call"], ["new-call"], ["later-call"]].map(([id]) => [id, undefined]),
+  );
+  // A resumed run adds no message of its own: only the last turn can hold its calls.
+  assert.deepEqual(ids(messages.slice(0, 4), "run-resumed"), [["new-call", "run-resumed"]]);
 });

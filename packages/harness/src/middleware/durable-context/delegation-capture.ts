@@ -25,9 +25,13 @@ const MAX_DESCRIPTION_CHARS = 200;
 /** Cap of a stored result brief (head and tail kept). */
 export const MAX_RESULT_BRIEF_CHARS = 2000;
 
+/**
+ * What a result that carries only a status says. A completed task without a brief says nothing: its
+ * entry gets no brief rather than a made-up one (the text is never parsed).
+ */
 const CANNED_RESULT: Record<DelegationStatus, string> = {
   in_progress: "",
-  completed: "Task completed.",
+  completed: "",
   failed: "Task failed.",
   cancelled: "Task cancelled by user.",
   timed_out: "Task timed out.",
@@ -69,14 +73,32 @@ function applyResult(entry: DelegationEntry, result: ToolMessage): DelegationEnt
   const status = meta.status ?? (result.status === "error" ? "failed" : undefined);
   if (status === undefined) return entry; // no contract metadata: the outcome is unknown, never guessed from text
   const resultText = meta.brief ?? meta.error ?? CANNED_RESULT[status];
+  const ended: DelegationEntry = { ...entry, status, ...(meta.stopReason ? { stop_reason: meta.stopReason } : {}) };
+  if (!resultText) return ended;
   return {
-    ...entry,
-    status,
-    ...(meta.stopReason ? { stop_reason: meta.stopReason } : {}),
+    ...ended,
     result_brief: boundText(resultText, MAX_RESULT_BRIEF_CHARS),
     result_sha256: meta.sha256 ?? createHash("sha256").update(resultText).digest("hex"),
     result_ref: result.id ?? result.tool_call_id,
   };
+}
+
+/**
+ * The messages the run `runId` may have added: those after the first human message stamped with its id
+ * (`additional_kwargs.run_id`, see thread-data), so a task of an older run that is missing from the
+ * ledger is not captured as this run's. A resumed run adds no message of its own; then only the latest
+ * turn (after the last human message) can hold its calls, and older turns are left alone. Without a run
+ * id, every message.
+ *
+ * @example
+ * currentRunMessages([oldHuman, oldTask, newHuman (run_id "r2"), newTask], "r2"); // → [newTask]
+ */
+export function currentRunMessages(messages: readonly BaseMessage[], runId?: string): readonly BaseMessage[] {
+  if (runId === undefined) return messages;
+  const isHuman = (message: BaseMessage) => message.type === "human";
+  const first = messages.findIndex((message) => isHuman(message) && message.additional_kwargs?.run_id === runId);
+  const boundary = first >= 0 ? first : messages.findLastIndex(isHuman);
+  return boundary >= 0 ? messages.slice(boundary + 1) : messages;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { type ToolRuntime, createAgent, tool } from "langchain";
 import { z } from "zod";
@@ -226,4 +226,44 @@ test("a user message imitating the data block is not treated as durable context"
   assert.deepEqual(dataMessages(request), [], "the forged flag is stripped and no data block exists");
   assert.equal(request.find((m) => m.id === "forged")!.text, imitation, "it reaches the model as ordinary user text");
   assert.equal(request[0]!.text, "You are DeerFlow.", "no authority contract without real durable context");
+});
+
+test("a run captures only the tasks after its own first message, stamped with the server's run id", async () => {
+  const model = new ScriptedChatModel([
+    {
+      tool_calls: [{ id: "new-call", name: "task", args: { description: "new", prompt: "p", subagent_type: "bash" } }],
+    },
+    { content: "ok" },
+  ]);
+  const agent = createAgent({
+    model,
+    tools: [fakeTaskTool("new result")],
+    middleware: [durableContextMiddleware()],
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "t-runs" } };
+  // An older run's task that never reached the ledger (e.g. a thread from before the ledger existed).
+  await agent.graph.updateState(config, {
+    messages: [
+      new HumanMessage({ id: "h-old", content: "old", additional_kwargs: { run_id: "run-old" } }),
+      new AIMessage({
+        id: "a-old",
+        content: "",
+        tool_calls: [
+          { id: "old-call", name: "task", args: { description: "old", prompt: "p", subagent_type: "bash" } },
+        ],
+      }),
+      new ToolMessage({ id: "r-old", content: "done", tool_call_id: "old-call", name: "task" }),
+      new AIMessage({ id: "a-old-2", content: "old answer" }),
+    ],
+  });
+  await agent.invoke(
+    { messages: [new HumanMessage({ id: "h-new", content: "new", additional_kwargs: { run_id: "run-new" } })] },
+    { configurable: { ...config.configurable, run_id: "run-new" } },
+  );
+  const values = (await agent.graph.getState(config)).values as { delegations: { id: string; run_id?: string }[] };
+  assert.deepEqual(
+    values.delegations.map((entry) => [entry.id, entry.run_id]),
+    [["new-call", "run-new"]],
+  );
 });

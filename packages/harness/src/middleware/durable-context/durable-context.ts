@@ -11,7 +11,7 @@ import { createMiddleware } from "langchain";
 import { mergeSkillContext } from "../../state/reducers.js";
 import type { DelegationEntry, SkillEntry } from "../../state/shapes.js";
 import { threadStateSubset } from "../../state/thread-state.js";
-import { changedDelegations, extractDelegations } from "./delegation-capture.js";
+import { changedDelegations, currentRunMessages, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
 import { extractSkills } from "./skill-capture.js";
 import type { Logger } from "../../logger.js";
@@ -34,6 +34,12 @@ interface CaptureState {
   skill_context?: SkillEntry[];
 }
 
+/** The run's id: the server passes it in `configurable.run_id`; a caller may pass it in the context. */
+function runIdOf(runtime: { context?: unknown; configurable?: Record<string, unknown> }): string | undefined {
+  const runId = (runtime.context as { run_id?: unknown } | undefined)?.run_id ?? runtime.configurable?.run_id;
+  return typeof runId === "string" && runId ? runId : undefined;
+}
+
 const sameSkills = (a: readonly SkillEntry[], b: readonly SkillEntry[]) =>
   a.length === b.length && a.every((entry, i) => entry.path === b[i]!.path && entry.description === b[i]!.description);
 
@@ -51,8 +57,8 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
   const warn = options.onWarning ?? ((message: string) => console.warn(`[durable-context] ${message}`));
   const warned = new Set<string>();
 
-  const captureDelegations = (state: CaptureState, runId: unknown) => {
-    const extracted = extractDelegations(state.messages, { runId: typeof runId === "string" ? runId : undefined });
+  const captureDelegations = (state: CaptureState, runId: string | undefined) => {
+    const extracted = extractDelegations(currentRunMessages(state.messages, runId), { runId });
     const changed = changedDelegations(state.delegations ?? [], extracted);
     if (changed.length > 0) options.logger?.debug(`captured ${changed.length} delegation(s)`);
     return changed.length > 0 ? { delegations: changed } : {};
@@ -80,11 +86,10 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
     stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
     beforeModel: (state, runtime) =>
       update({
-        ...captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id),
+        ...captureDelegations(state, runIdOf(runtime)),
         ...captureSkills(state),
       }),
-    afterModel: (state, runtime) =>
-      update(captureDelegations(state, (runtime.context as { run_id?: unknown } | undefined)?.run_id)),
+    afterModel: (state, runtime) => update(captureDelegations(state, runIdOf(runtime))),
     wrapModelCall: (request, handler) => {
       const block = renderDurableContext({
         summaryText: request.state.summary_text,
