@@ -53,7 +53,9 @@ test("glob with include_dirs leaves out dependency and VCS folders unless the pa
     kit.text("glob", { description: "g", path: "/mnt/user-data/workspace", include_dirs: true, ...args });
   assert.equal(
     await glob({ pattern: "**" }),
-    ["/mnt/user-data/workspace/pkg/", "/mnt/user-data/workspace/src/", "/mnt/user-data/workspace/src/main.py"].join("\n"),
+    ["/mnt/user-data/workspace/pkg/", "/mnt/user-data/workspace/src/", "/mnt/user-data/workspace/src/main.py"].join(
+      "\n",
+    ),
   );
   assert.equal(
     await glob({ pattern: "node_modules/**" }),

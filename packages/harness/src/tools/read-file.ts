@@ -121,7 +121,7 @@ async function streamLines(
       lines.push(line);
       size += line.length + 1;
     }
-    return index < start ? startPastEnd(start, index, target.virtualPath) : lines.join("\n");
+    return index < start ? startPastEnd(index, target.virtualPath) : lines.join("\n");
   } finally {
     await handle.close();
   }

@@ -28,12 +28,12 @@ export function selectLines(
 ): string | ToolFailure {
   const badRange = rangeNote(startLine, endLine);
   if (badRange) return badRange;
-  if (text === "") return startLine != null && startLine > 1 ? startPastEnd(startLine, 0, virtualPath) : "(empty)";
+  if (text === "") return startLine != null && startLine > 1 ? startPastEnd(0, virtualPath) : "(empty)";
   if (startLine == null && endLine == null) return text;
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
   const start = startLine ?? 1;
   const end = endLine ?? lines.length;
-  if (start > lines.length) return startPastEnd(start, lines.length, virtualPath);
+  if (start > lines.length) return startPastEnd(lines.length, virtualPath);
   return lines.slice(start - 1, Math.min(end, lines.length)).join("\n");
 }
 
@@ -72,7 +72,7 @@ export function describeFsError(error: unknown, virtualPath: string): string {
 }
 
 /** The failure for a `start_line` beyond the last line. */
-export function startPastEnd(start: number, lineCount: number, virtualPath: string): ToolFailure {
+export function startPastEnd(lineCount: number, virtualPath: string): ToolFailure {
   return toolFailure(
     `start_line exceeds file length: ${virtualPath} has ${lineCount} line${lineCount === 1 ? "" : "s"}. ` +
       (lineCount > 0 ? `Use a start_line from 1 to ${lineCount}.` : "Read it without start_line."),
