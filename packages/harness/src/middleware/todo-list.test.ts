@@ -189,3 +189,19 @@ test("a run a guard stopped (stop_reason set) is not reopened by the completion 
   assert.equal(out.messages.at(-1)!.text, "[Stopped: loop]");
   model.assertDone();
 });
+
+test("a completion reminder left behind by a run that died is removed when the next run starts", async () => {
+  const model = new ScriptedChatModel([{ content: "Hello." }]);
+  const agent = planAgent(model);
+  const stale = new HumanMessage({ id: "stale-1", name: "todo_completion_reminder", content: "<system_reminder>" });
+  const out = await agent.invoke(
+    { messages: [stale, new HumanMessage({ id: "h-1", content: "Hi." })] },
+    { configurable: { thread_id: "stale" } },
+  );
+  assert.deepEqual(
+    out.messages.map((message: BaseMessage) => message.id),
+    ["h-1", out.messages.at(-1)!.id],
+  );
+  assert.ok(!model.calls[0]!.messages.some((message) => message.id === "stale-1"));
+  model.assertDone();
+});
