@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { TODO_LIST_SYSTEM_PROMPT, countSiblingTodoCalls, describeTodos, todoListMiddleware } from "./todo-list.js";
@@ -97,12 +97,13 @@ test("parallel write_todos calls are both refused, the list is unchanged, and th
     }),
     new AIMessage({ id: "ai-3", content: "Done." }),
     new AIMessage({ id: "ai-4", content: "Still working on A and B." }),
+    new AIMessage({ id: "ai-5", content: "Still working on them." }),
   ]);
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
 
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Plan A and B." })] });
 
-  assert.equal(model.callCount, 4, "the open item earns one completion reminder");
+  assert.equal(model.callCount, 5, "the open item earns two completion reminders");
   const refused = out.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.status === "error");
   assert.deepEqual(
     refused.map((m) => m.tool_call_id),
@@ -136,29 +137,44 @@ test("after compaction hid the plan, each request carries the current todos in i
   model.assertDone();
 });
 
-test("a final answer with open todos gets one reminder per run, then the run ends", async () => {
+test("a final answer with open todos is reminded at most twice per run, and no reminder stays in messages", async () => {
   const plan: Todo[] = [
-    { content: "Write", status: "in_progress" },
+    { content: "Write", status: "completed" },
     { content: "Check", status: "pending" },
   ];
   const model = new ScriptedChatModel([
     { tool_calls: [{ name: "write_todos", args: { todos: plan } }] },
     { content: "Done, I think." },
     { content: "Still done." },
+    { content: "Really done." },
     { content: "Next turn." },
-    { content: "Really." },
+    { content: "Next turn, again." },
+    { content: "Next turn, finally." },
   ]);
   const agent = planAgent(model);
   const config = { configurable: { thread_id: "remind" } };
+  const isReminder = (message: BaseMessage) => message.name === "todo_completion_reminder";
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write and check." })] }, config);
-  assert.equal(model.calls.length, 3, "one reminder, not two");
+  assert.equal(model.calls.length, 4, "two reminders, not three");
+  assert.deepEqual(
+    model.calls.map((call) => call.messages.filter(isReminder).length),
+    [0, 0, 1, 1],
+    "each reminded request carries exactly one reminder",
+  );
   const reminder = model.calls[2]!.messages.at(-1)!;
-  assert.equal(reminder.getType(), "human");
+  assert.ok(isReminder(reminder) && reminder.getType() === "human");
   assert.equal(reminder.additional_kwargs.hide_from_ui, true);
-  assert.match(reminder.text, /still has open items:\n- \[in_progress\] Write\n- \[pending\] Check/);
-  assert.equal(out.messages.at(-1)!.text, "Still done.");
-  await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "And?" })] }, config);
-  assert.equal(model.calls.length, 5, "a new run may remind again");
+  assert.match(reminder.text, /still has open items:\n- \[pending\] Check\n/);
+  assert.ok(!reminder.text.includes("Write"), "completed items are not listed");
+  assert.equal(out.messages.filter(isReminder).length, 0, "the reminder is never saved into messages");
+  assert.deepEqual(out.messages.map((message: BaseMessage) => message.text).slice(-3), [
+    "Done, I think.",
+    "Still done.",
+    "Really done.",
+  ]);
+  const next = await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "And?" })] }, config);
+  assert.equal(model.calls.length, 7, "a new run may remind twice again");
+  assert.equal(next.messages.filter(isReminder).length, 0);
   model.assertDone();
 });
 
@@ -171,5 +187,21 @@ test("a run a guard stopped (stop_reason set) is not reopened by the completion 
   const agent = createAgent({ model, tools: [], stateSchema: ThreadStateSchema, middleware: [todoListMiddleware()] });
   const out = await agent.invoke({ messages: [new HumanMessage({ id: "h-1", content: "Write." })] });
   assert.equal(out.messages.at(-1)!.text, "[Stopped: loop]");
+  model.assertDone();
+});
+
+test("a completion reminder left behind by a run that died is removed when the next run starts", async () => {
+  const model = new ScriptedChatModel([{ content: "Hello." }]);
+  const agent = planAgent(model);
+  const stale = new HumanMessage({ id: "stale-1", name: "todo_completion_reminder", content: "<system_reminder>" });
+  const out = await agent.invoke(
+    { messages: [stale, new HumanMessage({ id: "h-1", content: "Hi." })] },
+    { configurable: { thread_id: "stale" } },
+  );
+  assert.deepEqual(
+    out.messages.map((message: BaseMessage) => message.id),
+    ["h-1", out.messages.at(-1)!.id],
+  );
+  assert.ok(!model.calls[0]!.messages.some((message) => message.id === "stale-1"));
   model.assertDone();
 });

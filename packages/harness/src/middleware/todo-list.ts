@@ -13,10 +13,17 @@
  * Two reminders keep the plan alive. When the list is in state but no `write_todos` call is left in
  * the request (summarization compacted it away), the current list is appended to the system message
  * of that request, so the model does not lose or rewrite its plan. When the model gives a final
- * answer while items are still open, a hidden reminder is added and the model is asked once more
- * (once per run); a run a guard stopped on purpose (loop detection, token budget) is not reopened.
+ * answer while items are still open, the model is asked again with a hidden reminder at the end of
+ * its next request, at most {@link MAX_COMPLETION_REMINDERS} times per run; a run a guard stopped on
+ * purpose (loop detection, token budget) is not reopened.
+ *
+ * The completion reminder is transient. Kept in `messages`, it would show up in transcripts, memory and
+ * every later request of the thread. It cannot live in the request alone either: langchain JS ends the
+ * run after a final answer whatever `jumpTo` says, unless a message follows it. So it is appended for
+ * exactly one model call and removed in the `afterModel` right after that call (and in `beforeAgent`,
+ * should a run have died in between).
  */
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import { type ToolRuntime, tool } from "@langchain/core/tools";
 import { Command, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
@@ -132,6 +139,11 @@ export function todoContextReminder(todos: readonly TodoItem[]): string {
   return `<todo_reminder>\nYour todo list from earlier is no longer visible in the conversation; this is its current state:\n${lines}\nKeep working from it and update it with write_todos as you go.\n</todo_reminder>`;
 }
 
+const COMPLETION_REMINDER_NAME = "todo_completion_reminder";
+
+/** How many times one run asks the model to finish its open todos before it lets the run end. */
+export const MAX_COMPLETION_REMINDERS = 2;
+
 /** The hidden message that asks the model to finish or update its open todos before ending. */
 export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage {
   const open = todos
@@ -139,7 +151,7 @@ export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage
     .map((todo) => `- [${todo.status}] ${todo.content}`)
     .join("\n");
   return new HumanMessage({
-    name: "todo_reminder",
+    name: COMPLETION_REMINDER_NAME,
     additional_kwargs: { hide_from_ui: true },
     content:
       `<system_reminder>\nYou are about to finish, but your todo list still has open items:\n${open}\n` +
@@ -148,9 +160,16 @@ export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage
 }
 
 const reminderState = z.object({
-  /** Whether the completion reminder was already given in this run (reset by `beforeAgent`). */
-  todo_reminded: z.boolean().optional(),
+  /** Completion reminders given in this run (reset by `beforeAgent`). */
+  todo_reminders: z.number().optional(),
 });
+
+/** Removals for the completion reminders still in `messages` (the one the last model call read). */
+export function dropCompletionReminders(messages: readonly BaseMessage[]): RemoveMessage[] {
+  return messages
+    .filter((message) => message.name === COMPLETION_REMINDER_NAME && message.id)
+    .map((message) => new RemoveMessage({ id: message.id! }));
+}
 
 /**
  * Plan mode: `write_todos` + `todos` state + the rules prompt. Put it in the chain when `is_plan_mode`.
@@ -164,18 +183,28 @@ export function todoListMiddleware(options: TodoListOptions = {}) {
     name: "todo-list",
     stateSchema: new StateSchema({ todos: threadStateFields.todos, ...reminderState.shape }),
     tools: [createWriteTodosTool(options.toolDescription ?? WRITE_TODOS_DESCRIPTION)],
-    beforeAgent: () => ({ todo_reminded: false }),
+    beforeAgent: (state) => {
+      const stale = dropCompletionReminders(state.messages);
+      return { todo_reminders: 0, ...(stale.length > 0 && { messages: stale }) };
+    },
     afterModel: {
       canJumpTo: ["model"],
       hook: (state) => {
+        const read = dropCompletionReminders(state.messages);
+        const done = read.length > 0 ? { messages: read } : undefined;
         const last = state.messages.at(-1);
-        if (!last || !AIMessage.isInstance(last) || state.todo_reminded) return undefined;
+        const given = state.todo_reminders ?? 0;
+        if (!last || !AIMessage.isInstance(last) || given >= MAX_COMPLETION_REMINDERS) return done;
         if (last.tool_calls?.length || last.invalid_tool_calls?.length || last.additional_kwargs?.stop_reason)
-          return undefined;
+          return done;
         const todos = state.todos ?? [];
-        if (!todos.some((todo) => todo.status !== "completed")) return undefined;
-        options.logger?.debug("reminded the model of its open todos before ending");
-        return { messages: [todoCompletionReminder(todos)], todo_reminded: true, jumpTo: "model" as const };
+        if (!todos.some((todo) => todo.status !== "completed")) return done;
+        options.logger?.debug("reminding the model of its open todos before ending");
+        return {
+          messages: [...read, todoCompletionReminder(todos)],
+          todo_reminders: given + 1,
+          jumpTo: "model" as const,
+        };
       },
     },
     wrapModelCall: (request, handler) => {

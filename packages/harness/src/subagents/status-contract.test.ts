@@ -36,6 +36,23 @@ test("boundText keeps short text and cuts long text to 2000 characters around a 
   );
 });
 
+test("boundText never exceeds its cap, however small", () => {
+  const text = "A".repeat(100);
+  assert.equal(boundText(text, 0), "");
+  assert.equal(boundText(text, 1), "A");
+  for (const cap of [5, 15, 30, 35, 60]) assert.ok(boundText(text, cap).length <= cap, `cap ${cap}`);
+});
+
+test("an empty result has no brief or hash, and a blank error is left out", () => {
+  for (const result of [undefined, "", "  \n "]) {
+    assert.deepEqual(taskResultMetadata({ status: "completed", result }), { subagent_status: "completed" });
+  }
+  for (const error of [undefined, "", "   "]) {
+    assert.deepEqual(taskResultMetadata({ status: "failed", error }), { subagent_status: "failed" });
+  }
+  assert.equal(taskResultMetadata({ status: "failed", error: "  boom \n" }).subagent_error, "boom");
+});
+
 // The fixture is DeerFlow's contracts/subagent_status_contract.json (v2), copied verbatim.
 test("metadata follows subagent_status_contract.json v2", () => {
   const fixture = JSON.parse(

@@ -15,11 +15,11 @@ export const SUBAGENT_TEXT_MAX_CHARS = 2000;
 /** The structured part of a `task` ToolMessage (`additional_kwargs`). */
 export interface TaskResultMetadata {
   subagent_status: SubagentStatus;
-  /** Completed runs only: the result, cut to 2000 characters keeping head and tail. */
+  /** Completed runs with a non-blank result only: the result, trimmed and cut to 2000 characters keeping head and tail. */
   subagent_result_brief?: string;
-  /** Completed runs only: 64 lowercase hex digits, SHA-256 of the full result (UTF-8). */
+  /** With the brief only: 64 lowercase hex digits, SHA-256 of the full result (UTF-8). */
   subagent_result_sha256?: string;
-  /** Every other status: what went wrong, cut like the brief. */
+  /** Every other status, when the error is not blank: what went wrong, cut like the brief. */
   subagent_error?: string;
   subagent_stop_reason?: SubagentStopReason;
   subagent_token_usage?: SubagentTokenUsage;
@@ -29,11 +29,15 @@ export interface TaskResultMetadata {
 
 const STOP_REASON_LABELS: Record<SubagentStopReason, string> = { turn_capped: "turn budget" };
 
-/** Cuts `text` to at most `maxChars`, keeping its head and tail around an "omitted" marker. */
+/**
+ * Cuts `text` to at most `maxChars`, keeping its head and tail around an "omitted" marker. A cap too
+ * small to hold the marker keeps just the head, so the result never exceeds `maxChars`.
+ */
 export function boundText(text: string, maxChars: number = SUBAGENT_TEXT_MAX_CHARS): string {
   if (text.length <= maxChars) return text;
   const markerFor = (omitted: number) => `\n[... ${omitted} characters omitted ...]\n`;
-  const room = Math.max(0, maxChars - markerFor(text.length).length);
+  if (maxChars <= markerFor(text.length).length) return text.slice(0, Math.max(0, maxChars));
+  const room = maxChars - markerFor(text.length).length;
   const head = Math.ceil(room / 2);
   const tail = room - head;
   return text.slice(0, head) + markerFor(text.length - room) + (tail > 0 ? text.slice(-tail) : "");
@@ -66,12 +70,15 @@ export function formatTaskResultText(result: SubagentResult): string {
 /** The `additional_kwargs` of a finished delegation's ToolMessage. */
 export function taskResultMetadata(result: SubagentResult, modelName?: string): TaskResultMetadata {
   const metadata: TaskResultMetadata = { subagent_status: result.status };
+  // Blank text is left out rather than sent as "" (a brief of nothing, the hash of nothing, an empty error).
   if (result.status === "completed") {
     const full = result.result ?? "";
-    metadata.subagent_result_brief = boundText(full);
-    metadata.subagent_result_sha256 = sha256Hex(full);
-  } else if (result.error) {
-    metadata.subagent_error = boundText(result.error);
+    if (full.trim()) {
+      metadata.subagent_result_brief = boundText(full.trim());
+      metadata.subagent_result_sha256 = sha256Hex(full);
+    }
+  } else if (result.error?.trim()) {
+    metadata.subagent_error = boundText(result.error.trim());
   }
   if (result.stopReason) metadata.subagent_stop_reason = result.stopReason;
   if (result.tokenUsage) metadata.subagent_token_usage = { ...result.tokenUsage };

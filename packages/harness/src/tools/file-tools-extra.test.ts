@@ -82,7 +82,7 @@ test("read_file says clearly when start_line is past the end", async (t) => {
       start_line: 10,
       end_line: 20,
     }),
-    "Error: start_line 10 is past the end of /mnt/user-data/workspace/three.txt, which has 3 lines. Use a start_line from 1 to 3.",
+    "Error: start_line exceeds file length: /mnt/user-data/workspace/three.txt has 3 lines. Use a start_line from 1 to 3.",
   );
 });
 

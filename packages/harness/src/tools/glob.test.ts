@@ -40,3 +40,25 @@ test("glob finds files by pattern, optionally directories, and caps results", as
   );
   assert.equal(await glob({ pattern: "**/*.rs" }), "No files matched pattern '**/*.rs' under /mnt/user-data/workspace");
 });
+
+test("glob with include_dirs leaves out dependency and VCS folders unless the pattern names them", async (t) => {
+  const kit = createTestSandbox();
+  t.after(() => kit.cleanup());
+  const ws = kit.sandbox.paths.workspace_path;
+  fs.mkdirSync(path.join(ws, "src"), { recursive: true });
+  fs.mkdirSync(path.join(ws, "node_modules/lib"), { recursive: true });
+  fs.mkdirSync(path.join(ws, "pkg/.git"), { recursive: true });
+  fs.writeFileSync(path.join(ws, "src/main.py"), "x\n");
+  const glob = (args: Record<string, unknown>) =>
+    kit.text("glob", { description: "g", path: "/mnt/user-data/workspace", include_dirs: true, ...args });
+  assert.equal(
+    await glob({ pattern: "**" }),
+    ["/mnt/user-data/workspace/pkg/", "/mnt/user-data/workspace/src/", "/mnt/user-data/workspace/src/main.py"].join(
+      "\n",
+    ),
+  );
+  assert.equal(
+    await glob({ pattern: "node_modules/**" }),
+    ["/mnt/user-data/workspace/node_modules/", "/mnt/user-data/workspace/node_modules/lib/"].join("\n"),
+  );
+});

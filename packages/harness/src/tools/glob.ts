@@ -1,8 +1,10 @@
 /**
  * `glob`: finds files by pattern under a directory (picomatch syntax, dotfiles included). Results are
  * virtual paths; symlinked directories are not followed; dependency and VCS folders (`node_modules`,
- * `.git`, ...) and upload staging files are skipped unless the pattern names them.
+ * `.git`, ...) are skipped, and not returned by `include_dirs` either, unless the pattern names them. Upload
+ * staging files are never listed.
  */
+import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
@@ -64,15 +66,17 @@ export function createGlobTool(options: GlobToolOptions) {
         );
       const limit = clampResults(max_results, options.defaultMaxResults, GLOB_MAX_RESULTS_CEILING);
       const matches = picomatch(relative, { dot: true });
+      const skipDirs = skippedDirsFor(relative);
       const { entries, truncated: walkCut } = await walkDir(target.realPath, {
         maxDepth: 64,
         maxEntries: WALK_MAX_ENTRIES,
-        skipDirs: skippedDirsFor(relative),
+        skipDirs,
       });
       const found: string[] = [];
       let more = false;
       for (const entry of entries) {
-        if (entry.kind === "dir" && !include_dirs) continue;
+        // The walk lists a skipped folder without entering it; as a match it would be noise too.
+        if (entry.kind === "dir" && (!include_dirs || skipDirs.has(path.posix.basename(entry.relative)))) continue;
         if (!matches(entry.relative)) continue;
         if (found.length >= limit) {
           more = true;

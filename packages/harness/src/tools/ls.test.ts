@@ -36,6 +36,22 @@ test("ls lists two levels, marks directories and symlinks, and does not follow l
   );
 });
 
+test("ls hides upload staging files only; other dotfiles, even .upload-* ones, are listed", async (t) => {
+  const kit = createTestSandbox();
+  t.after(() => kit.cleanup());
+  const uploads = kit.sandbox.paths.uploads_path;
+  for (const name of ["report.txt", ".env", ".upload-note.txt", ".upload-3f9a.part"])
+    fs.writeFileSync(path.join(uploads, name), "x");
+  assert.equal(
+    await kit.text("ls", { description: "l", path: "/mnt/user-data/uploads" }),
+    [
+      "/mnt/user-data/uploads/.env",
+      "/mnt/user-data/uploads/.upload-note.txt",
+      "/mnt/user-data/uploads/report.txt",
+    ].join("\n"),
+  );
+});
+
 test("ls output past the cap keeps its head and says how to see less", async (t) => {
   const kit = createTestSandbox({ limits: { lsMaxChars: 120 } });
   t.after(() => kit.cleanup());

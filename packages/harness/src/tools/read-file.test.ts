@@ -19,9 +19,27 @@ test("selectLines: 1-based inclusive ranges and DeerFlow's notes", () => {
   assert.equal(selectLines(text, 3, 2), "(start_line > end_line — no lines in range)");
   assert.match(
     (selectLines(text, 4, 5) as ToolFailure).error,
-    /^start_line 4 is past the end of the file, which has \d+ lines?\./,
+    /^start_line exceeds file length: the file has 3 lines\. Use a start_line from 1 to 3\./,
   );
   assert.equal(selectLines("", 1, 2), "(empty)");
+});
+
+test("line-range errors name the bad bound: end_line below 1, start_line past the end", async (t) => {
+  assert.equal(selectLines("a\nb\n", null, 0), "(end_line must be >= 1)");
+  assert.equal(selectLines("a\nb\n", 1, -1), "(end_line must be >= 1)");
+  assert.match((selectLines("a\nb\n", 9) as ToolFailure).error, /start_line exceeds file length/);
+  assert.match((selectLines("", 3) as ToolFailure).error, /start_line exceeds file length/);
+  const kit = createTestSandbox();
+  t.after(() => kit.cleanup());
+  const file = path.join(kit.sandbox.paths.workspace_path, "huge.log");
+  const line = `${"y".repeat(99)}\n`;
+  const count = Math.ceil((READ_FILE_WHOLE_MAX_BYTES + 1) / line.length);
+  fs.writeFileSync(file, line.repeat(count));
+  assert.equal(await kit.text("read_file", read({ path: "huge.log", end_line: 0 })), "(end_line must be >= 1)");
+  assert.match(
+    await kit.text("read_file", read({ path: "huge.log", start_line: count + 5 })),
+    new RegExp(`^Error: start_line exceeds file length: /mnt/user-data/workspace/huge\\.log has ${count} lines\\.`),
+  );
 });
 
 test("read_file returns text, ranges, and clear errors", async (t) => {

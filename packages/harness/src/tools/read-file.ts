@@ -13,7 +13,7 @@ import { headTruncate } from "../sandbox/truncate.js";
 import { READ_FILE_WHOLE_MAX_BYTES } from "./limits.js";
 import { isSkillFile, skillContextEntry } from "./skill-context-entry.js";
 import { type ToolFailure, sandboxTool, toolFailure } from "./sandbox-tool.js";
-import { decodeText, describeFsError, selectLines, startPastEnd, statTarget } from "./text-file.js";
+import { decodeText, describeFsError, rangeNote, selectLines, startPastEnd, statTarget } from "./text-file.js";
 import { descriptionArg, optionalLine } from "./tool-args.js";
 
 /** Dependencies of {@link createReadFileTool}. */
@@ -62,6 +62,8 @@ async function readSelection(
   startLine: number | null | undefined,
   endLine: number | null | undefined,
 ): Promise<{ output: string; skillSource?: string } | ToolFailure> {
+  const badRange = rangeNote(startLine, endLine);
+  if (badRange) return { output: badRange };
   const stat = statTarget(target);
   if (!stat) return toolFailure(`File not found: ${target.virtualPath}`);
   if (stat.isDirectory()) return toolFailure(`${target.virtualPath} is a directory. Use ls to list it.`);
@@ -102,8 +104,6 @@ async function streamLines(
   start: number,
   end: number,
 ): Promise<string | ToolFailure> {
-  if (start < 1) return "(start_line must be >= 1)";
-  if (end < start) return "(start_line > end_line — no lines in range)";
   const handle = await openReadChecked(policy, target);
   try {
     const lines: string[] = [];
@@ -121,7 +121,7 @@ async function streamLines(
       lines.push(line);
       size += line.length + 1;
     }
-    return index < start ? startPastEnd(start, index, target.virtualPath) : lines.join("\n");
+    return index < start ? startPastEnd(index, target.virtualPath) : lines.join("\n");
   } finally {
     await handle.close();
   }

@@ -26,15 +26,26 @@ export function selectLines(
   endLine?: number | null,
   virtualPath = "the file",
 ): string | ToolFailure {
-  if (text === "") return "(empty)";
+  const badRange = rangeNote(startLine, endLine);
+  if (badRange) return badRange;
+  if (text === "") return startLine != null && startLine > 1 ? startPastEnd(0, virtualPath) : "(empty)";
   if (startLine == null && endLine == null) return text;
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
   const start = startLine ?? 1;
   const end = endLine ?? lines.length;
-  if (start < 1) return "(start_line must be >= 1)";
-  if (end < start) return "(start_line > end_line — no lines in range)";
-  if (start > lines.length) return startPastEnd(start, lines.length, virtualPath);
+  if (start > lines.length) return startPastEnd(lines.length, virtualPath);
   return lines.slice(start - 1, Math.min(end, lines.length)).join("\n");
+}
+
+/**
+ * DeerFlow's note for a range that can hold no line, checked before the file is read: a bound below 1
+ * (naming which one) or a start after the end. Null when the range is usable.
+ */
+export function rangeNote(startLine?: number | null, endLine?: number | null): string | null {
+  if (startLine != null && startLine < 1) return "(start_line must be >= 1)";
+  if (endLine != null && endLine < 1) return "(end_line must be >= 1)";
+  if (endLine != null && (startLine ?? 1) > endLine) return "(start_line > end_line — no lines in range)";
+  return null;
 }
 
 /** What is at an allowed path: a file, a directory, or nothing (`lstat` semantics after resolution). */
@@ -61,8 +72,9 @@ export function describeFsError(error: unknown, virtualPath: string): string {
 }
 
 /** The failure for a `start_line` beyond the last line. */
-export function startPastEnd(start: number, lineCount: number, virtualPath: string): ToolFailure {
+export function startPastEnd(lineCount: number, virtualPath: string): ToolFailure {
   return toolFailure(
-    `start_line ${start} is past the end of ${virtualPath}, which has ${lineCount} line${lineCount === 1 ? "" : "s"}. Use a start_line from 1 to ${lineCount}.`,
+    `start_line exceeds file length: ${virtualPath} has ${lineCount} line${lineCount === 1 ? "" : "s"}. ` +
+      (lineCount > 0 ? `Use a start_line from 1 to ${lineCount}.` : "Read it without start_line."),
   );
 }

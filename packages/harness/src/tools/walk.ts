@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { STAGING_PREFIX } from "../uploads/upload-name.js";
+import { isStagingFileName } from "../uploads/upload-name.js";
 
 /** One entry found by {@link walkDir}. */
 export interface WalkEntry {
@@ -71,7 +71,7 @@ export async function walkDir(
         return;
       }
       // An upload in progress (`.upload-*.part`) is not a file of the thread yet.
-      if (child.name.startsWith(STAGING_PREFIX)) continue;
+      if (isStagingFileName(child.name)) continue;
       const kind = child.isSymbolicLink() ? "symlink" : child.isDirectory() ? "dir" : child.isFile() ? "file" : "other";
       const childRelative = relative ? `${relative}/${child.name}` : child.name;
       const hostPath = path.join(dir, child.name);

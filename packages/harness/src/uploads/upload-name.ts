@@ -17,6 +17,14 @@ export const MAX_UPLOAD_NAME_BYTES = 240;
 export const STAGING_PREFIX = ".upload-";
 
 /**
+ * True for the staging file of an upload in progress (`.upload-<random>.part`). Only these are hidden
+ * from listings; any other dotfile, even one named `.upload-notes.txt`, is a file of the thread.
+ */
+export function isStagingFileName(name: string): boolean {
+  return name.startsWith(STAGING_PREFIX) && name.endsWith(".part");
+}
+
+/**
  * Returns the cleaned name, or `{ error }` with a sentence saying why the name was refused.
  *
  * @example

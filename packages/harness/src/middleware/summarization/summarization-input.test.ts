@@ -75,6 +75,16 @@ test("a single message larger than the budget is cut to fit rather than dropped"
   assert.ok(countText(input) <= 130);
 });
 
+test("when the newest message alone is over the budget, its end is kept", () => {
+  const messages = [new HumanMessage("older"), new HumanMessage(`start ${"x".repeat(10_000)} LATEST_WORDS`)];
+  for (const budgetTokens of [5, 10, 100]) {
+    const input = buildSummaryInput({ messages, budgetTokens, countText });
+    const section = input.split("<new_messages>\n")[1]!.split("\n</new_messages>")[0]!;
+    assert.ok(section.endsWith("LATEST_WORDS"), `budget ${budgetTokens}: ${section}`);
+    if (budgetTokens >= 10) assert.ok(section.includes("\nHuman: "), `budget ${budgetTokens} keeps the label`);
+  }
+});
+
 test("the prompt gets the sections at {messages}, or appended when the placeholder is missing", () => {
   assert.ok(
     fillSummaryPrompt(DEFAULT_SUMMARY_PROMPT, "<new_messages>\nX\n</new_messages>").includes(

@@ -64,7 +64,8 @@ export interface SummaryInputOptions {
 /**
  * Builds the `{messages}` substitution: `<existing_summary>` (when there is one) and `<new_messages>`.
  * With a budget, the previous summary gets at most half (head and tail kept) and the newest messages fill
- * the rest; older messages that do not fit are dropped with a note. Escaping happens after trimming.
+ * the rest; older messages that do not fit are dropped with a note, and a newest message too big on its
+ * own is cut keeping mostly its end. Escaping happens after trimming.
  */
 export function buildSummaryInput(options: SummaryInputOptions): string {
   const { previousSummary, budgetTokens, countText } = options;
@@ -97,8 +98,33 @@ function newestWithin(lines: readonly string[], budget: number, countText: (text
     kept.unshift(lines[index]!);
     used += cost;
   }
-  if (kept.length === 0 && lines.length > 0) return [boundTextTokens(lines.at(-1)!, budget, countText)];
+  if (kept.length === 0 && lines.length > 0) return [keepEnd(lines.at(-1)!, budget, countText)];
   return kept;
+}
+
+const CUT_MARKER = "\n...\n";
+
+/**
+ * Cuts the newest message to `budget` tokens when it alone does not fit. Its end is the latest state of
+ * the work, which the summary must carry forward, so the end gets three quarters of the room and is the
+ * last thing given up; the opening (with the `Human:` / `AI:` label) gets the rest.
+ */
+function keepEnd(line: string, budget: number, countText: (text: string) => number): string {
+  const cut = (chars: number): string => {
+    if (line.length <= chars) return line;
+    if (chars <= CUT_MARKER.length) return line.slice(line.length - chars);
+    const room = chars - CUT_MARKER.length;
+    const head = Math.floor(room / 4);
+    return `${line.slice(0, head)}${CUT_MARKER}${line.slice(line.length - (room - head))}`;
+  };
+  let low = 0;
+  let high = line.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (countText(cut(mid)) <= budget) low = mid;
+    else high = mid - 1;
+  }
+  return cut(low);
 }
 
 /** Puts the sections into the prompt at `{messages}`, or after it when the prompt has no placeholder. */
