@@ -111,6 +111,7 @@ export {
 
 // --- Memory.
 export { type AdoptedMemory, adoptLocalMemory } from "./memory/adopt-local-memory.js";
+export { addManualFact, type ManualFactRefusal } from "./memory/apply-update.js";
 export { formatMemoryForDisplay } from "./memory/display.js";
 export { renderMemoryBlock } from "./memory/inject.js";
 export { memoryPath } from "./memory/memory-path.js";

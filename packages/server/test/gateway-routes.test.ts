@@ -128,15 +128,28 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
     assert.equal((await fetch(`${url}/facts`, json({ content: "" }))).status, 422);
     assert.equal((await fetch(`${url}/facts`, json({ content: "x", confidence: 3 }))).status, 422);
     assert.equal((await fetch(`${url}/facts`, json({ content: "x", bogus: 1 }))).status, 422);
-    await fetch(`${url}/facts`, json({ content: "Second fact" }));
-    assert.equal((await fetch(`${url}/facts`, json({ content: "Third fact" }))).status, 409, "memory.max_facts");
+    await fetch(`${url}/facts`, json({ content: "Second fact", confidence: 0.5 }));
+    const duplicate = await fetch(`${url}/facts`, json({ content: "  second   FACT " }));
+    assert.equal(duplicate.status, 409, "the same content, ignoring case and spacing");
+    assert.match(((await duplicate.json()) as { detail: string }).detail, /already holds this fact/);
+    const outranked = await fetch(`${url}/facts`, json({ content: "Weak fact", confidence: 0.1 }));
+    assert.equal(outranked.status, 409, "full, and the new fact is the least confident");
+    assert.match(((await outranked.json()) as { detail: string }).detail, /memory\.max_facts is 2/);
+    const replaced = (await (await fetch(`${url}/facts`, json({ content: "Third fact", confidence: 0.6 }))).json()) as {
+      facts: Array<{ content: string }>;
+    };
+    assert.deepEqual(
+      replaced.facts.map((fact) => fact.content),
+      ["Prefers strict TypeScript", "Third fact"],
+      "a full memory drops its least confident fact for the new one",
+    );
 
     const file = JSON.parse(fs.readFileSync(path.join(t.home.path, "memory.json"), "utf8")) as {
       facts: Array<{ content: string }>;
     };
     assert.deepEqual(
       file.facts.map((fact) => fact.content),
-      ["Prefers strict TypeScript", "Second fact"],
+      ["Prefers strict TypeScript", "Third fact"],
       "written to the harness's memory file",
     );
     assert.match(
@@ -171,7 +184,7 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
     };
     assert.deepEqual(
       imported.facts.map((fact) => fact.content),
-      ["Prefers strict TypeScript", "Second fact"],
+      ["Prefers strict TypeScript", "Third fact"],
     );
   } finally {
     await t.close();

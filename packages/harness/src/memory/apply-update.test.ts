@@ -1,6 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type ApplyUpdateOptions, applyMemoryUpdate, capFacts, normaliseFactContent } from "./apply-update.js";
+import {
+  type ApplyUpdateOptions,
+  addManualFact,
+  applyMemoryUpdate,
+  capFacts,
+  normaliseFactContent,
+} from "./apply-update.js";
 import { type Memory, type MemoryFact, emptyMemory } from "./memory-schema.js";
 
 const now = new Date("2026-03-01T12:00:00.000Z");
@@ -175,4 +181,30 @@ test("an update that changes nothing returns the same memory object (so nothing 
   );
   assert.equal(result.changed, false);
   assert.equal(result.memory, before);
+});
+
+test("a manual fact in a full memory replaces the least confident fact", () => {
+  const before = memoryWith(fact("keep", "High confidence", 0.95), fact("drop", "Low confidence", 0.2));
+  const added = { ...fact("manual", "Medium confidence", 0.8, now.toISOString()), source: "manual" };
+  const result = addManualFact(before, added, 2);
+  assert.ok("memory" in result, "stored");
+  assert.deepEqual(
+    result.memory.facts.map((f) => f.id),
+    ["keep", "manual"],
+  );
+  assert.deepEqual(
+    result.removed.map((f) => f.id),
+    ["drop"],
+  );
+  assert.equal(result.memory.lastUpdated, now.toISOString());
+  assert.equal(before.facts.length, 2, "the input is not modified");
+
+  const weaker = addManualFact(before, { ...added, content: "Weakest", confidence: 0.1 }, 2);
+  assert.deepEqual(weaker, { refused: { reason: "outranked", maxFacts: 2 } }, "the new fact itself would go");
+});
+
+test("a manual fact equal to a known one but for case and spacing is refused", () => {
+  const before = memoryWith(fact("known", "User prefers dark mode", 0.9));
+  const result = addManualFact(before, fact("manual", "  user prefers DARK   mode ", 0.9), 100);
+  assert.deepEqual(result, { refused: { reason: "duplicate", existing: before.facts[0] } });
 });

@@ -77,6 +77,35 @@ export function capFacts(facts: MemoryFact[], max: number): MemoryFact[] {
   return facts.filter((_, index) => kept.has(index));
 }
 
+/** Why `addManualFact` did not store a fact: the same content is known, or every kept fact outranks it. */
+export type ManualFactRefusal =
+  | { reason: "duplicate"; existing: MemoryFact }
+  | { reason: "outranked"; maxFacts: number };
+
+/**
+ * Adds a fact the user typed (settings page, `POST /memory/facts`). Content equal to a known fact once
+ * case, spacing and final punctuation are ignored is refused rather than stored twice. A full memory makes
+ * room the way the updater does: the least confident (then oldest) fact goes; when that would be the new
+ * fact itself, nothing changes and the refusal says so. Pure: the input is not modified.
+ *
+ * @example
+ * addManualFact(memory, fact, 2); // memory held 0.95 and 0.2: { memory } with 0.95 and `fact`
+ * addManualFact(memory, { ...fact, content: " PREFERS dark mode. " }, 2); // { refused: { reason: "duplicate", existing } }
+ */
+export function addManualFact(
+  memory: Memory,
+  fact: MemoryFact,
+  maxFacts: number,
+): { memory: Memory; removed: MemoryFact[] } | { refused: ManualFactRefusal } {
+  const key = normaliseFactContent(fact.content);
+  const existing = memory.facts.find((known) => normaliseFactContent(known.content) === key);
+  if (existing) return { refused: { reason: "duplicate", existing } };
+  const facts = capFacts([...memory.facts, fact], maxFacts);
+  if (!facts.includes(fact)) return { refused: { reason: "outranked", maxFacts } };
+  const removed = memory.facts.filter((known) => !facts.includes(known));
+  return { memory: { ...memory, facts, lastUpdated: fact.createdAt || memory.lastUpdated }, removed };
+}
+
 /**
  * Applies a parsed model update to `memory` and returns the new memory with a summary of the changes.
  * Pure: the input is not modified.

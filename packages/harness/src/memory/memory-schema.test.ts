@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { emptyMemory, isMemoryEmpty, parseMemoryText } from "./memory-schema.js";
+import { renderMemoryBlock } from "./inject.js";
+import { emptyMemory, isMemoryEmpty, parseMemoryText, parseStoredMemory } from "./memory-schema.js";
 
 const fixture = fs.readFileSync(new URL("./fixtures/memory.v1.json", import.meta.url), "utf8");
 
@@ -50,4 +51,23 @@ test("isMemoryEmpty is true only without summaries and facts", () => {
     }),
     false,
   );
+});
+
+test("a summary that is not a string (a number, an object) is kept as text, not dropped", () => {
+  const text = JSON.stringify({
+    user: { topOfMind: { summary: 12345 }, workContext: { summary: { team: "infra" } }, personalContext: {} },
+    history: { recentMonths: { summary: true }, earlierContext: { summary: null } },
+    facts: [],
+  });
+  for (const parsed of [parseStoredMemory(text), parseMemoryText(text)]) {
+    assert.ok(parsed.ok);
+    assert.equal(parsed.memory.userContext.topOfMind.summary, "12345");
+    assert.equal(parsed.memory.userContext.workContext.summary, '{"team":"infra"}');
+    assert.equal(parsed.memory.history.recentMonths.summary, "true");
+    assert.equal(parsed.memory.history.earlierContext.summary, "", "null means no summary");
+    assert.match(renderMemoryBlock(parsed.memory, { maxTokens: 2000 }), /Current Focus: 12345/);
+  }
+  const stored = parseStoredMemory(text);
+  assert.ok(stored.ok);
+  assert.deepEqual(stored.skipped, []);
 });

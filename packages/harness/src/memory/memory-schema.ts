@@ -10,9 +10,20 @@
  */
 import { z } from "zod";
 
+/**
+ * A summary written as something other than a string (a hand edit, another tool's export: `12345`,
+ * `{ "team": "infra" }`) is kept as its text rather than dropped; `null` means no summary.
+ */
+function summaryText(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (typeof value === "object") return JSON.stringify(value);
+  return value;
+}
+
 /** One summarised aspect of the user, with when it was last rewritten (ISO 8601, "" when never). */
 export const MemorySection = z.object({
-  summary: z.string().default(""),
+  summary: z.preprocess(summaryText, z.string().default("")),
   updatedAt: z.string().default(""),
 });
 export type MemorySection = z.infer<typeof MemorySection>;

@@ -92,7 +92,7 @@ test("one malformed fact or summary is skipped with a warning; the rest is kept 
   const good = withFact(withFact(emptyMemory(), "f1", "Prefers TypeScript"), "f3", "Works at Acme");
   const raw = JSON.parse(JSON.stringify(good));
   raw.facts.splice(1, 0, { id: "f2", content: "x", confidence: 7 });
-  raw.userContext.workContext = { summary: 42 };
+  raw.userContext.workContext = { summary: "Acme", updatedAt: 5 };
   raw.userContext.topOfMind = { summary: "Shipping v2", updatedAt: "2026-01-01" };
   fs.writeFileSync(file, JSON.stringify(raw));
   const warnings: string[] = [];

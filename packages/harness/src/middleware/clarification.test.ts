@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage, createAgent, tool } from "langchain";
-import { MemorySaver } from "@langchain/langgraph";
+import { MemorySaver, messagesStateReducer } from "@langchain/langgraph";
 import { z } from "zod";
 import { askClarificationTool } from "../tools/ask-clarification.js";
 import { clarificationFromMessages, clarificationMiddleware, moveClarificationLast } from "./clarification.js";
@@ -85,6 +85,7 @@ test("a clarification run calls the model once and ends on the formatted questio
   assert.ok(ToolMessage.isInstance(last));
   assert.equal(last.text, "❓ The forecast needs a place.\n\nWhich city?\n\n1. Paris\n2. Lyon");
   assert.deepEqual(clarificationFromMessages(first.messages)?.options, ["Paris", "Lyon"]);
+  assert.equal(last.id, "clarification:c1");
 
   const second = await agent.invoke({ messages: [new HumanMessage({ id: "h-2", content: "2" })] }, config);
   assert.equal(model.callCount, 2);
@@ -154,4 +155,25 @@ test("options sent as null, a JSON string or a plain string still end the run on
     assert.equal(pending?.question, "Which city?", `options ${JSON.stringify(options)}`);
     assert.deepEqual(pending?.options, [undefined, ["Paris", "Lyon"], ["Paris"]][index]);
   }
+});
+
+test("the question's message id and request id are clarification:<call id>, so a retried call replaces it", async () => {
+  const middleware = clarificationMiddleware();
+  const answer = async (call: { id?: string; name: string; args: Record<string, unknown> }) =>
+    (await middleware.wrapToolCall!({ toolCall: call } as never, () =>
+      assert.fail("the tool must not run"),
+    )) as ToolMessage;
+  const first = await answer(ask("c1", question));
+  const retried = await answer(ask("c1", question));
+  const request = (first.artifact as { human_input: { request_id: string; tool_call_id: string } }).human_input;
+  assert.deepEqual(
+    [first.id, request.request_id, request.tool_call_id],
+    ["clarification:c1", "clarification:c1", "c1"],
+  );
+  assert.equal(messagesStateReducer(messagesStateReducer([], [first]), [retried]).length, 1);
+
+  const withoutId = { ...ask("", question), id: undefined };
+  const [a, b] = [await answer(withoutId), await answer(withoutId)];
+  assert.match(a.id!, /^clarification:[0-9a-f]{16}$/);
+  assert.equal(b.id, a.id, "a call without an id is keyed by its question");
 });

@@ -9,6 +9,7 @@
  * reads with {@link clarificationFromMessages}. Bad arguments give an error ToolMessage instead, so the
  * model can fix them and the run goes on.
  */
+import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { copyAIMessage } from "../messages/ai-message.js";
@@ -62,16 +63,25 @@ export function clarificationFromMessages(messages: readonly BaseMessage[]): Pen
 }
 
 /**
+ * The id of the question's ToolMessage and of its human-input request: `clarification:<tool call id>`
+ * (a hash of the question when the call has no id). A retried tool call then replaces the message
+ * instead of adding a second copy of the question.
+ */
+export function clarificationRequestId(toolCallId: string, text: string): string {
+  return `clarification:${toolCallId || createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+}
+
+/**
  * The question in the shape DeerFlow's UI renders (`artifact.human_input`, version 1): free text, or a
  * choice among options with an "other" answer.
  */
-export function humanInputRequest(args: AskClarificationArgs, toolCallId: string) {
+export function humanInputRequest(args: AskClarificationArgs, toolCallId: string, requestId = toolCallId) {
   const options = args.options ?? [];
   return {
     version: 1,
     kind: "human_input_request",
     source: "ask_clarification",
-    request_id: toolCallId,
+    request_id: requestId,
     tool_call_id: toolCallId,
     clarification_type: args.clarification_type,
     question: args.question,
@@ -116,12 +126,15 @@ export function clarificationMiddleware(options: { logger?: Logger } = {}) {
         });
       }
       options.logger?.info(`asked the user a question (${parsed.data.clarification_type})`);
+      const text = formatClarification(parsed.data);
+      const id = clarificationRequestId(toolCallId, text);
       return new ToolMessage({
+        id,
         name: ASK_CLARIFICATION_TOOL_NAME,
         tool_call_id: toolCallId,
-        content: formatClarification(parsed.data),
+        content: text,
         additional_kwargs: { clarification: parsed.data },
-        artifact: { human_input: humanInputRequest(parsed.data, toolCallId) },
+        artifact: { human_input: humanInputRequest(parsed.data, toolCallId, id) },
       });
     },
   });

@@ -13,8 +13,11 @@ import {
   VIEW_IMAGE_CONTEXT_KEY,
   buildViewedImagesMessage,
   imagesAwaitingView,
+  policyImageLoader,
   viewImageMiddleware,
 } from "./view-image.js";
+import { inspectImage } from "../tools/view-image.js";
+import { PathPolicy } from "../sandbox/path-policy.js";
 
 const PNG_1X1 = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
@@ -106,4 +109,23 @@ test("in an agent run the image is shown once, after view_image, and never store
   assert.deepEqual(output.viewed_images, {}, "cleared after it was shown");
   const stored = JSON.stringify((await agent.graph.getState(config)).values);
   assert.ok(!stored.includes(PNG_1X1.toString("base64")), "no image bytes in the checkpoint");
+});
+
+test("an image whose size changed since view_image read it is not sent to the model", async (t) => {
+  const kit = createTestSandbox({ threadId: "vision-resized", vision: true });
+  t.after(() => kit.cleanup());
+  const file = path.join(kit.sandbox.paths.uploads_path, "dot.png");
+  fs.writeFileSync(file, PNG_1X1);
+  const policy = new PathPolicy({ userDataDir: path.dirname(kit.sandbox.paths.workspace_path) });
+  const viewed = await inspectImage(policy, "/mnt/user-data/uploads/dot.png");
+  assert.ok(!("error" in viewed));
+  const load = policyImageLoader(policy, 1024 * 1024);
+  assert.ok("base64" in (await load("/mnt/user-data/uploads/dot.png", viewed.image)), "unchanged: shown");
+
+  fs.appendFileSync(file, Buffer.alloc(64));
+  const loaded = await load("/mnt/user-data/uploads/dot.png", viewed.image);
+  assert.ok("error" in loaded, "the grown file is not read");
+  assert.match(loaded.error, /changed since view_image/);
+  const message = await buildViewedImagesMessage({ "/mnt/user-data/uploads/dot.png": viewed.image }, load);
+  assert.deepEqual(imageBlocks([message]), []);
 });

@@ -5,7 +5,7 @@
  * images as data URLs, and afterwards `viewed_images` is cleared. The message exists only in that
  * request, never in `messages`, so checkpoints never hold image bytes (DeerFlow inserts it and removes
  * it after the call; the effect is the same). Each image is re-checked (location, size, format) before
- * its bytes are read, since the file may have changed since the tool call.
+ * its bytes are read, since the file may have changed since the tool call; one whose size changed is left out.
  */
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -76,12 +76,21 @@ export async function buildViewedImagesMessage(
   });
 }
 
-/** An {@link ImageLoader} that re-runs `view_image`'s checks through the thread's path policy. */
+/**
+ * An {@link ImageLoader} that re-runs `view_image`'s checks through the thread's path policy. An image
+ * whose size is not the one `view_image` recorded (rewritten, or still being written) is not sent: the
+ * model would see a picture other than the one its tool call described.
+ */
 export function policyImageLoader(policy: PathPolicy, maxBytes: number): ImageLoader {
-  return async (virtualPath) => {
+  return async (virtualPath, viewed) => {
     const checked = await inspectImage(policy, virtualPath, maxBytes);
     if ("error" in checked) return checked;
+    const changed = (size: number) => ({
+      error: `the file changed since view_image read it (${viewed.size} bytes then, ${size} now); call view_image again to see it`,
+    });
+    if (checked.image.size !== viewed.size) return changed(checked.image.size);
     const { data } = await readFileChecked(policy, checked.target, maxBytes);
+    if (data.length !== viewed.size) return changed(data.length);
     return { mimeType: checked.image.mime_type, base64: data.toString("base64") };
   };
 }

@@ -45,9 +45,43 @@ test("options sent as null, a JSON string, a plain string or mixed values are co
   assert.equal(parse(null), undefined);
   assert.deepEqual(parse('["PDF", "HTML"]'), ["PDF", "HTML"]);
   assert.deepEqual(parse("PDF or HTML"), ["PDF or HTML"]);
-  assert.deepEqual(parse(["PDF", 2, null]), ["PDF", "2"]);
+  assert.deepEqual(parse(["PDF", 2, null]), ["PDF", "2", "null"]);
   assert.equal(parseClarificationArgs(base).data!.options, undefined);
   assert.equal(parseClarificationArgs({ question: "", clarification_type: "x" }).success, false);
   const text = await askClarificationTool.invoke({ ...base, options: '["PDF", "HTML"]' });
   assert.equal(text, "🔀 Which format?\n\n1. PDF\n2. HTML");
+});
+
+test("an option sent as a JSON string scalar is unquoted, not shown with its quotes", () => {
+  const base = { question: "Proceed?", clarification_type: "suggestion" as const };
+  const parse = (options: unknown) => parseClarificationArgs({ ...base, options }).data!.options;
+  assert.deepEqual(parse('"yes"'), ["yes"]);
+  assert.deepEqual(parse("42"), ["42"]);
+  assert.deepEqual(parse('["a", "b"]'), ["a", "b"]);
+  assert.deepEqual(parse("yes"), ["yes"], "plain text stays as it is");
+});
+
+test("null elements of an options list are kept as choices", () => {
+  const parsed = parseClarificationArgs({
+    question: "Pick one",
+    clarification_type: "approach_choice",
+    options: '["Option A", 2, true, null]',
+  });
+  assert.deepEqual(parsed.data!.options, ["Option A", "2", "true", "null"]);
+});
+
+test("options parsed from XML into nested objects are flattened in order, tags removed", () => {
+  const parse = (options: unknown) =>
+    parseClarificationArgs({ question: "How?", clarification_type: "approach_choice", options }).data!.options;
+  assert.deepEqual(
+    parse({
+      item: {
+        item: "Move the system section earlier</item>",
+        $text: "Merge it into the shared patterns section</item>",
+      },
+      $text: "Add a standalone section</item>",
+    }),
+    ["Move the system section earlier", "Merge it into the shared patterns section", "Add a standalone section"],
+  );
+  assert.deepEqual(parse({ item: [["First</item>"], { $text: 2 }], $text: null }), ["First", "2"]);
 });

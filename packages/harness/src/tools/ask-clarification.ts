@@ -33,33 +33,57 @@ const ICONS: Record<ClarificationType, string> = {
 };
 
 /**
- * Models send `options` in many shapes: `null`, a JSON-encoded array, one plain string, or an array with
- * numbers in it. All of them mean a list of choices (or none), so they are coerced rather than refused:
- * `null` → none, `'["a","b"]'` → `["a", "b"]`, `"a"` → `["a"]`, `[1, null]` → `["1"]`.
+ * Models send `options` in many shapes: `null`, JSON in a string, one plain string, an array with numbers
+ * or nulls in it, or (from a model that writes tool calls as XML) an object of nested `item`/`$text`
+ * entries. All of them mean a list of choices (or none), so they are coerced rather than refused:
+ * `null` → none, `'["a","b"]'` → `["a", "b"]`, `'"a"'` → `["a"]`, `"a"` → `["a"]`, `[1, null]` →
+ * `["1", "null"]`, `{ item: "a</item>", $text: "b" }` → `["a", "b"]`.
  */
 export function coerceOptions(value: unknown): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value === "string") {
     const text = value.trim();
     if (text === "") return undefined;
-    if (text.startsWith("[")) {
-      try {
-        return coerceOptions(JSON.parse(text));
-      } catch {
-        // not JSON after all: a plain string that starts with "["
-      }
-    }
-    return [value];
+    const decoded = decodeJson(text);
+    if (decoded === NOT_JSON) return [value];
+    return typeof decoded === "string" ? [decoded] : coerceOptions(decoded);
   }
   if (Array.isArray(value)) {
-    return value
-      .filter((item) => item !== null && item !== undefined)
-      .map((item) =>
-        typeof item === "string" ? item : typeof item === "object" ? JSON.stringify(item) : String(item),
-      );
+    return value.map((item) =>
+      typeof item === "string" ? item : item !== null && typeof item === "object" ? JSON.stringify(item) : String(item),
+    );
   }
+  if (typeof value === "object") return flattenOptionLeaves(value);
   if (typeof value === "number" || typeof value === "boolean") return [String(value)];
   return value;
+}
+
+const NOT_JSON = Symbol("not JSON");
+
+function decodeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** An XML element tag left in a value by a lenient XML-to-object parse (`</item>`, `<option id="1">`). */
+const XML_TAG = /<\/?[A-Za-z_][\w:.-]*(?:\s[^<>]*)?\/?>/g;
+
+/** The text, number and boolean leaves of an XML-parsed options object, in document order, tags removed. */
+function flattenOptionLeaves(value: object): string[] {
+  const leaves: string[] = [];
+  const collect = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(collect);
+    else if (node !== null && typeof node === "object") Object.values(node).forEach(collect);
+    else if (typeof node === "string" || typeof node === "number" || typeof node === "boolean") {
+      const text = String(node).replace(XML_TAG, "").trim();
+      if (text) leaves.push(text);
+    }
+  };
+  collect(value);
+  return leaves;
 }
 
 /** Arguments of `ask_clarification`, validated at the tool boundary. */

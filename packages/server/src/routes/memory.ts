@@ -8,7 +8,7 @@
  * either, checked strictly, and a bad document changes nothing.
  */
 import { randomBytes } from "node:crypto";
-import { type Memory, openMemoryStore, parseMemoryText, type MemoryStore } from "@deerflow/harness";
+import { addManualFact, type Memory, openMemoryStore, parseMemoryText, type MemoryStore } from "@deerflow/harness";
 import { z } from "zod";
 import { callerOf } from "../auth/caller.js";
 import type { RegisterRoutes, ServerContext } from "../context.js";
@@ -89,9 +89,17 @@ export const registerMemoryRoutes: RegisterRoutes = (api, context) => {
       source: "manual",
     };
     const next = memory.update((current) => {
-      if (current.facts.length >= max)
-        throw new HttpError(409, `Memory already holds ${max} facts (memory.max_facts). Delete one first.`);
-      return { ...current, facts: [...current.facts, fact], lastUpdated: now() };
+      const added = addManualFact(current, fact, max);
+      if ("memory" in added) return added.memory;
+      if (added.refused.reason === "duplicate")
+        throw new HttpError(
+          409,
+          `Memory already holds this fact (${added.refused.existing.id}: "${added.refused.existing.content}"). Edit that fact instead of adding it again.`,
+        );
+      throw new HttpError(
+        409,
+        `Memory is full (memory.max_facts is ${max}) and every stored fact is at least as confident as this one, so it was not stored. Give it a higher confidence or delete a fact first.`,
+      );
     });
     return c.json(memoryToWire(next));
   });
