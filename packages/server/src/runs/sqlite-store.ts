@@ -168,10 +168,16 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   function filterThreads(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (query.status) where.push("status = ?") && params.push(query.status);
+    if (query.status) {
+      where.push("status = ?");
+      params.push(query.status);
+    }
     if (query.owner !== undefined) {
       if (query.owner === null) where.push("owner IS NULL");
-      else where.push("owner = ?") && params.push(query.owner);
+      else {
+        where.push("owner = ?");
+        params.push(query.owner);
+      }
     }
     const rows = db
       .prepare<unknown[], ThreadRow>(
