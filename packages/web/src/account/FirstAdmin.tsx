@@ -8,6 +8,7 @@ import { ShieldCheck } from "lucide-react";
 import { useState } from "react";
 import { errorDetail } from "../api";
 import { initialize } from "./account-api";
+import { TextField } from "./TextField";
 
 /** Props of {@link FirstAdmin}. */
 export interface FirstAdminProps {
@@ -59,36 +60,21 @@ export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps
         <p className="muted">
           Nobody has an account on this server yet. Create the first one: it is the admin, who adds the other users.
         </p>
-        <label className="field">
-          Email or user name
-          <input
-            autoComplete="username"
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            autoFocus
-            required
-          />
-        </label>
-        <label className="field">
-          Password
-          <input
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            required
-          />
-        </label>
-        <label className="field">
-          Repeat password
-          <input
-            type="password"
-            autoComplete="new-password"
-            value={repeat}
-            onChange={(event) => setRepeat(event.target.value)}
-            required
-          />
-        </label>
+        <TextField label="Email or user name" value={email} onChange={setEmail} autoComplete="username" autoFocus />
+        <TextField
+          label="Password"
+          value={password}
+          onChange={setPassword}
+          type="password"
+          autoComplete="new-password"
+        />
+        <TextField
+          label="Repeat password"
+          value={repeat}
+          onChange={setRepeat}
+          type="password"
+          autoComplete="new-password"
+        />
         <p className="muted small">At least 8 characters.</p>
         {error && (
           <p className="error-text" role="alert">

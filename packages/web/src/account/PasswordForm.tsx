@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { errorDetail } from "../api";
 import { changePassword } from "./account-api";
+import { TextField } from "./TextField";
 
 /** Props of {@link PasswordForm}. */
 export interface PasswordFormProps {
@@ -49,37 +50,22 @@ export function PasswordForm({ apiKey, hasPassword }: PasswordFormProps) {
     >
       <h2>{hasPassword ? "Change password" : "Set a password"}</h2>
       {hasPassword && (
-        <label className="field">
-          Current password
-          <input
-            type="password"
-            autoComplete="current-password"
-            value={current}
-            onChange={(event) => setCurrent(event.target.value)}
-            required
-          />
-        </label>
+        <TextField
+          label="Current password"
+          value={current}
+          onChange={setCurrent}
+          type="password"
+          autoComplete="current-password"
+        />
       )}
-      <label className="field">
-        New password
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={next}
-          onChange={(event) => setNext(event.target.value)}
-          required
-        />
-      </label>
-      <label className="field">
-        Repeat new password
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={repeat}
-          onChange={(event) => setRepeat(event.target.value)}
-          required
-        />
-      </label>
+      <TextField label="New password" value={next} onChange={setNext} type="password" autoComplete="new-password" />
+      <TextField
+        label="Repeat new password"
+        value={repeat}
+        onChange={setRepeat}
+        type="password"
+        autoComplete="new-password"
+      />
       <p className="muted small">At least 8 characters.</p>
       {outcome && (
         <p className={outcome.ok ? "ok-text" : "error-text"} role={outcome.ok ? "status" : "alert"}>

@@ -8,6 +8,7 @@ import { KeyRound, LogIn } from "lucide-react";
 import { useState } from "react";
 import { apiUrl, errorDetail } from "../api";
 import { type Providers, register, signIn } from "./account-api";
+import { TextField } from "./TextField";
 
 /** Props of {@link SignIn}. */
 export interface SignInProps {
@@ -57,37 +58,22 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
         <h1>
           <LogIn size={18} aria-hidden /> {registering ? "Create an account" : "Sign in to DeerFlow"}
         </h1>
-        <label className="field">
-          User name or email
-          <input
-            autoComplete="username"
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            autoFocus
-            required
-          />
-        </label>
-        <label className="field">
-          Password
-          <input
-            type="password"
-            autoComplete={registering ? "new-password" : "current-password"}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            required
-          />
-        </label>
+        <TextField label="User name or email" value={email} onChange={setEmail} autoComplete="username" autoFocus />
+        <TextField
+          label="Password"
+          value={password}
+          onChange={setPassword}
+          type="password"
+          autoComplete={registering ? "new-password" : "current-password"}
+        />
         {registering && (
-          <label className="field">
-            Repeat password
-            <input
-              type="password"
-              autoComplete="new-password"
-              value={repeat}
-              onChange={(event) => setRepeat(event.target.value)}
-              required
-            />
-          </label>
+          <TextField
+            label="Repeat password"
+            value={repeat}
+            onChange={setRepeat}
+            type="password"
+            autoComplete="new-password"
+          />
         )}
         {error && (
           <p className="error-text" role="alert">
