@@ -74,6 +74,13 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
     checkedAt = Date.now();
     return known;
   };
+  /** Who a server key acts as, re-read at most every second rather than on every keyed request. */
+  let firstAdmin: { user: UserRecord | null; at: number } | undefined;
+  const keyUser = async () => {
+    if (!firstAdmin || Date.now() - firstAdmin.at >= 1000)
+      firstAdmin = { user: await options.users.firstAdmin(), at: Date.now() };
+    return firstAdmin.user;
+  };
   const serverKey = (given: string) => anyKey.find((key) => safeEqual(key, given));
   const isAdminKey = (key: string) =>
     options.adminKeys.length === 0 || options.adminKeys.some((admin) => safeEqual(admin, key));
@@ -92,7 +99,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
       const key = serverKey(given);
       if (key !== undefined) {
         const admin = isAdminKey(key);
-        const first = accounts ? await options.users.firstAdmin() : null;
+        const first = accounts ? await keyUser() : null;
         c.set("caller", first ? { ...userCaller(first, "key"), admin } : { ...LOCAL_CALLER, admin, via: "key" });
         return next();
       }
@@ -152,6 +159,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
     enabled,
     refresh() {
       checkedAt = 0;
+      firstAdmin = undefined;
     },
   };
 }
