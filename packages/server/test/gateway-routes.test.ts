@@ -186,6 +186,21 @@ test("memory: facts added, edited and deleted, cleared, exported and imported wi
       imported.facts.map((fact) => fact.content),
       ["Prefers strict TypeScript", "Third fact"],
     );
+
+    const correction = {
+      id: "fact_uv",
+      content: "Installs packages with uv",
+      category: "correction",
+      confidence: 0.95,
+      sourceError: "Suggested pip install",
+    };
+    await fetch(`${url}/import`, json({ ...document, facts: [correction] }));
+    const shown = (await (await fetch(url)).json()) as { facts: Array<{ sourceError?: string }> };
+    assert.equal(shown.facts[0]?.sourceError, "Suggested pip install", "a correction shows what was wrong");
+    assert.match(
+      t.harness.agent().deerflow.systemPrompt,
+      /\[correction \| 0\.95\] Installs packages with uv \(not: Suggested pip install\)/,
+    );
   } finally {
     await t.close();
   }

@@ -53,6 +53,8 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
       maxFacts: settings.max_facts,
       factConfidenceThreshold: settings.fact_confidence_threshold,
       maxInjectionTokens: settings.max_injection_tokens,
+      guaranteedCategories: settings.guaranteed_categories,
+      guaranteedTokenBudget: settings.guaranteed_token_budget,
     },
     onWarning: context.onWarning,
     logger: context.logger,

@@ -19,7 +19,7 @@ test("an empty config.yaml gets exactly the shared defaults, section by section"
   for (const [name, values] of Object.entries(defaults)) {
     const section = sections.find((candidate) => Object.keys(values).every((key) => key in candidate));
     assert.ok(section, `${name}: no config section has all of ${Object.keys(values).join(", ")}`);
-    for (const [key, value] of Object.entries(values)) assert.equal(section[key], value, `${name}.${key}`);
+    for (const [key, value] of Object.entries(values)) assert.deepEqual(section[key], value, `${name}.${key}`);
   }
 });
 

@@ -25,6 +25,8 @@ export const MEMORY_DEFAULTS = Object.freeze({
   max_facts: 100,
   fact_confidence_threshold: 0.7,
   max_injection_tokens: 2000,
+  guaranteed_categories: Object.freeze(["correction"]) as readonly string[],
+  guaranteed_token_budget: 500,
 });
 
 /** `subagents:` limits (subagent-limit middleware and the `task` tool). */

@@ -124,6 +124,15 @@ export const MemoryConfig = z.strictObject({
   max_facts: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_facts),
   fact_confidence_threshold: z.number().min(0).max(1).default(defaults.MEMORY_DEFAULTS.fact_confidence_threshold),
   max_injection_tokens: z.number().int().positive().default(defaults.MEMORY_DEFAULTS.max_injection_tokens),
+  guaranteed_categories: z
+    .array(z.string().trim().min(1, "must not be empty: name a fact category such as correction or preference"))
+    .default([...defaults.MEMORY_DEFAULTS.guaranteed_categories]),
+  guaranteed_token_budget: z
+    .number()
+    .int()
+    .min(50, "must be at least 50 tokens, or leave guaranteed_categories empty to turn the guarantee off")
+    .max(2000)
+    .default(defaults.MEMORY_DEFAULTS.guaranteed_token_budget),
 });
 
 export const TitleConfig = z.strictObject({

@@ -208,3 +208,77 @@ test("a manual fact equal to a known one but for case and spacing is refused", (
   const result = addManualFact(before, fact("manual", "  user prefers DARK   mode ", 0.9), 100);
   assert.deepEqual(result, { refused: { reason: "duplicate", existing: before.facts[0] } });
 });
+
+test("a correction keeps what was wrong as sourceError; other categories do not take one", () => {
+  const { memory } = applyMemoryUpdate(
+    emptyMemory(),
+    {
+      newFacts: [
+        { content: "Installs packages with uv", category: "correction", confidence: 0.95, sourceError: " Used pip " },
+        { content: "Likes tea", category: "preference", confidence: 0.9, sourceError: "Said coffee" },
+        { content: "Runs tests with vitest", category: "correction", confidence: 0.95, sourceError: "  " },
+      ],
+    },
+    options,
+  );
+  assert.equal(memory.facts[0]!.sourceError, "Used pip");
+  assert.equal("sourceError" in memory.facts[1]!, false);
+  assert.equal("sourceError" in memory.facts[2]!, false);
+});
+
+test("factsToReinforce confirms stored facts only when the user's words showed a confirmation", () => {
+  const before = memoryWith(fact("f1", "Prefers tabs", 0.8), {
+    ...fact("f2", "Uses vim", 0.9),
+    lastConfirmedAt: "2026-01-01T00:00:00.000Z",
+    confirmationCount: 2,
+  });
+  const update = { factsToReinforce: [{ id: "f1", reason: "said so again" }, "f2", { id: "missing" }] };
+
+  const ignored = applyMemoryUpdate(before, update, options);
+  assert.equal(ignored.changed, false);
+  assert.deepEqual(ignored.reinforced, []);
+
+  const confirmed = applyMemoryUpdate(before, update, { ...options, signals: ["reinforcement"] });
+  assert.deepEqual(confirmed.reinforced, ["f1", "f2"]);
+  assert.deepEqual(
+    confirmed.memory.facts.map((f) => [f.id, f.confidence, f.lastConfirmedAt, f.confirmationCount]),
+    [
+      ["f1", 0.8, now.toISOString(), 1],
+      ["f2", 0.9, now.toISOString(), 3],
+    ],
+  );
+  assert.equal(confirmed.memory.facts.length, 2, "confirming adds no fact");
+  assert.equal(before.facts[0]!.confirmationCount, undefined, "input not modified");
+});
+
+test("when memory is full, a fact the user keeps confirming outlasts an unconfirmed one of the same confidence", () => {
+  const confirmed = {
+    ...fact("used", "Prefers tabs", 0.75),
+    lastConfirmedAt: "2026-02-20T00:00:00.000Z",
+    confirmationCount: 3,
+  };
+  const facts = [fact("guess", "Might like Rust", 0.75, "2026-02-25"), confirmed, fact("sure", "Works at Acme", 0.9)];
+  assert.deepEqual(
+    capFacts(facts, 2, now).map((f) => f.id),
+    ["used", "sure"],
+  );
+  // A confirmation long ago counts for little: a clearly more confident fact still wins.
+  const stale = { ...confirmed, lastConfirmedAt: "2024-01-01T00:00:00.000Z" };
+  assert.deepEqual(
+    capFacts([stale, fact("surer", "Lives in Berlin", 0.85)], 1, now).map((f) => f.id),
+    ["surer"],
+  );
+});
+
+test("when memory is full, corrections keep a tenth of the slots even below the other facts' confidence", () => {
+  const correction: MemoryFact = { ...fact("fix", "Use uv, not pip", 0.7), category: "correction" };
+  const others = Array.from({ length: 10 }, (_, i) => fact(`f${i}`, `fact ${i}`, 0.9));
+  const kept = capFacts([...others, correction], 10, now).map((f) => f.id);
+  assert.equal(kept.length, 10);
+  assert.ok(kept.includes("fix"), "the correction keeps its reserved slot");
+  // Unused reserved slots go to the rest: without a correction, the ten best facts stay.
+  assert.deepEqual(
+    capFacts([...others, fact("low", "low", 0.7)], 10, now).map((f) => f.id),
+    others.map((f) => f.id),
+  );
+});

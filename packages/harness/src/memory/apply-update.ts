@@ -3,7 +3,8 @@
  * lock against the memory as it is on disk at that moment (not as it was when the model was asked), so an
  * update that finished in another process meanwhile is kept. The write gate is here and not in the
  * prompt: facts below the confidence threshold are dropped, restatements of a known fact do not add a
- * second copy, and the fact list never grows past `maxFacts`.
+ * second copy, a stored fact counts as confirmed by the user only when the user's words showed a
+ * confirmation, and the fact list never grows past `maxFacts`.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -15,6 +16,10 @@ import {
   USER_SECTIONS,
 } from "./memory-schema.js";
 import type { MemoryUpdate } from "./parse-update.js";
+import { capFacts } from "./fact-retention.js";
+import type { MemorySignal } from "./memory-signals.js";
+
+export { capFacts };
 
 /** Limits and provenance for one update. */
 export interface ApplyUpdateOptions {
@@ -22,8 +27,13 @@ export interface ApplyUpdateOptions {
   threadId: string;
   /** Facts with a lower confidence are dropped (DeerFlow: 0.7). */
   factConfidenceThreshold: number;
-  /** Most facts kept (DeerFlow: 100); the lowest-confidence, then oldest, are evicted. */
+  /** Most facts kept (DeerFlow: 100); the least confident and least used are evicted (`capFacts`). */
   maxFacts: number;
+  /**
+   * What the user's words showed (`detectMemorySignals`). `factsToReinforce` is applied only with
+   * "reinforcement": the model alone may not decide that the user confirmed something.
+   */
+  signals?: readonly MemorySignal[];
   /** Clock for `createdAt` / `updatedAt` (tests pin it). */
   now?: Date;
   /** Id generator for new facts (default `fact_` + 8 random hex digits). */
@@ -37,6 +47,8 @@ export interface AppliedUpdate {
   changed: boolean;
   added: MemoryFact[];
   removed: string[];
+  /** Ids of stored facts the user confirmed (their `lastConfirmedAt` and `confirmationCount` moved on). */
+  reinforced: string[];
   sectionsUpdated: string[];
 }
 
@@ -64,19 +76,6 @@ function applySection(
   return { summary, updatedAt: now };
 }
 
-/** Keeps the `max` best facts (confidence, then newest) in their original order. */
-export function capFacts(facts: MemoryFact[], max: number): MemoryFact[] {
-  if (facts.length <= max) return facts;
-  const ranked = facts
-    .map((fact, index) => ({ fact, index }))
-    .sort(
-      (a, b) =>
-        b.fact.confidence - a.fact.confidence || b.fact.createdAt.localeCompare(a.fact.createdAt) || b.index - a.index,
-    );
-  const kept = new Set(ranked.slice(0, Math.max(0, max)).map((entry) => entry.index));
-  return facts.filter((_, index) => kept.has(index));
-}
-
 /** Why `addManualFact` did not store a fact: the same content is known, or every kept fact outranks it. */
 export type ManualFactRefusal =
   | { reason: "duplicate"; existing: MemoryFact }
@@ -85,7 +84,7 @@ export type ManualFactRefusal =
 /**
  * Adds a fact the user typed (settings page, `POST /memory/facts`). Content equal to a known fact once
  * case, spacing and final punctuation are ignored is refused rather than stored twice. A full memory makes
- * room the way the updater does: the least confident (then oldest) fact goes; when that would be the new
+ * room the way the updater does: the fact with the weakest standing goes (see `capFacts`); when that would be the new
  * fact itself, nothing changes and the refusal says so. Pure: the input is not modified.
  *
  * @example
@@ -100,7 +99,7 @@ export function addManualFact(
   const key = normaliseFactContent(fact.content);
   const existing = memory.facts.find((known) => normaliseFactContent(known.content) === key);
   if (existing) return { refused: { reason: "duplicate", existing } };
-  const facts = capFacts([...memory.facts, fact], maxFacts);
+  const facts = capFacts([...memory.facts, fact], maxFacts, new Date(fact.createdAt || Date.now()));
   if (!facts.includes(fact)) return { refused: { reason: "outranked", maxFacts } };
   const removed = memory.facts.filter((known) => !facts.includes(known));
   return { memory: { ...memory, facts, lastUpdated: fact.createdAt || memory.lastUpdated }, removed };
@@ -135,43 +134,67 @@ export function applyMemoryUpdate(memory: Memory, update: MemoryUpdate, options:
   const removed = next.facts.filter((fact) => removeIds.has(fact.id)).map((fact) => fact.id);
   let facts = next.facts.filter((fact) => !removeIds.has(fact.id));
 
+  const reinforced: string[] = [];
+  if (options.signals?.includes("reinforcement")) {
+    const confirmedIds = new Set(
+      (update.factsToReinforce ?? []).map((entry) => (typeof entry === "string" ? entry : entry.id)),
+    );
+    for (const fact of facts) {
+      if (!confirmedIds.has(fact.id)) continue;
+      fact.lastConfirmedAt = now;
+      fact.confirmationCount = (fact.confirmationCount ?? 0) + 1;
+      reinforced.push(fact.id);
+    }
+  }
+
   const byContent = new Map(facts.map((fact) => [normaliseFactContent(fact.content), fact]));
   const added: MemoryFact[] = [];
-  let reinforced = false;
+  let raised = false;
   for (const proposed of update.newFacts ?? []) {
     const content = proposed.content.trim();
     const confidence = Math.min(1, Math.max(0, proposed.confidence));
     if (!content || !Number.isFinite(proposed.confidence) || confidence < options.factConfidenceThreshold) continue;
     const known = byContent.get(normaliseFactContent(content));
     if (known) {
-      // A restatement reinforces the known fact instead of adding a second copy.
-      reinforced ||= confidence > known.confidence;
+      // A restatement raises the known fact's confidence instead of adding a second copy.
+      raised ||= confidence > known.confidence;
       known.confidence = Math.max(known.confidence, confidence);
       continue;
     }
+    const category = normaliseCategory(proposed.category);
+    const sourceError = category === "correction" ? proposed.sourceError?.trim() : undefined;
     const fact: MemoryFact = {
       id: newFactId(),
       content,
-      category: normaliseCategory(proposed.category),
+      category,
       confidence,
       createdAt: now,
       source: options.threadId,
+      ...(sourceError ? { sourceError } : {}),
     };
     byContent.set(normaliseFactContent(content), fact);
     facts.push(fact);
     added.push(fact);
   }
 
-  facts = capFacts(facts, options.maxFacts);
+  facts = capFacts(facts, options.maxFacts, options.now ?? new Date());
   const keptIds = new Set(facts.map((fact) => fact.id));
   next.facts = facts;
   const changed =
     sectionsUpdated.length > 0 ||
     removed.length > 0 ||
     added.length > 0 ||
-    reinforced ||
+    reinforced.length > 0 ||
+    raised ||
     facts.length !== memory.facts.length;
-  if (!changed) return { memory, changed, added: [], removed: [], sectionsUpdated: [] };
+  if (!changed) return { memory, changed, added: [], removed: [], reinforced: [], sectionsUpdated: [] };
   next.lastUpdated = now;
-  return { memory: next, changed, added: added.filter((fact) => keptIds.has(fact.id)), removed, sectionsUpdated };
+  return {
+    memory: next,
+    changed,
+    added: added.filter((fact) => keptIds.has(fact.id)),
+    removed,
+    reinforced: reinforced.filter((id) => keptIds.has(id)),
+    sectionsUpdated,
+  };
 }

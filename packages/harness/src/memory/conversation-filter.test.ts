@@ -71,3 +71,40 @@ test("an upload-only turn is dropped together with the reply to it, so document 
     { role: "assistant", content: "Will do." },
   ]);
 });
+
+test("a clarification answer sent hidden is kept as the user's words; a partial one, or a todo reminder, is not", () => {
+  const reply = {
+    version: 1,
+    kind: "human_input_response",
+    source: "ask_clarification",
+    request_id: "clarification:call-1",
+    response_kind: "option",
+    option_id: "staging",
+    value: "staging",
+  };
+  const hidden = (content: string, extra: Record<string, unknown>) =>
+    new HumanMessage({ content, additional_kwargs: { hide_from_ui: true, ...extra } });
+  const turns = filterConversationForMemory([
+    new HumanMessage("Deploy the service"),
+    new AIMessage({
+      content: "",
+      tool_calls: [{ name: "ask_clarification", args: { question: "Which environment?" }, id: "call-1" }],
+    }),
+    new ToolMessage({ content: "Which environment?", tool_call_id: "call-1", name: "ask_clarification" }),
+    hidden("My answer: staging, we always deploy there first", { human_input_response: reply }),
+    hidden("My answer: production", { human_input_response: { ...reply, option_id: "" } }),
+    hidden("Remember your todo list", {}),
+    new AIMessage("Deployed to staging."),
+  ]);
+  assert.deepEqual(turns, [
+    { role: "user", content: "Deploy the service" },
+    { role: "user", content: "My answer: staging, we always deploy there first" },
+    { role: "assistant", content: "Deployed to staging." },
+  ]);
+  const text = { ...reply, response_kind: "text", option_id: undefined, value: "eu-west" };
+  assert.equal(filterConversationForMemory([hidden("eu-west", { human_input_response: text })]).length, 1);
+  assert.equal(
+    filterConversationForMemory([hidden("eu-west", { human_input_response: { ...text, version: 2 } })]).length,
+    0,
+  );
+});

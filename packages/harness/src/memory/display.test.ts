@@ -28,3 +28,24 @@ test("every summary and every fact is listed with its id, unescaped and unbudget
   assert.match(text, /\n {2}fact_0 {2}\[knowledge 0\.80\] {2}Fact 0 {2}\(from thread-9, 2026-02-01\)\n/);
   assert.match(text, /\n {2}fact_29 {2}\[knowledge 0\.80\] {2}Fact 29 {2}\(2026-02-01\)$/);
 });
+
+test("a correction shows what was wrong, and a confirmed fact how often the user confirmed it", () => {
+  const memory = emptyMemory();
+  memory.facts = [
+    {
+      id: "fact_uv",
+      content: "Installs packages with uv",
+      category: "correction",
+      confidence: 0.95,
+      createdAt: "2026-03-02T09:00:00.000Z",
+      source: "thread-2",
+      sourceError: "Suggested pip install",
+      lastConfirmedAt: "2026-03-05T09:00:00.000Z",
+      confirmationCount: 2,
+    },
+  ];
+  assert.match(
+    formatMemoryForDisplay(memory),
+    /\n {2}fact_uv {2}\[correction 0\.95\] {2}Installs packages with uv {2}\(from thread-2, 2026-03-02, confirmed 2x, last 2026-03-05\)\n {6}was wrong: Suggested pip install$/,
+  );
+});

@@ -44,12 +44,16 @@ export function formatMemoryForDisplay(memory: Memory, location?: string): strin
       const origin = [
         fact.source && fact.source !== "unknown" ? `from ${fact.source}` : "",
         fact.createdAt.slice(0, 10),
+        fact.confirmationCount
+          ? `confirmed ${fact.confirmationCount}x${fact.lastConfirmedAt ? `, last ${fact.lastConfirmedAt.slice(0, 10)}` : ""}`
+          : "",
       ]
         .filter(Boolean)
         .join(", ");
       lines.push(
         `  ${fact.id}  [${fact.category} ${fact.confidence.toFixed(2)}]  ${fact.content}${origin ? `  (${origin})` : ""}`,
       );
+      if (fact.sourceError) lines.push(`      was wrong: ${fact.sourceError}`);
     }
   }
   return lines.join("\n");

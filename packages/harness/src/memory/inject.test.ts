@@ -101,3 +101,66 @@ test("stored text cannot close the memory block or fake a section", () => {
   assert.equal(block.split("\n").filter((line) => line.startsWith("- [")).length, 1, "the fact stays on one line");
   assert.equal(block.split("\n").filter((line) => line === "Key Facts:").length, 1);
 });
+
+function correction(i: number, confidence: number, content: string, sourceError?: string): MemoryFact {
+  return { ...fact(i, confidence, content), category: "correction", ...(sourceError ? { sourceError } : {}) };
+}
+
+test("a correction is shown with the mistake it is about, first among the facts", () => {
+  const memory = emptyMemory();
+  memory.facts = [
+    fact(1, 0.99, "Works at Acme"),
+    correction(2, 0.9, "Install Python packages with uv", "Used pip <install>"),
+  ];
+  assert.equal(
+    formatMemoryForInjection(memory, { maxTokens: 2000 }),
+    [
+      "Key Facts:",
+      "- [correction | 0.90] Install Python packages with uv (not: Used pip &lt;install&gt;)",
+      "- [knowledge | 0.99] Works at Acme",
+    ].join("\n"),
+  );
+});
+
+test("under a tight budget, corrections are still injected while other facts and summaries give way", () => {
+  const memory = emptyMemory();
+  memory.userContext.workContext.summary = `Backend engineer. ${"Lots of detail. ".repeat(40)}`;
+  memory.facts = [
+    ...Array.from({ length: 10 }, (_, i) => fact(i, 0.99, `Important fact ${i} ${"detail ".repeat(10)}`)),
+    correction(20, 0.95, "Use uv, not pip", "Suggested pip install"),
+    correction(21, 0.8, "Answer in British English"),
+  ];
+  const text = formatMemoryForInjection(memory, { maxTokens: 60 });
+
+  assert.match(text, /- \[correction \| 0\.95\] Use uv, not pip \(not: Suggested pip install\)/);
+  assert.match(text, /- \[correction \| 0\.80\] Answer in British English/);
+  assert.doesNotMatch(text, /Important fact 9/);
+  assert.match(text, /\(Memory truncated to fit 60 tokens/);
+  const pinned = approximateTokenCount(
+    "- [correction | 0.95] Use uv, not pip (not: Suggested pip install)\n- [correction | 0.80] Answer in British English",
+  );
+  assert.ok(approximateTokenCount(text) <= 60 + pinned, "the guaranteed facts add at most their own size");
+
+  // Without guaranteed categories the corrections compete like any fact and lose.
+  const plain = formatMemoryForInjection(memory, { maxTokens: 60, guaranteedCategories: [] });
+  assert.doesNotMatch(plain, /Use uv, not pip/);
+});
+
+test("guaranteed facts have a budget of their own: the least confident beyond it compete with the rest", () => {
+  const memory = emptyMemory();
+  memory.facts = [
+    correction(1, 0.99, `First correction ${"x".repeat(40)}`),
+    correction(2, 0.9, `Second correction ${"y".repeat(40)}`),
+    fact(3, 0.95, "A plain fact"),
+  ];
+  const lines = formatMemoryForInjection(memory, { maxTokens: 2000, guaranteedTokens: 20 }).split("\n");
+  assert.deepEqual(
+    lines.map((line) => line.slice(0, 30)),
+    [
+      "Key Facts:",
+      "- [correction | 0.99] First co",
+      "- [knowledge | 0.95] A plain f",
+      "- [correction | 0.90] Second c",
+    ],
+  );
+});

@@ -249,3 +249,43 @@ test("the local journal's orphaned entries move to a user's journal as that user
   assert.equal(moveOrphanedEntries(from, to, "ann"), 0, "the live holder's entry stays");
   assert.equal(moveOrphanedEntries(path.join(home, "none.json"), to, "ann"), 0);
 });
+
+test("a correction signal is journaled with its conversation, survives a newer turn, and reaches the next process's prompt", async (t) => {
+  const home = tempHome(t);
+  const first = createMemoryService({ home, model: new ScriptedChatModel([]), settings: { debounceSeconds: 30 } });
+  first.queue.enqueue("thread-1", says("That's wrong, use uv."), { signals: ["correction"] });
+  first.queue.enqueue("thread-1", says("That's wrong, use uv. ... Now add a test."));
+  await first.close();
+  assert.deepEqual(
+    readJournal(home).map((queued) => queued.signals),
+    [["correction"]],
+  );
+
+  // Another process's newer turn of the thread keeps the signal on disk too.
+  const other = openMemoryJournal(memoryJournalPath(home), undefined);
+  other.record({ id: "later", threadId: "thread-1", conversation: says("And a README.") });
+  other.release();
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.id, queued.signals]),
+    [["later", ["correction"]]],
+  );
+
+  const model = new ScriptedChatModel([ai("{}")]);
+  const next = createMemoryService({ home, model, settings: { debounceSeconds: 30 } });
+  assert.equal(next.resume(), 1);
+  await next.flush();
+  assert.match(String(model.calls[0]?.messages[0]?.content), /The user corrected the assistant/);
+});
+
+test("signal names a newer version wrote are ignored, not a corrupt journal", (t) => {
+  const home = tempHome(t);
+  fs.writeFileSync(
+    memoryJournalPath(home),
+    JSON.stringify({ version: 1, entries: [{ ...entry("t1", null), signals: ["correction", "gratitude"] }] }),
+  );
+  const adopted = openMemoryJournal(memoryJournalPath(home), undefined).adopt();
+  assert.deepEqual(
+    adopted.map((job) => job.signals),
+    [["correction"]],
+  );
+});

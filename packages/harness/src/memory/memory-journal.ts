@@ -25,6 +25,14 @@ import { z } from "zod";
 import { isProcessAlive, removeOrphanTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { withFileLock } from "./file-lock.js";
 import type { MemoryJob } from "./memory-queue.js";
+import { type MemorySignal, mergeMemorySignals } from "./memory-signals.js";
+
+/** The signals of an entry this version knows; a newer writer's other names are dropped. */
+const knownSignals = (names: readonly string[] | undefined): MemorySignal[] =>
+  mergeMemorySignals(
+    names?.filter((name): name is MemorySignal => name === "correction" || name === "reinforcement"),
+    [],
+  );
 
 /** The journal's file name inside the memory root. */
 export const MEMORY_JOURNAL_FILE = "memory-pending.json";
@@ -43,6 +51,8 @@ export const JournalEntry = z.object({
   userId: z.string().optional(),
   threadId: z.string().min(1),
   conversation: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.string() })),
+  /** What the user's words showed ("correction", "reinforcement"); absent: nothing, or an older writer. Unknown names are ignored. */
+  signals: z.array(z.string()).optional(),
   queuedAt: z.string(),
   /** Updates that failed so far (a call cut short by the process ending is not one). */
   attempts: z.number().int().nonnegative(),
@@ -193,13 +203,20 @@ export function openMemoryJournal(
     path: file,
     record(job) {
       changeJournal(file, warn, (journal) => {
-        journal.entries = journal.entries.filter((entry) => !(ours(entry) && entry.threadId === job.threadId));
+        const replaced = journal.entries.filter((entry) => ours(entry) && entry.threadId === job.threadId);
+        journal.entries = journal.entries.filter((entry) => !replaced.includes(entry));
+        // A signal seen in the replaced conversation (maybe by another process) stays with the thread.
+        const signals = replaced.reduce(
+          (all, entry) => mergeMemorySignals(all, knownSignals(entry.signals)),
+          job.signals,
+        );
         journal.entries.push({
           id: job.id ?? randomUUID(),
           ...(agentName === undefined ? {} : { agentName }),
           ...(userId === undefined ? {} : { userId }),
           threadId: job.threadId,
           conversation: job.conversation,
+          ...(signals && signals.length > 0 ? { signals } : {}),
           queuedAt: new Date().toISOString(),
           attempts: job.attempts ?? 0,
           holder: me(),
@@ -232,6 +249,7 @@ export function openMemoryJournal(
               id: entry.id,
               threadId: entry.threadId,
               conversation: entry.conversation,
+              ...(entry.signals ? { signals: knownSignals(entry.signals) } : {}),
               attempts: entry.attempts,
               ...(entry.agentName === undefined ? {} : { agentName: entry.agentName }),
               ...(entry.userId === undefined ? {} : { userId: entry.userId }),

@@ -156,3 +156,19 @@ test("stop abandons the work at once: waiting jobs never run, the running one is
   queue.enqueue("late", says("z"));
   assert.equal(queue.pending(), 0);
 });
+
+test("a newer conversation replacing a waiting one keeps the older one's signals", async () => {
+  const processed: MemoryJob[] = [];
+  const queue = createMemoryQueue({ debounceMs: 60_000, process: async (job) => void processed.push(job) });
+  queue.enqueue("t1", says("That's wrong."), { signals: ["correction"] });
+  queue.enqueue("t1", says("That's wrong. ... Perfect!"), { signals: ["reinforcement"] });
+  queue.enqueue("t2", says("hello"), { signals: [] });
+  await queue.flush();
+  assert.deepEqual(
+    processed.map((job) => [job.threadId, job.signals]),
+    [
+      ["t1", ["correction", "reinforcement"]],
+      ["t2", undefined],
+    ],
+  );
+});

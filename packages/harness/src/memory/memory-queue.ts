@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import type { MemoryTurn } from "./conversation-filter.js";
 import type { MemoryJournal } from "./memory-journal.js";
+import { type MemorySignal, mergeMemorySignals } from "./memory-signals.js";
 
 /** One conversation to learn from. */
 export interface MemoryJob {
@@ -28,6 +29,18 @@ export interface MemoryJob {
   userId?: string;
   /** Failed updates so far. */
   attempts?: number;
+  /**
+   * What the user's words showed (`detectMemorySignals`). A newer conversation that replaces a waiting
+   * one keeps its signals: the correction may have scrolled out of the newer one's detection window.
+   */
+  signals?: MemorySignal[];
+}
+
+/** What `enqueue` records with a conversation besides its thread. */
+export interface EnqueueOptions {
+  agentName?: string;
+  userId?: string;
+  signals?: readonly MemorySignal[];
 }
 
 /** Options of `createMemoryQueue`. */
@@ -52,7 +65,7 @@ export interface MemoryQueueOptions {
 /** A per-thread debounced background queue. */
 export interface MemoryQueue {
   /** Schedules `conversation` for `threadId`, replacing one that is still waiting for the same thread. */
-  enqueue(threadId: string, conversation: MemoryTurn[], options?: { agentName?: string; userId?: string }): void;
+  enqueue(threadId: string, conversation: MemoryTurn[], options?: EnqueueOptions): void;
   /** Queues jobs adopted from the journal (already recorded there) to run now, in the background. */
   resume(jobs: readonly MemoryJob[]): void;
   /** Runs every waiting job now and resolves when all jobs (including one in progress) are done. */
@@ -159,11 +172,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
     waiting.set(key, { job, timer });
   }
 
-  function enqueue(
-    threadId: string,
-    conversation: MemoryTurn[],
-    extra: { agentName?: string; userId?: string } = {},
-  ): void {
+  function enqueue(threadId: string, conversation: MemoryTurn[], extra: EnqueueOptions = {}): void {
     if (closed) {
       warn(`Memory queue is closed; the conversation of thread ${threadId} will not be remembered.`);
       return;
@@ -175,8 +184,11 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
       ...(extra.agentName ? { agentName: extra.agentName } : {}),
       ...(extra.userId ? { userId: extra.userId } : {}),
     };
-    journal("record", job);
     const dueIndex = due.findIndex((queued) => keyOf(queued) === keyOf(job));
+    const replaced = waiting.get(keyOf(job))?.job ?? due[dueIndex];
+    const signals = mergeMemorySignals(extra.signals, replaced?.signals);
+    if (signals.length > 0) job.signals = signals;
+    journal("record", job);
     if (dueIndex >= 0) due.splice(dueIndex, 1); // not started yet: the newer conversation supersedes it
     wait(job, options.debounceMs);
   }

@@ -12,6 +12,17 @@ test("the version 1.0 fixture (the format memory.json is written in) still parse
   assert.deepEqual(parsed.memory, JSON.parse(fixture));
 });
 
+test("a file with correction and confirmation fields parses unchanged, and the older fixture gains none of them", () => {
+  const text = fs.readFileSync(new URL("./fixtures/memory.v1.corrections.json", import.meta.url), "utf8");
+  const parsed = parseMemoryText(text);
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.memory, JSON.parse(text));
+  const older = parseMemoryText(fixture);
+  assert.ok(older.ok);
+  assert.equal("sourceError" in older.memory.facts[0]!, false);
+  assert.equal("confirmationCount" in older.memory.facts[0]!, false);
+});
+
 test("partial sections and missing optional fields get defaults", () => {
   const parsed = parseMemoryText(
     JSON.stringify({

@@ -49,7 +49,11 @@ export type MemoryHistory = z.infer<typeof MemoryHistory>;
 /** Fact categories the updater asks for; other strings read from disk are kept as they are. */
 export const FACT_CATEGORIES = ["preference", "knowledge", "context", "behavior", "goal", "correction"] as const;
 
-/** One atomic thing learned about the user. `source` is the thread id it came from ("import", "manual", ...). */
+/**
+ * One atomic thing learned about the user. `source` is the thread id it came from ("import", "manual", ...).
+ * `sourceError`, `lastConfirmedAt` and `confirmationCount` came later and are optional, so older files load
+ * unchanged and older readers drop them without harm.
+ */
 export const MemoryFact = z.object({
   id: z.string().min(1),
   content: z.string().min(1),
@@ -63,6 +67,12 @@ export const MemoryFact = z.object({
         : value,
     z.string().default("unknown"),
   ),
+  /** For a correction: what the assistant got wrong, so it is not repeated ("used pip install"). */
+  sourceError: z.string().min(1).optional(),
+  /** When the user last explicitly confirmed the fact (ISO 8601); absent: never. */
+  lastConfirmedAt: z.string().min(1).optional(),
+  /** How often the user explicitly confirmed the fact; absent: never. */
+  confirmationCount: z.number().int().nonnegative().optional(),
 });
 export type MemoryFact = z.infer<typeof MemoryFact>;
 

@@ -15,6 +15,7 @@ import { memoryPath, memoryRoot, memoryUserRoot, normaliseAgentName, normaliseUs
 import { type MemoryQueue, createMemoryQueue } from "./memory-queue.js";
 import { type MemoryStore, createMemoryStore } from "./memory-store.js";
 import { type MemoryUpdater, createMemoryUpdater } from "./memory-updater.js";
+import { detectMemorySignals } from "./memory-signals.js";
 import { MEMORY_DEFAULTS } from "../config/defaults.js";
 
 /** The `memory:` config section, camel-cased. Every key is optional; defaults are DeerFlow's. */
@@ -35,6 +36,10 @@ export interface MemorySettings {
   factConfidenceThreshold?: number;
   /** Budget of the injected block (default 2000). */
   maxInjectionTokens?: number;
+  /** Fact categories always injected, from their own budget (default `["correction"]`). */
+  guaranteedCategories?: readonly string[];
+  /** Budget of the guaranteed facts, on top of `maxInjectionTokens` (default 500). */
+  guaranteedTokenBudget?: number;
 }
 
 /** Options of `createMemoryService`. */
@@ -115,10 +120,15 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
   const queue = createMemoryQueue({
     debounceMs: (settings.debounceSeconds ?? MEMORY_DEFAULTS.debounce_seconds) * 1000,
     process: async (job, signal) => {
-      const outcome = await updater.update(job.conversation, { threadId: job.threadId, signal });
+      const outcome = await updater.update(job.conversation, {
+        threadId: job.threadId,
+        // An entry journaled by an older version carries none: look at its conversation instead.
+        signals: job.signals ?? detectMemorySignals(job.conversation),
+        signal,
+      });
       if (outcome.applied) {
         log.info(
-          `updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`,
+          `updated ${store.path} from thread ${job.threadId}: ${outcome.added} facts added, ${outcome.removed} removed${outcome.reinforced ? `, ${outcome.reinforced} confirmed` : ""}${outcome.sectionsUpdated.length ? `, summaries ${outcome.sectionsUpdated.join(", ")}` : ""}`,
         );
       }
       return outcome.retry ? "retry" : undefined;
@@ -142,6 +152,8 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     try {
       return renderMemoryBlock(store.load(), {
         maxTokens: settings.maxInjectionTokens ?? MEMORY_DEFAULTS.max_injection_tokens,
+        guaranteedCategories: settings.guaranteedCategories,
+        guaranteedTokens: settings.guaranteedTokenBudget,
         tokenCounter: options.tokenCounter,
       });
     } catch (error) {

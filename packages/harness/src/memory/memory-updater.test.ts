@@ -42,7 +42,14 @@ test("a conversation about work and preferences ends up as facts in memory.json 
 
   const outcome = await updater.update(acme, { threadId: "thread-1" });
 
-  assert.deepEqual(outcome, { applied: true, retry: false, added: 2, removed: 0, sectionsUpdated: ["workContext"] });
+  assert.deepEqual(outcome, {
+    applied: true,
+    retry: false,
+    added: 2,
+    removed: 0,
+    reinforced: 0,
+    sectionsUpdated: ["workContext"],
+  });
   const onDisk = JSON.parse(fs.readFileSync(file, "utf8"));
   assert.deepEqual(
     onDisk.facts.map((fact: { content: string }) => fact.content),
@@ -105,6 +112,80 @@ test("the model is shown the current memory, and its factsToRemove take effect",
     store.load().facts.map((fact) => fact.content),
     ["Uses uv, not pip"],
   );
+});
+
+test("a correction signal puts its hint into the prompt, and the correction is stored with what was wrong", async (t) => {
+  const { store } = setup(t);
+  const model = new ScriptedChatModel([
+    reply(
+      JSON.stringify({
+        newFacts: [
+          {
+            content: "Install Python packages with uv",
+            category: "correction",
+            confidence: 0.97,
+            sourceError: "Used pip",
+          },
+        ],
+      }),
+    ),
+    reply("{}"),
+  ]);
+  const updater = createMemoryUpdater({ model, store });
+  const turns: MemoryTurn[] = [
+    { role: "user", content: "That's wrong, I never use pip. Use uv." },
+    { role: "assistant", content: "Sorry, switching to uv." },
+  ];
+
+  await updater.update(turns, { threadId: "t3", signals: ["correction"] });
+  await updater.update(turns, { threadId: "t3" });
+
+  const [withSignal, without] = model.calls.map((call) => String(call.messages[0]?.content));
+  assert.match(withSignal!, /The user corrected the assistant in this conversation/);
+  assert.doesNotMatch(without!, /The user corrected the assistant/);
+  assert.deepEqual(
+    store.load().facts.map(({ content, category, sourceError }) => ({ content, category, sourceError })),
+    [{ content: "Install Python packages with uv", category: "correction", sourceError: "Used pip" }],
+  );
+  assert.match(
+    renderMemoryBlock(store.load(), { maxTokens: 2000 }),
+    /Install Python packages with uv \(not: Used pip\)/,
+  );
+});
+
+test("a reinforcement signal lets the model confirm a stored fact instead of restating it", async (t) => {
+  const { store } = setup(t);
+  store.save({
+    ...emptyMemory(),
+    facts: [
+      {
+        id: "fact_tabs",
+        content: "Prefers tabs",
+        category: "preference",
+        confidence: 0.85,
+        createdAt: "2026-01-01",
+        source: "t0",
+      },
+    ],
+  });
+  const confirm = JSON.stringify({ factsToReinforce: [{ id: "fact_tabs", reason: "asked for tabs again" }] });
+  const model = new ScriptedChatModel([reply(confirm), reply(confirm)]);
+  const updater = createMemoryUpdater({ model, store });
+  const turns: MemoryTurn[] = [
+    { role: "user", content: "Yes, exactly right, tabs as always." },
+    { role: "assistant", content: "Great." },
+  ];
+
+  const unconfirmed = await updater.update(turns, { threadId: "t4" });
+  assert.equal(unconfirmed.reinforced, 0, "without the signal the model's claim is not taken");
+  const outcome = await updater.update(turns, { threadId: "t4", signals: ["reinforcement"] });
+
+  assert.match(String(model.calls[1]?.messages[0]?.content), /The user confirmed the assistant's approach/);
+  assert.equal(outcome.reinforced, 1);
+  const [stored] = store.load().facts;
+  assert.equal(store.load().facts.length, 1);
+  assert.equal(stored?.confirmationCount, 1);
+  assert.ok(stored?.lastConfirmedAt);
 });
 
 test("malformed JSON, a wrong shape or a failing model leave memory unchanged and warn", async (t) => {

@@ -13,6 +13,7 @@ import type { MemoryTurn } from "./conversation-filter.js";
 import type { MemoryStore } from "./memory-store.js";
 import { parseMemoryUpdate } from "./parse-update.js";
 import { buildMemoryUpdateMessages } from "./update-prompt.js";
+import type { MemorySignal } from "./memory-signals.js";
 import { MEMORY_DEFAULTS } from "../config/defaults.js";
 
 /** Options of `createMemoryUpdater`. */
@@ -40,6 +41,8 @@ export interface MemoryUpdateOutcome {
   retry: boolean;
   added: number;
   removed: number;
+  /** Stored facts the user confirmed. */
+  reinforced: number;
   sectionsUpdated: string[];
 }
 
@@ -47,15 +50,29 @@ export interface MemoryUpdateOutcome {
 export interface MemoryUpdater {
   /**
    * Learns from `conversation` (already filtered), recording `threadId` as the source of new facts.
-   * `signal` cuts the model call short (silently, with `retry`). Never throws.
+   * `signals` (from `detectMemorySignals`, carried by the queued job) add hints to the prompt and allow
+   * confirmations. `signal` cuts the model call short (silently, with `retry`). Never throws.
    */
-  update(
-    conversation: readonly MemoryTurn[],
-    context: { threadId: string; signal?: AbortSignal },
-  ): Promise<MemoryUpdateOutcome>;
+  update(conversation: readonly MemoryTurn[], context: MemoryUpdateContext): Promise<MemoryUpdateOutcome>;
 }
 
-const unchanged: MemoryUpdateOutcome = { applied: false, retry: false, added: 0, removed: 0, sectionsUpdated: [] };
+/** Where a conversation came from and what was noticed in it. */
+export interface MemoryUpdateContext {
+  threadId: string;
+  /** The user corrected or confirmed the agent (absent: nothing noticed). */
+  signals?: readonly MemorySignal[];
+  /** Aborts the model call. */
+  signal?: AbortSignal;
+}
+
+const unchanged: MemoryUpdateOutcome = {
+  applied: false,
+  retry: false,
+  added: 0,
+  removed: 0,
+  reinforced: 0,
+  sectionsUpdated: [],
+};
 const retryLater: MemoryUpdateOutcome = { ...unchanged, retry: true };
 
 /** Tags of the update call: `nostream` keeps its tokens out of a graph's `messages` stream. */
@@ -75,14 +92,17 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
 
   async function update(
     conversation: readonly MemoryTurn[],
-    { threadId, signal }: { threadId: string; signal?: AbortSignal },
+    { threadId, signals, signal }: MemoryUpdateContext,
   ): Promise<MemoryUpdateOutcome> {
     if (!conversation.some((turn) => turn.role === "user")) return unchanged;
     let reply: string;
     try {
       const current = options.store.load();
       const response = await options.model.invoke(
-        buildMemoryUpdateMessages(current, conversation, options.maxConversationChars),
+        buildMemoryUpdateMessages(current, conversation, {
+          maxConversationChars: options.maxConversationChars,
+          signals,
+        }),
         { tags: MEMORY_UPDATE_TAGS, ...(signal ? { signal } : {}) },
       );
       reply = contentText(response.content, "\n");
@@ -105,12 +125,14 @@ export function createMemoryUpdater(options: MemoryUpdaterOptions): MemoryUpdate
           threadId,
           factConfidenceThreshold: threshold,
           maxFacts,
+          signals,
         });
         outcome = {
           applied: true,
           retry: false,
           added: applied.added.length,
           removed: applied.removed.length,
+          reinforced: applied.reinforced.length,
           sectionsUpdated: applied.sectionsUpdated,
         };
         return applied.memory;

@@ -12,7 +12,12 @@ const NewFact = z.object({
   content: z.string(),
   category: z.string().nullish(),
   confidence: z.number(),
+  /** For a correction: what the assistant had got wrong. */
+  sourceError: z.string().nullish(),
 });
+
+/** A stored fact the user explicitly confirmed in the conversation. */
+const Reinforcement = z.union([z.object({ id: z.string(), reason: z.string().nullish() }), z.string()]);
 
 /** The update the model returns (DeerFlow's shape). Every part is optional: missing means no change. */
 export const MemoryUpdate = z.object({
@@ -22,6 +27,7 @@ export const MemoryUpdate = z.object({
     .nullish(),
   newFacts: z.array(NewFact).nullish(),
   factsToRemove: z.array(z.union([z.object({ id: z.string() }), z.string()])).nullish(),
+  factsToReinforce: z.array(Reinforcement).nullish(),
 });
 export type MemoryUpdate = z.infer<typeof MemoryUpdate>;
 

@@ -8,6 +8,7 @@ import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { MemoryTurn } from "./conversation-filter.js";
 import { escapeData } from "../messages/text.js";
 import type { Memory } from "./memory-schema.js";
+import type { MemorySignal } from "./memory-signals.js";
 
 /** Instructions for the memory model (our own wording of DeerFlow's update task). */
 export const MEMORY_UPDATE_INSTRUCTIONS = `You keep the long-term memory that an AI assistant has about its user. You receive the current memory and the latest conversation between the user and the assistant. Decide what, if anything, the memory should learn from it, and reply with one JSON object.
@@ -27,13 +28,24 @@ Set "shouldUpdate": true only for a summary that actually changes; leave the oth
 Facts:
 - newFacts: short, self-contained statements ("Works at Acme on payment APIs"), each with a category (preference, knowledge, context, behavior, goal, correction) and a confidence: 0.9-1.0 when the user said it explicitly, 0.7-0.8 when it is clearly implied, lower for guesses (guesses are discarded).
 - Do not repeat a fact that is already in memory.
+- A correction (category "correction", confidence 0.95 or more when explicit) records what the user wants done instead, and in "sourceError" what the assistant had done wrong, when the conversation says so. Record only corrections that will matter in later, unrelated tasks, not fixes to the facts or files of the task at hand.
+- factsToReinforce: the ids of stored facts the user explicitly confirmed in this conversation, each with a short reason. Not a fact merely shown in memory or extracted again.
 - factsToRemove: the ids of stored facts that the conversation contradicts or that the user asked to forget.
 
 Reply with the JSON object only, in this shape (omit any part that does not change):
 {"user": {"workContext": {"summary": "...", "shouldUpdate": true}, "personalContext": {...}, "topOfMind": {...}},
  "history": {"recentMonths": {...}, "earlierContext": {...}, "longTermBackground": {...}},
- "newFacts": [{"content": "...", "category": "preference", "confidence": 0.9}],
+ "newFacts": [{"content": "...", "category": "preference", "confidence": 0.9}, {"content": "...", "category": "correction", "confidence": 0.95, "sourceError": "..."}],
+ "factsToReinforce": [{"id": "fact_...", "reason": "..."}],
  "factsToRemove": [{"id": "fact_..."}]}`;
+
+/** What each detected signal asks of the memory model (appended to the instructions). */
+export const SIGNAL_HINTS: Record<MemorySignal, string> = {
+  correction:
+    "The user corrected the assistant in this conversation. If the correction is a lasting, user-level way of working that applies to unrelated tasks, record it as a correction fact with confidence 0.95 or more and say in sourceError what was wrong. A fix to the current task's facts or files is not a memory.",
+  reinforcement:
+    "The user confirmed the assistant's approach in this conversation. If that confirms a lasting preference or way of working, put the matching stored fact in factsToReinforce, or record it as a new fact with high confidence if memory does not hold it yet. Approval of this one result is not a memory.",
+};
 
 /**
  * The conversation as "User:" / "Assistant:" lines, escaped, keeping the most recent turns within
@@ -52,13 +64,33 @@ export function formatConversationForUpdate(turns: readonly MemoryTurn[], maxCha
   return lines.join("\n\n");
 }
 
-/** The two messages sent to the memory model. */
+/** Options of {@link buildMemoryUpdateMessages}. */
+export interface MemoryUpdatePromptOptions {
+  /** Most characters of conversation shown (default 40 000). */
+  maxConversationChars?: number;
+  /** Signals detected in the conversation; each adds its hint to the instructions. */
+  signals?: readonly MemorySignal[];
+}
+
+/**
+ * The two messages sent to the memory model: the instructions (with a hint per detected signal), and
+ * the current memory with the conversation as data.
+ *
+ * @example
+ * buildMemoryUpdateMessages(store.load(), turns, { signals: ["correction"] });
+ */
 export function buildMemoryUpdateMessages(
   memory: Memory,
   turns: readonly MemoryTurn[],
-  maxConversationChars?: number,
+  options: MemoryUpdatePromptOptions = {},
 ): [SystemMessage, HumanMessage] {
-  const facts = memory.facts.map(({ id, content, category, confidence }) => ({ id, content, category, confidence }));
+  const facts = memory.facts.map(({ id, content, category, confidence, sourceError }) => ({
+    id,
+    content,
+    category,
+    confidence,
+    ...(sourceError ? { sourceError } : {}),
+  }));
   const stored = JSON.stringify({ userContext: memory.userContext, history: memory.history, facts }, null, 2).replace(
     /</g,
     "\\u003c",
@@ -69,8 +101,9 @@ export function buildMemoryUpdateMessages(
     "</current_memory>",
     "",
     "<conversation>",
-    formatConversationForUpdate(turns, maxConversationChars),
+    formatConversationForUpdate(turns, options.maxConversationChars),
     "</conversation>",
   ].join("\n");
-  return [new SystemMessage(MEMORY_UPDATE_INSTRUCTIONS), new HumanMessage(body)];
+  const hints = (options.signals ?? []).map((signal) => `Note: ${SIGNAL_HINTS[signal]}`);
+  return [new SystemMessage([MEMORY_UPDATE_INSTRUCTIONS, ...hints].join("\n\n")), new HumanMessage(body)];
 }

@@ -92,3 +92,28 @@ test("a run without a thread id queues nothing", async () => {
   await agent.invoke({ messages: [new HumanMessage({ content: "hello", id: "h-x" })] });
   assert.deepEqual(jobs, []);
 });
+
+test("a run in which the user corrects the agent is queued with the correction signal", async () => {
+  const jobs: { signals?: readonly string[] }[] = [];
+  const queue = {
+    enqueue: (_: string, __: MemoryTurn[], options?: { signals?: readonly string[] }) =>
+      void jobs.push({ signals: options?.signals }),
+  };
+  const model = new ScriptedChatModel([
+    new AIMessage({ content: "Run pip install requests.", id: "ai-s1" }),
+    new AIMessage({ content: "Sorry: uv add requests.", id: "ai-s2" }),
+  ]);
+  const agent = createAgent({
+    model,
+    tools: [],
+    middleware: [memoryMiddleware({ queue })],
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "t-signal" } };
+  await agent.invoke({ messages: [new HumanMessage({ content: "How do I add requests?", id: "h-s1" })] }, config);
+  await agent.invoke({ messages: [new HumanMessage({ content: "That's wrong, I use uv.", id: "h-s2" })] }, config);
+  assert.deepEqual(
+    jobs.map((job) => job.signals),
+    [[], ["correction"]],
+  );
+});

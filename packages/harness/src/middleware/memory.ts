@@ -2,11 +2,13 @@
  * Chain slot 9: hands each finished run's conversation to the memory queue, so what the user tells the
  * agent in one thread is known in the next. It runs in `afterAgent` (once per run, after the answer) and
  * only enqueues: the model call that extracts facts happens later, in the background, debounced per
- * thread. Only user messages and final answers are queued (see `filterConversationForMemory`).
+ * thread. Only user messages and final answers are queued (see `filterConversationForMemory`), with
+ * the signals the user's recent words show (they corrected or confirmed the agent: `detectMemorySignals`).
  */
 import { createMiddleware } from "langchain";
 import { filterConversationForMemory } from "../memory/conversation-filter.js";
 import type { MemoryQueue } from "../memory/memory-queue.js";
+import { detectMemorySignals } from "../memory/memory-signals.js";
 import type { Logger } from "../logger.js";
 
 /** Options of `memoryMiddleware`. */
@@ -37,8 +39,11 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       if (typeof threadId !== "string" || threadId === "") return;
       const turns = filterConversationForMemory(state.messages);
       if (!turns.some((turn) => turn.role === "user") || !turns.some((turn) => turn.role === "assistant")) return;
-      options.queue.enqueue(threadId, turns, { agentName: options.agentName, userId: options.userId });
-      options.logger?.debug(`queued thread ${threadId} (${turns.length} turns) for fact extraction`);
+      const signals = detectMemorySignals(turns);
+      options.queue.enqueue(threadId, turns, { agentName: options.agentName, userId: options.userId, signals });
+      options.logger?.debug(
+        `queued thread ${threadId} (${turns.length} turns${signals.length ? `, ${signals.join(" and ")}` : ""}) for fact extraction`,
+      );
     },
   });
 }
