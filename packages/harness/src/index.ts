@@ -28,7 +28,7 @@ export {
   type SubagentChainInput,
 } from "./agent/lead-agent-chain.js";
 export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
-export { type CompactThreadOptions, type ThreadCompactResult } from "./agent/compact-thread.js";
+export { type CompactThreadOptions, compactThread, type ThreadCompactResult } from "./agent/compact-thread.js";
 
 // --- Middleware factories: the lead chain's entries, in chain order, then the optional ones.
 export { threadDataMiddleware, type ThreadDataOptions } from "./middleware/thread-data.js";

@@ -69,6 +69,7 @@ const VALUES = [
   "clarificationMiddleware",
   "cleanUploadName",
   "collectLargeValues",
+  "compactThread",
   "contextGuardMiddleware",
   "countTokens",
   "createChatModel",
