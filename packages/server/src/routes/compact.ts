@@ -37,6 +37,8 @@ export const registerCompactRoutes: RegisterRoutes = (api, context) => {
         user_id: caller.userId ?? undefined,
       },
     };
+    // The CLI's cross-process lease, as around a run: a `deerflow run --thread` elsewhere is not written under.
+    const release = await context.options.threadLease?.(threadId, c.req.raw.signal);
     try {
       return c.json(await context.harness.compact(threadId, options));
     } catch (error) {
@@ -45,6 +47,8 @@ export const registerCompactRoutes: RegisterRoutes = (api, context) => {
       if (error.code === "compaction_failed") throw new HttpError(500, error.message);
       if (error.code === "thread_invalid") throw new HttpError(404, error.message);
       throw error;
+    } finally {
+      release?.();
     }
   });
 };
