@@ -82,6 +82,10 @@ test("compact refuses a bad body, an unknown thread and a thread with a run in p
     assert.equal(bad.status, 422);
     assert.match(await bad.text(), /keep/);
 
+    const model = await compact(t, thread.thread_id, { model_name: "no-such-model" });
+    assert.equal(model.status, 422, "an unknown model is refused as for a run");
+    assert.match(await model.text(), /no-such-model/);
+
     const unknown = await compact(t, "0190f000-0000-7000-8000-000000000000", {});
     assert.equal(unknown.status, 404);
 
