@@ -5,10 +5,9 @@
  * is a new checkpoint holding the summary and without the compacted messages; the full history stays
  * in the archive. The answer has the shape of DeerFlow's `ThreadCompactResponse`.
  */
-import type { BaseMessage } from "@langchain/core/messages";
 import type { ContextSize } from "../config/schema.js";
 import { HarnessError } from "../errors.js";
-import type { Compactor } from "../middleware/summarization/index.js";
+import type { CompactionState, Compactor } from "../middleware/summarization/index.js";
 
 /** Options of a manual compaction. */
 export interface CompactThreadOptions {
@@ -77,12 +76,7 @@ export async function compactThread(
       `Thread ${threadId} has no saved conversation to compact. Check the thread id (\`deerflow threads list\`).`,
     );
   }
-  const values = (head.values ?? {}) as {
-    messages?: BaseMessage[];
-    summary_text?: string | null;
-    delegations?: [];
-    skill_context?: [];
-  };
+  const values = (head.values ?? {}) as Partial<CompactionState>;
   const outcome = await compact(
     { ...values, messages: values.messages ?? [] },
     { threadId, force: options.force ?? true, keep: options.keep },

@@ -5,6 +5,7 @@
 export { type SummarizationOptions, summarizationMiddleware } from "./summarization.js";
 export {
   type CompactionOutcome,
+  type CompactionState,
   type CompactRequest,
   type Compactor,
   type NotCompactedReason,
