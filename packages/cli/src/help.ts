@@ -57,8 +57,9 @@ ${COMMON}  --upload FILE        copy FILE into the thread's uploads first (repea
   chat: `Usage: deerflow chat [options]
 
 An interactive conversation on one thread. Type a message and press Enter.
-  /new    start a new thread
-  /exit   leave (Ctrl-D works too)
+  /new      start a new thread
+  /compact  summarize the thread's older messages now
+  /exit     leave (Ctrl-D works too)
 
 Options:
 ${COMMON}`,

@@ -20,6 +20,8 @@ export type HarnessErrorCode =
   | "memory_invalid"
   | "memory_locked"
   | "thread_busy"
+  | "compaction_unavailable"
+  | "compaction_failed"
   | "storage_unusable"
   | "skill_rejected";
 

@@ -28,6 +28,7 @@ export {
   type SubagentChainInput,
 } from "./agent/lead-agent-chain.js";
 export { renderLeadPrompt, type LeadPromptOptions } from "./agent/prompt.js";
+export { type CompactThreadOptions, compactThread, type ThreadCompactResult } from "./agent/compact-thread.js";
 
 // --- Middleware factories: the lead chain's entries, in chain order, then the optional ones.
 export { threadDataMiddleware, type ThreadDataOptions } from "./middleware/thread-data.js";
@@ -35,7 +36,13 @@ export { uploadsMiddleware, type UploadsOptions } from "./middleware/uploads.js"
 export { sandboxMiddleware, type SandboxMiddlewareOptions } from "./middleware/sandbox.js";
 export { danglingToolCallMiddleware } from "./middleware/dangling-tool-call/index.js";
 export { durableContextMiddleware, type DurableContextOptions } from "./middleware/durable-context/index.js";
-export { summarizationMiddleware, type SummarizationOptions } from "./middleware/summarization/index.js";
+export {
+  type BeforeSummarizationHook,
+  type SummarizationEvent,
+  summarizationMiddleware,
+  type SummarizationOptions,
+} from "./middleware/summarization/index.js";
+export { isSystemReminder, SYSTEM_REMINDER_FLAG } from "./messages/system-reminder.js";
 export { todoListMiddleware, type TodoListOptions } from "./middleware/todo-list.js";
 export { titleMiddleware, type TitleOptions } from "./middleware/title.js";
 export { memoryMiddleware, type MemoryMiddlewareOptions } from "./middleware/memory.js";

@@ -24,6 +24,7 @@ import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
 import { registerMemoryRoutes } from "./routes/memory.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRegenerateRoutes } from "./routes/regenerate.js";
+import { registerCompactRoutes } from "./routes/compact.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
@@ -58,6 +59,7 @@ ROUTES.push(
   registerSkillRoutes,
   registerMcpConfigRoutes,
   registerRegenerateRoutes,
+  registerCompactRoutes,
   registerAuthRoutes,
 );
 

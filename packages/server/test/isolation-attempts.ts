@@ -202,6 +202,7 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
         ),
       ),
   ],
+  ["POST compact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/compact`, json({ force: true })))],
   ["HEAD an artifact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/artifacts${REPORT}`, { method: "HEAD" }))],
   [
     "without a token: 401, and a preflight carries nothing",

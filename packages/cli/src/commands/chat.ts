@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { AnswerPrinter, answerStreams } from "../answer-printer.js";
+import { compactCommand, isCompactCommand } from "../compact-command.js";
 import { parseAgentArgs } from "../args.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
@@ -47,6 +48,10 @@ export async function main(argv: string[]): Promise<number> {
       if (line === "/new") {
         session.threadId = randomUUID();
         renderer.line(`thread: ${session.threadId}`);
+        continue;
+      }
+      if (isCompactCommand(line)) {
+        await compactCommand(session, (text) => renderer.line(text));
         continue;
       }
       if (!line) continue;

@@ -39,6 +39,7 @@ import { countTokens, createTokenCounter } from "../model/tokens.js";
 import { createSandboxProvider } from "../sandbox/provider.js";
 import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
 import { type PreparedSkills, prepareSkills } from "../skills/prepare-skills.js";
+import type { BeforeSummarizationHook, Compactor } from "../middleware/summarization/index.js";
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
 import { createPostgresPruner } from "../storage/postgres-retention.js";
@@ -58,7 +59,8 @@ import { createWebTools } from "../tools/web/create-web-tools.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { composeChain } from "./compose-chain.js";
 import { buildLeadChain, buildSubagentChain, type LeadRuntime } from "./lead-agent-chain.js";
-import { createLeadMemory } from "./lead-memory.js";
+import { type CompactThreadOptions, type ThreadCompactResult, compactThread } from "./compact-thread.js";
+import { createLeadMemory, memoryLearns } from "./lead-memory.js";
 import { promptDate, renderLeadPrompt } from "./prompt.js";
 
 /** Graph steps allowed per run unless the invoke config says otherwise. */
@@ -92,6 +94,11 @@ export interface HarnessOptions {
   tools?: readonly StructuredToolInterface[];
   /** Extra middlewares, inserted before `clarification`. */
   middleware?: readonly AgentMiddleware[];
+  /**
+   * Called with the messages compaction is about to remove from a lead thread (automatic or `/compact`),
+   * after the built-in memory flush. A hook that throws is logged; compaction and the run go on.
+   */
+  beforeSummarization?: readonly BeforeSummarizationHook[];
   /** The home directory (default: `DEER_FLOW_HOME` or `./.deer-flow`). */
   home?: string;
   /** A checkpointer to use instead of `{home}/checkpoints.sqlite`; `false` for none. */
@@ -125,6 +132,8 @@ export interface LeadAgentInfo {
   systemPrompt: string;
   /** Call once a run on `threadId` has ended (any outcome): applies `checkpoints.retention`. Never throws. */
   afterRun(threadId: string): Promise<PruneReport>;
+  /** The chain's compaction, for manual `/compact`; absent when summarization is off. */
+  compact?: Compactor;
 }
 
 /**
@@ -244,6 +253,8 @@ function buildAgent(
     }),
     archive: setup.threadArchive,
     memory,
+    memoryLearns: memoryLearns(config, { runModel: setup.defaultModel, chatModel: options.chatModel, env }),
+    beforeSummarization: options.beforeSummarization,
     custom: options.middleware ?? [],
     deferredTools,
     skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
@@ -274,6 +285,8 @@ function buildAgent(
     runtime,
     systemPrompt,
     afterRun: (threadId) => afterRun(setup, threadId),
+    compact: (middleware.find((entry) => entry.name === "summarization") as { compact?: Compactor } | undefined)
+      ?.compact,
   };
   return Object.assign(agent, { deerflow: info });
 }
@@ -353,6 +366,11 @@ export interface Harness {
   history(threadId: string): Promise<HistoryEntry[]>;
   /** Call once a run on `threadId` has ended (CLI session, server worker): applies `checkpoints.retention`. */
   afterRun(threadId: string): Promise<PruneReport>;
+  /**
+   * Compacts a thread now (`/compact`): its older messages become the summary, with the summarizer and
+   * hooks of the agent `run` selects. Call it between runs. See `compactThread` for the errors.
+   */
+  compact(threadId: string, options?: CompactThreadOptions & { run?: AgentRunOptions }): Promise<ThreadCompactResult>;
   /**
    * Stops memory (unfinished updates stay journaled for the next process; `memory()?.flush()` first to
    * wait for them), releases sandboxes, closes the database. Idempotent.
@@ -539,6 +557,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     },
     listThreadIds: () => store?.listThreadIds() ?? [],
     afterRun: (threadId) => afterRun(setup, threadId),
+    compact: (threadId, { run, ...compaction } = {}) => compactThread(agent(run), threadId, compaction),
     async history(threadId) {
       reader ??= agents.values().next().value ?? agent({});
       const state = await reader.graph.getState({ configurable: { thread_id: threadId } });

@@ -23,7 +23,8 @@ import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { type SkillActivationOptions, skillActivationMiddleware } from "../middleware/skill-activation.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
-import { summarizationMiddleware } from "../middleware/summarization/index.js";
+import { type BeforeSummarizationHook, summarizationMiddleware } from "../middleware/summarization/index.js";
+import { memoryFlushHook } from "../middleware/summarization/memory-flush-hook.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { titleMiddleware } from "../middleware/title.js";
 import { tokenUsageMiddleware } from "../middleware/token-usage.js";
@@ -64,6 +65,10 @@ export interface LeadChainInput {
   archive?: AnyHistoryArchive;
   /** Long-term memory, or null when `memory.enabled` is false. */
   memory: MemoryService | null;
+  /** Whether that memory learns (its model can extract facts): compacted messages are then queued for it first. */
+  memoryLearns?: boolean;
+  /** `before_summarization` hooks given in code; they run after the built-in memory flush. */
+  beforeSummarization?: readonly BeforeSummarizationHook[];
   /** Middlewares given in code; they go right before clarification. */
   custom: readonly AgentMiddleware[];
   /** MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
@@ -98,9 +103,19 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
       skillActivationMiddleware({ ...input.skills, logger: input.logger?.child("skill-activation") }),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContext(config, input.onWarning, input.logger),
-    // 6. Compacts history into summary_text after durable context has captured what it needs.
+    // 6. Compacts history into summary_text after durable context has captured what it needs; memory sees what it removes first.
     config.summarization.enabled &&
-      summarization(config, input, { overheadTokens: input.overheadTokens, archive: input.archive }),
+      summarization(config, input, {
+        overheadTokens: input.overheadTokens,
+        archive: input.archive,
+        agentName: runtime.agentName,
+        beforeSummarization: [
+          ...(input.memory && input.memoryLearns
+            ? [memoryFlushHook(input.memory.queue, { logger: input.logger?.child("summarization") })]
+            : []),
+          ...(input.beforeSummarization ?? []),
+        ],
+      }),
     // 7. Plan mode: write_todos and its rules.
     runtime.isPlanMode && todoListMiddleware({ logger: input.logger?.child("todo-list") }),
     // 8. Title after the first exchange (afterAgent).
@@ -227,7 +242,12 @@ function summarization(
     onWarning: (message: string) => void;
     logger?: Logger;
   },
-  extra: { overheadTokens?: number; archive?: AnyHistoryArchive },
+  extra: {
+    overheadTokens?: number;
+    archive?: AnyHistoryArchive;
+    agentName?: string;
+    beforeSummarization?: BeforeSummarizationHook[];
+  },
 ): AgentMiddleware {
   const settings = config.summarization;
   return summarizationMiddleware({

@@ -28,9 +28,7 @@ export interface LeadMemoryContext {
 export function createLeadMemory(config: AppConfig, context: LeadMemoryContext): MemoryService | null {
   const settings = config.memory;
   if (!settings.enabled) return null;
-  const entry = settings.model_name
-    ? selectModel(config, { modelName: settings.model_name }, context.env).entry
-    : context.runModel.entry;
+  const entry = memoryModelEntry(config, context);
   // Bounded tightly: a hung update would otherwise keep the CLI from exiting (it flushes memory first).
   const timeoutSeconds = Math.min(
     entry.timeout ?? config.llm_call.timeout_seconds,
@@ -46,7 +44,7 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
     userId: context.userId,
     model,
     settings: {
-      extractionEnabled: entry.use !== "demo" || Boolean(context.chatModel),
+      extractionEnabled: memoryLearns(config, context),
       injectionEnabled: settings.injection_enabled,
       storagePath: settings.storage_path || undefined,
       debounceSeconds: settings.debounce_seconds,
@@ -59,4 +57,21 @@ export function createLeadMemory(config: AppConfig, context: LeadMemoryContext):
     onWarning: context.onWarning,
     logger: context.logger,
   });
+}
+
+function memoryModelEntry(config: AppConfig, context: Pick<LeadMemoryContext, "runModel" | "env">) {
+  return config.memory.model_name
+    ? selectModel(config, { modelName: config.memory.model_name }, context.env).entry
+    : context.runModel.entry;
+}
+
+/**
+ * Whether the memory of this context learns (queues conversations for extraction): memory is on and its
+ * model can answer in JSON (not the demo model, unless a model instance was passed in code).
+ */
+export function memoryLearns(
+  config: AppConfig,
+  context: Pick<LeadMemoryContext, "runModel" | "env" | "chatModel">,
+): boolean {
+  return config.memory.enabled && (memoryModelEntry(config, context).use !== "demo" || Boolean(context.chatModel));
 }

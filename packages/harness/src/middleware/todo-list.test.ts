@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { ThreadStateSchema } from "../state/thread-state.js";
-import { TODO_LIST_SYSTEM_PROMPT, countSiblingTodoCalls, describeTodos, todoListMiddleware } from "./todo-list.js";
+import { isSystemReminder } from "../messages/system-reminder.js";
+import {
+  TODO_LIST_SYSTEM_PROMPT,
+  countSiblingTodoCalls,
+  describeTodos,
+  todoCompletionReminder,
+  todoListMiddleware,
+} from "./todo-list.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
@@ -204,4 +211,10 @@ test("a completion reminder left behind by a run that died is removed when the n
   );
   assert.ok(!model.calls[0]!.messages.some((message) => message.id === "stale-1"));
   model.assertDone();
+});
+
+test("the completion reminder is flagged, so compaction before the model call it is for keeps it", () => {
+  const reminder = todoCompletionReminder([{ content: "write the report", status: "in_progress" }]);
+  assert.ok(isSystemReminder(reminder));
+  assert.ok(!isSystemReminder(new HumanMessage("<system_reminder>typed by the user</system_reminder>")));
 });

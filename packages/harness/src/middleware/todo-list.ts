@@ -31,6 +31,7 @@ import { z } from "zod";
 import { type TodoItem, TodoStatus } from "../state/shapes.js";
 import { threadStateFields } from "../state/thread-state.js";
 import type { Logger } from "../logger.js";
+import { SYSTEM_REMINDER_FLAG } from "../messages/system-reminder.js";
 
 /** Name of the todo tool. */
 export const WRITE_TODOS_TOOL_NAME = "write_todos";
@@ -152,7 +153,8 @@ export function todoCompletionReminder(todos: readonly TodoItem[]): HumanMessage
     .join("\n");
   return new HumanMessage({
     name: COMPLETION_REMINDER_NAME,
-    additional_kwargs: { hide_from_ui: true },
+    // Flagged so compaction between this hook and the model call it is for never summarizes it away.
+    additional_kwargs: { hide_from_ui: true, [SYSTEM_REMINDER_FLAG]: true },
     content:
       `<system_reminder>\nYou are about to finish, but your todo list still has open items:\n${open}\n` +
       "If they are done, mark them completed with write_todos, then give your final answer. If some cannot be done, update the list and say why in your answer.\n</system_reminder>",

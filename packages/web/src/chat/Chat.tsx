@@ -17,6 +17,7 @@ import { Subagents } from "../harness/Subagents";
 import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
 import { Composer, type SendResult } from "./Composer";
+import { compactNotice, compactThread, isCompactCommand } from "./compact";
 import { uploadFiles } from "./uploads";
 import { MessageList } from "./MessageList";
 import { isShown, latestTokenUsage, pendingClarification } from "./messages";
@@ -66,6 +67,7 @@ export function Chat({
   const pendingSend = useRef<{ messageId: string; settle: (result: SendResult) => void } | undefined>(undefined);
   const refusal = useRef<unknown>(undefined);
   const [refusedIds, setRefusedIds] = useState<ReadonlySet<string>>(() => new Set());
+  const [compacted, setCompacted] = useState<string>();
   const stream = useStream<AgentState>({
     client,
     assistantId: "lead_agent",
@@ -99,7 +101,19 @@ export function Chat({
   // A different thread (not the one this chat just created) starts with no subagent cards.
   useEffect(() => {
     if (threadId !== created.current) setCards({});
+    setCompacted(undefined);
   }, [threadId]);
+
+  // `/compact` is not sent to the model: the gateway summarizes the thread's older messages now.
+  const compact = async (): Promise<SendResult> => {
+    if (!threadId) return { error: "Nothing to compact yet: this conversation has no messages." };
+    try {
+      setCompacted(compactNotice(await compactThread(threadId, apiKey, settings.model || undefined)));
+    } catch (error) {
+      if (isUnauthorized(error)) onUnauthorized();
+      return { error: errorDetail(error) };
+    }
+  };
 
   // A refused message never reached the server; the SDK keeps showing its optimistic copy, so hide it.
   const messages = useMemo(
@@ -116,6 +130,8 @@ export function Chat({
   }, [values?.title, artifacts.join("\n"), tokens]);
 
   const send = async (text: string, files: File[] = []): Promise<SendResult> => {
+    if (files.length === 0 && isCompactCommand(text)) return compact();
+    setCompacted(undefined);
     // Files go up first (to a new thread's id when there is no thread yet); a refusal keeps the draft.
     let target = threadId;
     let attached: { filename: string; size: number; path?: string }[] = [];
@@ -223,6 +239,11 @@ export function Chat({
           </div>
         )}
         <MessageList messages={messages} running={running} cards={allCards} scroller={scroller} />
+        {compacted && (
+          <div className="notice" role="status" data-testid="compact-notice">
+            {compacted}
+          </div>
+        )}
         <Plan todos={values?.todos} />
         <Subagents cards={cardList} />
         {!running && artifacts.length > 0 && (

@@ -167,3 +167,33 @@ test("a token trigger met again right after a compaction waits until compacting 
   assert.ok(summaries <= steps / 2, `${summaries} summaries for ${steps} model calls`);
   assert.ok(values.messages.length <= 6, `the thread stays compact (${values.messages.length} messages)`);
 });
+
+test("before_summarization hooks see each compaction in a real run; a throwing one is reported and the run goes on", async () => {
+  const summarizer = new ScriptedChatModel([{ content: "SUMMARY" }], { loop: true, name: "summarizer" });
+  const seen: { threadId?: string; manual: boolean; ids: (string | undefined)[] }[] = [];
+  const { agent, warnings } = setup({
+    summarizer,
+    beforeSummarization: [
+      function explodes() {
+        throw new Error("hook bug");
+      },
+      (event) =>
+        void seen.push({ threadId: event.threadId, manual: event.manual, ids: event.messages.map((m) => m.id) }),
+    ],
+  });
+  const values = await runTurns(agent, "t-hooks", 3);
+  assert.equal(values.summary_text, "SUMMARY", "compacted despite the failing hook");
+  assert.equal(values.messages.at(-1)!.text, "answer", "the run completed");
+  assert.ok(seen.length > 0);
+  assert.deepEqual(
+    seen.map((event) => [event.threadId, event.manual]),
+    seen.map(() => ["t-hooks", false]),
+  );
+  assert.ok(seen[0]!.ids.includes("t-hooks-h0"), "the first compaction handed over the first question");
+  for (const event of seen)
+    for (const id of event.ids) assert.ok(!values.messages.some((m) => m.id === id), `${id} was removed afterwards`);
+  assert.ok(
+    warnings.some((w) => /before_summarization hook explodes failed .*hook bug/.test(w)),
+    warnings.join("\n"),
+  );
+});
