@@ -256,10 +256,11 @@ function durableContext(config: AppConfig, onWarning: (message: string) => void,
 
 /** `loop_detection:` as middleware options. */
 function loopDetection(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
-  const { warn_threshold, hard_limit } = config.loop_detection;
+  const { warn_threshold, hard_limit, window_size } = config.loop_detection;
   return loopDetectionMiddleware({
     warnThreshold: warn_threshold,
     hardLimit: hard_limit,
+    windowSize: window_size,
     onWarning,
     logger: logger?.child("loop-detection"),
   });

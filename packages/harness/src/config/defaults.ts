@@ -9,7 +9,7 @@
 export const TITLE_DEFAULTS = Object.freeze({ max_words: 6, max_chars: 60 });
 
 /** `loop_detection:` (loop-detection middleware). */
-export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5 });
+export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5, window_size: 20 });
 
 /** `llm:` call deadline (chat models) and retry backoff (model-retry middleware). */
 export const LLM_DEFAULTS = Object.freeze({

@@ -193,6 +193,7 @@ export const LoopDetectionConfig = z
     enabled: z.boolean().default(true),
     warn_threshold: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.warn_threshold),
     hard_limit: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.hard_limit),
+    window_size: z.number().int().min(2).max(200).default(defaults.LOOP_DETECTION_DEFAULTS.window_size),
   })
   .refine((value) => value.hard_limit >= value.warn_threshold, {
     message: "hard_limit must be at least warn_threshold",

@@ -1,12 +1,13 @@
 /**
  * Stops a model that keeps sending the same tool call.
  *
- * A model stuck in a loop repeats one call (same tool, same arguments) response after response; each
- * round costs a model call and the run never ends on its own. After each model response this compares
- * its tool calls (names and arguments, order ignored) with the previous response's. From the
- * `warnThreshold`-th identical response in a row, each result carries a warning that the result will
- * not change; at the `hardLimit`-th, the calls are not run and the run ends with a note saying why.
- * Counting restarts with each run (one invoke) and whenever the calls change.
+ * A model stuck in a loop repeats one call (same tool, same arguments) response after response, or
+ * alternates between two or three calls (A, B, A, B, ...); each round costs a model call and the run
+ * never ends on its own. After each model response this counts how often its tool calls (names and
+ * arguments, order ignored) were sent among the run's last `windowSize` responses with tool calls. From
+ * the `warnThreshold`-th time, each result carries a warning that the result will not change; at the
+ * `hardLimit`-th, the calls are not run and the run ends with a note saying why. Counting restarts with
+ * each run (one invoke).
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
@@ -21,6 +22,11 @@ export interface LoopDetectionOptions {
   warnThreshold?: number;
   /** Identical responses in a row at which the run stops. Default 5. */
   hardLimit?: number;
+  /**
+   * How many recent responses with tool calls are searched for repeats, so a loop of alternating calls
+   * (A, B, A, B) is caught too. Default 20; never less than `hardLimit`.
+   */
+  windowSize?: number;
   /** Receives a message when a run is stopped. Default: `console.warn`. */
   onWarning?: (message: string) => void;
   /** The harness log (`log_level`); key actions are logged to it. Default: none. */
@@ -45,11 +51,32 @@ export function toolCallsKey(message: AIMessage): string {
     .join("\n");
 }
 
+/** How often `key` occurs in `recent` (the newest last), and whether those are the newest entries in a row. */
+export interface Repeats {
+  count: number;
+  inARow: boolean;
+}
+
+/**
+ * Counts the repeats of the newest response's calls among the recent ones; alternating loops count too.
+ *
+ * @example
+ * countRepeats(["A", "B", "A", "B", "A"], "A"); // → { count: 3, inARow: false }
+ * countRepeats(["B", "A", "A"], "A");           // → { count: 2, inARow: true }
+ */
+export function countRepeats(recent: readonly string[], key: string): Repeats {
+  const count = recent.filter((entry) => entry === key).length;
+  const inARow = count > 0 && recent.slice(-count).every((entry) => entry === key);
+  return { count, inARow };
+}
+
 const stateSchema = z.object({
   /** {@link toolCallsKey} of the last response with tool calls in this run. */
   loop_last_key: z.string().optional(),
-  /** How many responses in a row sent exactly those calls. */
+  /** How often those calls were sent among the recent responses (`loop_recent`). */
   loop_repeats: z.number().optional(),
+  /** {@link toolCallsKey}s of this run's latest responses with tool calls, oldest first (at most the window). */
+  loop_recent: z.array(z.string()).optional(),
 });
 
 /**
@@ -61,36 +88,46 @@ const stateSchema = z.object({
 export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
   const warnAt = options.warnThreshold ?? LOOP_DETECTION_DEFAULTS.warn_threshold;
   const stopAt = Math.max(warnAt, options.hardLimit ?? LOOP_DETECTION_DEFAULTS.hard_limit);
+  const windowSize = Math.max(stopAt, options.windowSize ?? LOOP_DETECTION_DEFAULTS.window_size);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const howOften = (count: number, inARow: boolean) =>
+    inARow ? `${count} times in a row` : `${count} times in the last ${windowSize} rounds of tool calls`;
   return createMiddleware({
     name: "loop-detection",
     stateSchema,
-    beforeAgent: () => ({ loop_last_key: "", loop_repeats: 0 }),
+    beforeAgent: () => ({ loop_last_key: "", loop_repeats: 0, loop_recent: [] }),
     afterModel: (state) => {
       const last = state.messages.at(-1);
       if (!last || !AIMessage.isInstance(last) || !last.tool_calls?.length) return undefined;
       const key = toolCallsKey(last);
-      const repeats = key === state.loop_last_key ? (state.loop_repeats ?? 0) + 1 : 1;
-      if (repeats >= warnAt && repeats < stopAt)
-        options.logger?.info(`the same tool call was sent ${repeats} times in a row; warning the model`);
-      if (repeats < stopAt) return { loop_last_key: key, loop_repeats: repeats };
+      const recent = [...(state.loop_recent ?? []), key].slice(-windowSize);
+      const { count, inARow } = countRepeats(recent, key);
+      if (count >= warnAt && count < stopAt)
+        options.logger?.info(`the same tool call was sent ${howOften(count, inARow)}; warning the model`);
+      if (count < stopAt) return { loop_last_key: key, loop_repeats: count, loop_recent: recent };
       const names = [...new Set(last.tool_calls.map((call) => call.name))].join(", ");
-      options.logger?.info(`stopped the run after ${repeats} identical tool calls`);
+      options.logger?.info(`stopped the run after the same tool call was sent ${howOften(count, inARow)}`);
       warn(
-        `loop-detection: the model sent the same tool call (${names}) ${repeats} times in a row; the run was stopped.`,
+        `loop-detection: the model sent the same tool call (${names}) ${howOften(count, inARow)}; the run was stopped.`,
       );
       const note =
-        `[Stopped: the same tool call (${names}) with the same arguments was sent ${repeats} times in a row, so the run ended here ` +
+        `[Stopped: the same tool call (${names}) with the same arguments was sent ${howOften(count, inARow)}, so the run ended here ` +
         `instead of looping (loop_detection.hard_limit = ${stopAt}). Ask again with more detail, or continue in a new message.]`;
-      return { messages: [stopWithNote(last, note, "loop_capped")], loop_last_key: "", loop_repeats: 0 };
+      return {
+        messages: [stopWithNote(last, note, "loop_capped")],
+        loop_last_key: "",
+        loop_repeats: 0,
+        loop_recent: [],
+      };
     },
     wrapToolCall: async (request, handler) => {
       const repeats = request.state.loop_repeats ?? 0;
       const result = await handler(request);
       if (repeats < warnAt || !ToolMessage.isInstance(result)) return result;
+      const inARow = countRepeats(request.state.loop_recent ?? [], request.state.loop_last_key ?? "").inARow;
       return appendToToolResult(
         result,
-        `[Loop warning: you have sent this same call (${request.toolCall.name} with the same arguments) ${repeats} times in a row; its result will not change. ` +
+        `[Loop warning: you have sent this same call (${request.toolCall.name} with the same arguments) ${howOften(repeats, inARow)}; its result will not change. ` +
           `Use what you have, change the arguments or the approach, or give your final answer. At ${stopAt} the run stops.]`,
       );
     },
