@@ -48,6 +48,13 @@ export {
 } from "./middleware/clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
+export {
+  latestReadMark,
+  READ_MARK_KEY,
+  type ReadBeforeWriteOptions,
+  type ReadMark,
+  readBeforeWriteMiddleware,
+} from "./middleware/read-before-write.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
 export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";

@@ -31,6 +31,7 @@ const FULL_CHAIN = [
   "uploads",
   "sandbox",
   "tool-errors",
+  "read-before-write",
   "dangling-tool-call",
   "tool-call-repair",
   "model-retry",

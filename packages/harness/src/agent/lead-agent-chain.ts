@@ -19,6 +19,7 @@ import { contextGuardMiddleware } from "../middleware/context-guard/index.js";
 import { modelRetryMiddleware } from "../middleware/model-retry.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call/index.js";
 import { durableContextMiddleware } from "../middleware/durable-context/index.js";
+import { readBeforeWriteMiddleware } from "../middleware/read-before-write.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { type SkillActivationOptions, skillActivationMiddleware } from "../middleware/skill-activation.js";
@@ -87,6 +88,9 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 3c. Inside tool-errors, outside the other tool wrappers: a write it refuses never reaches them or the tool.
+    config.sandbox.read_before_write &&
+      readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
@@ -201,6 +205,9 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 2b. Outermost tool wrapper: a tool that throws becomes an error result, not a dead subagent.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 2c. The subagent's own reads count: it shares the thread's files but not the lead's messages.
+    config.sandbox.read_before_write &&
+      readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 3. Outermost model wrapper: no provider sees a dangling tool call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4. Invalid tool-call JSON becomes an error result.

@@ -144,6 +144,8 @@ export const TitleConfig = z.strictObject({
 export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
+  /** Refuse write_file / str_replace on an existing file the model has not read at its current version. */
+  read_before_write: z.boolean().default(true),
   bash_command_timeout: Seconds.default(600),
   bash_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
   read_file_output_max_chars: z
