@@ -202,6 +202,17 @@ export const LoopDetectionConfig = z
     path: ["hard_limit"],
   });
 
+export const ToolProgressConfig = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    warn_after: z.number().int().min(1).max(100).default(defaults.TOOL_PROGRESS_DEFAULTS.warn_after),
+    stop_after: z.number().int().min(1).max(100).default(defaults.TOOL_PROGRESS_DEFAULTS.stop_after),
+  })
+  .refine((value) => value.stop_after >= value.warn_after, {
+    message: "stop_after must be at least warn_after",
+    path: ["stop_after"],
+  });
+
 export const TokenBudgetConfig = z.strictObject({
   enabled: z.boolean().default(false),
   max_tokens: z.number().int().min(1000).default(200000),
@@ -394,6 +405,7 @@ export const AppConfigSchema = z.strictObject({
   uploads: UploadsConfig.prefault({}),
   subagents: SubagentsConfig.prefault({}),
   loop_detection: LoopDetectionConfig.prefault({}),
+  tool_progress: ToolProgressConfig.prefault({}),
   token_budget: TokenBudgetConfig.prefault({}),
   tools: z.array(ToolEntry).default([]),
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
