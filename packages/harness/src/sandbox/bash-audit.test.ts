@@ -18,14 +18,20 @@ test("every bash command is appended to {home}/logs/bash-audit.jsonl with thread
   await kit.text("bash", { description: "b", command: "exit 3" });
   assert.match(await kit.text("bash", { description: "b", command: "cat /etc/hostname" }), /^Error: Access denied/);
   const bash = kit.tools.find((candidate) => candidate.name === "bash")!;
-  await bash.invoke(
-    { name: "bash", args: { description: "b", command: "true" }, id: "c9", type: "tool_call" },
-    { configurable: { thread_id: "audited", run_id: "run-7" }, toolCallId: "c9" } as never,
-  );
+  await bash.invoke({ name: "bash", args: { description: "b", command: "true" }, id: "c9", type: "tool_call" }, {
+    configurable: { thread_id: "audited", run_id: "run-7" },
+    toolCallId: "c9",
+  } as never);
 
   const entries = readLog(kit.home);
   assert.deepEqual(
-    entries.map(({ thread_id, run_id, command, exit_code, refused }) => ({ thread_id, run_id, command, exit_code, refused })),
+    entries.map(({ thread_id, run_id, command, exit_code, refused }) => ({
+      thread_id,
+      run_id,
+      command,
+      exit_code,
+      refused,
+    })),
     [
       { thread_id: "audited", run_id: null, command: "echo hi", exit_code: 0, refused: undefined },
       { thread_id: "audited", run_id: null, command: "exit 3", exit_code: 3, refused: undefined },
@@ -55,7 +61,14 @@ test("a timed-out command is recorded as such; a very long command is cut with i
   assert.equal(entry!.timed_out, true);
   assert.equal(entry!.exit_code, null);
 
-  const long = auditEntry({ timestamp: "", thread_id: null, run_id: null, command: "x".repeat(20_000), exit_code: 0, duration_ms: 1 });
+  const long = auditEntry({
+    timestamp: "",
+    thread_id: null,
+    run_id: null,
+    command: "x".repeat(20_000),
+    exit_code: 0,
+    duration_ms: 1,
+  });
   assert.equal(long.command.length, AUDIT_COMMAND_MAX_CHARS + 1);
   assert.equal(long.command_chars, 20_000);
 });
