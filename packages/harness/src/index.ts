@@ -48,33 +48,13 @@ export {
 } from "./middleware/clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
+export { type InputSanitizationOptions, inputSanitizationMiddleware } from "./middleware/input-sanitization.js";
 export {
-  type InputSanitizationOptions,
-  inputSanitizationMiddleware,
-  sanitizeUserMessage,
-} from "./middleware/input-sanitization.js";
-export {
-  LOCAL_RESULT_TOOLS,
-  sanitizeToolResult,
   type ToolResultSanitizationOptions,
   toolResultSanitizationMiddleware,
 } from "./middleware/tool-result-sanitization.js";
-export { neutralizeUntrusted, RESERVED_TAGS } from "./middleware/untrusted-text.js";
-export {
-  errorKey,
-  type FailureStreak,
-  failureStreak,
-  TOOL_STOPPED_KEY,
-  type ToolProgressOptions,
-  toolProgressMiddleware,
-} from "./middleware/tool-progress.js";
-export {
-  latestReadMark,
-  READ_MARK_KEY,
-  type ReadBeforeWriteOptions,
-  type ReadMark,
-  readBeforeWriteMiddleware,
-} from "./middleware/read-before-write.js";
+export { type ToolProgressOptions, toolProgressMiddleware } from "./middleware/tool-progress.js";
+export { type ReadBeforeWriteOptions, readBeforeWriteMiddleware } from "./middleware/read-before-write.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
 export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";
