@@ -15,6 +15,7 @@
  * two writes of one response cannot both pass on the same mark.
  */
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
@@ -71,6 +72,13 @@ export function readFirstMessage(toolName: string, virtualPath: string): string 
   );
 }
 
+/** SHA-256 of a file, streamed (read_file can read ranges of files far larger than memory should hold). */
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
 /** A file the gate looked at: its sandbox path, host path, and hash (null: it does not exist). */
 interface Inspected {
   virtualPath: string;
@@ -98,9 +106,7 @@ export function readBeforeWriteMiddleware(options: ReadBeforeWriteOptions) {
     try {
       const stat = await fs.stat(target.realPath);
       if (!stat.isFile()) return undefined;
-      const sha256 = createHash("sha256")
-        .update(await fs.readFile(target.realPath))
-        .digest("hex");
+      const sha256 = await hashFile(target.realPath);
       return { virtualPath: target.virtualPath, realPath: target.realPath, sha256 };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT")
