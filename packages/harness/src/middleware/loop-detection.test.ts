@@ -3,14 +3,17 @@ import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, createAgent, tool } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { countRepeats, loopDetectionMiddleware } from "./loop-detection.js";
+import { loopDetectionMiddleware, loopRepeats } from "./loop-detection.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
-test("countRepeats counts a key wherever it sits in the window and says whether the repeats are in a row", () => {
-  assert.deepEqual(countRepeats(["A", "B", "A", "B", "A"], "A"), { count: 3, inARow: false });
-  assert.deepEqual(countRepeats(["B", "A", "A"], "A"), { count: 2, inARow: true });
-  assert.deepEqual(countRepeats(["A"], "A"), { count: 1, inARow: true });
-  assert.deepEqual(countRepeats([], "A"), { count: 0, inARow: false });
+test("loopRepeats counts the newest call's turns in the exact cycle that ends with it", () => {
+  assert.deepEqual(loopRepeats(["A", "B", "A", "B", "A"]), { count: 3, period: 2 });
+  assert.deepEqual(loopRepeats(["X", "A", "B", "C", "A", "B", "C", "A", "B", "C"]), { count: 3, period: 3 });
+  assert.deepEqual(loopRepeats(["B", "A", "A"]), { count: 2, period: 1 });
+  assert.deepEqual(loopRepeats(["A", "A", "A", "A"]), { count: 4, period: 1 });
+  assert.deepEqual(loopRepeats(["test", "edit 1", "test", "edit 2", "test"]), { count: 2, period: 2 });
+  assert.deepEqual(loopRepeats(["A"]), { count: 1, period: 1 });
+  assert.deepEqual(loopRepeats([]), { count: 0, period: 1 });
 });
 
 test("a model alternating between two calls (A, B, A, B, ...) is warned, then stopped with loop_capped", async () => {
@@ -41,40 +44,48 @@ test("a model alternating between two calls (A, B, A, B, ...) is warned, then st
   assert.deepEqual(ran, ["Oslo", "Rome", "Oslo", "Rome"]);
   const results = out.messages.filter((message) => message.getType() === "tool").map((message) => message.text);
   assert.doesNotMatch(results[1]!, /Loop warning/);
-  assert.match(results[2]!, /\[Loop warning: .*\(weather with the same arguments\) 2 times in the last 20 rounds/);
+  assert.match(
+    results[2]!,
+    /\[Loop warning: .*\(weather with the same arguments\) 2 times, going round the same 2 calls/,
+  );
   const last = out.messages.at(-1)!;
   assert.ok(AIMessage.isInstance(last));
   assert.equal(last.tool_calls?.length ?? 0, 0);
   assert.equal(last.additional_kwargs.stop_reason, "loop_capped");
-  assert.match(last.text, /\[Stopped: the same tool call \(weather\) .* 3 times in the last 20 rounds of tool calls/);
+  assert.match(
+    last.text,
+    /\[Stopped: the same tool call \(weather\) .* 3 times, going round the same 2 calls again and again/,
+  );
   assert.equal(warnings.length, 1);
 });
 
-test("calls that recur only outside the window are not a loop", async () => {
-  const lookup = tool(async ({ city }) => `sunny in ${city}`, {
-    name: "weather",
-    description: "Weather.",
-    schema: z.object({ city: z.string() }),
+test("a call that comes back with different work in between (test, edit, test, edit) is progress, not a loop", async () => {
+  const run = tool(async ({ command }) => `ran ${command}`, {
+    name: "bash",
+    description: "Runs a command.",
+    schema: z.object({ command: z.string() }),
   });
-  const call = (city: string) => ({ tool_calls: [{ name: "weather", args: { city } }] });
-  // Oslo three times, but never more than once within any 3 consecutive responses.
+  const call = (command: string) => ({ tool_calls: [{ name: "bash", args: { command } }] });
   const model = new ScriptedChatModel([
-    call("Oslo"),
-    call("Rome"),
-    call("Paris"),
-    call("Oslo"),
-    call("Rome"),
-    call("Paris"),
-    call("Oslo"),
+    call("npm test"),
+    call("fix 1"),
+    call("npm test"),
+    call("fix 2"),
+    call("npm test"),
+    call("fix 3"),
+    call("npm test"),
     { content: "done" },
   ]);
   const agent = createAgent({
     model,
-    tools: [lookup],
-    middleware: [loopDetectionMiddleware({ warnThreshold: 2, hardLimit: 3, windowSize: 3, onWarning: () => {} })],
+    tools: [run],
+    middleware: [loopDetectionMiddleware({ warnThreshold: 3, hardLimit: 3, onWarning: () => {} })],
     checkpointer: new MemorySaver(),
   });
-  const out = await agent.invoke({ messages: [new HumanMessage("tour")] }, { configurable: { thread_id: "spread" } });
+  const out = await agent.invoke(
+    { messages: [new HumanMessage("fix it")] },
+    { configurable: { thread_id: "progress" } },
+  );
   model.assertDone();
   assert.equal(out.messages.at(-1)!.text, "done");
   assert.ok(out.messages.every((message) => !/Loop warning/.test(message.text)));
