@@ -55,6 +55,13 @@ export {
 } from "./middleware/clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
+export { type InputSanitizationOptions, inputSanitizationMiddleware } from "./middleware/input-sanitization.js";
+export {
+  type ToolResultSanitizationOptions,
+  toolResultSanitizationMiddleware,
+} from "./middleware/tool-result-sanitization.js";
+export { type ToolProgressOptions, toolProgressMiddleware } from "./middleware/tool-progress.js";
+export { type ReadBeforeWriteOptions, readBeforeWriteMiddleware } from "./middleware/read-before-write.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
 export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";

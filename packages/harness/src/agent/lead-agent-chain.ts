@@ -19,6 +19,8 @@ import { contextGuardMiddleware } from "../middleware/context-guard/index.js";
 import { modelRetryMiddleware } from "../middleware/model-retry.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call/index.js";
 import { durableContextMiddleware } from "../middleware/durable-context/index.js";
+import { inputSanitizationMiddleware } from "../middleware/input-sanitization.js";
+import { readBeforeWriteMiddleware } from "../middleware/read-before-write.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { type SkillActivationOptions, skillActivationMiddleware } from "../middleware/skill-activation.js";
@@ -30,6 +32,8 @@ import { titleMiddleware } from "../middleware/title.js";
 import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { todoListMiddleware } from "../middleware/todo-list.js";
 import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
+import { toolProgressMiddleware } from "../middleware/tool-progress.js";
+import { toolResultSanitizationMiddleware } from "../middleware/tool-result-sanitization.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -90,10 +94,18 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     uploadsMiddleware({ home: input.home, logger: input.logger?.child("uploads") }),
     // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
-    // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
+    // 3a. Outside tool-errors, so a tool's exception reaches these as the error result they count and neutralize.
+    config.tool_progress.enabled && toolProgress(config, input.onWarning, input.logger),
+    toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),
+    // 3b. Below the sandbox and the result guards: a tool's exception becomes an error result, not the end of the run.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 3c. Inside tool-errors, outside the other tool wrappers: a write it refuses never reaches them or the tool.
+    config.sandbox.read_before_write &&
+      readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
+    // 4a. Before any wrapper adds harness messages (skills, durable context, images), so only the user's text is neutralized.
+    inputSanitizationMiddleware({ logger: input.logger?.child("input-sanitization") }),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware({ logger: input.logger?.child("tool-call-repair") }),
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
@@ -214,8 +226,14 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     threadDataMiddleware({ home: input.home }),
     // 2. The parent's sandbox, acquired lazily.
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
-    // 2b. Outermost tool wrapper: a tool that throws becomes an error result, not a dead subagent.
+    // 2a. Outside tool-errors, as for the lead: exceptions reach them as error results.
+    config.tool_progress.enabled && toolProgress(config, input.onWarning, input.logger),
+    toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),
+    // 2b. A tool that throws becomes an error result, not a dead subagent.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 2c. The subagent's own reads count: it shares the thread's files but not the lead's messages.
+    config.sandbox.read_before_write &&
+      readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 3. Outermost model wrapper: no provider sees a dangling tool call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4. Invalid tool-call JSON becomes an error result.
@@ -276,11 +294,22 @@ function durableContext(config: AppConfig, onWarning: (message: string) => void,
 
 /** `loop_detection:` as middleware options. */
 function loopDetection(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
-  const { warn_threshold, hard_limit } = config.loop_detection;
+  const { warn_threshold, hard_limit, window_size } = config.loop_detection;
   return loopDetectionMiddleware({
     warnThreshold: warn_threshold,
     hardLimit: hard_limit,
+    windowSize: window_size,
     onWarning,
     logger: logger?.child("loop-detection"),
+  });
+}
+
+/** `tool_progress:` as middleware options. */
+function toolProgress(config: AppConfig, onWarning: (message: string) => void, logger?: Logger): AgentMiddleware {
+  return toolProgressMiddleware({
+    warnAfter: config.tool_progress.warn_after,
+    stopAfter: config.tool_progress.stop_after,
+    onWarning,
+    logger: logger?.child("tool-progress"),
   });
 }

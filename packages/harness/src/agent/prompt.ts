@@ -107,7 +107,7 @@ const CRITICAL_REMINDERS = `<critical_reminders>
 - Clarify first when the request is unclear; otherwise act.
 - Check the skills list before starting a task a skill covers.
 - Put deliverables in /mnt/user-data/outputs and present them with present_files.
-- Edit files with str_replace rather than rewriting them; write long files in chunks with append.
+- Read a file (the part you change is enough) before you change or append to it; edit with str_replace rather than rewriting; write long files in chunks with append.
 - Independent tool calls can go in one response.
 - Always finish with a reply to the user.
 </critical_reminders>`;

@@ -9,7 +9,10 @@
 export const TITLE_DEFAULTS = Object.freeze({ max_words: 6, max_chars: 60 });
 
 /** `loop_detection:` (loop-detection middleware). */
-export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5 });
+export const LOOP_DETECTION_DEFAULTS = Object.freeze({ warn_threshold: 3, hard_limit: 5, window_size: 20 });
+
+/** `tool_progress:` identical failures in a row of one tool before a warning, and before it is stopped (DeerFlow: 3 and 3 + 2). */
+export const TOOL_PROGRESS_DEFAULTS = Object.freeze({ warn_after: 3, stop_after: 5 });
 
 /** `llm:` call deadline (chat models) and retry backoff (model-retry middleware). */
 export const LLM_DEFAULTS = Object.freeze({

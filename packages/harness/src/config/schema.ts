@@ -153,6 +153,8 @@ export const TitleConfig = z.strictObject({
 export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
+  /** Refuse write_file / str_replace on an existing file the model has not read at its current version. */
+  read_before_write: z.boolean().default(true),
   bash_command_timeout: Seconds.default(600),
   bash_output_max_chars: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.bash_output_max_chars),
   read_file_output_max_chars: z
@@ -202,10 +204,22 @@ export const LoopDetectionConfig = z
     enabled: z.boolean().default(true),
     warn_threshold: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.warn_threshold),
     hard_limit: z.number().int().min(2).max(100).default(defaults.LOOP_DETECTION_DEFAULTS.hard_limit),
+    window_size: z.number().int().min(2).max(200).default(defaults.LOOP_DETECTION_DEFAULTS.window_size),
   })
   .refine((value) => value.hard_limit >= value.warn_threshold, {
     message: "hard_limit must be at least warn_threshold",
     path: ["hard_limit"],
+  });
+
+export const ToolProgressConfig = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    warn_after: z.number().int().min(1).max(100).default(defaults.TOOL_PROGRESS_DEFAULTS.warn_after),
+    stop_after: z.number().int().min(1).max(100).default(defaults.TOOL_PROGRESS_DEFAULTS.stop_after),
+  })
+  .refine((value) => value.stop_after >= value.warn_after, {
+    message: "stop_after must be at least warn_after",
+    path: ["stop_after"],
   });
 
 export const TokenBudgetConfig = z.strictObject({
@@ -400,6 +414,7 @@ export const AppConfigSchema = z.strictObject({
   uploads: UploadsConfig.prefault({}),
   subagents: SubagentsConfig.prefault({}),
   loop_detection: LoopDetectionConfig.prefault({}),
+  tool_progress: ToolProgressConfig.prefault({}),
   token_budget: TokenBudgetConfig.prefault({}),
   tools: z.array(ToolEntry).default([]),
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),

@@ -14,6 +14,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { bwrapUnavailableReason, createTestSandbox, type TestSandbox } from "../testing/sandbox.js";
+import { bashAuditPath } from "./bash-audit.js";
 
 type Provider = "local" | "bwrap";
 type Expectation = "error" | "contained";
@@ -222,15 +223,36 @@ function bashCommands(target: string, writeTarget: string, only?: "write"): stri
   return [`cat '${target}'`, `ls -la '${target}'`, ...writes];
 }
 
-/** Everything under `home` except this thread's user-data, by content hash. */
+/** The value of the bash audit log in a snapshot while it holds only the harness's own entries for this thread. */
+const AUDIT_OK = "audit log: harness entries only";
+
+/** Whether every line of the audit log is an entry the bash tool wrote for this thread (nothing a command added). */
+function onlyAuditEntries(file: string): boolean {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .every((line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        return entry.thread_id === "test-thread" && typeof entry.command === "string";
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Everything under `home` except this thread's user-data, by content hash; the bash audit log by {@link onlyAuditEntries}. */
 function snapshot(home: string): Map<string, string> {
   const result = new Map<string, string>();
   const skip = new Set([path.join(home, "threads", "test-thread", "user-data")]);
+  const auditLog = bashAuditPath(home);
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (skip.has(full)) continue;
-      if (entry.isDirectory()) walk(full);
+      if (full === auditLog && entry.isFile() && onlyAuditEntries(full)) result.set(full, AUDIT_OK);
+      else if (entry.isDirectory()) walk(full);
       else if (entry.isSymbolicLink()) result.set(full, `link:${fs.readlinkSync(full)}`);
       else result.set(full, createHash("sha256").update(fs.readFileSync(full)).digest("hex"));
     }
@@ -241,7 +263,7 @@ function snapshot(home: string): Map<string, string> {
 
 function changes(before: Map<string, string>, after: Map<string, string>): string[] {
   const changed: string[] = [];
-  for (const [file, hash] of after) if (before.get(file) !== hash) changed.push(file);
+  for (const [file, hash] of after) if (before.get(file) !== hash && hash !== AUDIT_OK) changed.push(file);
   for (const file of before.keys()) if (!after.has(file)) changed.push(`${file} (deleted)`);
   return changed;
 }

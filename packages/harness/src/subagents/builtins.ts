@@ -14,7 +14,7 @@ const SHARED_RULES = `<working_rules>
 - Work on your own until the job is done. Nobody will answer questions: when something is unclear, pick the most reasonable reading, say which one you picked, and continue.
 - You cannot delegate (there is no task tool) and cannot present files to the user; the agent that called you does that.
 - You share the caller's sandbox: /mnt/user-data/workspace for scratch work, /mnt/user-data/uploads for the user's files, /mnt/user-data/outputs for deliverables. Files you write there stay after you finish.
-- Edit files in place with str_replace rather than rewriting them; write long files in several appended chunks.
+- Read a file (the part you change is enough) before you change or append to it; edit in place with str_replace rather than rewriting; write long files in several appended chunks.
 </working_rules>
 
 <final_answer>

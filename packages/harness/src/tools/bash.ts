@@ -5,9 +5,11 @@
  * (bubblewrap, or the local provider with `allow_host_bash: true`).
  */
 import { z } from "zod";
+import { appendBashAudit, auditEntry, type BashAuditEntry } from "../sandbox/bash-audit.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { RunProcessResult } from "../sandbox/run-process.js";
 import { descriptionArg } from "./tool-args.js";
+import { threadIdFromRuntime, type SandboxToolRuntime } from "./sandbox-runtime.js";
 import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 
 /** Dependencies of {@link createBashTool}. */
@@ -15,6 +17,38 @@ export interface BashToolOptions {
   provider: SandboxProvider;
   /** Output cap in characters (middle-truncated); 0 = no truncation. */
   outputMaxChars: number;
+  /** The JSONL file every command is recorded in (`bashAuditPath(home)`), or null for none. */
+  auditLog: string | null;
+}
+
+let auditWarned = false;
+
+/** Appends a command's outcome to the audit log; a failed append is reported once and never fails the call. */
+async function audit(
+  file: string | null,
+  provider: SandboxProvider,
+  runtime: SandboxToolRuntime | undefined,
+  command: string,
+  startedAt: number,
+  outcome: Pick<BashAuditEntry, "exit_code" | "signal" | "timed_out" | "cancelled" | "refused">,
+): Promise<void> {
+  if (!file) return;
+  const runId = runtime?.configurable?.run_id ?? runtime?.config?.configurable?.run_id;
+  const entry = auditEntry({
+    timestamp: new Date().toISOString(),
+    thread_id: threadIdFromRuntime(provider, runtime) ?? null,
+    run_id: typeof runId === "string" ? runId : null,
+    command,
+    ...outcome,
+    duration_ms: Date.now() - startedAt,
+  });
+  try {
+    await appendBashAudit(file, entry);
+  } catch (error) {
+    if (auditWarned) return;
+    auditWarned = true;
+    console.warn(`bash: the audit log ${file} could not be written: ${(error as Error).message}`);
+  }
 }
 
 /** Linux's limit on one argument string (MAX_ARG_STRLEN, 32 pages), terminating NUL included. */
@@ -60,7 +94,7 @@ export function formatCommandResult(
  *
  * @example
  * ```ts
- * const bash = createBashTool({ provider, outputMaxChars: 20000 });
+ * const bash = createBashTool({ provider, outputMaxChars: 20000, auditLog: bashAuditPath(provider.home) });
  * ```
  */
 export function createBashTool(options: BashToolOptions) {
@@ -78,14 +112,26 @@ export function createBashTool(options: BashToolOptions) {
       command: z.string().describe("The bash command to run."),
     }),
     run: async ({ command }, { sandbox, runtime }) => {
+      const startedAt = Date.now();
+      const refuse = async (reason: string) => {
+        await audit(options.auditLog, provider, runtime, command, startedAt, { exit_code: null, refused: reason });
+        return toolFailure(reason, { verbatim: true });
+      };
       const prepared = sandbox.prepareCommand(command);
-      if (!prepared.ok) return toolFailure(prepared.error, { verbatim: true });
+      if (!prepared.ok) return refuse(prepared.error);
       const tooLong = argumentLimitError(prepared.command);
-      if (tooLong) return toolFailure(tooLong, { verbatim: true });
+      if (tooLong) return refuse(tooLong);
       const timeoutSeconds = provider.bashTimeoutSeconds;
       const result = await sandbox.execute(prepared.command, {
         maxOutputChars: options.outputMaxChars,
         ...(runtime?.signal ? { signal: runtime.signal } : {}),
+      });
+      await audit(options.auditLog, provider, runtime, command, startedAt, {
+        exit_code: result.exitCode,
+        ...(result.exitSignal ? { signal: result.exitSignal } : {}),
+        ...(result.timedOut ? { timed_out: true } : {}),
+        ...(result.aborted ? { cancelled: true } : {}),
+        ...(result.spawnError ? { refused: `could not start: ${result.spawnError}` } : {}),
       });
       // A command that ran (even one that timed out or exited non-zero) is a result the model reads, not a tool failure.
       return sandbox.mask(formatCommandResult(result, timeoutSeconds, provider.kind));

@@ -4,6 +4,7 @@
  * `view_image` is included only for vision models.
  */
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { bashAuditPath } from "../sandbox/bash-audit.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import { createBashTool } from "./bash.js";
 import { createGlobTool } from "./glob.js";
@@ -23,6 +24,8 @@ export interface SandboxToolsOptions {
   limits?: Partial<SandboxToolLimits>;
   /** Include `view_image` (the model has `supports_vision`). */
   vision: boolean;
+  /** Where `bash` records every command (JSONL). Default `{home}/logs/bash-audit.jsonl`; null: no log. */
+  bashAuditLog?: string | null;
 }
 
 /**
@@ -38,7 +41,10 @@ export function createSandboxTools(options: SandboxToolsOptions): StructuredTool
   const limits: SandboxToolLimits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
   const { provider } = options;
   const tools: StructuredToolInterface[] = [];
-  if (provider.bashAvailable) tools.push(createBashTool({ provider, outputMaxChars: limits.bashOutputMaxChars }));
+  if (provider.bashAvailable) {
+    const auditLog = options.bashAuditLog === undefined ? bashAuditPath(provider.home) : options.bashAuditLog;
+    tools.push(createBashTool({ provider, outputMaxChars: limits.bashOutputMaxChars, auditLog }));
+  }
   tools.push(
     createLsTool({ provider, maxChars: limits.lsMaxChars }),
     createReadFileTool({ provider, maxChars: limits.readFileMaxChars }),
