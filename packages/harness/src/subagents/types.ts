@@ -7,7 +7,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
+import type { DelegationStopReason, SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
 import type { SubagentTokenUsage } from "./events.js";
 
 /** One kind of subagent the lead may delegate to through `task(subagent_type=...)`. */
@@ -36,8 +36,11 @@ export interface SubagentType {
  */
 export type SubagentStatus = Exclude<TerminalDelegationStatus, "polling_timed_out">;
 
-/** Why a guardrail ended a subagent run early. Only the turn cap exists so far. */
-export type SubagentStopReason = "turn_capped";
+/**
+ * Why a guardrail ended a subagent run early: its turn cap (`max_turns`), its token budget, or loop
+ * detection. The same values as the delegation ledger's `stop_reason`.
+ */
+export type SubagentStopReason = DelegationStopReason;
 
 export type { SubagentTokenUsage } from "./events.js";
 
