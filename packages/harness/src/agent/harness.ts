@@ -189,6 +189,7 @@ function buildAgent(
     bashAllowed: sandbox.bashAvailable,
     maxTurns: config.subagents.max_turns ?? undefined,
     timeoutSeconds: config.subagents.timeout_seconds,
+    tokenBudget: config.subagents.token_budget,
     overrides: config.subagents.agents,
     customAgents: config.subagents.custom_agents,
   });
@@ -593,6 +594,7 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       tokenCounter: createTokenCounter(entry.model),
       onWarning: setup.onWarning,
       logger: setup.logger.child("subagent"),
+      maxTokens: spec.maxTokens,
     });
     const agent = createAgent({
       model,

@@ -184,6 +184,8 @@ export interface SubagentChainInput {
   onWarning: (message: string) => void;
   /** The harness log (`log_level`). */
   logger?: Logger;
+  /** The kind's token budget (`subagents.token_budget`, or its own); undefined for none. */
+  maxTokens?: number;
 }
 
 /**
@@ -213,6 +215,14 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     config.summarization.enabled && summarization(config, input, {}),
     // 7. Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
     config.loop_detection.enabled && loopDetection(config, input.onWarning, input.logger),
+    // 8. The token budget, as for the lead: the first afterModel, so every response counts before any stop.
+    input.maxTokens !== undefined &&
+      tokenUsageMiddleware({
+        maxTokens: input.maxTokens,
+        budgetKey: "subagents.token_budget.max_tokens",
+        onWarning: input.onWarning,
+        logger: input.logger?.child("token-usage"),
+      }),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }

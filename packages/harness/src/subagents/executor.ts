@@ -68,6 +68,7 @@ function drive(options: RunSubagentOptions, tracker: StepTracker, signal: AbortS
       tools: options.tools,
       model: type.model,
       maxTurns: type.maxTurns,
+      ...(type.maxTokens !== undefined ? { maxTokens: type.maxTokens } : {}),
     });
     const stream = await graph.stream(input, {
       configurable: {

@@ -28,6 +28,8 @@ export interface SubagentType {
   maxTurns: number;
   /** Wall-clock budget; `undefined` uses the `task` tool's default. */
   timeoutSeconds?: number;
+  /** Tokens (input + output) one run may use before it is stopped (`token_capped`); `undefined`: no budget. */
+  maxTokens?: number;
 }
 
 /**
@@ -65,6 +67,8 @@ export interface SubagentSpec {
   /** Model name from the type; `undefined` means "the parent's model". */
   model?: string;
   maxTurns: number;
+  /** The kind's token budget; the factory enforces it inside the run (e.g. `tokenUsageMiddleware`). */
+  maxTokens?: number;
 }
 
 /** The input a subagent graph is started with: its own messages plus the parent's sandbox and files. */
