@@ -54,6 +54,8 @@ import { createSearchHistoryTool } from "../tools/search-history.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
+import { createBackgroundTasksTool } from "../tools/background-tasks.js";
+import { BackgroundTasks } from "../subagents/background.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { composeChain } from "./compose-chain.js";
@@ -151,6 +153,8 @@ export interface HarnessSetup {
   archive?: HistoryArchive;
   /** The history archive every caller uses: Postgres's on Postgres, else the SQLite one behind promises. */
   threadArchive?: AsyncHistoryArchive;
+  /** Background subagents of every lead this harness builds, per thread (`task(run_in_background)`). */
+  backgroundTasks: BackgroundTasks;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
   /** Tools of the connected MCP servers, listed once (renamed on a clash with any other tool name). */
@@ -201,7 +205,9 @@ function buildAgent(
         createSubagent,
         parentTools: () => tools,
         defaultTimeoutSeconds: config.subagents.timeout_seconds,
+        background: { tasks: setup.backgroundTasks, maxRunning: runtime.maxConcurrentSubagents },
       }),
+      createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
   }
   tools.push(...setup.configTools);
@@ -219,6 +225,7 @@ function buildAgent(
       ? renderSubagentPromptSection({
           maxConcurrent: runtime.maxConcurrentSubagents,
           maxTotal: runtime.maxTotalSubagents,
+          background: true,
           types: registry.list(),
         })
       : undefined,
@@ -247,6 +254,7 @@ function buildAgent(
     memory,
     custom: options.middleware ?? [],
     deferredTools,
+    backgroundTasks: setup.backgroundTasks,
     skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
     onWarning,
     logger: setup.logger,
@@ -419,6 +427,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     skills,
     sandbox,
     store: null,
+    backgroundTasks: new BackgroundTasks(),
     configTools,
     mcpTools: [],
     deferredTools: [],
@@ -551,6 +560,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       closed = true;
       agents.clear();
       try {
+        await setup.backgroundTasks.closeAll();
         for (const memory of memories.values()) await memory.service?.close();
         await sandbox.shutdown();
         await ownMcp?.close();

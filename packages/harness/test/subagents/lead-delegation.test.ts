@@ -188,3 +188,17 @@ test("a subagent over its kind's token budget stops and the lead reads token_cap
     home.cleanup();
   }
 });
+
+test("with subagents on, the lead gets background_tasks, task's run_in_background and the background-tasks middleware", async () => {
+  const home = createTempHome();
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
+  const agent = await delegatingAgent(config, home.path, new ScriptedChatModel([]));
+  try {
+    assert.ok(agent.deerflow.toolNames.includes("background_tasks"));
+    assert.ok(agent.deerflow.middlewareNames.includes("background-tasks"));
+    assert.match(agent.deerflow.systemPrompt, /run_in_background: true/);
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});
