@@ -9,6 +9,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { ToolMessage, createAgent, tool } from "langchain";
 import { z } from "zod";
 import { backgroundTasksMiddleware } from "../../src/middleware/background-tasks.js";
+import { durableContextMiddleware } from "../../src/middleware/durable-context/index.js";
 import { ThreadStateSchema } from "../../src/state/thread-state.js";
 import { BackgroundTasks } from "../../src/subagents/background.js";
 import type { TaskEvent } from "../../src/subagents/events.js";
@@ -65,7 +66,7 @@ function leadAgent(
     model,
     tools: [task, createBackgroundTasksTool({ tasks }), ...extraTools],
     stateSchema: ThreadStateSchema,
-    middleware: [backgroundTasksMiddleware({ tasks, onWarning: (w) => warnings.push(w) })],
+    middleware: [durableContextMiddleware(), backgroundTasksMiddleware({ tasks, onWarning: (w) => warnings.push(w) })],
     checkpointer: new MemorySaver(),
   });
   return { agent, tasks, events, warnings };
@@ -121,6 +122,12 @@ test("the lead keeps working while a background subagent runs, then collects its
     ["task_started", "task_running", "task_completed"],
   );
   assert.deepEqual(lead.tasks.list("lead"), [], "collected: nothing is kept");
+  const ledger = (state.values as { delegations: { id: string; status: string; result_brief?: string }[] }).delegations;
+  assert.deepEqual(
+    ledger.map((entry) => [entry.id, entry.status, entry.result_brief]),
+    [["bg-1", "completed", "scan the logs done"]],
+    "the ledger records the collected outcome",
+  );
   assert.equal(seen.signal?.aborted, false, "a finished subagent is not cancelled");
   assert.deepEqual(lead.warnings, []);
   model.assertDone();
