@@ -130,7 +130,7 @@ export function createBackgroundTasksTool(options: BackgroundTasksToolOptions) {
     {
       name: BACKGROUND_TASKS_TOOL_NAME,
       description:
-        "Check on, collect or cancel the subagents you started with task(..., run_in_background: true). Collect every background task before your final answer: unfinished ones are cancelled and uncollected results are lost when your run ends. To wait for a result, call collect (it waits); do not poll list again and again.",
+        "Check on, collect or cancel the subagents you started with task(..., run_in_background: true). Collect every background task before your final answer: unfinished ones are cancelled and uncollected results are lost when your run ends. To wait for a result, call collect (it waits); do not poll list again and again. Collect in a later response than the task call that started the task.",
       schema: BackgroundTasksArgs,
     },
   );
