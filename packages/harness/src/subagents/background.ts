@@ -105,29 +105,24 @@ export class BackgroundTasks {
     }
     const controller = new AbortController();
     const signal = start.signal ? AbortSignal.any([controller.signal, start.signal]) : controller.signal;
-    const entry: Entry = {
-      view: { task_id: start.taskId, description: start.description, subagent_type: start.subagentType, steps: 0 },
-      startedAt: this.now(),
-      modelName: start.modelName,
-      controller,
-      done: Promise.resolve({ status: "failed" }),
-    };
-    entry.done = start
+    const view = { task_id: start.taskId, description: start.description, subagent_type: start.subagentType, steps: 0 };
+    const settled = start
       .run(signal, () => {
-        entry.view.steps += 1;
+        view.steps += 1;
       })
       .catch(
         (error: unknown): SubagentResult => ({
           status: "failed",
           error: error instanceof Error ? error.message : String(error),
         }),
-      )
-      .then((result) => {
-        entry.result = result;
-        // Deferred cleanup: an aborted parent run can no longer collect, so its record goes now.
-        if (start.signal?.aborted) this.forget(thread, start.taskId, entry);
-        return result;
-      });
+      );
+    const entry: Entry = { view, startedAt: this.now(), modelName: start.modelName, controller, done: settled };
+    entry.done = settled.then((result) => {
+      entry.result = result;
+      // Deferred cleanup: an aborted parent run can no longer collect, so its record goes now.
+      if (start.signal?.aborted) this.forget(thread, start.taskId, entry);
+      return result;
+    });
     entries.set(start.taskId, entry);
     return { ok: true };
   }
