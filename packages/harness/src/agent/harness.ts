@@ -55,6 +55,8 @@ import { createSearchHistoryTool } from "../tools/search-history.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
+import { createBackgroundTasksTool } from "../tools/background-tasks.js";
+import { BackgroundTasks } from "../subagents/background.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { composeChain } from "./compose-chain.js";
@@ -160,6 +162,8 @@ export interface HarnessSetup {
   archive?: HistoryArchive;
   /** The history archive every caller uses: Postgres's on Postgres, else the SQLite one behind promises. */
   threadArchive?: AsyncHistoryArchive;
+  /** Background subagents of every lead this harness builds, per thread (`task(run_in_background)`). */
+  backgroundTasks: BackgroundTasks;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
   /** Tools of the connected MCP servers, listed once (renamed on a clash with any other tool name). */
@@ -198,6 +202,7 @@ function buildAgent(
     bashAllowed: sandbox.bashAvailable,
     maxTurns: config.subagents.max_turns ?? undefined,
     timeoutSeconds: config.subagents.timeout_seconds,
+    tokenBudget: config.subagents.token_budget,
     overrides: config.subagents.agents,
     customAgents: config.subagents.custom_agents,
   });
@@ -209,7 +214,9 @@ function buildAgent(
         createSubagent,
         parentTools: () => tools,
         defaultTimeoutSeconds: config.subagents.timeout_seconds,
+        background: { tasks: setup.backgroundTasks, maxRunning: runtime.maxConcurrentSubagents },
       }),
+      createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
   }
   tools.push(...setup.configTools);
@@ -227,6 +234,7 @@ function buildAgent(
       ? renderSubagentPromptSection({
           maxConcurrent: runtime.maxConcurrentSubagents,
           maxTotal: runtime.maxTotalSubagents,
+          background: true,
           types: registry.list(),
         })
       : undefined,
@@ -257,6 +265,7 @@ function buildAgent(
     beforeSummarization: options.beforeSummarization,
     custom: options.middleware ?? [],
     deferredTools,
+    backgroundTasks: setup.backgroundTasks,
     skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
     onWarning,
     logger: setup.logger,
@@ -436,6 +445,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     skills,
     sandbox,
     store: null,
+    backgroundTasks: new BackgroundTasks(),
     configTools,
     mcpTools: [],
     deferredTools: [],
@@ -569,6 +579,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       closed = true;
       agents.clear();
       try {
+        await setup.backgroundTasks.closeAll();
         for (const memory of memories.values()) await memory.service?.close();
         await sandbox.shutdown();
         await ownMcp?.close();
@@ -612,6 +623,7 @@ function subagentFactory(setup: HarnessSetup, parentEntry: ModelEntry, models: M
       tokenCounter: createTokenCounter(entry.model),
       onWarning: setup.onWarning,
       logger: setup.logger.child("subagent"),
+      maxTokens: spec.maxTokens,
     });
     const agent = createAgent({
       model,

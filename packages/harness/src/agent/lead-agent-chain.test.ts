@@ -46,6 +46,7 @@ const FULL_CHAIN = [
   "memory",
   "view-image",
   "subagent-limit",
+  "background-tasks",
   "loop-detection",
   "token-usage",
   "context-guard",
@@ -67,7 +68,15 @@ test("conditional slots drop out when their switch is off", async () => {
   );
   // The conditional slots: summarization, title and memory by config; the plan, vision and subagent ones
   // by the run's context.
-  const conditional = ["summarization", "todo-list", "title", "memory", "view-image", "subagent-limit"];
+  const conditional = [
+    "summarization",
+    "todo-list",
+    "title",
+    "memory",
+    "view-image",
+    "subagent-limit",
+    "background-tasks",
+  ];
   assert.deepEqual(
     names,
     FULL_CHAIN.filter((name) => !conditional.includes(name)),

@@ -14,6 +14,7 @@ import type { AnyHistoryArchive } from "../history/history-archive.js";
 import type { Logger } from "../logger.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
+import { backgroundTasksMiddleware } from "../middleware/background-tasks.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { contextGuardMiddleware } from "../middleware/context-guard/index.js";
 import { modelRetryMiddleware } from "../middleware/model-retry.js";
@@ -40,6 +41,7 @@ import { viewImageMiddleware } from "../middleware/view-image.js";
 import { modelLabel } from "../model/create-chat-model.js";
 import type { TokenCounter } from "../model/tokens.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
+import type { BackgroundTasks } from "../subagents/background.js";
 
 /** Runtime switches of one run (DeerFlow's `configurable`), after defaults and clamping. */
 export interface LeadRuntime {
@@ -77,6 +79,8 @@ export interface LeadChainInput {
   custom: readonly AgentMiddleware[];
   /** MCP tools withheld behind `tool_search` (empty: every tool is bound as usual). */
   deferredTools?: readonly StructuredToolInterface[];
+  /** The store of background subagents (`task(run_in_background)`), present when subagents are on. */
+  backgroundTasks?: BackgroundTasks;
   /** Skills `/name` can activate (enabled) and the disabled ones; absent: no slash activation. */
   skills?: SkillActivationOptions;
   onWarning: (message: string) => void;
@@ -153,6 +157,14 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
         onWarning: input.onWarning,
         logger: input.logger?.child("subagent-limit"),
       }),
+    // 11a. Cancels the run's unfinished background subagents in afterAgent, after memory and title saw the answer.
+    runtime.subagentEnabled &&
+      input.backgroundTasks !== undefined &&
+      backgroundTasksMiddleware({
+        tasks: input.backgroundTasks,
+        onWarning: input.onWarning,
+        logger: input.logger?.child("background-tasks"),
+      }),
     // 11b. Many MCP tools: offers tool_search, hides deferred tools until promoted and refuses calls to them before that.
     (input.deferredTools?.length ?? 0) > 0 &&
       deferredToolsMiddleware({ deferred: input.deferredTools!, logger: input.logger?.child("deferred-tools") }),
@@ -211,6 +223,8 @@ export interface SubagentChainInput {
   onWarning: (message: string) => void;
   /** The harness log (`log_level`). */
   logger?: Logger;
+  /** The kind's token budget (`subagents.token_budget`, or its own); undefined for none. */
+  maxTokens?: number;
 }
 
 /**
@@ -246,6 +260,14 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     config.summarization.enabled && summarization(config, input, {}),
     // 7. Last, so its afterModel runs first: a subagent stuck repeating one call stops long before max_turns.
     config.loop_detection.enabled && loopDetection(config, input.onWarning, input.logger),
+    // 8. The token budget, as for the lead: the first afterModel, so every response counts before any stop.
+    input.maxTokens !== undefined &&
+      tokenUsageMiddleware({
+        maxTokens: input.maxTokens,
+        budgetKey: "subagents.token_budget.max_tokens",
+        onWarning: input.onWarning,
+        logger: input.logger?.child("token-usage"),
+      }),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }

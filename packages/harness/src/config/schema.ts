@@ -179,6 +179,16 @@ export const UploadsConfig = z.strictObject({
   max_total_size: z.number().int().positive().default(defaults.UPLOADS_DEFAULTS.max_total_size),
 });
 
+/**
+ * Tokens (input + output) one subagent run may use; at the limit its run ends with `token_capped`. On by
+ * default, as DeerFlow's cost backstop (unlike the lead's `token_budget`); a kind's own budget also
+ * defaults to enabled, so writing one is enough to turn it on.
+ */
+export const SubagentTokenBudgetConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_tokens: z.number().int().min(1000).default(2_000_000),
+});
+
 export const SubagentTypeConfig = z.strictObject({
   description: z.string().optional(),
   system_prompt: z.string().optional(),
@@ -187,6 +197,7 @@ export const SubagentTypeConfig = z.strictObject({
   model: z.string().optional(),
   max_turns: z.number().int().positive().optional(),
   timeout_seconds: Seconds.optional(),
+  token_budget: SubagentTokenBudgetConfig.optional(),
 });
 
 export const SubagentsConfig = z.strictObject({
@@ -195,6 +206,7 @@ export const SubagentsConfig = z.strictObject({
   timeout_seconds: Seconds.default(defaults.SUBAGENTS_DEFAULTS.timeout_seconds),
   max_turns: z.number().int().positive().nullable().default(null),
   max_total_per_run: z.number().int().min(1).max(50).default(defaults.SUBAGENTS_DEFAULTS.max_total_per_run),
+  token_budget: SubagentTokenBudgetConfig.prefault({}),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
 });

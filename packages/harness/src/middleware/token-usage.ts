@@ -34,6 +34,8 @@ const stateSchema = z.object({
 export interface TokenUsageOptions {
   /** Input + output tokens a run may use; undefined for no budget. */
   maxTokens?: number;
+  /** The config key named in the stop note, so the reader knows what to raise. Default `token_budget.max_tokens`. */
+  budgetKey?: string;
   /** Receives a message when a run is stopped. Default: `console.warn`. */
   onWarning?: (message: string) => void;
   /** The harness log (`log_level`); key actions are logged to it. Default: none. */
@@ -85,7 +87,7 @@ export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
       );
       const note =
         `[Stopped: this run used ${run.total_tokens.toLocaleString("en-US")} tokens (input + output), over its budget of ` +
-        `${options.maxTokens.toLocaleString("en-US")} (token_budget.max_tokens). Continue in a new message, or raise the budget.]`;
+        `${options.maxTokens.toLocaleString("en-US")} (${options.budgetKey ?? "token_budget.max_tokens"}). Continue in a new message, or raise the budget.]`;
       return { ...update, messages: [stopWithNote(last, note, "token_capped")] };
     },
   });

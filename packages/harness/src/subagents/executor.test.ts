@@ -7,6 +7,10 @@ import type { TaskEvent } from "./events.js";
 import { runSubagent, type RunSubagentOptions } from "./executor.js";
 import type { SubagentGraph, SubagentInput, SubagentRunConfig, SubagentType } from "./types.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { composeChain } from "../agent/compose-chain.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
+import { tokenUsageMiddleware } from "../middleware/token-usage.js";
+import { taskToolMessage } from "../tools/task.js";
 
 const echo = tool(async ({ text }) => `echo: ${text}`, {
   name: "echo",
@@ -309,4 +313,53 @@ test("an event sink that throws does not break the run", async () => {
     }),
   );
   assert.deepEqual(result, { status: "completed", result: "fine" });
+});
+
+test("a subagent stopped by loop detection is completed with loop_capped and the lead sees the cap", async () => {
+  const repeat = () => ({ content: "", tool_calls: [{ name: "echo", args: { text: "again" } }] });
+  const model = new ScriptedChatModel([repeat(), repeat(), repeat()]);
+  const result = await runSubagent(
+    options({
+      createSubagent: (s) =>
+        createAgent({
+          model,
+          tools: s.tools,
+          middleware: composeChain([loopDetectionMiddleware({ warnThreshold: 2, hardLimit: 3, onWarning: () => {} })]),
+          checkpointer: false,
+        }),
+    }),
+  );
+  assert.equal(result.status, "completed");
+  assert.equal(result.stopReason, "loop_capped");
+  assert.match(result.result ?? "", /Stopped: the same tool call \(echo\)/);
+  const message = taskToolMessage(result, "call_1");
+  assert.match(message.text, /^Task Succeeded \(capped: repeated tool-call loop\)\. Result: /);
+  assert.equal(message.additional_kwargs.subagent_stop_reason, "loop_capped");
+});
+
+test("a subagent stopped by its token budget is completed with token_capped", async () => {
+  const model = new ScriptedChatModel([
+    {
+      content: "Reading the first file.",
+      tool_calls: [{ name: "echo", args: { text: "one" } }],
+      usage_metadata: { input_tokens: 900, output_tokens: 200, total_tokens: 1100 },
+    },
+  ]);
+  const result = await runSubagent(
+    options({
+      createSubagent: (s) =>
+        createAgent({
+          model,
+          tools: s.tools,
+          middleware: composeChain([tokenUsageMiddleware({ maxTokens: 1000, onWarning: () => {} })], undefined, {
+            afterModelInModelCall: true,
+          }),
+          checkpointer: false,
+        }),
+    }),
+  );
+  assert.equal(result.status, "completed");
+  assert.equal(result.stopReason, "token_capped");
+  assert.match(result.result ?? "", /^Reading the first file\.\n\n\[Stopped: this run used 1,100 tokens/);
+  assert.match(taskToolMessage(result, "call_1").text, /^Task Succeeded \(capped: token budget\)/);
 });

@@ -68,6 +68,7 @@ function drive(options: RunSubagentOptions, tracker: StepTracker, signal: AbortS
       tools: options.tools,
       model: type.model,
       maxTurns: type.maxTurns,
+      ...(type.maxTokens !== undefined ? { maxTokens: type.maxTokens } : {}),
     });
     const stream = await graph.stream(input, {
       configurable: {
@@ -100,18 +101,22 @@ function settle(
       ...usage,
     };
   }
+  // A guard that stopped the run (token budget, loop detection) was the binding cap, even when the turn
+  // limit then trips before the final answer lands.
+  const guard = tracker.guardStopReason;
   if (outcome.error !== undefined && isRecursionError(outcome.error)) {
+    const stopReason = guard ?? "turn_capped";
     const partial = tracker.partialAnswer;
-    if (partial !== "") return { status: "completed", result: partial, stopReason: "turn_capped", ...usage };
+    if (partial !== "") return { status: "completed", result: partial, stopReason, ...usage };
     return {
       status: "failed",
       error: `The subagent used its whole turn budget (${options.type.maxTurns} steps) without writing an answer.`,
-      stopReason: "turn_capped",
+      stopReason,
       ...usage,
     };
   }
   if (outcome.error !== undefined) return { status: "failed", error: errorText(outcome.error), ...usage };
-  return { status: "completed", result: tracker.finalAnswer(), ...usage };
+  return { status: "completed", result: tracker.finalAnswer(), ...(guard ? { stopReason: guard } : {}), ...usage };
 }
 
 function emitTerminal(emit: TaskEventSink, task_id: string, result: SubagentResult): void {

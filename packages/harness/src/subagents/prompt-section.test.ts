@@ -30,3 +30,15 @@ test("the announced limit is the one the middleware enforces", () => {
   assert.match(renderSubagentPromptSection({ types }), /At most 6 `task` calls per run/);
   assert.match(renderSubagentPromptSection({ maxTotal: 2, types }), /At most 2 `task` calls per run/);
 });
+
+test("with background tasks on, the section tells the lead how to run, collect and not abandon them", () => {
+  const types = [{ name: "general-purpose", description: "Anything." }];
+  const plain = renderSubagentPromptSection({ types });
+  assert.match(plain, /there is nothing to poll/);
+  assert.doesNotMatch(plain, /run_in_background/);
+  const background = renderSubagentPromptSection({ types, background: true });
+  assert.match(background, /With `run_in_background: true` it returns at once/);
+  assert.match(background, /call `background_tasks` with action "collect"/);
+  assert.match(background, /unfinished ones are cancelled when your run ends/);
+  assert.doesNotMatch(background, /nothing to poll/);
+});

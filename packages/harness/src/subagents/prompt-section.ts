@@ -16,6 +16,8 @@ export interface SubagentPromptSectionOptions {
   maxConcurrent?: number;
   /** Per-run cap of `task` calls, clamped to [1, 50] like the middleware does. Default 6. */
   maxTotal?: number;
+  /** Whether `task` offers `run_in_background` (the `background_tasks` tool exists). Default false. */
+  background?: boolean;
   /** The kinds the `task` tool accepts (e.g. `registry.list()`). */
   types: readonly Pick<SubagentType, "name" | "description">[];
 }
@@ -37,6 +39,9 @@ export function renderSubagentPromptSection(options: SubagentPromptSectionOption
     n === 1
       ? "- Subagents run one at a time: at most 1 `task` call per response; extra calls are dropped without running. Send the next one after the first returns."
       : `- At most ${n} \`task\` calls per response; extra calls are dropped without running. For more parts, send the next batch after the first returns.\n- Put independent \`task\` calls in the same response: they run in parallel.`;
+  const waiting = options.background
+    ? '- The `task` tool waits for the subagent and returns its result. With `run_in_background: true` it returns at once with a task_id instead: keep working, then call `background_tasks` with action "collect" to wait for the result. Collect every background task before your final answer: unfinished ones are cancelled when your run ends.'
+    : "- The `task` tool waits for the subagent and returns its result; there is nothing to poll.";
   const types = options.types.map((type) => `- ${type.name}: ${escapeData(firstLine(type.description))}`).join("\n");
   return `<subagent_system>
 You can hand self-contained jobs to subagents with the \`task\` tool. A subagent starts with no knowledge of this conversation: it sees only the prompt you write, works in the same sandbox (same files), and returns one final report.
@@ -50,7 +55,7 @@ Rules:
 ${perResponse}
 - At most ${total} \`task\` calls per run (one user request); later calls are refused, so plan your delegations.
 - Each prompt must stand alone: the goal, the relevant context and file paths, constraints, and what the final report must contain.
-- The \`task\` tool waits for the subagent and returns its result; there is nothing to poll.
+${waiting}
 - A result marked failed, timed out or cancelled is final for that call: decide whether to retry with a better prompt or do the work yourself.
 - Subagents cannot show files to the user: present their output files yourself.
 

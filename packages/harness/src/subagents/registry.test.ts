@@ -93,3 +93,29 @@ test("unknownTypeMessage names the available kinds and explains a disabled bash"
     /does not allow shell commands.*Available: general-purpose, researcher\.$/,
   );
 });
+
+test("token budgets: subagents.token_budget for every kind, a kind's own budget replaces it, enabled: false removes it", () => {
+  const registry = createSubagentRegistry({
+    bashAllowed: true,
+    tokenBudget: { enabled: true, max_tokens: 500_000 },
+    overrides: { bash: { token_budget: { max_tokens: 50_000 } }, "general-purpose": { max_turns: 10 } },
+    customAgents: {
+      researcher: { description: "Finds sources." },
+      unbounded: { description: "No cap.", token_budget: { enabled: false, max_tokens: 1000 } },
+    },
+  });
+  assert.deepEqual(
+    registry.list().map((type) => [type.name, type.maxTokens]),
+    [
+      ["general-purpose", 500_000],
+      ["bash", 50_000],
+      ["researcher", 500_000],
+      ["unbounded", undefined],
+    ],
+  );
+  assert.equal(
+    createSubagentRegistry({ tokenBudget: { enabled: false, max_tokens: 9000 } }).get("general-purpose")?.maxTokens,
+    undefined,
+  );
+  assert.equal(createSubagentRegistry().get("general-purpose")?.maxTokens, undefined, "no option, no budget");
+});

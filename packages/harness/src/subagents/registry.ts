@@ -19,6 +19,14 @@ export interface SubagentTypeSettings {
   model?: string;
   max_turns?: number;
   timeout_seconds?: number;
+  /** This kind's token budget, replacing `subagents.token_budget`; `enabled` defaults to true. */
+  token_budget?: SubagentTokenBudget;
+}
+
+/** A subagent run's token budget, with config.yaml's key names. */
+export interface SubagentTokenBudget {
+  enabled?: boolean;
+  max_tokens: number;
 }
 
 /** Options of {@link createSubagentRegistry}. */
@@ -29,7 +37,9 @@ export interface SubagentRegistryOptions {
   maxTurns?: number | null;
   /** Timeout for the built-ins; unset, the `task` tool's default applies. */
   timeoutSeconds?: number;
-  /** Per-kind overrides of `max_turns`, `timeout_seconds` and `model` (config `subagents.agents`). */
+  /** Token budget of every kind that sets none (config `subagents.token_budget`). Default: none. */
+  tokenBudget?: SubagentTokenBudget;
+  /** Per-kind overrides of `max_turns`, `timeout_seconds`, `model` and `token_budget` (config `subagents.agents`). */
   overrides?: Record<string, SubagentTypeSettings>;
   /** Extra kinds (config `subagents.custom_agents`). Defaults: 50 turns, 900 s, the parent's model. */
   customAgents?: Record<string, SubagentTypeSettings>;
@@ -52,17 +62,23 @@ const CUSTOM_DEFAULT_TIMEOUT_SECONDS = 900;
 const BASH_UNAVAILABLE =
   "The bash subagent is unavailable because this sandbox does not allow shell commands; use general-purpose or do the work directly.";
 
+/** `type` with the token cap `budget` sets; an absent or disabled budget leaves no `maxTokens`. */
+function withBudget(type: SubagentType, budget: SubagentTokenBudget | undefined): SubagentType {
+  const { maxTokens: _previous, ...rest } = type;
+  return budget && budget.enabled !== false ? { ...rest, maxTokens: budget.max_tokens } : rest;
+}
+
 function modelOf(model: string | undefined): string | undefined {
   return model === undefined || model === "inherit" ? undefined : model;
 }
 
-function customType(name: string, settings: SubagentTypeSettings): SubagentType {
+function customType(name: string, settings: SubagentTypeSettings, tokenBudget?: SubagentTokenBudget): SubagentType {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
     throw new ConfigError(
       `Custom subagent name "${name}" is not usable as a subagent_type. Use letters, digits, "-", "_" or "." (for example "researcher").`,
     );
   }
-  return {
+  const type: SubagentType = {
     name,
     description: settings.description?.trim() || `Custom subagent "${name}".`,
     systemPrompt: settings.system_prompt?.trim() || GENERAL_PURPOSE_SUBAGENT.systemPrompt,
@@ -72,16 +88,18 @@ function customType(name: string, settings: SubagentTypeSettings): SubagentType 
     maxTurns: settings.max_turns ?? CUSTOM_DEFAULT_MAX_TURNS,
     timeoutSeconds: settings.timeout_seconds ?? CUSTOM_DEFAULT_TIMEOUT_SECONDS,
   };
+  return withBudget(type, settings.token_budget ?? tokenBudget);
 }
 
 function applyOverride(type: SubagentType, override: SubagentTypeSettings | undefined): SubagentType {
   if (override === undefined) return type;
-  return {
+  const updated: SubagentType = {
     ...type,
     maxTurns: override.max_turns ?? type.maxTurns,
     timeoutSeconds: override.timeout_seconds ?? type.timeoutSeconds,
     model: override.model === undefined ? type.model : modelOf(override.model),
   };
+  return override.token_budget === undefined ? updated : withBudget(updated, override.token_budget);
 }
 
 /**
@@ -96,11 +114,15 @@ function applyOverride(type: SubagentType, override: SubagentTypeSettings | unde
  * registry.names(); // ["general-purpose", "bash", "researcher"]
  */
 export function createSubagentRegistry(options: SubagentRegistryOptions = {}): SubagentRegistry {
-  const builtinDefaults = (type: SubagentType): SubagentType => ({
-    ...type,
-    maxTurns: options.maxTurns ?? type.maxTurns,
-    timeoutSeconds: options.timeoutSeconds ?? type.timeoutSeconds,
-  });
+  const builtinDefaults = (type: SubagentType): SubagentType =>
+    withBudget(
+      {
+        ...type,
+        maxTurns: options.maxTurns ?? type.maxTurns,
+        timeoutSeconds: options.timeoutSeconds ?? type.timeoutSeconds,
+      },
+      options.tokenBudget,
+    );
   const known = new Set([GENERAL_PURPOSE_SUBAGENT.name, BASH_SUBAGENT.name]);
   const types: SubagentType[] = [builtinDefaults(GENERAL_PURPOSE_SUBAGENT)];
   if (options.bashAllowed) types.push(builtinDefaults(BASH_SUBAGENT));
@@ -111,7 +133,7 @@ export function createSubagentRegistry(options: SubagentRegistryOptions = {}): S
       );
     }
     known.add(name);
-    types.push(customType(name, settings));
+    types.push(customType(name, settings, options.tokenBudget));
   }
   for (const name of Object.keys(options.overrides ?? {})) {
     if (!known.has(name)) {

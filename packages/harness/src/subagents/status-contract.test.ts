@@ -16,6 +16,14 @@ test("the model-facing text for every status", () => {
     formatTaskResultText({ status: "failed", error: "no answer", stopReason: "turn_capped" }),
     "Task failed (capped: turn budget). Error: no answer",
   );
+  assert.equal(
+    formatTaskResultText({ status: "completed", result: "part", stopReason: "token_capped" }),
+    "Task Succeeded (capped: token budget). Result: part",
+  );
+  assert.equal(
+    formatTaskResultText({ status: "failed", error: "stuck", stopReason: "loop_capped" }),
+    "Task failed (capped: repeated tool-call loop). Error: stuck",
+  );
   assert.equal(formatTaskResultText({ status: "timed_out" }), "Task timed out.");
   assert.equal(formatTaskResultText({ status: "timed_out", error: "slow" }), "Task timed out. Error: slow");
   assert.equal(formatTaskResultText({ status: "cancelled" }), "Task cancelled by user.");

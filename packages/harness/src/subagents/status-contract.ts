@@ -27,7 +27,11 @@ export interface TaskResultMetadata {
   subagent_model_name?: string;
 }
 
-const STOP_REASON_LABELS: Record<SubagentStopReason, string> = { turn_capped: "turn budget" };
+const STOP_REASON_LABELS: Record<SubagentStopReason, string> = {
+  turn_capped: "turn budget",
+  token_capped: "token budget",
+  loop_capped: "repeated tool-call loop",
+};
 
 /**
  * Cuts `text` to at most `maxChars`, keeping its head and tail around an "omitted" marker. A cap too
@@ -50,7 +54,7 @@ export function sha256Hex(text: string): string {
 
 /**
  * The model-facing text of a finished delegation, e.g. `Task Succeeded. Result: …`,
- * `Task failed (capped: turn budget). Error: …`, `Task timed out.`, `Task cancelled by user.`.
+ * `Task failed (capped: turn budget). Error: …`, `Task Succeeded (capped: token budget). Result: …`, `Task timed out.`, `Task cancelled by user.`.
  */
 export function formatTaskResultText(result: SubagentResult): string {
   const capped = result.stopReason ? ` (capped: ${STOP_REASON_LABELS[result.stopReason]})` : "";

@@ -4,11 +4,14 @@
  *
  * Each `values` chunk is the whole state, so steps are recognized by message id rather than by
  * position; a subagent whose history shrinks (summarization) is followed correctly. The tracker keeps
- * the last AI text it saw so a run stopped by its turn cap can still report a partial answer.
+ * the last AI text it saw so a run stopped by its turn cap can still report a partial answer, and the
+ * `stop_reason` a guard middleware (token budget, loop detection) stamps on the response it ends a run with.
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { type SubagentStepSummary, summarizeStep } from "./events.js";
-import type { SubagentTokenUsage } from "./types.js";
+import type { SubagentStopReason, SubagentTokenUsage } from "./types.js";
+
+const GUARD_STOP_REASONS: ReadonlySet<string> = new Set<SubagentStopReason>(["token_capped", "loop_capped"]);
 
 /** Placeholder result of a run that ended without any text. */
 export const NO_RESPONSE_TEXT = "No response generated.";
@@ -26,6 +29,7 @@ export class StepTracker {
   private usage: SubagentTokenUsage | undefined;
   private latestAiText = "";
   private lastMessages: BaseMessage[] = [];
+  private guardStop: SubagentStopReason | undefined;
 
   /** `onStep` receives every new AI or tool message, numbered from 1. */
   constructor(private readonly onStep: (index: number, summary: SubagentStepSummary) => void) {}
@@ -36,6 +40,9 @@ export class StepTracker {
     if (messages.length > 0) this.lastMessages = messages;
     for (const message of messages) {
       if (!AIMessage.isInstance(message) && !ToolMessage.isInstance(message)) continue;
+      // A guard replaces the response it stops on (same id, note appended), so AI text and the stop
+      // reason are read from every chunk, not only from messages seen for the first time.
+      if (AIMessage.isInstance(message)) this.recordText(message);
       if (this.isSeen(message)) continue;
       if (AIMessage.isInstance(message)) this.recordAi(message);
       const summary = summarizeStep(message);
@@ -46,6 +53,11 @@ export class StepTracker {
   /** The most recent non-empty AI text, or "" when the subagent has not written any yet. */
   get partialAnswer(): string {
     return this.latestAiText;
+  }
+
+  /** `token_capped` or `loop_capped` when a guard middleware ended the run, else undefined. */
+  get guardStopReason(): SubagentStopReason | undefined {
+    return this.guardStop;
   }
 
   /** Summed token usage of the AI steps seen, or undefined when no step reported usage. */
@@ -71,8 +83,13 @@ export class StepTracker {
     return false;
   }
 
-  private recordAi(message: AIMessage): void {
+  private recordText(message: AIMessage): void {
     if (message.text.trim() !== "") this.latestAiText = message.text;
+    const reason = message.additional_kwargs?.stop_reason;
+    if (typeof reason === "string" && GUARD_STOP_REASONS.has(reason)) this.guardStop = reason as SubagentStopReason;
+  }
+
+  private recordAi(message: AIMessage): void {
     const usage = message.usage_metadata;
     if (!usage) return;
     const total = this.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 };

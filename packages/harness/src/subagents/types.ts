@@ -7,7 +7,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
+import type { DelegationStopReason, SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
 import type { SubagentTokenUsage } from "./events.js";
 
 /** One kind of subagent the lead may delegate to through `task(subagent_type=...)`. */
@@ -28,6 +28,8 @@ export interface SubagentType {
   maxTurns: number;
   /** Wall-clock budget; `undefined` uses the `task` tool's default. */
   timeoutSeconds?: number;
+  /** Tokens (input + output) one run may use before it is stopped (`token_capped`); `undefined`: no budget. */
+  maxTokens?: number;
 }
 
 /**
@@ -36,8 +38,11 @@ export interface SubagentType {
  */
 export type SubagentStatus = Exclude<TerminalDelegationStatus, "polling_timed_out">;
 
-/** Why a guardrail ended a subagent run early. Only the turn cap exists so far. */
-export type SubagentStopReason = "turn_capped";
+/**
+ * Why a guardrail ended a subagent run early: its turn cap (`max_turns`), its token budget, or loop
+ * detection. The same values as the delegation ledger's `stop_reason`.
+ */
+export type SubagentStopReason = DelegationStopReason;
 
 export type { SubagentTokenUsage } from "./events.js";
 
@@ -62,6 +67,8 @@ export interface SubagentSpec {
   /** Model name from the type; `undefined` means "the parent's model". */
   model?: string;
   maxTurns: number;
+  /** The kind's token budget; the factory enforces it inside the run (e.g. `tokenUsageMiddleware`). */
+  maxTokens?: number;
 }
 
 /** The input a subagent graph is started with: its own messages plus the parent's sandbox and files. */

@@ -6,6 +6,9 @@
  * with the parent run) and answers with one ToolMessage: text for the model plus the structured status
  * of subagent_status_contract.json in `additional_kwargs`. Several `task` calls in one response run in
  * parallel because the agent's tool node runs each call of a message as its own task.
+ *
+ * With a background store, `run_in_background: true` starts the subagent without waiting: the tool
+ * answers at once with the task id, and the lead collects the result later with `background_tasks`.
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { type StructuredToolInterface, type ToolRuntime, tool } from "@langchain/core/tools";
@@ -14,10 +17,12 @@ import { z } from "zod";
 import type { SandboxState, ThreadDataState } from "../state/shapes.js";
 import { type TaskEvent, type TaskEventSink, fanOut } from "../subagents/events.js";
 import { runSubagent } from "../subagents/executor.js";
+import { type BackgroundTasks, backgroundThreadKey } from "../subagents/background.js";
 import type { SubagentRegistry } from "../subagents/registry.js";
 import { formatTaskResultText, taskResultMetadata } from "../subagents/status-contract.js";
 import type { CreateSubagent, SubagentResult, SubagentType } from "../subagents/types.js";
 import { SUBAGENTS_DEFAULTS } from "../config/defaults.js";
+import { BACKGROUND_TASKS_TOOL_NAME } from "./background-tasks.js";
 
 /** Name of the delegation tool. */
 export const TASK_TOOL_NAME = "task";
@@ -35,6 +40,11 @@ export interface TaskToolOptions {
   emit?: TaskEventSink;
   /** Timeout for kinds that set none. Default 1800 s. */
   defaultTimeoutSeconds?: number;
+  /**
+   * Offers `run_in_background`: background subagents go to `tasks` (shared with the `background_tasks`
+   * tool), at most `maxRunning` at once per thread. Absent: every task is waited for.
+   */
+  background?: { tasks: BackgroundTasks; maxRunning: number };
 }
 
 const TaskArgs = z.object({
@@ -47,6 +57,15 @@ const TaskArgs = z.object({
   subagent_type: z
     .string()
     .describe("Which kind of subagent runs the job; one of the types listed in the tool description."),
+});
+
+const BackgroundTaskArgs = TaskArgs.extend({
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: start the subagent and return at once with its task_id, so you keep working; collect its result later with background_tasks. Default false: wait for the result.",
+    ),
 });
 
 /**
@@ -95,12 +114,29 @@ export function cancelledTaskResults(messages: readonly BaseMessage[]): ToolMess
     .map((call) => taskToolMessage({ status: "cancelled" }, call.id as string));
 }
 
-function describeTool(registry: SubagentRegistry): string {
+/** The answer of a task started in the background. */
+function startedMessage(toolCallId: string): ToolMessage {
+  return new ToolMessage({
+    name: TASK_TOOL_NAME,
+    tool_call_id: toolCallId,
+    content:
+      `Task started in the background (task_id: ${toolCallId}). Keep working; call background_tasks with action "collect" and this task_id to wait for its result. ` +
+      "Unfinished background tasks are cancelled when your run ends.",
+    status: "success",
+    additional_kwargs: { subagent_background: true },
+  });
+}
+
+function describeTool(registry: SubagentRegistry, background: boolean): string {
   const types = registry
     .list()
     .map((type) => `- ${type.name}: ${type.description.trim().split("\n")[0]}`)
     .join("\n");
-  return `Delegate one self-contained job to a subagent that works in its own context, in the same sandbox (same files), and returns a final report. It waits for the subagent and returns its result. Several task calls in one response run in parallel.
+  return `Delegate one self-contained job to a subagent that works in its own context, in the same sandbox (same files), and returns a final report. It waits for the subagent and returns its result. Several task calls in one response run in parallel.${
+    background
+      ? " With run_in_background: true it returns at once instead, and you collect the result later with background_tasks."
+      : ""
+  }
 
 Subagent types:
 ${types}`;
@@ -119,7 +155,10 @@ ${types}`;
 export function createTaskTool(options: TaskToolOptions) {
   const timeoutDefault = options.defaultTimeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS;
   return tool(
-    async ({ description, prompt, subagent_type }, runtime: ToolRuntime) => {
+    async (
+      { description, prompt, subagent_type, run_in_background }: z.infer<typeof BackgroundTaskArgs>,
+      runtime: ToolRuntime,
+    ) => {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? randomUUID();
       const type = options.registry.get(subagent_type);
       if (type === undefined) {
@@ -132,21 +171,49 @@ export function createTaskTool(options: TaskToolOptions) {
       const state = (runtime.state ?? {}) as { sandbox?: SandboxState | null; thread_data?: ThreadDataState | null };
       const writer = runtime.writer ?? (runtime.config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
       const threadId = runtime.configurable?.thread_id ?? runtime.config?.configurable?.thread_id;
-      const result = await runSubagent({
+      const signal = runtime.signal ?? runtime.config?.signal;
+      const run = {
         taskId: toolCallId,
         description,
         prompt,
         type,
-        tools: selectSubagentTools(parentTools, type),
+        // A subagent neither delegates nor reaches the lead's background tasks.
+        tools: selectSubagentTools(
+          parentTools.filter((candidate) => candidate.name !== BACKGROUND_TASKS_TOOL_NAME),
+          type,
+        ),
         createSubagent: options.createSubagent,
         parentState: { sandbox: state.sandbox, thread_data: state.thread_data },
         parentThreadId: typeof threadId === "string" ? threadId : undefined,
-        signal: runtime.signal ?? runtime.config?.signal,
         timeoutSeconds: type.timeoutSeconds ?? timeoutDefault,
         emit: fanOut(writer as ((event: TaskEvent) => void) | undefined, options.emit),
-      });
+      };
+      const background = options.background;
+      if (run_in_background && background) {
+        const started = background.tasks.start(backgroundThreadKey(threadId), {
+          taskId: toolCallId,
+          description,
+          subagentType: type.name,
+          modelName: type.model,
+          maxRunning: background.maxRunning,
+          signal,
+          run: (taskSignal, onStep) =>
+            runSubagent({
+              ...run,
+              signal: taskSignal,
+              emit: fanOut(run.emit, (event) => event.type === "task_running" && onStep()),
+            }),
+        });
+        if (!started.ok) return taskToolMessage({ status: "failed", error: started.error }, toolCallId);
+        return startedMessage(toolCallId);
+      }
+      const result = await runSubagent({ ...run, signal });
       return taskToolMessage(result, toolCallId, type.model);
     },
-    { name: TASK_TOOL_NAME, description: describeTool(options.registry), schema: TaskArgs },
+    {
+      name: TASK_TOOL_NAME,
+      description: describeTool(options.registry, options.background !== undefined),
+      schema: options.background ? BackgroundTaskArgs : TaskArgs,
+    },
   );
 }

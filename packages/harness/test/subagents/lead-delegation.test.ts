@@ -141,3 +141,64 @@ test("after a forced summarization, the next request still lists both delegation
     home.cleanup();
   }
 });
+
+test("a subagent over its kind's token budget stops and the lead reads token_capped", async () => {
+  const home = createTempHome();
+  const usage = { input_tokens: 1500, output_tokens: 100, total_tokens: 1600 };
+  const model = new ScriptedChatModel([
+    {
+      tool_calls: [
+        { name: "task", args: { description: "Look", prompt: "List the files", subagent_type: "general-purpose" } },
+      ],
+    },
+    // The subagent's first response already passes its 1000-token budget: its ls call is never run.
+    {
+      content: "Listing the outputs.",
+      tool_calls: [{ name: "ls", args: { description: "ls", path: "/mnt/user-data" } }],
+      usage_metadata: usage,
+    },
+    { content: "The subagent ran out of budget." },
+  ]);
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\nsubagents: {agents: {general-purpose: {token_budget: {max_tokens: 1000}}}}\n",
+    { source: null, env: {} },
+  );
+  const agent = await delegatingAgent(config, home.path, model);
+  try {
+    await agent.invoke(
+      { messages: [{ role: "user", content: "delegate it" }] },
+      { configurable: { thread_id: "lead" } },
+    );
+    const state = await agent.graph.getState({ configurable: { thread_id: "lead" } });
+    const values = state.values as {
+      messages: { getType(): string; text: string; additional_kwargs: Record<string, unknown> }[];
+      delegations: { status: string; stop_reason?: string }[];
+    };
+    const result = values.messages.find((message) => message.getType() === "tool")!;
+    assert.match(result.text, /^Task Succeeded \(capped: token budget\)\. Result: Listing the outputs\./);
+    assert.match(result.text, /subagents\.token_budget\.max_tokens/);
+    assert.equal(result.additional_kwargs.subagent_stop_reason, "token_capped");
+    assert.deepEqual(
+      values.delegations.map((entry) => [entry.status, entry.stop_reason]),
+      [["completed", "token_capped"]],
+    );
+    model.assertDone();
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});
+
+test("with subagents on, the lead gets background_tasks, task's run_in_background and the background-tasks middleware", async () => {
+  const home = createTempHome();
+  const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });
+  const agent = await delegatingAgent(config, home.path, new ScriptedChatModel([]));
+  try {
+    assert.ok(agent.deerflow.toolNames.includes("background_tasks"));
+    assert.ok(agent.deerflow.middlewareNames.includes("background-tasks"));
+    assert.match(agent.deerflow.systemPrompt, /run_in_background: true/);
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});

@@ -214,3 +214,38 @@ test("only tasks after the current run's first human message are captured", () =
   // A resumed run adds no message of its own: only the last turn can hold its calls.
   assert.deepEqual(ids(messages.slice(0, 4), "run-resumed"), [["new-call", "run-resumed"]]);
 });
+
+test("a background task stays in progress when started and ends with the background_tasks result that collects it", () => {
+  const started = new ToolMessage({
+    content: "Task started in the background (task_id: t1).",
+    tool_call_id: "t1",
+    name: "task",
+    additional_kwargs: { subagent_background: true },
+  });
+  const listed = new ToolMessage({ content: "Background tasks: …", tool_call_id: "c0", name: "background_tasks" });
+  const collected = new ToolMessage({
+    id: "tm-c1",
+    content: "Background task t1 (Scan): Task Succeeded. Result: found",
+    tool_call_id: "c1",
+    name: "background_tasks",
+    additional_kwargs: {
+      background_task_id: "t1",
+      subagent_status: "completed",
+      subagent_result_brief: "found",
+      subagent_result_sha256: sha,
+    },
+  });
+  const base = [new HumanMessage("go"), dispatch("t1", "Scan"), started];
+  assert.equal(extractDelegations(base, { now: NOW })[0]?.status, "in_progress");
+  const [entry] = extractDelegations([...base, listed, new AIMessage("…"), collected], { now: NOW });
+  assert.deepEqual(entry, {
+    id: "t1",
+    description: "Scan",
+    subagent_type: "general-purpose",
+    status: "completed",
+    created_at: NOW,
+    result_brief: "found",
+    result_sha256: sha,
+    result_ref: "tm-c1",
+  });
+});

@@ -21,6 +21,8 @@ import { isAIMessage, matchToolResults } from "../../messages/tool-pairs.js";
 
 /** Name of the tool whose calls are delegations. */
 export const TASK_TOOL_NAME = "task";
+/** The tool that collects or cancels background delegations; its result names the task in `background_task_id`. */
+const BACKGROUND_TASKS_TOOL_NAME = "background_tasks";
 const MAX_DESCRIPTION_CHARS = 200;
 /** Cap of a stored result brief (head and tail kept). */
 export const MAX_RESULT_BRIEF_CHARS = 2000;
@@ -133,6 +135,13 @@ export function extractDelegations(
       byId.delete(entry.id);
       byId.set(entry.id, entry);
     });
+  }
+  // A background task's `task` result only says it started; its outcome comes with its collection.
+  for (const message of messages) {
+    if (message.type !== "tool" || (message as ToolMessage).name !== BACKGROUND_TASKS_TOOL_NAME) continue;
+    const id = message.additional_kwargs?.background_task_id;
+    const entry = typeof id === "string" ? byId.get(id) : undefined;
+    if (entry?.status === "in_progress") byId.set(entry.id, applyResult(entry, message as ToolMessage));
   }
   return [...byId.values()];
 }
