@@ -53,6 +53,15 @@ export { skillActivationMiddleware, type SkillActivationOptions } from "./middle
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";
 export { toolCallRepairMiddleware, type ToolCallRepairOptions } from "./middleware/tool-call-repair.js";
 export { toolErrorsMiddleware, type ToolErrorsOptions } from "./middleware/tool-errors.js";
+export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  policyFor,
+  readDecision,
+  type ToolPolicy,
+  toolPolicyMiddleware,
+  type ToolPolicyOptions,
+} from "./middleware/tool-policy.js";
 export { deferredToolsMiddleware, type DeferredToolsOptions } from "./mcp/deferred-tools.js";
 
 // --- Config: config.yaml as a frozen value, with the defaults factories share.

@@ -30,6 +30,7 @@ import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { todoListMiddleware } from "../middleware/todo-list.js";
 import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
+import { toolPolicyMiddleware } from "../middleware/tool-policy.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
 import { modelLabel } from "../model/create-chat-model.js";
@@ -87,6 +88,9 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 3b. Outermost tool wrapper below the sandbox: a tool's exception becomes an error result, not the end of the run.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 3c. Inside tool-errors (which lets its approval interrupt through), outside every other tool wrapper: a refused call reaches nothing.
+    Object.keys(config.tool_policies).length > 0 &&
+      toolPolicyMiddleware({ policies: config.tool_policies, logger: input.logger?.child("tool-policy") }),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
@@ -201,6 +205,13 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
     // 2b. Outermost tool wrapper: a tool that throws becomes an error result, not a dead subagent.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
+    // 2c. The lead's tool policies, before any tool wrapper; nobody can approve inside a subagent, so approval refuses.
+    Object.keys(config.tool_policies).length > 0 &&
+      toolPolicyMiddleware({
+        policies: config.tool_policies,
+        canAsk: false,
+        logger: input.logger?.child("tool-policy"),
+      }),
     // 3. Outermost model wrapper: no provider sees a dangling tool call.
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4. Invalid tool-call JSON becomes an error result.
