@@ -44,8 +44,10 @@ export { subagentLimitMiddleware, type SubagentLimitOptions } from "./middleware
 export {
   clarificationFromMessages,
   clarificationMiddleware,
+  type ClarificationOptions,
   type PendingClarification,
 } from "./middleware/clarification.js";
+export type { ClarificationField } from "./tools/ask-clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
@@ -56,8 +58,6 @@ export { toolErrorsMiddleware, type ToolErrorsOptions } from "./middleware/tool-
 export {
   type ApprovalDecision,
   type ApprovalRequest,
-  policyFor,
-  readDecision,
   type ToolPolicy,
   toolPolicyMiddleware,
   type ToolPolicyOptions,

@@ -45,6 +45,8 @@ export interface LeadRuntime {
   /** Cap on `task` calls per run (`subagents.max_total_per_run`), clamped to [1, 50]. */
   maxTotalSubagents: number;
   agentName?: string;
+  /** `disable_clarification`: nobody can answer, so the model is not offered ask_clarification. */
+  clarificationDisabled?: boolean;
 }
 
 /** What the chain is built from: config, the run's switches, and the services created for the run. */
@@ -153,7 +155,10 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.
-    clarificationMiddleware({ logger: input.logger?.child("clarification") }),
+    clarificationMiddleware({
+      disabled: runtime.clarificationDisabled,
+      logger: input.logger?.child("clarification"),
+    }),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }

@@ -23,6 +23,8 @@ export interface LeadPromptOptions {
   memoryBlock?: string;
   /** `YYYY-MM-DD, Weekday`. */
   date: string;
+  /** The run's `disable_clarification`: no `<clarification_system>` (the clarification middleware says to proceed instead). */
+  clarificationDisabled?: boolean;
 }
 
 /** Today's date as the prompt shows it. */
@@ -43,7 +45,7 @@ export function renderLeadPrompt(options: LeadPromptOptions): string {
     `<role>\nYou are ${name}, an open-source super agent built on DeerFlow.ts. You complete tasks by planning, using tools in a sandboxed workspace, delegating when that helps, and reporting results clearly.\n</role>`,
     CONFIDENTIALITY,
     THINKING_STYLE,
-    CLARIFICATION,
+    options.clarificationDisabled ? "" : CLARIFICATION,
     skillsSection(options),
     options.subagentSection ?? "",
     options.webSection ?? "",

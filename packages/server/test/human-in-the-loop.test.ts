@@ -1,7 +1,8 @@
 /**
- * `tool_policies: approval` through `deerflow serve`, answered with the official SDK: the stream carries
- * the `__interrupt__` with the tool and its arguments, the thread waits as `interrupted` with the
- * interrupt in its state, and `command: {resume}` runs or refuses the call.
+ * The user in the loop through `deerflow serve`, with the official SDK. `tool_policies: approval`: the
+ * stream carries the `__interrupt__` with the tool and its arguments, the thread waits as `interrupted`
+ * with the interrupt in its state, and `command: {resume}` runs or refuses the call. And the
+ * `disable_clarification` run option, for runs nobody can answer.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -30,7 +31,8 @@ test("an approval interrupt streams as __interrupt__; resuming with approved: tr
     const interrupted = parts.find(
       (part) => part.event === "values" && (part.data as Record<string, unknown>).__interrupt__ !== undefined,
     );
-    const value = (interrupted?.data as { __interrupt__: { value: unknown; id: string }[] }).__interrupt__[0]!.value;
+    assert.ok(interrupted, "the stream carries the interrupt");
+    const value = (interrupted.data as { __interrupt__: { value: unknown; id: string }[] }).__interrupt__[0]!.value;
     assert.deepEqual(value, {
       kind: "tool_approval",
       tool_name: "ls",
@@ -70,6 +72,32 @@ test("resuming with approved: false refuses the call with the reason; the run fi
     assert.equal(result.status, "error");
     assert.match(result.content, /the user declined this call to "ls"; it did not run\. Reason: not now\./);
     assert.equal(last.messages.at(-1)!.content, "done");
+  } finally {
+    await t.close();
+  }
+});
+
+test("disable_clarification in the run's context: the model is not offered ask_clarification", async () => {
+  const t = await startTestServer();
+  try {
+    const thread = await t.client.threads.create();
+    await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("hi") });
+    await t.client.runs.wait(thread.thread_id, "lead_agent", {
+      input: say("again"),
+      context: { disable_clarification: true },
+    });
+    const offered = t.fake.requests.map((request) => (request.tools ?? []).map((entry) => entry.function.name));
+    assert.deepEqual(
+      offered.map((names) => names.includes("ask_clarification")),
+      [true, false],
+    );
+    const wrong = await fetch(`${t.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "lead_agent", input: say("x"), context: { disable_clarification: "yes" } }),
+    });
+    assert.equal(wrong.status, 422);
+    assert.match(((await wrong.json()) as { detail: string }).detail, /disable_clarification/);
   } finally {
     await t.close();
   }
