@@ -58,6 +58,7 @@ export { toolErrorsMiddleware, type ToolErrorsOptions } from "./middleware/tool-
 export {
   type ApprovalDecision,
   type ApprovalRequest,
+  resumeCommand,
   type ToolPolicy,
   toolPolicyMiddleware,
   type ToolPolicyOptions,

@@ -148,6 +148,7 @@ const VALUES = [
   "toolCallRepairMiddleware",
   "toolErrorsMiddleware",
   "toolPolicyMiddleware",
+  "resumeCommand",
   "updateExtensionsFile",
   "uploadsMiddleware",
   "validateThreadId",

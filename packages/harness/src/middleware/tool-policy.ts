@@ -10,7 +10,7 @@
  * value answers each.
  */
 import { ToolMessage } from "@langchain/core/messages";
-import { interrupt } from "@langchain/langgraph";
+import { Command, interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { Logger } from "../logger.js";
 
@@ -83,6 +83,17 @@ export function readDecision(value: unknown): ApprovalDecision {
     approved: false,
     reason: `the answer was not understood (expected {"approved": true|false, "reason"?: "..."}, got ${JSON.stringify(value) ?? String(value)})`,
   };
+}
+
+/**
+ * The input that continues a run paused on interrupts: one value for all of them, or a map of interrupt
+ * id to value. For callers (the CLI) that drive the graph without depending on LangGraph themselves.
+ *
+ * @example
+ * await agent.invoke(resumeCommand({ approved: true }), { configurable: { thread_id } });
+ */
+export function resumeCommand(value: unknown): Command {
+  return new Command({ resume: value });
 }
 
 /**
