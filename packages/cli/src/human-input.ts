@@ -36,22 +36,23 @@ export function describeArgs(args: Record<string, unknown>, max = 300): string {
 /**
  * Asks about each call: `y`/`yes` approves, anything else (or end of input) declines. After a decline,
  * an optional reason is asked for and given to the model. Returns the resume value: interrupt id to
- * decision.
+ * decision; `undefined` when input ends first, so the run keeps waiting (`chat --thread` asks again).
  */
 export async function askApprovals(
   approvals: readonly PendingApproval[],
   ask: Ask,
   say: (line: string) => void,
-): Promise<Record<string, ApprovalDecision>> {
+): Promise<Record<string, ApprovalDecision> | undefined> {
   const decisions: Record<string, ApprovalDecision> = {};
   for (const { interruptId, request } of approvals) {
     say(`approval needed: ${request.tool_name} ${describeArgs(request.args)}`);
     const answer = (await ask("approve? [y/N] "))?.trim().toLowerCase();
+    if (answer === undefined) return undefined;
     if (answer === "y" || answer === "yes") {
       decisions[interruptId] = { approved: true };
       continue;
     }
-    const reason = answer === undefined ? "" : ((await ask("reason (optional, Enter to skip)> ")) ?? "").trim();
+    const reason = ((await ask("reason (optional, Enter to skip)> ")) ?? "").trim();
     decisions[interruptId] = reason ? { approved: false, reason } : { approved: false };
   }
   return decisions;

@@ -59,6 +59,7 @@ test("askApprovals: y approves, anything else declines with an optional reason; 
   });
   assert.match(io.said[0]!, /approval needed: ls \{"path":"\/x"\}/);
   assert.equal(io.prompts[0], "approve? [y/N] ");
+  assert.equal(await askApprovals(approvals, scripted(["y"]).ask, () => {}), undefined, "input ended: keep waiting");
 });
 
 const form: ClarificationField[] = [

@@ -47,7 +47,10 @@ export async function main(argv: string[]): Promise<number> {
   const say = (text: string) => writeOut(`${text}\n`);
   /** What the user answers to a turn that waits on them, as the next turn's input; undefined: nothing waits. */
   const followUp = async (result: Pick<TurnResult, "approvals" | "form">): Promise<TurnInput | undefined> => {
-    if (result.approvals.length > 0) return { resume: await askApprovals(result.approvals, ask, say) };
+    if (result.approvals.length > 0) {
+      const decisions = await askApprovals(result.approvals, ask, say);
+      return decisions && { resume: decisions };
+    }
     if (result.form) return askForm(result.form, ask, say);
     return undefined;
   };

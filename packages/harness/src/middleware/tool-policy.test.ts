@@ -117,3 +117,28 @@ test("a tool_policies value other than allow, deny or approval is a config error
   const config = parseConfigText('tool_policies: {bash: approval, "mcp_*": deny}\n', { source: null, env: {} });
   assert.deepEqual(config.tool_policies, { bash: "approval", "mcp_*": "deny" });
 });
+
+test("two calls waiting at once: a map of interrupt id to decision answers each", async () => {
+  const both = new AIMessage({
+    id: "ai-both",
+    content: "",
+    tool_calls: [
+      { id: "b1", name: "bash", args: { command: "ls" }, type: "tool_call" },
+      { id: "b2", name: "bash", args: { command: "rm x" }, type: "tool_call" },
+    ],
+  });
+  const { agent, ran } = setup({ bash: "approval" }, [both, new AIMessage("Done.")]);
+  const config = { configurable: { thread_id: "two" } };
+  await agent.invoke({ messages: [new HumanMessage("go")] }, config);
+  const state = await agent.graph.getState(config);
+  const waiting = state.tasks.flatMap((task) => task.interrupts);
+  assert.equal(waiting.length, 2);
+  const idOf = (command: string) =>
+    waiting.find((entry) => (entry.value as { args: { command: string } }).args.command === command)!.id!;
+  const resumed = await agent.invoke(
+    new Command({ resume: { [idOf("ls")]: { approved: true }, [idOf("rm x")]: { approved: false } } }),
+    config,
+  );
+  assert.deepEqual(ran, ["ls"]);
+  assert.equal(resumed.messages.at(-1)?.text, "Done.");
+});
