@@ -65,6 +65,7 @@ test("deny answers the call with an error result and the run goes on", async () 
   assert.equal(refusal.status, "error");
   assert.match(refusal.text, /"bash" is not allowed here \(tool_policies: deny\)/);
   assert.equal(result.messages.at(-1)?.text, "I may not run it.");
+  assert.deepEqual(model.calls[0]!.toolNames, [], "a denied tool is not offered");
   model.assertDone();
 });
 
@@ -81,6 +82,7 @@ test("approval pauses on an interrupt with the tool and its args; approving runs
   const state = await agent.graph.getState(config);
   assert.ok(state.next.length > 0, "the thread waits");
 
+  assert.deepEqual(model.calls[0]!.toolNames, ["bash"], "an approval tool is still offered");
   const resumed = await agent.invoke(new Command({ resume: { approved: true } }), config);
   assert.deepEqual(ran, ["ls"]);
   assert.equal(resumed.messages.at(-1)?.text, "Listed.");

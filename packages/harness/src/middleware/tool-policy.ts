@@ -2,8 +2,9 @@
  * Per-tool policies (`tool_policies:` in config): some tools must never run in a deployment, and some
  * only after a person says yes (a `bash` that can delete files, an MCP tool that sends mail).
  *
- * `deny` answers the call with an error result the model can read, so it tries something else instead
- * of the run failing. `approval` pauses the run with a LangGraph interrupt carrying the tool's name and
+ * `deny` leaves the tool out of every model request, and answers a call made anyway (a tool named in
+ * history or in a skill) with an error result the model can read, so it tries something else instead of
+ * the run failing. `approval` pauses the run with a LangGraph interrupt carrying the tool's name and
  * arguments (an {@link ApprovalRequest}); the run is continued with `Command({ resume: { approved,
  * reason? } })` and then runs or refuses the call. Each tool call is its own task in the tool step, so
  * two calls awaiting approval are two interrupts: one resume value answers both, a map of interrupt id to
@@ -107,6 +108,13 @@ export function toolPolicyMiddleware(options: ToolPolicyOptions) {
   const canAsk = options.canAsk ?? true;
   return createMiddleware({
     name: "tool-policy",
+    wrapModelCall: (request, handler) => {
+      const tools = request.tools.filter((tool) => {
+        const name = (tool as { name?: unknown }).name;
+        return typeof name !== "string" || policyFor(name, options.policies) !== "deny";
+      });
+      return tools.length === request.tools.length ? handler(request) : handler({ ...request, tools });
+    },
     wrapToolCall: async (request, handler) => {
       const call = request.toolCall;
       const policy = policyFor(call.name, options.policies);
