@@ -149,9 +149,9 @@ async function settleBy(work: Promise<unknown>, until: number, signal?: AbortSig
 export type TurnInput = string | null | { resume: unknown };
 
 /**
- * Runs one turn (`input` null resumes an unfinished run, `{resume}` answers its interrupts), renders its progress and prints its answer
- * with `answer` (none: the caller prints the result, as `--json` does). `prepare` runs once the thread
- * is held (e.g. copying uploads into it).
+ * Runs one turn (`input` null resumes an unfinished run, `{resume}` answers its interrupts), renders its
+ * progress and prints its answer with `answer` (none: the caller prints the result, as `--json` does).
+ * `prepare` runs once the thread is held (e.g. copying uploads into it).
  */
 export async function runTurn(
   session: Session,

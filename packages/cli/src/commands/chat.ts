@@ -1,9 +1,9 @@
 /**
  * `deerflow chat`: an interactive conversation on one thread. A clarification question is shown like
  * any answer, and the next line the user types is its answer, on the same thread (a form is asked
- * field by field). A tool call waiting for approval is asked `approve? [y/N]` and the run resumes. Answers stream on a
- * terminal (see answer-printer.ts). Leaving takes at most about two seconds: memory updates not done by
- * then are journaled for the next process.
+ * field by field). A tool call waiting for approval is asked `approve? [y/N]` and the run resumes.
+ * Answers stream on a terminal (see answer-printer.ts). Leaving takes at most about two seconds: memory
+ * updates not done by then are journaled for the next process.
  */
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
