@@ -293,3 +293,28 @@ test("disable_clarification: ask_clarification is not offered, the model is told
   assert.equal(clarificationFromMessages(result.messages), null);
   model.assertDone();
 });
+
+test("a form with an unknown field type, options as a JSON string and fields as JSON still ends on the question", async () => {
+  const fields = JSON.stringify([
+    { name: "when", type: "calendar" },
+    { name: "env", type: "select", options: '["a","b"]', required: "true" },
+  ]);
+  const model = new ScriptedChatModel([
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [ask("c1", { question: "Details?", clarification_type: "missing_info", fields })],
+    }),
+  ]);
+  const result = await agentWith(model).invoke(
+    { messages: [new HumanMessage("go")] },
+    { configurable: { thread_id: "odd" } },
+  );
+  assert.deepEqual(
+    clarificationFromMessages(result.messages)?.fields?.map((field) => [field.name, field.type, field.required]),
+    [
+      ["when", "text", false],
+      ["env", "select", true],
+    ],
+  );
+});
