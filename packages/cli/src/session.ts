@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import {
   type AppConfig,
+  type ClarificationField,
   cancelledTaskResults,
   clarificationFromMessages,
   createHarness,
@@ -25,10 +26,12 @@ import {
   type ThreadLeases,
   isValidThreadId,
   resolveVirtualPath,
+  resumeCommand,
   saveUploads,
   THREAD_ID_RULE,
 } from "@deerflow/harness";
 import type { AnswerPrinter } from "./answer-printer.js";
+import { type PendingApproval, pendingApprovals } from "./human-input.js";
 import type { AgentFlags } from "./args.js";
 import { ProgressRenderer, textOf } from "./progress.js";
 import { UsageError } from "./usage-error.js";
@@ -58,6 +61,10 @@ export interface TurnResult {
   answer: string;
   /** The question when the agent stopped to ask for clarification. */
   clarification: string | null;
+  /** The form of that question (v2), when it has one. */
+  form: ClarificationField[] | null;
+  /** Tool calls the run stopped on, waiting for the user's approval (`tool_policies: approval`). */
+  approvals: PendingApproval[];
   values: Record<string, unknown> & { messages: BaseMessage[] };
 }
 
@@ -138,14 +145,17 @@ async function settleBy(work: Promise<unknown>, until: number, signal?: AbortSig
   signal?.removeEventListener("abort", onAbort);
 }
 
+/** What a turn starts from: the user's message, `null` to resume an unfinished run, or answers to its interrupts. */
+export type TurnInput = string | null | { resume: unknown };
+
 /**
- * Runs one turn (`input` null resumes an unfinished run), renders its progress and prints its answer
- * with `answer` (none: the caller prints the result, as `--json` does). `prepare` runs once the thread
- * is held (e.g. copying uploads into it).
+ * Runs one turn (`input` null resumes an unfinished run, `{resume}` answers its interrupts), renders its
+ * progress and prints its answer with `answer` (none: the caller prints the result, as `--json` does).
+ * `prepare` runs once the thread is held (e.g. copying uploads into it).
  */
 export async function runTurn(
   session: Session,
-  input: string | null,
+  input: TurnInput,
   renderer: ProgressRenderer,
   signal?: AbortSignal,
   prepare?: () => Promise<void>,
@@ -180,7 +190,7 @@ async function acquireThread(session: Session, renderer: ProgressRenderer, signa
 
 async function runHeldTurn(
   session: Session,
-  input: string | null,
+  input: TurnInput,
   renderer: ProgressRenderer,
   signal?: AbortSignal,
   answer?: AnswerPrinter,
@@ -192,7 +202,12 @@ async function runHeldTurn(
   if (input === null && before.next.length === 0) {
     throw new UsageError(`Thread ${session.threadId} has no unfinished run to resume. Give a task to continue it.`);
   }
-  const payload = input === null ? null : { messages: [{ role: "user", content: input }] };
+  const payload =
+    input === null
+      ? null
+      : typeof input === "string"
+        ? { messages: [{ role: "user", content: input }] }
+        : resumeCommand(input.resume);
   try {
     renderer.startSpinner();
     // "tasks" shows when the after-agent hooks (title, memory) start: the answer is final by then, and is
@@ -240,8 +255,9 @@ async function runHeldTurn(
   }
   const after = await session.agent.graph.getState(config);
   const values = after.values as TurnResult["values"];
-  const result = { ...summarizeTurn(values.messages ?? []), values };
-  if (answer && !answer.answered) answer.final(result.answer, result.clarification !== null);
+  const approvals = pendingApprovals(after.tasks);
+  const result = { ...summarizeTurn(values.messages ?? []), approvals, values };
+  if (answer && !answer.answered && approvals.length === 0) answer.final(result.answer, result.clarification !== null);
   return result;
 }
 
@@ -280,9 +296,14 @@ async function recordCancelledTasks(session: Session, config: { configurable: { 
   if (cancelled.length > 0) await session.agent.graph.updateState(config, { messages: cancelled });
 }
 
-function summarizeTurn(messages: BaseMessage[]): { answer: string; clarification: string | null } {
+function summarizeTurn(messages: BaseMessage[]): {
+  answer: string;
+  clarification: string | null;
+  form: ClarificationField[] | null;
+} {
   const clarification = clarificationFromMessages(messages);
-  if (clarification) return { answer: clarification.text, clarification: clarification.text };
+  if (clarification)
+    return { answer: clarification.text, clarification: clarification.text, form: clarification.fields ?? null };
   const answer = [...messages].reverse().find((message) => message.getType() === "ai");
-  return { answer: answer ? textOf(answer) : "", clarification: null };
+  return { answer: answer ? textOf(answer) : "", clarification: null, form: null };
 }

@@ -51,8 +51,10 @@ export { subagentLimitMiddleware, type SubagentLimitOptions } from "./middleware
 export {
   clarificationFromMessages,
   clarificationMiddleware,
+  type ClarificationOptions,
   type PendingClarification,
 } from "./middleware/clarification.js";
+export type { ClarificationField } from "./tools/ask-clarification.js";
 export { contextGuardMiddleware, type ContextGuardOptions } from "./middleware/context-guard/index.js";
 export { loopDetectionMiddleware, type LoopDetectionOptions } from "./middleware/loop-detection.js";
 export { type InputSanitizationOptions, inputSanitizationMiddleware } from "./middleware/input-sanitization.js";
@@ -67,6 +69,14 @@ export { skillActivationMiddleware, type SkillActivationOptions } from "./middle
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";
 export { toolCallRepairMiddleware, type ToolCallRepairOptions } from "./middleware/tool-call-repair.js";
 export { toolErrorsMiddleware, type ToolErrorsOptions } from "./middleware/tool-errors.js";
+export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  resumeCommand,
+  type ToolPolicy,
+  toolPolicyMiddleware,
+  type ToolPolicyOptions,
+} from "./middleware/tool-policy.js";
 export { deferredToolsMiddleware, type DeferredToolsOptions } from "./mcp/deferred-tools.js";
 
 // --- Config: config.yaml as a frozen value, with the defaults factories share.

@@ -1,13 +1,14 @@
 /**
  * `deerflow run "task"`: one task on a new or saved thread. Progress on stderr, the answer on stdout
  * (streamed on a terminal unless --no-stream; one JSON object with --json, also on failure), exit 3 when
- * the agent stopped to ask a question. The process exits about two seconds after the answer at most
- * (see session.ts). The task can come from stdin (`-`) or a file (`--file`), for tasks too long or too
+ * the agent stopped to ask a question or waits for a tool approval. The process exits about two seconds
+ * after the answer at most (see session.ts). The task can come from stdin (`-`) or a file (`--file`), for tasks too long or too
  * awkward to quote.
  */
 import { readFileSync } from "node:fs";
 import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
+import { describeArgs } from "../human-input.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { artifactLines, openSession, runTurn, uploadFiles, WRAP_UP_MS } from "../session.js";
@@ -115,6 +116,7 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
           artifacts: state.artifacts ?? [],
           todos: state.todos ?? [],
           clarification: result.clarification,
+          approvals: result.approvals.map((approval) => approval.request),
           token_usage: { run: state.run_token_usage ?? null, thread: state.token_usage ?? null },
         })}\n`,
       );
@@ -126,8 +128,11 @@ async function runCommand(argv: string[], json: boolean, onThread: (id: string) 
           .map((line) => `  ${line}`)
           .join("\n")}`,
       );
+    for (const { request } of result.approvals)
+      renderer.line(`waiting for approval: ${request.tool_name} ${describeArgs(request.args)}`);
+    if (result.approvals.length > 0) renderer.line(`answer it with: deerflow chat --thread ${session.threadId}`);
     renderer.line(`thread: ${session.threadId}`);
-    return result.clarification ? 3 : 0;
+    return result.clarification || result.approvals.length > 0 ? 3 : 0;
   } finally {
     // After an answer, memory updates may finish within the wrap-up (a Ctrl-C ends it); after a failure, nothing waits.
     await session.close(

@@ -127,3 +127,32 @@ test("duplicate tool names fail at construction", async () => {
     home.cleanup();
   }
 });
+
+test("disable_clarification: the lead is offered no ask_clarification and its prompt has no clarification section", async () => {
+  const home = createTempHome();
+  const server = await startFakeOpenAIServer({ script: [{ content: "A." }, { content: "B." }] });
+  try {
+    for (const disable of [false, true]) {
+      const agent = await createLeadAgent(configFor(server.url), {
+        home: home.path,
+        env: {},
+        checkpointer: false,
+        disable_clarification: disable,
+      });
+      await agent.invoke(
+        { messages: [{ role: "user", content: "hi" }] },
+        { configurable: { thread_id: `c-${disable}` } },
+      );
+      await agent.close();
+      const request = server.requests.at(-1)!;
+      const tools = (request.tools ?? []).map((entry) => entry.function.name);
+      const system = textOf(request.messages[0]!.content);
+      assert.equal(tools.includes("ask_clarification"), !disable);
+      assert.equal(system.includes("<clarification_system>"), !disable);
+      assert.equal(system.includes("Clarification is disabled for this run"), disable);
+    }
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});

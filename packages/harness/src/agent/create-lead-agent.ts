@@ -44,6 +44,7 @@ export async function createLeadAgent(config: AppConfig, options: LeadAgentOptio
       max_concurrent_subagents: options.max_concurrent_subagents,
       max_total_subagents: options.max_total_subagents,
       agent_name: options.agent_name,
+      disable_clarification: options.disable_clarification,
     });
     return Object.assign(agent, {
       close: harness.close,

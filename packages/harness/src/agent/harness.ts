@@ -79,6 +79,11 @@ export interface AgentRunOptions {
   max_total_subagents?: number;
   agent_name?: string;
   /**
+   * Nobody can answer a question (a scheduled or webhook run): `ask_clarification` is not offered and the
+   * model is told to proceed on its best assumption. DeerFlow's run-context flag of the same name.
+   */
+  disable_clarification?: boolean;
+  /**
    * The user the run is for: their memory is injected and learns from it (`{root}/users/{id}`). Absent:
    * the local (ownerless) user. Letters, digits, "-" and "_", 1 to 64 characters, else `ConfigError`.
    */
@@ -194,6 +199,7 @@ function buildAgent(
     maxConcurrentSubagents: clampMaxConcurrent(run.max_concurrent_subagents ?? config.subagents.max_concurrent),
     maxTotalSubagents: clampMaxTotal(run.max_total_subagents ?? config.subagents.max_total_per_run),
     agentName: run.agent_name,
+    clarificationDisabled: run.disable_clarification ?? false,
   };
   const memory = memoryFor(runtime.agentName, run.user_id);
 
@@ -242,6 +248,7 @@ function buildAgent(
     webSection: renderWebPromptSection(tools.map((tool) => tool.name)),
     memoryBlock: memory?.promptBlock(),
     date: promptDate(),
+    clarificationDisabled: runtime.clarificationDisabled,
   });
 
   const modelId = selection.entry.model;
@@ -698,6 +705,7 @@ function optionKey(run: AgentRunOptions): string {
     run.max_total_subagents ?? null,
     run.agent_name ?? null,
     run.user_id ?? null,
+    run.disable_clarification ?? null,
   ]);
 }
 

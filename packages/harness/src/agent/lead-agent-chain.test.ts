@@ -83,6 +83,14 @@ test("conditional slots drop out when their switch is off", async () => {
   );
 });
 
+test("tool_policies adds tool-policy right inside tool-errors", async () => {
+  const names = await chainOf({}, "memory: {enabled: false}\ntool_policies: {bash: approval}\n");
+  assert.deepEqual(names.slice(names.indexOf("tool-errors"), names.indexOf("tool-errors") + 2), [
+    "tool-errors",
+    "tool-policy",
+  ]);
+});
+
 test("middlewares passed in code go right before clarification", async () => {
   const { createMiddleware } = await import("langchain");
   const custom = createMiddleware({ name: "audit" });

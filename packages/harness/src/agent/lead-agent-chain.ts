@@ -36,6 +36,7 @@ import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolProgressMiddleware } from "../middleware/tool-progress.js";
 import { toolResultSanitizationMiddleware } from "../middleware/tool-result-sanitization.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
+import { toolPolicyMiddleware } from "../middleware/tool-policy.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
 import { modelLabel } from "../model/create-chat-model.js";
@@ -51,6 +52,8 @@ export interface LeadRuntime {
   /** Cap on `task` calls per run (`subagents.max_total_per_run`), clamped to [1, 50]. */
   maxTotalSubagents: number;
   agentName?: string;
+  /** `disable_clarification`: nobody can answer, so the model is not offered ask_clarification. */
+  clarificationDisabled?: boolean;
 }
 
 /** What the chain is built from: config, the run's switches, and the services created for the run. */
@@ -103,7 +106,10 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),
     // 3b. Below the sandbox and the result guards: a tool's exception becomes an error result, not the end of the run.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
-    // 3c. Inside tool-errors, outside the other tool wrappers: a write it refuses never reaches them or the tool.
+    // 3c. Inside tool-errors (which lets its approval interrupt through), outside every other tool wrapper: a refused call reaches nothing.
+    Object.keys(config.tool_policies).length > 0 &&
+      toolPolicyMiddleware({ policies: config.tool_policies, logger: input.logger?.child("tool-policy") }),
+    // 3d. Inside tool-policy, outside the other tool wrappers: a write it refuses never reaches them or the tool.
     config.sandbox.read_before_write &&
       readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 4. Outermost model wrapper: repairs unpaired tool calls in the request, so no provider sees a dangling call.
@@ -188,7 +194,10 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // Code-supplied middlewares sit inside the built-in chain but outside clarification.
     ...input.custom,
     // 12. Innermost tool wrapper: intercepts ask_clarification and ends the run on the question.
-    clarificationMiddleware({ logger: input.logger?.child("clarification") }),
+    clarificationMiddleware({
+      disabled: runtime.clarificationDisabled,
+      logger: input.logger?.child("clarification"),
+    }),
   ];
   return chain.filter((entry): entry is AgentMiddleware => entry !== false);
 }
@@ -245,7 +254,14 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),
     // 2b. A tool that throws becomes an error result, not a dead subagent.
     toolErrorsMiddleware({ logger: input.logger?.child("tool-errors") }),
-    // 2c. The subagent's own reads count: it shares the thread's files but not the lead's messages.
+    // 2c. The lead's tool policies, before any tool wrapper; nobody can approve inside a subagent, so approval refuses.
+    Object.keys(config.tool_policies).length > 0 &&
+      toolPolicyMiddleware({
+        policies: config.tool_policies,
+        canAsk: false,
+        logger: input.logger?.child("tool-policy"),
+      }),
+    // 2d. The subagent's own reads count: it shares the thread's files but not the lead's messages.
     config.sandbox.read_before_write &&
       readBeforeWriteMiddleware({ provider: input.sandbox, logger: input.logger?.child("read-before-write") }),
     // 3. Outermost model wrapper: no provider sees a dangling tool call.

@@ -23,6 +23,8 @@ export interface LeadPromptOptions {
   memoryBlock?: string;
   /** `YYYY-MM-DD, Weekday`. */
   date: string;
+  /** The run's `disable_clarification`: no `<clarification_system>` (the clarification middleware says to proceed instead). */
+  clarificationDisabled?: boolean;
 }
 
 /** Today's date as the prompt shows it. */
@@ -43,7 +45,7 @@ export function renderLeadPrompt(options: LeadPromptOptions): string {
     `<role>\nYou are ${name}, an open-source super agent built on DeerFlow.ts. You complete tasks by planning, using tools in a sandboxed workspace, delegating when that helps, and reporting results clearly.\n</role>`,
     CONFIDENTIALITY,
     THINKING_STYLE,
-    CLARIFICATION,
+    options.clarificationDisabled ? "" : CLARIFICATION,
     skillsSection(options),
     options.subagentSection ?? "",
     options.webSection ?? "",
@@ -68,7 +70,7 @@ const THINKING_STYLE = `<thinking_style>
 
 const CLARIFICATION = `<clarification_system>
 Work in this order: clarify, then plan, then act.
-Call ask_clarification (and nothing else in that response) when a required detail is missing, the request is ambiguous, there are several reasonable approaches with different costs, or an action is risky or irreversible. Pick the clarification_type that fits: missing_info, ambiguous_requirement, approach_choice, risk_confirmation or suggestion. Offer options when the choices are known. Do not ask when a sensible default exists; state the assumption instead.
+Call ask_clarification (and nothing else in that response) when a required detail is missing, the request is ambiguous, there are several reasonable approaches with different costs, or an action is risky or irreversible. Pick the clarification_type that fits: missing_info, ambiguous_requirement, approach_choice, risk_confirmation or suggestion. Offer options when the choices are known; to collect several values at once, ask one form (fields) instead of several questions. Do not ask when a sensible default exists; state the assumption instead.
 </clarification_system>`;
 
 function skillsSection(options: LeadPromptOptions): string {

@@ -260,6 +260,17 @@ export const McpServerEntry = z.strictObject({
   tool_call_timeout: z.number().positive().optional(),
 });
 
+/**
+ * `tool_policies:`: tool name or glob (`*`, `?`) to `allow | deny | approval` (middleware/tool-policy.ts).
+ * An exact name beats a glob, a longer glob a shorter one; unmatched tools are allowed.
+ */
+export const ToolPoliciesConfig = z
+  .record(
+    z.string().min(1),
+    z.enum(["allow", "deny", "approval"], { error: "a tool policy must be allow, deny or approval" }),
+  )
+  .default({});
+
 /** Deferred loading of MCP tools: past `threshold` tools, the model sees a catalogue and `tool_search`. */
 export const ToolSearchConfig = z.strictObject({
   enabled: z.boolean().default(true),
@@ -431,6 +442,7 @@ export const AppConfigSchema = z.strictObject({
   tools: z.array(ToolEntry).default([]),
   mcp_servers: z.record(z.string(), McpServerEntry).default({}),
   tool_search: ToolSearchConfig.prefault({}),
+  tool_policies: ToolPoliciesConfig,
   database: DatabaseConfig.prefault({}),
   stream: StreamConfig.prefault({}),
   checkpoints: CheckpointsConfig.prefault({}),

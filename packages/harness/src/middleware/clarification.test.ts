@@ -3,8 +3,13 @@ import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage, createAgent, tool } from "langchain";
 import { MemorySaver, messagesStateReducer } from "@langchain/langgraph";
 import { z } from "zod";
-import { askClarificationTool } from "../tools/ask-clarification.js";
-import { clarificationFromMessages, clarificationMiddleware, moveClarificationLast } from "./clarification.js";
+import { askClarificationTool, normalizeFields } from "../tools/ask-clarification.js";
+import {
+  CLARIFICATION_DISABLED_NOTE,
+  clarificationFromMessages,
+  clarificationMiddleware,
+  moveClarificationLast,
+} from "./clarification.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 
 const ask = (id: string, args: Record<string, unknown>) => ({
@@ -176,4 +181,140 @@ test("the question's message id and request id are clarification:<call id>, so a
   const [a, b] = [await answer(withoutId), await answer(withoutId)];
   assert.match(a.id!, /^clarification:[0-9a-f]{16}$/);
   assert.equal(b.id, a.id, "a call without an id is keyed by its question");
+});
+
+test("normalizeFields: labels default to names, option-less selects become text, a broken field drops the form", () => {
+  assert.deepEqual(
+    normalizeFields([
+      { name: "env", type: "select", options: ["dev", "prod"], required: true },
+      { name: "count", label: "How many?", type: "number", placeholder: " 3 " },
+      { name: "tags", type: "multi_select" },
+      { name: "when", type: "calendar" },
+    ]),
+    [
+      {
+        name: "env",
+        label: "env",
+        type: "select",
+        required: true,
+        options: [
+          { id: "env-option-1", label: "dev", value: "dev" },
+          { id: "env-option-2", label: "prod", value: "prod" },
+        ],
+      },
+      { name: "count", label: "How many?", type: "number", required: false, placeholder: "3" },
+      { name: "tags", label: "tags", type: "text", required: false },
+      { name: "when", label: "when", type: "text", required: false },
+    ],
+  );
+  assert.equal(normalizeFields('[{"name": "a"}]').length, 1, "JSON in a string");
+  assert.deepEqual(normalizeFields([{ name: "a" }, { name: "a" }]), [], "duplicate name");
+  assert.deepEqual(normalizeFields([{ name: "a" }, { label: "no name" }]), [], "missing name");
+  assert.deepEqual(normalizeFields([{ name: "constructor" }]), [], "reserved name");
+  assert.deepEqual(normalizeFields(Array.from({ length: 17 }, (_, i) => ({ name: `f${i}` }))), [], "too many");
+  assert.deepEqual(normalizeFields(null), []);
+});
+
+test("a form (v2) ends the run on the question with its fields in the text, the request and the pending clarification", async () => {
+  const fields = [
+    { name: "env", label: "Environment", type: "select", options: ["staging", "prod"], required: true },
+    { name: "notes", type: "textarea" },
+  ];
+  const model = new ScriptedChatModel([
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [ask("c1", { question: "Deployment details?", clarification_type: "missing_info", fields })],
+    }),
+  ]);
+  const result = await agentWith(model).invoke(
+    { messages: [new HumanMessage("deploy")] },
+    { configurable: { thread_id: "form-1" } },
+  );
+  const last = result.messages.at(-1);
+  assert.ok(ToolMessage.isInstance(last));
+  assert.equal(
+    last.text,
+    "❓ Deployment details?\n\n1. Environment (required) - options: staging / prod\n2. notes\n\nPlease reply with a value for each field.",
+  );
+  const request = (last.artifact as { human_input: Record<string, unknown> }).human_input;
+  assert.equal(request.version, 2);
+  assert.equal(request.input_mode, "form");
+  assert.deepEqual(
+    (request.fields as { name: string; type: string }[]).map((field) => [field.name, field.type]),
+    [
+      ["env", "select"],
+      ["notes", "textarea"],
+    ],
+  );
+  assert.equal(request.options, undefined);
+  assert.deepEqual(
+    clarificationFromMessages(result.messages)?.fields?.map((field) => field.label),
+    ["Environment", "notes"],
+  );
+});
+
+test("v1 questions keep version 1; a broken form falls back to the plain question", async () => {
+  const middleware = clarificationMiddleware();
+  const answer = async (args: Record<string, unknown>) =>
+    (await middleware.wrapToolCall!({ toolCall: ask("c1", args) } as never, () =>
+      assert.fail("the tool must not run"),
+    )) as ToolMessage;
+  const v1 = await answer(question);
+  const v1Request = (v1.artifact as { human_input: Record<string, unknown> }).human_input;
+  assert.deepEqual([v1Request.version, v1Request.input_mode], [1, "choice_with_other"]);
+  const broken = await answer({ ...question, fields: [{ name: "a" }, { name: "a" }] });
+  const brokenRequest = (broken.artifact as { human_input: Record<string, unknown> }).human_input;
+  assert.deepEqual([brokenRequest.version, brokenRequest.input_mode], [1, "choice_with_other"]);
+  assert.equal(broken.text, v1.text);
+});
+
+test("disable_clarification: ask_clarification is not offered, the model is told to proceed, a call anyway does not end the run", async () => {
+  const model = new ScriptedChatModel([
+    new AIMessage({ id: "ai-1", content: "", tool_calls: [ask("c1", question)] }),
+    new AIMessage({ id: "ai-2", content: "Assuming Paris: sunny." }),
+  ]);
+  const agent = createAgent({
+    model,
+    tools: [askClarificationTool],
+    systemPrompt: "You are helpful.",
+    middleware: [clarificationMiddleware({ disabled: true })],
+    checkpointer: new MemorySaver(),
+  });
+  const result = await agent.invoke(
+    { messages: [new HumanMessage("weather?")] },
+    { configurable: { thread_id: "off" } },
+  );
+  assert.deepEqual(model.calls[0]!.toolNames, []);
+  assert.match(model.calls[0]!.messages[0]!.text, /You are helpful\.\n\nClarification is disabled for this run/);
+  const reply = result.messages.find((message) => ToolMessage.isInstance(message));
+  assert.equal(reply?.text, CLARIFICATION_DISABLED_NOTE);
+  assert.equal(result.messages.at(-1)?.text, "Assuming Paris: sunny.");
+  assert.equal(clarificationFromMessages(result.messages), null);
+  model.assertDone();
+});
+
+test("a form with an unknown field type, options as a JSON string and fields as JSON still ends on the question", async () => {
+  const fields = JSON.stringify([
+    { name: "when", type: "calendar" },
+    { name: "env", type: "select", options: '["a","b"]', required: "true" },
+  ]);
+  const model = new ScriptedChatModel([
+    new AIMessage({
+      id: "ai-1",
+      content: "",
+      tool_calls: [ask("c1", { question: "Details?", clarification_type: "missing_info", fields })],
+    }),
+  ]);
+  const result = await agentWith(model).invoke(
+    { messages: [new HumanMessage("go")] },
+    { configurable: { thread_id: "odd" } },
+  );
+  assert.deepEqual(
+    clarificationFromMessages(result.messages)?.fields?.map((field) => [field.name, field.type, field.required]),
+    [
+      ["when", "text", false],
+      ["env", "select", true],
+    ],
+  );
 });

@@ -16,6 +16,7 @@ import { copyAIMessage } from "../messages/ai-message.js";
 import {
   ASK_CLARIFICATION_TOOL_NAME,
   AskClarificationArgs,
+  type ClarificationField,
   parseClarificationArgs,
   type ClarificationType,
   formatClarification,
@@ -28,6 +29,8 @@ export interface PendingClarification {
   clarification_type: ClarificationType;
   context?: string;
   options?: string[];
+  /** A form to fill in (v2); when present it takes precedence over `options`. */
+  fields?: ClarificationField[];
   /** The formatted text (icon, context, question, numbered options). */
   text: string;
   tool_call_id: string;
@@ -72,25 +75,44 @@ export function clarificationRequestId(toolCallId: string, text: string): string
 }
 
 /**
- * The question in the shape DeerFlow's UI renders (`artifact.human_input`, version 1): free text, or a
- * choice among options with an "other" answer.
+ * The question in the shape DeerFlow's UI renders (`artifact.human_input`): version 1 for free text or
+ * a choice among options with an "other" answer; version 2 for a form (`input_mode: "form"` with
+ * `fields`), so a client that knows only version 1 falls back to the message text.
  */
 export function humanInputRequest(args: AskClarificationArgs, toolCallId: string, requestId = toolCallId) {
   const options = args.options ?? [];
+  const fields = args.fields ?? [];
+  const inputMode = fields.length > 0 ? "form" : options.length > 0 ? "choice_with_other" : "free_text";
   return {
-    version: 1,
+    version: inputMode === "form" ? 2 : 1,
     kind: "human_input_request",
     source: "ask_clarification",
     request_id: requestId,
     tool_call_id: toolCallId,
     clarification_type: args.clarification_type,
     question: args.question,
-    input_mode: options.length > 0 ? "choice_with_other" : "free_text",
+    input_mode: inputMode,
     ...(args.context ? { context: args.context } : {}),
-    ...(options.length > 0
+    ...(inputMode === "form" ? { fields } : {}),
+    ...(inputMode === "choice_with_other"
       ? { options: options.map((label, index) => ({ id: `option-${index + 1}`, label, value: label })) }
       : {}),
   };
+}
+
+/** What the model reads instead of asking, when clarification is disabled for the run. */
+export const CLARIFICATION_DISABLED_NOTE =
+  "Clarification is disabled for this run: nobody is there to answer a question. Do not ask; proceed on your best assumption, carry out the task, and state the assumptions you made in your final answer.";
+
+/** Options of {@link clarificationMiddleware}. */
+export interface ClarificationOptions {
+  /**
+   * The run's `disable_clarification` flag: `ask_clarification` is not offered to the model, the
+   * system prompt tells it to proceed on its best assumption, and a call made anyway (a model that
+   * remembers the tool from history) is answered with that note instead of ending the run.
+   */
+  disabled?: boolean;
+  logger?: Logger;
 }
 
 /**
@@ -100,9 +122,18 @@ export function humanInputRequest(args: AskClarificationArgs, toolCallId: string
  * @example
  * createAgent({ model, tools: [askClarificationTool, ...tools], middleware: [...others, clarificationMiddleware()] });
  */
-export function clarificationMiddleware(options: { logger?: Logger } = {}) {
+export function clarificationMiddleware(options: ClarificationOptions = {}) {
   return createMiddleware({
     name: "clarification",
+    wrapModelCall: (request, handler) => {
+      if (!options.disabled) return handler(request);
+      const tools = request.tools.filter((tool) => (tool as { name?: string }).name !== ASK_CLARIFICATION_TOOL_NAME);
+      return handler({
+        ...request,
+        tools,
+        systemMessage: request.systemMessage.concat(`\n\n${CLARIFICATION_DISABLED_NOTE}`),
+      });
+    },
     afterModel: (state) => {
       const last = state.messages.at(-1);
       if (!last || !AIMessage.isInstance(last)) return undefined;
@@ -113,6 +144,11 @@ export function clarificationMiddleware(options: { logger?: Logger } = {}) {
       const call = request.toolCall;
       if (call.name !== ASK_CLARIFICATION_TOOL_NAME) return handler(request);
       const toolCallId = call.id ?? "";
+      if (options.disabled) {
+        options.logger?.info("a question was not asked (disable_clarification); the model proceeds on its assumptions");
+        // No `name`: langchain ends the run after a result named for a returnDirect tool, and this one must not.
+        return new ToolMessage({ tool_call_id: toolCallId, content: CLARIFICATION_DISABLED_NOTE });
+      }
       const parsed = parseClarificationArgs(call.args);
       if (!parsed.success) {
         const problems = parsed.error.issues

@@ -189,6 +189,45 @@ test("a subagent over its kind's token budget stops and the lead reads token_cap
   }
 });
 
+test("tool_policies reach subagents: an approval tool is refused there instead of pausing the run", async () => {
+  const home = createTempHome();
+  const write = { description: "write", path: "/mnt/user-data/outputs/sub.txt", content: "x" };
+  const model = new ScriptedChatModel([
+    {
+      tool_calls: [
+        {
+          name: "task",
+          args: { description: "Write", prompt: "Write the file", subagent_type: "general-purpose" },
+        },
+      ],
+    },
+    { tool_calls: [{ name: "write_file", args: write }] },
+    { content: "write_file needs approval; not written." },
+    { content: "The subagent could not write it." },
+  ]);
+  const config = parseConfigText(
+    "sandbox: {use: local}\nmemory: {enabled: false}\ntool_policies: {write_file: approval}\n",
+    {
+      source: null,
+      env: {},
+    },
+  );
+  const agent = await delegatingAgent(config, home.path, model);
+  try {
+    const result = await agent.invoke(
+      { messages: [{ role: "user", content: "delegate it" }] },
+      { configurable: { thread_id: "lead" } },
+    );
+    assert.equal((result as { __interrupt__?: unknown }).__interrupt__, undefined);
+    assert.match(model.calls[2]!.messages.at(-1)!.text, /needs the user's approval[\s\S]*a subagent cannot ask for it/);
+    assert.equal(result.messages.at(-1)?.text, "The subagent could not write it.");
+    model.assertDone();
+  } finally {
+    await agent.close();
+    home.cleanup();
+  }
+});
+
 test("with subagents on, the lead gets background_tasks, task's run_in_background and the background-tasks middleware", async () => {
   const home = createTempHome();
   const config = parseConfigText("sandbox: {use: local}\nmemory: {enabled: false}\n", { source: null, env: {} });

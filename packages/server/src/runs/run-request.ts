@@ -77,6 +77,7 @@ const RunOptionsSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]+$/, "use letters, digits and '-' only")
     .optional(),
+  disable_clarification: z.boolean().optional(),
 });
 const RUN_OPTION_KEYS = Object.keys(RunOptionsSchema.shape);
 

@@ -2,8 +2,8 @@
  * The chat of one thread, driven by the SDK's `useStream`: it loads the thread's state, streams a run
  * token by token, rejoins a running run after a reload (`reconnectOnMount`), and stops it (Stop also
  * cancels the run on the server). Around the messages it shows what the harness does: the plan,
- * subagent cards (from `custom` events), the clarification question, the summary notice, and a run
- * error with Retry. Artifacts open in the side panel owned by the parent. The messages themselves are
+ * subagent cards (from `custom` events), the clarification question, tool calls waiting for approval,
+ * the summary notice, and a run error with Retry. Artifacts open in the side panel owned by the parent. The messages themselves are
  * rendered by {@link MessageList} (virtualized for long threads).
  */
 import type { Client, Message } from "@langchain/langgraph-sdk";
@@ -11,6 +11,7 @@ import { useStream } from "@langchain/langgraph-sdk/react";
 import { AlertCircle, FileText, RotateCcw } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { errorDetail, isUnauthorized } from "../api";
+import { Approvals, pendingApprovals } from "../harness/Approval";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
@@ -201,9 +202,18 @@ export function Chat({
   };
   const retry = () =>
     void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
+  // Answers the tool calls waiting for approval; the run goes on from its interrupt.
+  const resume = (value: unknown) =>
+    void stream.submit(null, {
+      command: { resume: value },
+      context: runContext(settings),
+      streamResumable: true,
+      onDisconnect: "continue",
+    });
 
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   const clarification = running ? undefined : pendingClarification(messages);
+  const approvals = running ? [] : pendingApprovals(stream.interrupts);
   // Live cards from this session's events win over the ones saved in state (a thread opened later).
   const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
   const taskCallIds = new Set(
@@ -256,6 +266,13 @@ export function Chat({
           </div>
         )}
         {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
+        {approvals.length > 0 && (
+          <Approvals
+            key={approvals.map((approval) => approval.interruptId).join(" ")}
+            approvals={approvals}
+            onResume={resume}
+          />
+        )}
         {running && (
           <div className="working muted" data-testid="working">
             <span className="dot" /> Working…

@@ -87,10 +87,37 @@ export function shortArgs(args: Record<string, unknown>, max = 90): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** A clarification question and its options, from the last `ask_clarification` ToolMessage. */
+/** One field of a clarification form (`human_input` version 2), as the harness normalized it. */
+export interface FormField {
+  name: string;
+  label: string;
+  type: "text" | "textarea" | "number" | "select" | "multi_select" | "checkbox" | "date";
+  required: boolean;
+  options?: { id: string; label: string; value: string }[];
+  placeholder?: string;
+}
+
+/** A clarification question and its options, from the last `ask_clarification` ToolMessage; `fields` for a form. */
 export interface Clarification {
   question: string;
   options: string[];
+  fields?: FormField[];
+}
+
+const FIELD_TYPES = new Set(["text", "textarea", "number", "select", "multi_select", "checkbox", "date"]);
+
+/** The fields of a version 2 form request, or undefined when it is not one (or any field is malformed). */
+function formFields(request: { version?: unknown; input_mode?: unknown; fields?: unknown }): FormField[] | undefined {
+  if (request.version !== 2 || request.input_mode !== "form" || !Array.isArray(request.fields)) return undefined;
+  const fields = request.fields as Partial<FormField>[];
+  const valid = fields.every(
+    (field) =>
+      typeof field?.name === "string" &&
+      typeof field.label === "string" &&
+      FIELD_TYPES.has(field.type ?? "") &&
+      (field.options === undefined || Array.isArray(field.options)),
+  );
+  return valid && fields.length > 0 ? (fields as FormField[]) : undefined;
 }
 
 /** The clarification the run ended on, if the last message asks one. */
@@ -100,6 +127,9 @@ export function pendingClarification(messages: readonly Message[]): Clarificatio
   const request = ((last as { artifact?: { human_input?: Record<string, unknown> } }).artifact?.human_input ?? {}) as {
     question?: unknown;
     options?: unknown;
+    version?: unknown;
+    input_mode?: unknown;
+    fields?: unknown;
   };
   const question = typeof request.question === "string" ? request.question : textOf(last.content);
   const options = Array.isArray(request.options)
@@ -113,7 +143,8 @@ export function pendingClarification(messages: readonly Message[]): Clarificatio
         )
         .filter(Boolean)
     : [];
-  return { question, options };
+  const fields = formFields(request);
+  return fields ? { question, options, fields } : { question, options };
 }
 
 /** Token usage of the latest AI message that reports it (input + output), for the context meter. */

@@ -1,11 +1,24 @@
-/** The question the agent asked (ask_clarification), its options as buttons, and a free-text answer. */
+/**
+ * The question the agent asked (ask_clarification): its options as buttons and a free-text answer, or a
+ * form when it asked for several values ({@link ClarificationForm}).
+ */
 import { HelpCircle } from "lucide-react";
 import { useState } from "react";
 import type { Clarification as ClarificationData } from "../chat/messages";
+import { ClarificationForm } from "./ClarificationForm";
 
 /** Renders the question; choosing an option or typing an answer sends it as the user's reply. */
 export function Clarification({ request, onAnswer }: { request: ClarificationData; onAnswer: (text: string) => void }) {
   const [answer, setAnswer] = useState("");
+  if (request.fields)
+    return (
+      <section className="clarification" data-testid="clarification">
+        <div className="clarification-q">
+          <HelpCircle size={16} aria-hidden /> {request.question}
+        </div>
+        <ClarificationForm fields={request.fields} onAnswer={onAnswer} />
+      </section>
+    );
   return (
     <section className="clarification" data-testid="clarification">
       <div className="clarification-q">

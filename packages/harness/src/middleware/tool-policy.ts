@@ -1,0 +1,154 @@
+/**
+ * Per-tool policies (`tool_policies:` in config): some tools must never run in a deployment, and some
+ * only after a person says yes (a `bash` that can delete files, an MCP tool that sends mail).
+ *
+ * `deny` leaves the tool out of every model request, and answers a call made anyway (a tool named in
+ * history or in a skill) with an error result the model can read, so it tries something else instead of
+ * the run failing. `approval` pauses the run with a LangGraph interrupt carrying the tool's name and
+ * arguments (an {@link ApprovalRequest}); the run is continued with `Command({ resume: { approved,
+ * reason? } })` and then runs or refuses the call. Each tool call is its own task in the tool step, so
+ * two calls awaiting approval are two interrupts: one resume value answers both, a map of interrupt id to
+ * value answers each.
+ */
+import { ToolMessage } from "@langchain/core/messages";
+import { Command, interrupt } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import type { Logger } from "../logger.js";
+
+/** What may happen when the model calls a tool. */
+export type ToolPolicy = "allow" | "deny" | "approval";
+
+/** The interrupt value of a call waiting for approval. */
+export interface ApprovalRequest {
+  kind: "tool_approval";
+  tool_name: string;
+  tool_call_id: string;
+  args: Record<string, unknown>;
+}
+
+/** The answer a client resumes an approval interrupt with. */
+export interface ApprovalDecision {
+  approved: boolean;
+  reason?: string;
+}
+
+/** Options of {@link toolPolicyMiddleware}. */
+export interface ToolPolicyOptions {
+  /** Tool name or glob (`*` any characters, `?` one) to policy; unmatched tools are allowed. */
+  policies: Readonly<Record<string, ToolPolicy>>;
+  /**
+   * Whether `approval` may pause the run. False where nobody can answer (a subagent runs inside its
+   * parent's tool call): such calls are refused with a note saying why.
+   */
+  canAsk?: boolean;
+  logger?: Logger;
+}
+
+/**
+ * The policy of a tool: its exact name first, else the longest matching glob (the most specific), else
+ * `allow`.
+ *
+ * @example
+ * policyFor("mcp_mail_send", { "mcp_*": "approval", mcp_mail_send: "deny" }); // "deny"
+ * policyFor("bash", { "*": "approval" }); // "approval"
+ * policyFor("ls", { bash: "deny" }); // "allow"
+ */
+export function policyFor(toolName: string, policies: Readonly<Record<string, ToolPolicy>>): ToolPolicy {
+  const exact = policies[toolName];
+  if (exact && Object.hasOwn(policies, toolName)) return exact;
+  const globs = Object.keys(policies)
+    .filter((pattern) => /[*?]/.test(pattern) && globRegExp(pattern).test(toolName))
+    .sort((a, b) => b.length - a.length);
+  return globs.length > 0 ? policies[globs[0]!]! : "allow";
+}
+
+function globRegExp(pattern: string): RegExp {
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * Reads a resume value as a decision. `{ approved: true }` and a bare `true` approve; anything else
+ * (including a malformed value) refuses, failing closed, with a reason saying what was received.
+ */
+export function readDecision(value: unknown): ApprovalDecision {
+  if (value === true || value === false) return { approved: value };
+  if (value !== null && typeof value === "object" && typeof (value as { approved?: unknown }).approved === "boolean") {
+    const { approved, reason } = value as { approved: boolean; reason?: unknown };
+    return typeof reason === "string" && reason.trim() ? { approved, reason: reason.trim() } : { approved };
+  }
+  return {
+    approved: false,
+    reason: `the answer was not understood (expected {"approved": true|false, "reason"?: "..."}, got ${JSON.stringify(value) ?? String(value)})`,
+  };
+}
+
+/**
+ * The input that continues a run paused on interrupts: one value for all of them, or a map of interrupt
+ * id to value. For callers (the CLI) that drive the graph without depending on LangGraph themselves.
+ *
+ * @example
+ * await agent.invoke(resumeCommand({ approved: true }), { configurable: { thread_id } });
+ */
+export function resumeCommand(value: unknown): Command {
+  return new Command({ resume: value });
+}
+
+/**
+ * Applies `tool_policies` to every tool call (`wrapToolCall`). Sits just inside the tool-errors wrapper,
+ * so a refused call never reaches the sandbox or the tool.
+ *
+ * @example
+ * createAgent({ model, tools, middleware: [toolPolicyMiddleware({ policies: { bash: "approval" } })], checkpointer });
+ */
+export function toolPolicyMiddleware(options: ToolPolicyOptions) {
+  const canAsk = options.canAsk ?? true;
+  return createMiddleware({
+    name: "tool-policy",
+    wrapModelCall: (request, handler) => {
+      const tools = request.tools.filter((tool) => {
+        const name = (tool as { name?: unknown }).name;
+        return typeof name !== "string" || policyFor(name, options.policies) !== "deny";
+      });
+      return tools.length === request.tools.length ? handler(request) : handler({ ...request, tools });
+    },
+    wrapToolCall: async (request, handler) => {
+      const call = request.toolCall;
+      const policy = policyFor(call.name, options.policies);
+      if (policy === "allow") return handler(request);
+      const refuse = (content: string) =>
+        new ToolMessage({ name: call.name, tool_call_id: call.id ?? "", status: "error", content });
+      if (policy === "deny") {
+        options.logger?.info(`refused a call to "${call.name}" (tool_policies: deny)`);
+        return refuse(
+          `Error: the tool "${call.name}" is not allowed here (tool_policies: deny). Do not call it again; use another tool or tell the user what you could not do.`,
+        );
+      }
+      if (!canAsk) {
+        options.logger?.info(`refused a call to "${call.name}": it needs approval, which cannot be asked here`);
+        return refuse(
+          `Error: the tool "${call.name}" needs the user's approval (tool_policies: approval), and a subagent cannot ask for it. Report back that this step needs "${call.name}" so the lead agent can call it.`,
+        );
+      }
+      const pending: ApprovalRequest = {
+        kind: "tool_approval",
+        tool_name: call.name,
+        tool_call_id: call.id ?? "",
+        args: call.args ?? {},
+      };
+      const decision = readDecision(interrupt(pending));
+      if (decision.approved) {
+        options.logger?.info(`the user approved a call to "${call.name}"`);
+        return handler(request);
+      }
+      options.logger?.info(`the user declined a call to "${call.name}"`);
+      const why = decision.reason ? ` Reason: ${decision.reason}.` : "";
+      return refuse(
+        `Error: the user declined this call to "${call.name}"; it did not run.${why} Do not repeat it unchanged; adjust the approach or ask the user how to proceed.`,
+      );
+    },
+  });
+}
