@@ -289,3 +289,27 @@ test("signal names a newer version wrote are ignored, not a corrupt journal", (t
     [["correction"]],
   );
 });
+
+test("a standalone entry (compacted turns) survives the thread's next conversation, and is adopted as standalone", (t) => {
+  const home = tempHome(t);
+  const journal = openMemoryJournal(memoryJournalPath(home), undefined);
+  journal.record({ id: "early", threadId: "t1", conversation: says("early turns"), standalone: true });
+  journal.record({ id: "end", threadId: "t1", conversation: says("the end-of-run conversation") });
+  journal.record({ id: "end2", threadId: "t1", conversation: says("the next end-of-run conversation") });
+  assert.deepEqual(
+    readJournal(home).map((queued) => [queued.id, queued.standalone ?? false]),
+    [
+      ["early", true],
+      ["end2", false],
+    ],
+  );
+  journal.release();
+  const adopted = openMemoryJournal(memoryJournalPath(home), undefined).adopt();
+  assert.deepEqual(
+    adopted.map((job) => [job.id, job.standalone ?? false]),
+    [
+      ["early", true],
+      ["end2", false],
+    ],
+  );
+});

@@ -53,6 +53,8 @@ export const JournalEntry = z.object({
   conversation: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.string() })),
   /** What the user's words showed ("correction", "reinforcement"); absent: nothing, or an older writer. Unknown names are ignored. */
   signals: z.array(z.string()).optional(),
+  /** A conversation of its own (compacted turns): never replaced by, nor replacing, the thread's next one. */
+  standalone: z.boolean().optional(),
   queuedAt: z.string(),
   /** Updates that failed so far (a call cut short by the process ending is not one). */
   attempts: z.number().int().nonnegative(),
@@ -203,7 +205,9 @@ export function openMemoryJournal(
     path: file,
     record(job) {
       changeJournal(file, warn, (journal) => {
-        const replaced = journal.entries.filter((entry) => ours(entry) && entry.threadId === job.threadId);
+        const replaced = job.standalone
+          ? []
+          : journal.entries.filter((entry) => ours(entry) && entry.threadId === job.threadId && !entry.standalone);
         journal.entries = journal.entries.filter((entry) => !replaced.includes(entry));
         // A signal seen in the replaced conversation (maybe by another process) stays with the thread.
         const signals = replaced.reduce(
@@ -217,6 +221,7 @@ export function openMemoryJournal(
           threadId: job.threadId,
           conversation: job.conversation,
           ...(signals && signals.length > 0 ? { signals } : {}),
+          ...(job.standalone ? { standalone: true } : {}),
           queuedAt: new Date().toISOString(),
           attempts: job.attempts ?? 0,
           holder: me(),
@@ -251,6 +256,7 @@ export function openMemoryJournal(
               conversation: entry.conversation,
               ...(entry.signals ? { signals: knownSignals(entry.signals) } : {}),
               attempts: entry.attempts,
+              ...(entry.standalone ? { standalone: true } : {}),
               ...(entry.agentName === undefined ? {} : { agentName: entry.agentName }),
               ...(entry.userId === undefined ? {} : { userId: entry.userId }),
             }),

@@ -172,3 +172,33 @@ test("a newer conversation replacing a waiting one keeps the older one's signals
     ],
   );
 });
+
+test("a standalone conversation (compacted turns) starts at once and is neither replaced nor replacing", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const processed: string[] = [];
+  let release: () => void = () => {};
+  const busy = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const queue = createMemoryQueue({
+    debounceMs: 1000,
+    process: async (job) => {
+      processed.push(job.conversation[0]!.content);
+      if (processed.length === 1) await busy; // another update is still running when the flush comes
+    },
+  });
+  queue.enqueue("other", says("another thread"));
+  mock.timers.tick(1000);
+  await settle();
+  queue.enqueue("t1", says("early turns"), { standalone: true });
+  queue.enqueue("t1", says("the end-of-run conversation"));
+  assert.equal(queue.pending(), 3, "the compacted turns wait behind the running update, beside the thread's job");
+  release();
+  await settle();
+  await settle();
+  assert.deepEqual(processed, ["another thread", "early turns"], "the standalone job ran without a debounce");
+  mock.timers.tick(1000);
+  await settle();
+  assert.deepEqual(processed, ["another thread", "early turns", "the end-of-run conversation"]);
+});

@@ -34,6 +34,11 @@ export interface MemoryJob {
    * one keeps its signals: the correction may have scrolled out of the newer one's detection window.
    */
   signals?: MemorySignal[];
+  /**
+   * A conversation that stands alone (the turns compaction is about to remove): it runs at once, is never
+   * replaced by the thread's next conversation and replaces none, since neither contains the other.
+   */
+  standalone?: boolean;
 }
 
 /** What `enqueue` records with a conversation besides its thread. */
@@ -41,6 +46,8 @@ export interface EnqueueOptions {
   agentName?: string;
   userId?: string;
   signals?: readonly MemorySignal[];
+  /** Queue it as a job of its own that starts now (see `MemoryJob.standalone`). */
+  standalone?: boolean;
 }
 
 /** Options of `createMemoryQueue`. */
@@ -100,7 +107,8 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
   let running: Promise<void> | undefined;
   let closed = false;
 
-  const keyOf = (job: MemoryJob) => `${job.agentName ?? ""}\u0000${job.userId ?? ""}\u0000${job.threadId}`;
+  const keyOf = (job: MemoryJob) =>
+    job.standalone ? `\u0001${job.id}` : `${job.agentName ?? ""}\u0000${job.userId ?? ""}\u0000${job.threadId}`;
 
   /** A journal failure (disk full, lock busy) costs durability, never the update itself. */
   function journal(action: "record" | "settle" | "failed", job: MemoryJob): void {
@@ -184,6 +192,13 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
       ...(extra.agentName ? { agentName: extra.agentName } : {}),
       ...(extra.userId ? { userId: extra.userId } : {}),
     };
+    if (extra.standalone) {
+      job.standalone = true;
+      if (extra.signals && extra.signals.length > 0) job.signals = [...extra.signals];
+      journal("record", job);
+      makeDue(job);
+      return;
+    }
     const dueIndex = due.findIndex((queued) => keyOf(queued) === keyOf(job));
     const replaced = waiting.get(keyOf(job))?.job ?? due[dueIndex];
     const signals = mergeMemorySignals(extra.signals, replaced?.signals);

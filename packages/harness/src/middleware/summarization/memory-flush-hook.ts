@@ -3,9 +3,9 @@
  * first, so a fact the user stated early in a long thread is learned even though the end-of-run
  * conversation no longer holds it.
  *
- * The job is started at once instead of waiting out the debounce: the queue keeps one waiting
+ * The job stands alone and starts at once (DeerFlow's `add_nowait`): the queue normally keeps one waiting
  * conversation per thread, and the end-of-run conversation queued a moment later (which no longer
- * contains these messages) would replace it. DeerFlow's `add_nowait` is the same immediate update.
+ * contains these messages) would otherwise replace it.
  */
 import { filterConversationForMemory } from "../../memory/conversation-filter.js";
 import type { MemoryQueue } from "../../memory/memory-queue.js";
@@ -21,16 +21,15 @@ import type { BeforeSummarizationHook } from "./summarization-hooks.js";
  * summarizationMiddleware({ ...options, beforeSummarization: [memoryFlushHook(memory.queue)] });
  */
 export function memoryFlushHook(
-  queue: Pick<MemoryQueue, "enqueue" | "flush">,
+  queue: Pick<MemoryQueue, "enqueue">,
   options: { logger?: Logger } = {},
 ): BeforeSummarizationHook {
   return function flushToMemory(event) {
     if (!event.threadId) return;
     const turns = filterConversationForMemory(event.messages);
     if (!turns.some((turn) => turn.role === "user") || !turns.some((turn) => turn.role === "assistant")) return;
-    queue.enqueue(event.threadId, turns);
+    // Runs in the background: the update's model call must not hold up the run. The queue reports failures.
+    queue.enqueue(event.threadId, turns, { standalone: true });
     options.logger?.debug(`queued ${turns.length} turns of thread ${event.threadId} for memory before compaction`);
-    // Not awaited: the update's model call must not hold up the run. Failures are reported by the queue.
-    void queue.flush().catch(() => {});
   };
 }
