@@ -200,7 +200,9 @@ export {
   DelegationEntry,
   DelegationStatus,
   DelegationStopReason,
+  GoalState,
   SkillEntry,
+  TaskNote,
   TerminalDelegationStatus,
   ThreadDataState,
   TodoItem,
@@ -209,6 +211,7 @@ export {
   ViewedImage,
 } from "./state/shapes.js";
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
+export { createGoal, GOAL_MAX_CHARS, type GoalCommand, parseGoalCommand } from "./state/goal.js";
 
 // --- Events, errors and logging.
 export {

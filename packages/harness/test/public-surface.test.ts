@@ -19,6 +19,8 @@ const VALUES = [
   "DelegationStatus",
   "DelegationStopReason",
   "DemoChatModel",
+  "GOAL_MAX_CHARS",
+  "GoalState",
   "FileAccessError",
   "HarnessError",
   "LLM_DEFAULTS",
@@ -44,6 +46,7 @@ const VALUES = [
   "THREAD_ID_RULE",
   "TITLE_DEFAULTS",
   "TaskEvent",
+  "TaskNote",
   "TerminalDelegationStatus",
   "ThreadBusyError",
   "ThreadDataState",
@@ -71,6 +74,7 @@ const VALUES = [
   "contextGuardMiddleware",
   "countTokens",
   "createChatModel",
+  "createGoal",
   "createHarness",
   "createHistoryArchive",
   "createLeadAgent",
@@ -114,6 +118,7 @@ const VALUES = [
   "parseConfigObject",
   "parseConfigText",
   "parseMemoryText",
+  "parseGoalCommand",
   "parseSlashSkill",
   "readExtensionsFile",
   "readFileChecked",
@@ -163,6 +168,7 @@ const VALUES = [
 ];
 
 const TYPES = [
+  "GoalCommand",
   "AdoptedMemory",
   "AgentRunOptions",
   "AllowedPath",

@@ -50,7 +50,9 @@ import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
+import { createHistoryReadTool } from "../tools/history-read.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
+import { createTaskNoteTool } from "../tools/task-note.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
@@ -651,9 +653,12 @@ function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInter
       },
     }),
     askClarificationTool,
+    createTaskNoteTool(),
     ...createWebTools(config.web, { env }),
-    // Only where compaction archives messages: the tool searches that archive.
-    ...(setup.threadArchive && config.summarization.enabled ? [createSearchHistoryTool(setup.threadArchive)] : []),
+    // Only where compaction archives messages: the tools search and read that archive.
+    ...(setup.threadArchive && config.summarization.enabled
+      ? [createSearchHistoryTool(setup.threadArchive), createHistoryReadTool(setup.threadArchive)]
+      : []),
   ];
 }
 

@@ -145,7 +145,10 @@ test("search_history on Postgres: finds a planted detail with turn and role, bou
     tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
 
   const found = await call({ query: "who rotates the staging password?" });
-  assert.match(found, /^\[1\] turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./);
+  assert.match(
+    found,
+    /^\[1\] message \d+, turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./,
+  );
   assert.doesNotMatch(found, /another thread/, "only this thread's archive");
   assert.match(await call({ query: "zebra" }), /turn 2, (assistant|tool):[\s\S]*deploy-zebra-42/);
   const long = await archive.search("t1", "rollback window minutes", 5);
