@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { parseAgentArgs } from "../args.js";
+import { goalArgs, goalCommand } from "../goal-command.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn, WRAP_UP_MS } from "../session.js";
@@ -47,6 +48,11 @@ export async function main(argv: string[]): Promise<number> {
       if (line === "/new") {
         session.threadId = randomUUID();
         renderer.line(`thread: ${session.threadId}`);
+        continue;
+      }
+      const goal = goalArgs(line);
+      if (goal !== undefined) {
+        writeOut(`${await goalCommand(session, goal).catch((error: Error) => `error: ${error.message}`)}\n`);
         continue;
       }
       if (!line) continue;
