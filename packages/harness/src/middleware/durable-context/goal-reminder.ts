@@ -27,7 +27,7 @@ export function renderGoalReminder(goal: GoalState): string {
   return [
     "<thread_goal>",
     "The user set this goal for the whole conversation. Keep working toward it across turns; say plainly when it is met or what blocks it.",
-    escapeData(goal.objective),
+    escapeData(String(goal.objective)),
     "</thread_goal>",
   ].join("\n");
 }
