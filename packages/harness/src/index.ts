@@ -13,6 +13,7 @@ export {
   type HarnessAgent,
   type HarnessOptions,
   type HarnessSetup,
+  type ThreadAccess,
 } from "./agent/harness.js";
 export {
   createLeadAgent,

@@ -168,6 +168,7 @@ const VALUES = [
 ];
 
 const TYPES = [
+  "ThreadAccess",
   "GoalCommand",
   "AdoptedMemory",
   "AgentRunOptions",
