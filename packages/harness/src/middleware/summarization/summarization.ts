@@ -15,6 +15,7 @@ import type { AnyHistoryArchive } from "../../history/history-archive.js";
 import { type TokenCounter, createTokenCounter } from "../../model/tokens.js";
 import { threadStateSubset } from "../../state/thread-state.js";
 import { renderDurableContext } from "../durable-context/durable-context-render.js";
+import { renderGoalReminder } from "../durable-context/goal-reminder.js";
 import { findSafeCutoff } from "./summarization-cutoff.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt } from "./summarization-input.js";
 import {
@@ -105,16 +106,19 @@ export function summarizationMiddleware(options: SummarizationOptions) {
 
   return createMiddleware({
     name: "summarization",
-    // The ledger and skills are read only to count the durable-context block every request carries.
-    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
+    // The ledger, skills, notes and goal are read only to count what durable context adds to every request.
+    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context", "task_notes", "goal"),
     beforeModel: async (state, runtime) => {
       const messages = state.messages;
       const previous = state.summary_text ?? null;
-      const projected = renderDurableContext({
+      const block = renderDurableContext({
         summaryText: previous,
         delegations: state.delegations,
         skills: state.skill_context,
+        taskNotes: state.task_notes,
       });
+      const goal = state.goal ? renderGoalReminder(state.goal) : null;
+      const projected = block !== null && goal !== null ? `${block}\n${goal}` : (block ?? goal);
       const trigger = findMetTrigger(triggers, messages, projected, measure);
       if (trigger === null) return undefined;
       const cut = findSafeCutoff(messages, keepCutoff(messages, options.keep, measure));
