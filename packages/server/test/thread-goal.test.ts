@@ -26,6 +26,12 @@ test("a goal set by state update is in the thread state and in each model reques
     await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("again") });
     assert.equal((await t.client.threads.getState<{ goal: unknown }>(thread.thread_id)).values.goal, null);
     assert.doesNotMatch(JSON.stringify(t.fake.requests.at(-1)!.messages), /thread_goal/);
+    const bad = await fetch(`${t.url}/threads/${thread.thread_id}/state`, {
+      method: "POST",
+      body: JSON.stringify({ values: { goal: "Ship it" } }),
+    });
+    assert.equal(bad.status, 422);
+    assert.match(((await bad.json()) as { detail: string }).detail, /"values\.goal": give \{ objective, set_at \}/);
   } finally {
     await t.close();
   }
