@@ -4,6 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import pg from "pg";
 import { openPostgresDatabase, type PostgresDatabase } from "../storage/postgres-database.js";
 import { testDatabase } from "../testing/postgres.js";
+import { createHistoryReadTool } from "../tools/history-read.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 import { PASSAGE_CHARS } from "./history-search.js";
 import { createPostgresHistoryArchive } from "./postgres-history-archive.js";
@@ -155,6 +156,12 @@ test("search_history on Postgres: finds a planted detail with turn and role, bou
   assert.equal(long[0]!.turn, 3);
   assert.match(long[0]!.passage, /rollback window is exactly 17 minutes/);
   assert.ok(long[0]!.passage.length <= PASSAGE_CHARS, "a long message gives a bounded passage around the match");
+  const read = (await createHistoryReadTool(archive).invoke(
+    { from: long[0]!.seq - 1, to: long[0]!.seq },
+    { configurable: { thread_id: "t1" } },
+  )) as string;
+  assert.match(read, /^message \d+, turn 2, tool:\ndeploy-zebra-42\n\nmessage \d+, turn 3, user:\n/);
+  assert.match(read, /rollback window is exactly 17 minutes/);
 
   assert.match(await call({ query: "unrelatedword" }), /^No archived message matches "unrelatedword"/);
   assert.match(

@@ -121,6 +121,25 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
       });
     },
 
+    async readMessages(threadId, from, to) {
+      const rows = await orWhenUnmigrated(
+        pool
+          .query<{ seq: number; turn: number | null; payload: string }>(
+            `SELECT a.seq, s.turn, a.payload FROM history_archive a
+             LEFT JOIN history_search s ON s.thread_id = a.thread_id AND s.seq = a.seq
+             WHERE a.thread_id = $1 AND a.kind = 'message' AND a.seq BETWEEN $2 AND $3 ORDER BY a.seq`,
+            [threadId, from, to],
+          )
+          .then((result) => result.rows),
+        [],
+      );
+      return rows.map((row) => ({
+        seq: Number(row.seq),
+        turn: row.turn === null ? null : Number(row.turn),
+        message: mapStoredMessagesToChatMessages([JSON.parse(row.payload)])[0]!,
+      }));
+    },
+
     async search(threadId, query, limit) {
       const words = queryWords(query);
       if (words.length === 0) return [];

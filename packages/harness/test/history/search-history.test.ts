@@ -162,7 +162,7 @@ test("history_read reads the compacted messages around a number search_history g
     assert.match((await read.invoke({ from: 1 }, thread)) as string, /^message 1, turn 1, user:\nDeploy the service\./);
     assert.match(
       (await read.invoke({ from: 90 }, thread)) as string,
-      /^No archived message between 90 and 94; this thread's archive holds messages 1 to 4/,
+      /^No archived message is numbered 90 to 94\. Use the message numbers search_history gives/,
     );
     assert.match(
       (await read.invoke({ from: 5, to: 2 }, thread)) as string,
