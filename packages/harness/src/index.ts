@@ -13,6 +13,7 @@ export {
   type HarnessAgent,
   type HarnessOptions,
   type HarnessSetup,
+  type ThreadAccess,
 } from "./agent/harness.js";
 export {
   createLeadAgent,
@@ -224,7 +225,9 @@ export {
   DelegationEntry,
   DelegationStatus,
   DelegationStopReason,
+  GoalState,
   SkillEntry,
+  TaskNote,
   TerminalDelegationStatus,
   ThreadDataState,
   TodoItem,
@@ -233,6 +236,7 @@ export {
   ViewedImage,
 } from "./state/shapes.js";
 export { type ThreadState, ThreadStateSchema } from "./state/thread-state.js";
+export { createGoal, GOAL_MAX_CHARS, type GoalCommand, parseGoalCommand } from "./state/goal.js";
 
 // --- Events, errors and logging.
 export {

@@ -19,6 +19,8 @@ const VALUES = [
   "DelegationStatus",
   "DelegationStopReason",
   "DemoChatModel",
+  "GOAL_MAX_CHARS",
+  "GoalState",
   "FileAccessError",
   "HarnessError",
   "LLM_DEFAULTS",
@@ -45,6 +47,7 @@ const VALUES = [
   "THREAD_ID_RULE",
   "TITLE_DEFAULTS",
   "TaskEvent",
+  "TaskNote",
   "TerminalDelegationStatus",
   "ThreadBusyError",
   "ThreadDataState",
@@ -73,6 +76,7 @@ const VALUES = [
   "contextGuardMiddleware",
   "countTokens",
   "createChatModel",
+  "createGoal",
   "createHarness",
   "createHistoryArchive",
   "createLeadAgent",
@@ -119,6 +123,7 @@ const VALUES = [
   "parseConfigObject",
   "parseConfigText",
   "parseMemoryText",
+  "parseGoalCommand",
   "parseSlashSkill",
   "readExtensionsFile",
   "readFileChecked",
@@ -172,6 +177,8 @@ const VALUES = [
 ];
 
 const TYPES = [
+  "ThreadAccess",
+  "GoalCommand",
   "AdoptedMemory",
   "AgentRunOptions",
   "AllowedPath",

@@ -32,7 +32,7 @@ import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
 import { registerUploadRoutes } from "./routes/uploads.js";
 import { openRunServices } from "./runs/services.js";
-import { adoptCheckpointThreads } from "./runs/threads.js";
+import { adoptCheckpointThreads, threadAccessOf } from "./runs/threads.js";
 import { isLoopbackHost } from "./loopback.js";
 
 /** Shortest API key accepted on a host other than loopback: a short key is guessed quickly. */
@@ -137,6 +137,8 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     auth,
     onFirstAdmin: (user) => adoptLocalHome(harness, user, resolved.log),
   };
+  // read_conversation reads only threads their run's user owns.
+  harness.setThreadAccess(threadAccessOf(context));
 
   const api = new Hono();
   const guard = threadOwnershipGuard(context);

@@ -260,6 +260,7 @@ export function Workspace({
             onUnauthorized={onUnauthorized}
             onState={onState}
             onOpenArtifact={(path) => setPanel({ open: true, selected: path })}
+            conversations={threads}
           />
         )}
       </main>

@@ -11,6 +11,7 @@ import { AnswerPrinter, answerStreams } from "../answer-printer.js";
 import { compactCommand, isCompactCommand } from "../compact-command.js";
 import { parseAgentArgs } from "../args.js";
 import { askApprovals, askForm, pendingApprovals } from "../human-input.js";
+import { goalArgs, goalCommand } from "../goal-command.js";
 import { handleInterrupts } from "../interrupt.js";
 import { ProgressRenderer } from "../progress.js";
 import { openSession, runTurn, type TurnInput, type TurnResult, WRAP_UP_MS } from "../session.js";
@@ -92,6 +93,11 @@ export async function main(argv: string[]): Promise<number> {
       }
       if (isCompactCommand(line)) {
         await compactCommand(session, (text) => renderer.line(text));
+        continue;
+      }
+      const goal = goalArgs(line);
+      if (goal !== undefined) {
+        writeOut(`${await goalCommand(session, goal).catch((error: Error) => `error: ${error.message}`)}\n`);
         continue;
       }
       if (!line) continue;

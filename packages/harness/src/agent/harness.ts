@@ -51,7 +51,10 @@ import { renderSubagentPromptSection } from "../subagents/prompt-section.js";
 import { createSubagentRegistry } from "../subagents/registry.js";
 import type { CreateSubagent, SubagentGraph } from "../subagents/types.js";
 import { askClarificationTool } from "../tools/ask-clarification.js";
+import { createHistoryReadTool } from "../tools/history-read.js";
+import { createReadConversationTool } from "../tools/read-conversation.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
+import { createTaskNoteTool } from "../tools/task-note.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
@@ -124,7 +127,18 @@ export interface HarnessOptions {
   agentCacheSize?: number;
   /** Applies `checkpoints.retention` after runs; default: the built-in SQLite or Postgres store's (none with a checkpointer from code). */
   pruner?: CheckpointPruner;
+  /** Who may read which thread with `read_conversation`; default {@link localThreadAccess}. The server sets its owner check with `setThreadAccess`. */
+  threadAccess?: ThreadAccess;
 }
+
+/**
+ * Whether user `userId` (undefined: the home's local user) may read thread `threadId` with
+ * `read_conversation`. Called when the tool runs, so a server can install its check after start.
+ */
+export type ThreadAccess = (threadId: string, userId: string | undefined) => boolean | Promise<boolean>;
+
+/** Without a server: the home's local user reads any thread of the home; a named user none (fail closed). */
+export const localThreadAccess: ThreadAccess = (_threadId, userId) => userId === undefined;
 
 /** What was decided while building an agent, for the CLI and the server to report. */
 export interface LeadAgentInfo {
@@ -169,6 +183,8 @@ export interface HarnessSetup {
   threadArchive?: AsyncHistoryArchive;
   /** Background subagents of every lead this harness builds, per thread (`task(run_in_background)`). */
   backgroundTasks: BackgroundTasks;
+  /** The `read_conversation` access check in force (see {@link ThreadAccess}). */
+  threadAccess: ThreadAccess;
   /** Tools from the config's `tools:` section, loaded once. */
   configTools: StructuredToolInterface[];
   /** Tools of the connected MCP servers, listed once (renamed on a clash with any other tool name). */
@@ -204,6 +220,12 @@ function buildAgent(
   const memory = memoryFor(runtime.agentName, run.user_id);
 
   const tools: StructuredToolInterface[] = [...builtinTools(setup, selection.entry.supports_vision)];
+  const checkpointer = setup.checkpointer;
+  if (checkpointer) {
+    // Checked when the tool runs: the server installs its owner check after the harness is built.
+    const mayRead = (threadId: string) => setup.threadAccess(threadId, run.user_id);
+    tools.push(createReadConversationTool({ checkpointer, mayRead }));
+  }
   const registry = createSubagentRegistry({
     bashAllowed: sandbox.bashAvailable,
     maxTurns: config.subagents.max_turns ?? undefined,
@@ -273,6 +295,7 @@ function buildAgent(
     custom: options.middleware ?? [],
     deferredTools,
     backgroundTasks: setup.backgroundTasks,
+    readConversation: checkpointer !== undefined,
     skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
     onWarning,
     logger: setup.logger,
@@ -370,6 +393,8 @@ export interface Harness {
   adoptLocalMemory(userId: string): Promise<AdoptedMemory>;
   /** Drops every cached graph (after skills or memory changed on disk). */
   invalidate(): void;
+  /** Replaces who may read which thread with `read_conversation` (the server installs its owner check). */
+  setThreadAccess(access: ThreadAccess): void;
   /**
    * Re-reads the installed skills and their enabled state (after `extensions_config.json` changed),
    * rebuilds the read-only skills view and drops cached graphs, so the next run's prompt and new
@@ -453,6 +478,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     sandbox,
     store: null,
     backgroundTasks: new BackgroundTasks(),
+    threadAccess: options.threadAccess ?? localThreadAccess,
     configTools,
     mcpTools: [],
     deferredTools: [],
@@ -566,6 +592,9 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       return adopted;
     },
     invalidate: () => agents.clear(),
+    setThreadAccess: (access) => {
+      setup.threadAccess = access;
+    },
     reloadSkills() {
       setup.skills = readSkills();
       sandbox.setSkillsPath?.(setup.skills.viewDir);
@@ -689,9 +718,12 @@ function builtinTools(setup: HarnessSetup, vision: boolean): StructuredToolInter
       },
     }),
     askClarificationTool,
+    createTaskNoteTool(),
     ...createWebTools(config.web, { env }),
-    // Only where compaction archives messages: the tool searches that archive.
-    ...(setup.threadArchive && config.summarization.enabled ? [createSearchHistoryTool(setup.threadArchive)] : []),
+    // Only where compaction archives messages: the tools search and read that archive.
+    ...(setup.threadArchive && config.summarization.enabled
+      ? [createSearchHistoryTool(setup.threadArchive), createHistoryReadTool(setup.threadArchive)]
+      : []),
   ];
 }
 

@@ -17,6 +17,7 @@ import { deferredToolsMiddleware } from "../mcp/deferred-tools.js";
 import { backgroundTasksMiddleware } from "../middleware/background-tasks.js";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { contextGuardMiddleware } from "../middleware/context-guard/index.js";
+import { conversationRefsMiddleware } from "../middleware/conversation-refs.js";
 import { modelRetryMiddleware } from "../middleware/model-retry.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call/index.js";
 import { durableContextMiddleware } from "../middleware/durable-context/index.js";
@@ -84,6 +85,8 @@ export interface LeadChainInput {
   deferredTools?: readonly StructuredToolInterface[];
   /** The store of background subagents (`task(run_in_background)`), present when subagents are on. */
   backgroundTasks?: BackgroundTasks;
+  /** `read_conversation` is bound: user messages' conversation references are shown to the model. */
+  readConversation?: boolean;
   /** Skills `/name` can activate (enabled) and the disabled ones; absent: no slash activation. */
   skills?: SkillActivationOptions;
   onWarning: (message: string) => void;
@@ -123,6 +126,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
     input.skills !== undefined &&
       skillActivationMiddleware({ ...input.skills, logger: input.logger?.child("skill-activation") }),
+    // 4e. Request-only like 4d and outside durable context, so the durable block still leads the messages.
+    input.readConversation === true && conversationRefsMiddleware(),
     // 5. Captures delegations and skills before summarization can drop their messages; projects them into each request.
     durableContext(config, input.onWarning, input.logger),
     // 6. Compacts history into summary_text after durable context has captured what it needs; memory sees what it removes first.

@@ -29,6 +29,14 @@ export type HistoryEntry =
   | { kind: "message"; seq: number; message: BaseMessage }
   | { kind: "compaction"; seq: number; compactedAt: string; summary: string; messageCount: number };
 
+/** One archived message with its number and user turn, as `history_read` shows it. */
+export interface ArchivedMessage {
+  seq: number;
+  /** The user turn (1 = the thread's first user message); null in an archive without the search index. */
+  turn: number | null;
+  message: BaseMessage;
+}
+
 /** Per-thread archive of compacted messages. */
 export interface HistoryArchive {
   /**
@@ -44,6 +52,8 @@ export interface HistoryArchive {
    * [] when nothing matches or the query has no word.
    */
   search(threadId: string, query: string, limit: number): HistoryHit[];
+  /** The archived messages numbered `from` to `to` (inclusive), in order; markers are left out. */
+  readMessages(threadId: string, from: number, to: number): ArchivedMessage[];
   /** Whether the thread has archived messages (has been compacted). */
   hasArchive(threadId: string): boolean;
   /** Removes a thread's archived messages (`deerflow threads delete`). */
@@ -60,6 +70,7 @@ export interface AsyncHistoryArchive {
   append(threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): Promise<number>;
   read(threadId: string): Promise<HistoryEntry[]>;
   search(threadId: string, query: string, limit: number): Promise<HistoryHit[]>;
+  readMessages(threadId: string, from: number, to: number): Promise<ArchivedMessage[]>;
   hasArchive(threadId: string): Promise<boolean>;
   delete(threadId: string): Promise<void>;
   close(): Promise<void>;
@@ -80,6 +91,7 @@ export function asyncArchive(archive: HistoryArchive): AsyncHistoryArchive {
     append: async (threadId, messages, info) => archive.append(threadId, messages, info),
     read: async (threadId) => archive.read(threadId),
     search: async (threadId, query, limit) => archive.search(threadId, query, limit),
+    readMessages: async (threadId, from, to) => archive.readMessages(threadId, from, to),
     hasArchive: async (threadId) => archive.hasArchive(threadId),
     delete: async (threadId) => archive.delete(threadId),
     close: async () => archive.close(),
@@ -126,6 +138,7 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
       append: () => 0,
       read: () => [],
       search: () => [],
+      readMessages: () => [],
       hasArchive: () => false,
       delete: () => {},
       close: () => {},
@@ -141,6 +154,15 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
   );
   const select = db.prepare<[string], Row>(
     "SELECT seq, kind, payload FROM history_archive WHERE thread_id = ? ORDER BY seq",
+  );
+  // The turn lives in the search index; a read-only archive written before the index has none.
+  const indexed = Boolean(
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_search'").get(),
+  );
+  const selectRange = db.prepare<[string, number, number], { seq: number; turn: number | null; payload: string }>(
+    `SELECT a.seq, ${indexed ? "s.turn" : "NULL"} AS turn, a.payload FROM history_archive a
+     ${indexed ? "LEFT JOIN history_search s ON s.thread_id = a.thread_id AND s.seq = a.seq" : ""}
+     WHERE a.thread_id = ? AND a.kind = 'message' AND a.seq BETWEEN ? AND ? ORDER BY a.seq`,
   );
 
   const append = db.transaction((threadId: string, messages: readonly BaseMessage[], info: CompactionInfo): number => {
@@ -166,6 +188,13 @@ export function createHistoryArchive(dbPath: string | Database.Database): Histor
         if (row.kind === "compaction") return { kind: "compaction", seq: row.seq, ...payload };
         return { kind: "message", seq: row.seq, message: mapStoredMessagesToChatMessages([payload])[0]! };
       });
+    },
+    readMessages(threadId, from, to) {
+      return selectRange.all(threadId, from, to).map((row) => ({
+        seq: row.seq,
+        turn: row.turn,
+        message: mapStoredMessagesToChatMessages([JSON.parse(row.payload)])[0]!,
+      }));
     },
     search(threadId, query, limit) {
       const fts = ftsQuery(query);

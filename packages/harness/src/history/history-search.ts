@@ -13,6 +13,8 @@ import type Database from "better-sqlite3";
 
 /** One matching passage. */
 export interface HistoryHit {
+  /** The message's number in the thread's archive: `history_read` reads from it. */
+  seq: number;
   /** The user turn the message belongs to (1 = the thread's first user message). */
   turn: number;
   role: "user" | "assistant" | "tool" | "system";
@@ -111,9 +113,9 @@ export function openHistorySearch(db: Database.Database): HistorySearchIndex {
   const insertFts = db.prepare("INSERT INTO history_fts (rowid, text) VALUES (?, ?)");
   const find = db.prepare<
     [string, string, number],
-    { turn: number; role: HistoryHit["role"]; text: string; passage: string }
+    { seq: number; turn: number; role: HistoryHit["role"]; text: string; passage: string }
   >(
-    `SELECT s.turn, s.role, s.text, snippet(history_fts, 0, '', '', ' … ', 64) AS passage
+    `SELECT s.seq, s.turn, s.role, s.text, snippet(history_fts, 0, '', '', ' … ', 64) AS passage
      FROM history_fts JOIN history_search s ON s.id = history_fts.rowid
      WHERE history_fts MATCH ? AND s.thread_id = ? ORDER BY bm25(history_fts) LIMIT ?`,
   );
@@ -149,6 +151,7 @@ export function openHistorySearch(db: Database.Database): HistorySearchIndex {
     add,
     search(threadId, query, limit) {
       return find.all(query, threadId, limit).map((row) => ({
+        seq: row.seq,
         turn: row.turn,
         role: row.role,
         passage: (row.text.length <= PASSAGE_CHARS ? row.text : row.passage).slice(0, PASSAGE_CHARS),

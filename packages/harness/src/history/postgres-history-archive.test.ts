@@ -4,6 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import pg from "pg";
 import { openPostgresDatabase, type PostgresDatabase } from "../storage/postgres-database.js";
 import { testDatabase } from "../testing/postgres.js";
+import { createHistoryReadTool } from "../tools/history-read.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 import { PASSAGE_CHARS } from "./history-search.js";
 import { createPostgresHistoryArchive } from "./postgres-history-archive.js";
@@ -145,13 +146,22 @@ test("search_history on Postgres: finds a planted detail with turn and role, bou
     tool.invoke(args, { configurable: { thread_id: threadId } }) as Promise<string>;
 
   const found = await call({ query: "who rotates the staging password?" });
-  assert.match(found, /^\[1\] turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./);
+  assert.match(
+    found,
+    /^\[1\] message \d+, turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./,
+  );
   assert.doesNotMatch(found, /another thread/, "only this thread's archive");
   assert.match(await call({ query: "zebra" }), /turn 2, (assistant|tool):[\s\S]*deploy-zebra-42/);
   const long = await archive.search("t1", "rollback window minutes", 5);
   assert.equal(long[0]!.turn, 3);
   assert.match(long[0]!.passage, /rollback window is exactly 17 minutes/);
   assert.ok(long[0]!.passage.length <= PASSAGE_CHARS, "a long message gives a bounded passage around the match");
+  const read = (await createHistoryReadTool(archive).invoke(
+    { from: long[0]!.seq - 1, to: long[0]!.seq },
+    { configurable: { thread_id: "t1" } },
+  )) as string;
+  assert.match(read, /^message \d+, turn 2, tool:\ndeploy-zebra-42\n\nmessage \d+, turn 3, user:\n/);
+  assert.match(read, /rollback window is exactly 17 minutes/);
 
   assert.match(await call({ query: "unrelatedword" }), /^No archived message matches "unrelatedword"/);
   assert.match(

@@ -121,20 +121,39 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
       });
     },
 
+    async readMessages(threadId, from, to) {
+      const rows = await orWhenUnmigrated(
+        pool
+          .query<{ seq: number; turn: number | null; payload: string }>(
+            `SELECT a.seq, s.turn, a.payload FROM history_archive a
+             LEFT JOIN history_search s ON s.thread_id = a.thread_id AND s.seq = a.seq
+             WHERE a.thread_id = $1 AND a.kind = 'message' AND a.seq BETWEEN $2 AND $3 ORDER BY a.seq`,
+            [threadId, from, to],
+          )
+          .then((result) => result.rows),
+        [],
+      );
+      return rows.map((row) => ({
+        seq: Number(row.seq),
+        turn: row.turn === null ? null : Number(row.turn),
+        message: mapStoredMessagesToChatMessages([JSON.parse(row.payload)])[0]!,
+      }));
+    },
+
     async search(threadId, query, limit) {
       const words = queryWords(query);
       if (words.length === 0) return [];
       // Any of the words (" or " is websearch syntax); stop words drop out, and a query of only stop words matches nothing.
       const rows = await orWhenUnmigrated(
         pool
-          .query<{ turn: number; role: HistoryHit["role"]; text: string; headline: string | null }>(
+          .query<{ seq: number; turn: number; role: HistoryHit["role"]; text: string; headline: string | null }>(
             `WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
              best AS (
                SELECT s.seq, s.turn, s.role, s.text, ts_rank(s.tsv, q.q, 1) AS rank
                FROM history_search s, q WHERE s.thread_id = $1 AND s.tsv @@ q.q
                ORDER BY rank DESC, s.seq LIMIT $3
              )
-             SELECT turn, role, text,
+             SELECT seq, turn, role, text,
                     CASE WHEN length(text) > $4 THEN ts_headline('english', left(text, 100000), (SELECT q FROM q), '${HEADLINE}') END AS headline
              FROM best ORDER BY rank DESC, seq`,
             [threadId, words.join(" or "), limit, PASSAGE_CHARS],
@@ -143,6 +162,7 @@ export function createPostgresHistoryArchive(pool: pg.Pool): AsyncHistoryArchive
         [],
       );
       return rows.map((row) => ({
+        seq: Number(row.seq),
         turn: row.turn,
         role: row.role,
         passage: (row.headline ?? row.text).slice(0, PASSAGE_CHARS),

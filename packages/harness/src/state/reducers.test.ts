@@ -3,8 +3,10 @@ import { describe, test } from "node:test";
 import {
   mergeArtifacts,
   mergeDelegations,
+  mergeGoal,
   mergeSandbox,
   mergeSkillContext,
+  mergeTaskNotes,
   mergeTodos,
   mergeViewedImages,
 } from "./reducers.js";
@@ -166,5 +168,39 @@ describe("mergeSkillContext", () => {
   test("is idempotent", () => {
     const x = [skill("/mnt/skills/a/SKILL.md"), skill("/mnt/skills/b/SKILL.md", 2)];
     assert.deepEqual(mergeSkillContext(x, x), x);
+  });
+});
+
+describe("mergeGoal", () => {
+  const goal = { objective: "Ship the beta", set_at: "2026-01-01T00:00:00.000Z" };
+  test("undefined keeps, null clears, a goal replaces", () => {
+    assert.deepEqual(mergeGoal(goal, undefined), goal);
+    assert.equal(mergeGoal(goal, null), null);
+    assert.equal(mergeGoal(undefined, undefined), null);
+    const next = { objective: "Ship 1.0", set_at: "2026-02-01T00:00:00.000Z" };
+    assert.deepEqual(mergeGoal(goal, next), next);
+  });
+  test("merge(x, x) == x", () => {
+    assert.deepEqual(mergeGoal(goal, goal), goal);
+    assert.equal(mergeGoal(null, null), null);
+  });
+});
+
+describe("mergeTaskNotes", () => {
+  const note = (id: string, text = `note ${id}`) => ({ id, text, created_at: "2026-01-01T00:00:00.000Z" });
+  test("appends in order; undefined, null and [] keep", () => {
+    assert.deepEqual(mergeTaskNotes([note("a")], [note("b")]), [note("a"), note("b")]);
+    for (const next of [undefined, null, []]) assert.deepEqual(mergeTaskNotes([note("a")], next), [note("a")]);
+  });
+  test("a known id keeps its first version, so merge(x, x) == x", () => {
+    assert.deepEqual(mergeTaskNotes([note("a")], [note("a", "changed")]), [note("a")]);
+    const notes = [note("a"), note("b")];
+    assert.deepEqual(mergeTaskNotes(notes, notes), notes);
+  });
+  test("keeps the newest 20", () => {
+    const many = Array.from({ length: 25 }, (_, i) => note(`n${i}`));
+    const merged = mergeTaskNotes([], many);
+    assert.equal(merged.length, 20);
+    assert.equal(merged[0]!.id, "n5");
   });
 });

@@ -9,8 +9,10 @@
 import {
   type DelegationEntry,
   type DelegationStatus,
+  type GoalState,
   type SandboxState,
   type SkillEntry,
+  type TaskNote,
   TerminalDelegationStatus,
   type TodoItem,
   type ViewedImage,
@@ -20,6 +22,7 @@ export const TERMINAL_DELEGATION_STATUSES: ReadonlySet<DelegationStatus> = new S
 export const DELEGATION_LEDGER_MAX_ENTRIES = 50;
 export const SKILL_CONTEXT_MAX_ENTRIES = 8;
 export const SKILL_DESCRIPTION_MAX_CHARS = 500;
+export const TASK_NOTES_MAX_ENTRIES = 20;
 
 /**
  * `sandbox`: `undefined`/`null` next keeps the current value; an empty current takes the next; the same
@@ -130,6 +133,30 @@ export function mergeSkillContext(
   }
   const merged = [...byPath.values()];
   return merged.slice(Math.max(0, merged.length - SKILL_CONTEXT_MAX_ENTRIES));
+}
+
+/**
+ * `goal`: `undefined` keeps the current goal; `null` clears it (`/goal clear`); a goal replaces the
+ * current one. Only the user sets it (a state update or the run input), never a hook, so a hook that
+ * re-emits the goal it read re-emits the current value.
+ */
+export function mergeGoal(current: GoalState | null | undefined, next: GoalState | null | undefined): GoalState | null {
+  if (next === undefined) return current ?? null;
+  return next;
+}
+
+/**
+ * `task_notes`: notes keyed by id, in the order written; a known id keeps its first version (a note is
+ * never edited). `undefined`/`null`/`[]` next keeps the current list. Past 20 notes the oldest are dropped.
+ */
+export function mergeTaskNotes(
+  current: readonly TaskNote[] | null | undefined,
+  next: readonly TaskNote[] | null | undefined,
+): TaskNote[] {
+  const byId = new Map<string, TaskNote>();
+  for (const note of [...(current ?? []), ...(next ?? [])]) if (!byId.has(note.id)) byId.set(note.id, note);
+  const merged = [...byId.values()];
+  return merged.slice(Math.max(0, merged.length - TASK_NOTES_MAX_ENTRIES));
 }
 
 /** Last-value channels (`thread_data`, `title`, `uploaded_files`, `summary_text`): `undefined` keeps. */

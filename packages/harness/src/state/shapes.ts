@@ -88,3 +88,19 @@ export const SkillEntry = z.object({
   loaded_at: z.number(),
 });
 export type SkillEntry = z.infer<typeof SkillEntry>;
+
+/** The thread's goal: what the user wants the whole conversation to achieve, set with `/goal`. */
+export const GoalState = z.object({
+  objective: z.string(),
+  /** ISO time the user set it. */
+  set_at: z.string(),
+});
+export type GoalState = z.infer<typeof GoalState>;
+
+/** A note the agent wrote about its task with `task_note` (progress, a decision): kept past compaction. */
+export const TaskNote = z.object({
+  id: z.string(),
+  text: z.string(),
+  created_at: z.string(),
+});
+export type TaskNote = z.infer<typeof TaskNote>;

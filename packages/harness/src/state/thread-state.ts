@@ -11,15 +11,19 @@ import { z } from "zod";
 import {
   mergeArtifacts,
   mergeDelegations,
+  mergeGoal,
   mergeSandbox,
   mergeSkillContext,
+  mergeTaskNotes,
   mergeTodos,
   mergeViewedImages,
 } from "./reducers.js";
 import {
   DelegationEntry,
+  GoalState,
   SandboxState,
   SkillEntry,
+  TaskNote,
   ThreadDataState,
   TodoItem,
   UploadedFile,
@@ -63,6 +67,15 @@ export const threadStateFields = {
       reducer: (current: SkillEntry[], next: SkillEntry[]) => mergeSkillContext(current, next),
     },
   ),
+  goal: new ReducedValue(GoalState.nullable().default(null), {
+    reducer: (current: GoalState | null, next: GoalState | null | undefined) => mergeGoal(current, next),
+  }),
+  task_notes: new ReducedValue(
+    z.array(TaskNote).default(() => []),
+    {
+      reducer: (current: TaskNote[], next: TaskNote[]) => mergeTaskNotes(current, next),
+    },
+  ),
 };
 
 /** The agent-level state schema passed to `createAgent`. */
@@ -80,6 +93,10 @@ export interface ThreadState {
   summary_text?: string | null;
   delegations: DelegationEntry[];
   skill_context: SkillEntry[];
+  /** The user's goal for the thread (`/goal`), shown to the model on every call; null when none. */
+  goal: GoalState | null;
+  /** The agent's own notes about the task (`task_note`), shown to the model on every call. */
+  task_notes: TaskNote[];
 }
 
 /** Picks channels from `threadStateFields` for a middleware's own `stateSchema`. */

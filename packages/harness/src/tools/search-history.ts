@@ -39,14 +39,16 @@ export function createSearchHistoryTool(archive: AnyHistoryArchive) {
         return `Error: the history archive could not be searched (${(error as Error).message.split("\n")[0]}). Go on without it, or try again later.`;
       }
       if (hits.length === 0) return `No archived message matches "${text.slice(0, 80)}". Try other or fewer words.`;
-      return hits.map((hit, index) => `[${index + 1}] turn ${hit.turn}, ${hit.role}:\n${hit.passage}`).join("\n\n");
+      return hits
+        .map((hit, index) => `[${index + 1}] message ${hit.seq}, turn ${hit.turn}, ${hit.role}:\n${hit.passage}`)
+        .join("\n\n");
     },
     {
       name: SEARCH_HISTORY_TOOL_NAME,
       description:
         "Search this thread's earlier messages that were compacted into the conversation summary. Use it to recall an exact detail " +
         "(a name, number, decision, file, error) the summary no longer shows, instead of guessing or asking the user again. " +
-        "Returns the best-matching passages with their turn and role.",
+        "Returns the best-matching passages with their message number, turn and role; history_read reads the messages around a number in full.",
       schema: z.object({
         query: z.string().describe("A few distinctive words to look for, e.g. 'database password decision'"),
         limit: z

@@ -60,7 +60,7 @@ test("two harnesses on one Postgres: one compacts a thread, the other shows its 
     const found = String(
       await createSearchHistoryTool(b.setup.threadArchive!).invoke({ query: "locker code" }, thread),
     );
-    assert.match(found, /^\[1\] turn 1, user:\nMy locker code is 8812\./);
+    assert.match(found, /^\[1\] message \d+, turn 1, user:\nMy locker code is 8812\./);
   } finally {
     await a.close();
     await b.close();

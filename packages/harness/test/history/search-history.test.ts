@@ -13,6 +13,7 @@ import { parseConfigText } from "../../src/config/load-config.js";
 import { createHistoryArchive } from "../../src/history/history-archive.js";
 import { HISTORY_SEARCH_HINT } from "../../src/middleware/durable-context/index.js";
 import { createTempHome, ScriptedChatModel } from "../../src/testing/index.js";
+import { createHistoryReadTool } from "../../src/tools/history-read.js";
 import { createSearchHistoryTool } from "../../src/tools/search-history.js";
 import { FIVE_TURNS } from "./five-turns.js";
 
@@ -49,7 +50,10 @@ test("search_history finds an archived detail with its turn and role, and answer
     const tool = createSearchHistoryTool(archive);
 
     const found = await call(tool, { query: "who rotates the staging password?" });
-    assert.match(found, /^\[1\] turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./);
+    assert.match(
+      found,
+      /^\[1\] message \d+, turn 2, user:\nThe staging database password is rotated every Tuesday by Margarethe\./,
+    );
     assert.doesNotMatch(found, /another thread/, "only this thread's archive");
     assert.match(await call(tool, { query: "zebra" }), /turn 2, (assistant|tool):[\s\S]*deploy-zebra-42/);
     assert.match(await call(tool, { query: "unrelatedword" }), /^No archived message matches "unrelatedword"/);
@@ -120,11 +124,60 @@ test("once a thread is compacted the model is told search_history exists, and th
       .messages.map((m) => String(m.content))
       .join("\n");
     assert.ok(last.includes(HISTORY_SEARCH_HINT), "the hint follows the summary once compacted");
-    const tool = agent.deerflow.toolNames.includes("search_history");
-    assert.ok(tool);
+    assert.ok(agent.deerflow.toolNames.includes("search_history"));
+    assert.ok(agent.deerflow.toolNames.includes("history_read"), "history_read is bound beside it");
     assert.match(harness.setup.archive!.search("t1", "locker code", 5)[0]!.passage, /8812/);
   } finally {
     await harness.close();
+    home.cleanup();
+  }
+});
+
+test("history_read reads the compacted messages around a number search_history gave, in full", async () => {
+  const home = createTempHome();
+  const archive = createHistoryArchive(path.join(home.path, "checkpoints.sqlite"));
+  try {
+    const long = `The full deploy log: ${"step ok; ".repeat(150)} final: deployed to eu-west-3.`;
+    archive.append(
+      "t1",
+      [
+        new HumanMessage({ id: "h1", content: "Deploy the service." }),
+        new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "deploy" } }] }),
+        new ToolMessage({ id: "r1", content: long, tool_call_id: "c1", name: "bash" }),
+        new HumanMessage({ id: "h2", content: "Thanks." }),
+      ],
+      info,
+    );
+    const search = createSearchHistoryTool(archive);
+    const read = createHistoryReadTool(archive);
+    const thread = { configurable: { thread_id: "t1" } };
+    const found = await call(search, { query: "deploy log" });
+    const seq = Number(/message (\d+)/.exec(found)![1]);
+    const text = (await read.invoke({ from: seq, to: seq + 1 }, thread)) as string;
+    assert.match(
+      text,
+      new RegExp(`^message ${seq}, turn 1, tool:\\nThe full deploy log:[\\s\\S]*deployed to eu-west-3\\.`),
+    );
+    assert.match(text, /message \d+, turn 2, user:\nThanks\./);
+    assert.match((await read.invoke({ from: 1 }, thread)) as string, /^message 1, turn 1, user:\nDeploy the service\./);
+    assert.match(
+      (await read.invoke({ from: 90 }, thread)) as string,
+      /^No archived message is numbered 90 to 94\. Use the message numbers search_history gives/,
+    );
+    assert.match(
+      (await read.invoke({ from: 5, to: 2 }, thread)) as string,
+      /^Error: "to" \(2\) is before "from" \(5\)/,
+    );
+    assert.match(
+      (await read.invoke({ from: 1, to: 40 }, thread)) as string,
+      /^Error: 40 messages asked for; history_read reads at most 20/,
+    );
+    assert.match(
+      (await read.invoke({ from: 1 }, { configurable: { thread_id: "fresh" } })) as string,
+      /^No earlier messages are archived/,
+    );
+  } finally {
+    archive.close();
     home.cleanup();
   }
 });

@@ -3,6 +3,7 @@
  * headers), count, get, patch, delete (checkpoints, runs, archive and files), state get/update/at a
  * checkpoint, and history with `checkpoint`/`parent_checkpoint` objects.
  */
+import { GoalState } from "@deerflow/harness";
 import { z } from "zod";
 import type { RegisterRoutes } from "../context.js";
 import { type Caller, callerOf, owns } from "../auth/caller.js";
@@ -215,6 +216,13 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   api.post("/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
     const body = await parseBody(c, UpdateStateSchema);
+    // The goal is the one channel a client writes routinely (`/goal`); a malformed one would reach every request.
+    const goal = (body.values as { goal?: unknown } | null)?.goal;
+    if (goal != null && !GoalState.safeParse(goal).success)
+      throw new HttpError(
+        422,
+        'Invalid body field "values.goal": give { objective, set_at } as strings, or null to clear it.',
+      );
     await requireThread(context, callerOf(c), threadId);
     if ((await context.runs.active(threadId)).length > 0)
       throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);

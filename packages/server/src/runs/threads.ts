@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { type Harness, isValidThreadId, sandboxIdFor, validateThreadId } from "@deerflow/harness";
+import { type Harness, isValidThreadId, sandboxIdFor, type ThreadAccess, validateThreadId } from "@deerflow/harness";
 import { type Caller, owns } from "../auth/caller.js";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
@@ -78,6 +78,17 @@ export async function visibleThread(
 ): Promise<ThreadRecord | null> {
   const thread = await findThread(context, threadId);
   return thread && owns(caller, thread.owner) ? thread : null;
+}
+
+/**
+ * The server's answer to the harness's `read_conversation` access question: a run's user reads a
+ * thread only when visibleThread would show it to them (they own it).
+ */
+export function threadAccessOf(context: ServerContext): ThreadAccess {
+  return async (threadId, userId) => {
+    const caller: Caller = { userId: userId ?? null, name: userId ?? "local", admin: false, via: "key" };
+    return (await visibleThread(context, caller, threadId)) !== null;
+  };
 }
 
 /** Like visibleThread, but a missing (or someone else's) thread is a 404. */

@@ -19,6 +19,9 @@ import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard
 import { runContext, type Settings } from "../settings/settings";
 import { Composer, type SendResult } from "./Composer";
 import { compactNotice, compactThread, isCompactCommand } from "./compact";
+import { type Goal, type GoalCommand, newGoal } from "./goal";
+import { GoalBanner } from "./GoalBanner";
+import type { ConversationRef } from "./ReferencePicker";
 import { uploadFiles } from "./uploads";
 import { MessageList } from "./MessageList";
 import { isShown, latestTokenUsage, pendingClarification } from "./messages";
@@ -31,6 +34,7 @@ export interface AgentState extends Record<string, unknown> {
   artifacts?: string[];
   summary_text?: string | null;
   delegations?: SavedDelegation[];
+  goal?: Goal | null;
 }
 
 /** Props of {@link Chat}. */
@@ -44,6 +48,8 @@ export interface ChatProps {
   onUnauthorized: () => void;
   onState: (state: { title?: string | null; artifacts: string[]; tokens?: number }) => void;
   onOpenArtifact: (path: string) => void;
+  /** The user's conversations, for the composer's reference picker. */
+  conversations?: readonly { id: string; title: string }[];
 }
 
 /** Renders the chat. */
@@ -57,6 +63,7 @@ export function Chat({
   onUnauthorized,
   onState,
   onOpenArtifact,
+  conversations,
 }: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const created = useRef<string | null>(null);
@@ -130,7 +137,35 @@ export function Chat({
     onState({ title: values?.title, artifacts, tokens });
   }, [values?.title, artifacts.join("\n"), tokens]);
 
-  const send = async (text: string, files: File[] = []): Promise<SendResult> => {
+  // A goal this tab just set or cleared (undefined: the thread state's), until a run brings the state's copy.
+  const [goalSet, setGoalSet] = useState<Goal | null | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new state copy (a run's values) replaces the local one
+  useEffect(() => setGoalSet(undefined), [values?.goal?.set_at]);
+  const goal = goalSet !== undefined ? goalSet : values?.goal;
+  const runGoal = async (command: GoalCommand): Promise<string | undefined> => {
+    if (command.kind === "show")
+      return goal ? undefined : "No goal is set. Type /goal and what this conversation should achieve.";
+    const next = command.kind === "clear" ? null : newGoal(command.objective);
+    if (next && "error" in next) return next.error;
+    try {
+      // A goal set before the first message makes the thread, as sending would.
+      let target = threadId;
+      if (!target) {
+        if (next === null) return undefined;
+        target = (await client.threads.create()).thread_id;
+        created.current = target;
+        onThreadCreated(target);
+      }
+      await client.threads.updateState(target, { values: { goal: next } });
+      setGoalSet(next);
+      return undefined;
+    } catch (error) {
+      if (isUnauthorized(error)) onUnauthorized();
+      return errorDetail(error);
+    }
+  };
+
+  const send = async (text: string, files: File[] = [], refs: ConversationRef[] = []): Promise<SendResult> => {
     if (files.length === 0 && isCompactCommand(text)) return compact();
     setCompacted(undefined);
     // Files go up first (to a new thread's id when there is no thread yet); a refusal keeps the draft.
@@ -147,11 +182,15 @@ export function Chat({
       }));
     }
     // An id of our own keeps the message's key (and its rendered row) when the server echoes it back.
+    const kwargs = {
+      ...(attached.length > 0 ? { files: attached } : {}),
+      ...(refs.length > 0 ? { conversation_refs: refs } : {}),
+    };
     const message = {
       type: "human" as const,
       id: crypto.randomUUID(),
       content: text,
-      ...(attached.length > 0 ? { additional_kwargs: { files: attached } } : {}),
+      ...(Object.keys(kwargs).length > 0 ? { additional_kwargs: kwargs } : {}),
     };
     // The composer keeps the text until the server accepted the run (see `pendingSend`).
     const outcome = new Promise<SendResult>((resolve) => {
@@ -243,6 +282,7 @@ export function Chat({
             </p>
           </div>
         )}
+        <GoalBanner goal={goal} onClear={() => void runGoal({ kind: "clear" })} />
         {values?.summary_text && (
           <div className="notice" data-testid="summary-notice">
             Earlier messages of this conversation were summarised to fit the model's context.
@@ -288,7 +328,14 @@ export function Chat({
         )}
         <div ref={bottom} />
       </div>
-      <Composer draftKey={threadId ?? "new"} running={running} onSend={send} onStop={stop} />
+      <Composer
+        draftKey={threadId ?? "new"}
+        running={running}
+        onSend={send}
+        onStop={stop}
+        onGoal={runGoal}
+        conversations={conversations?.filter((conversation) => conversation.id !== threadId)}
+      />
     </div>
   );
 }

@@ -2,10 +2,13 @@
  * The message box: Enter sends, Shift+Enter starts a new line, and while a run is going the send
  * button becomes Stop. Files can be attached, pasted or dropped; they show as chips, and a file the
  * server refused keeps its chip with the reason. The draft text is kept in sessionStorage per thread,
- * so a reload or a server outage loses nothing typed.
+ * so a reload or a server outage loses nothing typed. A `/goal` line sets, shows or clears the thread's
+ * goal instead of being sent, and up to three earlier conversations can be referenced with a message.
  */
 import { ArrowUp, Paperclip, Square, X } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { type GoalCommand, goalCommandOf } from "./goal";
+import { type ConversationRef, ReferenceChips, ReferencePicker } from "./ReferencePicker";
 
 /**
  * What sending reports back: nothing (sent), or why nothing was sent: the reasons files were refused,
@@ -18,18 +21,24 @@ export interface ComposerProps {
   draftKey: string;
   running: boolean;
   disabled?: boolean;
-  onSend: (text: string, files: File[]) => SendResult | Promise<SendResult>;
+  /** `refs`: the earlier conversations the user picked to reference (only passed when there are some). */
+  onSend: (text: string, files: File[], refs?: ConversationRef[]) => SendResult | Promise<SendResult>;
   onStop: () => void;
+  /** Runs a `/goal` line instead of sending it; resolves with the error to show, if any. Absent: sent as text. */
+  onGoal?: (command: GoalCommand) => Promise<string | undefined>;
+  /** The user's other conversations, which the message can reference. Absent: no reference button. */
+  conversations?: readonly { id: string; title: string }[];
 }
 
 /** Renders the composer. */
-export function Composer({ draftKey, running, disabled, onSend, onStop }: ComposerProps) {
+export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, conversations }: ComposerProps) {
   const storageKey = `deerflow.draft.${draftKey}`;
   const [text, setText] = useState(() => sessionStorage.getItem(storageKey) ?? "");
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const [files, setFiles] = useState<File[]>([]);
   const [refused, setRefused] = useState<Record<string, string>>({});
+  const [refs, setRefs] = useState<ConversationRef[]>([]);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string>();
   const sendingRef = useRef(false);
@@ -57,7 +66,14 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
     sendingRef.current = true;
     setError(undefined);
     try {
-      const result = await onSend(trimmed, files);
+      const goal = onGoal && goalCommandOf(trimmed);
+      if (goal) {
+        const failed = await onGoal(goal);
+        if (failed) setError(failed);
+        else setText("");
+        return;
+      }
+      const result = await (refs.length > 0 ? onSend(trimmed, files, refs) : onSend(trimmed, files));
       if (result && Object.keys(result.refused ?? {}).length > 0) {
         setRefused(result.refused ?? {});
         return;
@@ -69,6 +85,7 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       setText("");
       setFiles([]);
       setRefused({});
+      setRefs([]);
     } finally {
       setSending(false);
       sendingRef.current = false;
@@ -121,6 +138,7 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
           ))}
         </div>
       )}
+      <ReferenceChips picked={refs} onChange={setRefs} />
       <input
         ref={picker}
         type="file"
@@ -138,6 +156,7 @@ export function Composer({ draftKey, running, disabled, onSend, onStop }: Compos
       >
         <Paperclip size={16} />
       </button>
+      {conversations && <ReferencePicker conversations={conversations} picked={refs} onChange={setRefs} />}
       <textarea
         ref={area}
         aria-label="Message"

@@ -1,6 +1,6 @@
 /**
- * Chain slot 5: facts that must outlive compaction (the summary, delegated work, loaded skills) kept in
- * state and shown to the model on every call.
+ * Chain slot 5: facts that must outlive compaction (the summary, delegated work, loaded skills, the
+ * agent's task notes, the user's goal) kept in state and shown to the model on every call.
  *
  * Capture runs in `beforeModel`, before summarization (slot 6) can remove the messages, and again in
  * `afterModel`, so a `task` dispatch is on the ledger before the tool even runs. `wrapModelCall` projects
@@ -13,6 +13,7 @@ import type { DelegationEntry, SkillEntry } from "../../state/shapes.js";
 import { threadStateSubset } from "../../state/thread-state.js";
 import { changedDelegations, currentRunMessages, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
+import { projectGoal } from "./goal-reminder.js";
 import { extractSkills } from "./skill-capture.js";
 import type { Logger } from "../../logger.js";
 
@@ -83,7 +84,7 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
 
   return createMiddleware({
     name: "durable-context",
-    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
+    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context", "goal", "task_notes"),
     beforeModel: (state, runtime) =>
       update({
         ...captureDelegations(state, runIdOf(runtime)),
@@ -95,10 +96,14 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
         summaryText: request.state.summary_text,
         delegations: request.state.delegations,
         skills: request.state.skill_context,
+        taskNotes: request.state.task_notes,
         historySearch: request.tools?.some((tool) => (tool as { name?: string }).name === "search_history"),
       });
       const projected = projectDurableContext(request.messages, request.systemMessage, block);
-      return handler(block === null ? { ...request, messages: projected.messages } : { ...request, ...projected });
+      const messages = projectGoal(projected.messages, request.state.goal);
+      return handler(
+        block === null ? { ...request, messages } : { ...request, systemMessage: projected.systemMessage, messages },
+      );
     },
   });
 }

@@ -14,6 +14,7 @@ import { isSystemReminder } from "../../messages/system-reminder.js";
 import { type TokenCounter, createTokenCounter } from "../../model/tokens.js";
 import type { ThreadState } from "../../state/thread-state.js";
 import { renderDurableContext } from "../durable-context/durable-context-render.js";
+import { renderGoalReminder } from "../durable-context/goal-reminder.js";
 import { findSafeCutoff } from "./summarization-cutoff.js";
 import { type BeforeSummarizationHook, runBeforeSummarizationHooks } from "./summarization-hooks.js";
 import { DEFAULT_SUMMARY_PROMPT, buildSummaryInput, fillSummaryPrompt } from "./summarization-input.js";
@@ -64,6 +65,8 @@ export interface CompactionState {
   summary_text?: string | null;
   delegations?: ThreadState["delegations"] | null;
   skill_context?: ThreadState["skill_context"] | null;
+  task_notes?: ThreadState["task_notes"] | null;
+  goal?: ThreadState["goal"] | null;
 }
 
 /** What to compact and how. */
@@ -144,11 +147,15 @@ export function createCompactor(options: CompactorOptions): Compactor {
   return async (state, request = {}) => {
     const messages = state.messages;
     const previous = state.summary_text ?? null;
-    const projected = renderDurableContext({
+    const block = renderDurableContext({
       summaryText: previous,
       delegations: state.delegations ?? undefined,
       skills: state.skill_context ?? undefined,
+      taskNotes: state.task_notes ?? undefined,
     });
+    // The goal reminder rides with every request too, right after the durable block.
+    const goal = state.goal ? renderGoalReminder(state.goal) : null;
+    const projected = block !== null && goal !== null ? `${block}\n${goal}` : (block ?? goal);
     const totalTokens =
       measure.tokenCounter(projected ? [...messages, new HumanMessage(projected)] : messages) +
       (measure.overheadTokens ?? 0);

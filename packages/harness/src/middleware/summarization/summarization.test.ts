@@ -197,3 +197,27 @@ test("before_summarization hooks see each compaction in a real run; a throwing o
     warnings.join("\n"),
   );
 });
+
+test("the token trigger counts the task notes and goal every request carries", async () => {
+  const notes = Array.from({ length: 8 }, (_, i) => ({
+    id: `n${i}`,
+    text: `note ${i} ${"detail ".repeat(60)}`,
+    created_at: "",
+  }));
+  const goal = { objective: "Ship the beta ".repeat(50), set_at: "" };
+  const compacts = async (extra: object) => {
+    const summarizer = new ScriptedChatModel([{ content: "SUMMARY" }], { loop: true, name: "summarizer" });
+    const { agent } = setup({
+      summarizer,
+      trigger: { type: "tokens", value: 1500 },
+      keep: { type: "messages", value: 2 },
+    });
+    const config = { configurable: { thread_id: "notes" } };
+    const said = "word ".repeat(280);
+    await agent.invoke({ messages: [new HumanMessage(said)], ...extra } as never, config);
+    await agent.invoke({ messages: [new HumanMessage(said)] }, config);
+    return summarizer.calls.length > 0;
+  };
+  assert.equal(await compacts({}), false, "the messages alone stay under the trigger");
+  assert.equal(await compacts({ task_notes: notes, goal }), true, "with the notes and goal counted they do not");
+});

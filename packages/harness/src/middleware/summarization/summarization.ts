@@ -49,8 +49,8 @@ export function summarizationMiddleware(options: SummarizationOptions) {
 
   const middleware = createMiddleware({
     name: "summarization",
-    // The ledger and skills are read only to count the durable-context block every request carries.
-    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context"),
+    // The ledger, skills, notes and goal are read only to count what durable context adds to every request.
+    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context", "task_notes", "goal"),
     beforeModel: async (state, runtime) => {
       const threadId = runtime.configurable?.thread_id;
       const outcome = await compact(state, { threadId: threadId ? String(threadId) : undefined });
