@@ -280,6 +280,12 @@ export const LlmCallConfig = z.strictObject({
   memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),
   tool_results_max_chars: z.number().int().min(1000).default(100000),
+  /** Calls in a row that failed after their retries before the endpoint is paused (model-circuit); 0: never. */
+  circuit_failure_threshold: z.number().int().min(0).max(1000).default(5),
+  /** How long a paused endpoint refuses calls before one probe goes through. */
+  circuit_cooldown_seconds: Seconds.default(60),
+  /** Requests for the rest of an answer cut at the output limit, per model call (finish-reason); 0: only a note. */
+  max_length_continuations: z.number().int().min(0).max(10).default(2),
 });
 
 /** `web:`: the web research tools (`web_search`, `web_fetch`, `image_search`) and their network policy. */
