@@ -26,7 +26,7 @@ import type { Logger } from "../logger.js";
 
 /**
  * Reducer of `promoted_tools`: the union, in first-promotion order. Promoting a name twice changes
- * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. Names are never removed.
+ * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. A merge never removes a name; the middleware clears the list (an `Overwrite`) when the catalogue changed.
  */
 export function mergePromotedTools(
   current: readonly string[] | null | undefined,
