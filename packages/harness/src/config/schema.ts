@@ -141,6 +141,13 @@ export const TitleConfig = z.strictObject({
     }),
 });
 
+/** One `sandbox.mounts` entry: a host directory shown in the sandbox (checked when the sandbox is built). */
+export const SandboxMountConfig = z.strictObject({
+  host_path: z.string().min(1),
+  container_path: z.string().min(1),
+  read_only: z.boolean().default(false),
+});
+
 export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
@@ -155,6 +162,8 @@ export const SandboxConfig = z.strictObject({
   write_file_max_bytes: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
   glob_max_results: z.number().int().positive().max(1000).default(defaults.SANDBOX_LIMIT_DEFAULTS.glob_max_results),
   grep_max_results: z.number().int().positive().max(500).default(defaults.SANDBOX_LIMIT_DEFAULTS.grep_max_results),
+  /** Host directories shown in the sandbox (local and bubblewrap); `read_only` ones refuse writes. */
+  mounts: z.array(SandboxMountConfig).default([]),
 });
 
 export const SkillsConfig = z.strictObject({
