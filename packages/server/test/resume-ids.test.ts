@@ -54,6 +54,41 @@ test("a run resumed after a restart keeps every message id it found, its own inp
   }
 });
 
+test("a command run resumed after a restart does not apply its update again (no second copy under a new id)", async () => {
+  const block = gate();
+  let t = await startTestServer({
+    script: async (body: { messages: Array<{ role: string; content?: unknown }> }) => {
+      const text = lastUserText(body);
+      if (text === "slow") await block.wait;
+      return { content: `echo: ${text}` };
+    },
+    drainGraceMs: 100,
+  });
+  try {
+    const thread = await t.client.threads.create();
+    await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("quick") });
+    const run = await t.client.runs.create(thread.thread_id, "lead_agent", {
+      command: { update: say("slow"), goto: "model_request" },
+    });
+    await until(async () => t.fake.requests.some((body) => lastUserText(body) === "slow"), 10_000, "the slow call");
+    const before = ((await t.client.threads.getState(thread.thread_id)).values as Values).messages;
+    t = await t.restart();
+    block.open();
+    const after = ((await t.client.runs.join(thread.thread_id, run.run_id)) as Values).messages;
+    assert.deepEqual(
+      after.map((message) => message.content),
+      ["quick", "echo: quick", "slow", "echo: slow"],
+    );
+    assert.deepEqual(
+      after.slice(0, 3).map((message) => message.id),
+      before.map((message) => message.id),
+    );
+  } finally {
+    block.open();
+    await t.close();
+  }
+});
+
 test("a run resumed from a breakpoint keeps the ids of the interrupted run's messages", async () => {
   const t = await startTestServer({
     script: (body) =>
