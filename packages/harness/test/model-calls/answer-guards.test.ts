@@ -25,7 +25,11 @@ interface Turn {
 }
 
 /** Runs `turns` user messages on one thread through a real lead agent, ChatOpenAI (or ChatAnthropic) and the fake server. */
-async function runTurns(script: FakeStep[], turns: number, options: { use?: string; llmCall?: string } = {}) {
+async function runTurns(
+  script: FakeStep[],
+  turns: number,
+  options: { use?: string; llmCall?: string; streamed?: boolean } = {},
+) {
   const home = createTempHome();
   const server =
     options.use === "anthropic" ? await startFakeAnthropicServer({ script }) : await startFakeOpenAIServer({ script });
@@ -38,10 +42,19 @@ async function runTurns(script: FakeStep[], turns: number, options: { use?: stri
   try {
     for (let turn = 0; turn < turns; turn += 1) {
       try {
-        const out = await agent.invoke(
-          { messages: [{ role: "user", content: `hello ${turn}` }] },
-          { configurable: { thread_id: "t" } },
-        );
+        const input = { messages: [{ role: "user", content: `hello ${turn}` }] };
+        let out = { messages: [] as unknown[] };
+        if (options.streamed) {
+          // Token streaming makes langchain call the model's stream path, as a server run with `messages` does.
+          const stream = await agent.stream(input, {
+            configurable: { thread_id: "t" },
+            streamMode: ["messages", "values"],
+          });
+          for await (const [mode, chunk] of stream as AsyncIterable<[string, typeof out]>)
+            if (mode === "values") out = chunk;
+        } else {
+          out = await agent.invoke(input, { configurable: { thread_id: "t" } });
+        }
         const messages = (out.messages as { type: string; text: string; id?: string }[]).map((m) => ({
           type: m.type,
           text: m.text,
@@ -83,6 +96,17 @@ test("an answer cut at the output limit is continued and arrives whole, as one m
     "the hidden continuation request is not kept in the thread",
   );
   assert.match(lastUserText(turn!.requests[1]!), /cut off by the output token limit/);
+});
+
+test("a streamed answer cut at the output limit is continued too (the finish reason survives streaming)", async () => {
+  for (const use of ["openai", "anthropic"]) {
+    const [turn] = await runTurns([{ content: "Streamed and ", finish_reason: "length" }, { content: "whole." }], 1, {
+      use,
+      streamed: true,
+    });
+    assert.equal(turn!.error, undefined, use);
+    assert.equal(turn!.answer, "Streamed and whole.", use);
+  }
 });
 
 test("an answer still cut after the allowed continuations ends with a note saying so", async () => {
