@@ -6,11 +6,14 @@
  *
  * The call is tried once more with a hidden nudge at the end of the request (that request only); if
  * the answer is still empty it is replaced by a message saying so and what to do. It all happens inside
- * one model call, so nothing hidden reaches the checkpoint.
+ * one model call, so nothing hidden reaches the checkpoint. The answer carries the usage of both calls,
+ * so token accounting counts the empty one too.
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import type { Logger } from "../logger.js";
+import { copyAIMessage } from "../messages/ai-message.js";
+import { sumUsage } from "./finish-reason.js";
 import { stopWithNote } from "./stop-run.js";
 
 /** True for an answer with no visible text, no tool calls and no (invalid) tool-call attempts. */
@@ -52,8 +55,10 @@ export function emptyAnswerMiddleware(options: EmptyAnswerOptions) {
       if (!AIMessage.isInstance(first) || !isEmptyAnswer(first)) return first;
       options.logger?.info(`model "${options.modelName}" gave an empty answer; asking once more`);
       const nudge = new HumanMessage({ content: EMPTY_ANSWER_PROMPT, additional_kwargs: { hide_from_ui: true } });
-      const second = await handler({ ...request, messages: [...request.messages, nudge] });
-      if (!AIMessage.isInstance(second) || !isEmptyAnswer(second)) return second;
+      const retried = await handler({ ...request, messages: [...request.messages, nudge] });
+      if (!AIMessage.isInstance(retried)) return retried;
+      const second = copyAIMessage(retried, { usage_metadata: sumUsage(first.usage_metadata, retried.usage_metadata) });
+      if (!isEmptyAnswer(second)) return second;
       options.logger?.warn(`model "${options.modelName}" gave an empty answer twice; replaced it with a message`);
       options.onWarning?.(`empty-answer: model "${options.modelName}" gave an empty answer twice.`);
       return stopWithNote(second, emptyAnswerNote(options.modelName), "empty_answer");

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { createAgent } from "langchain";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { finishStop, joinContinuation } from "./finish-reason.js";
-import { isEmptyAnswer } from "./empty-answer.js";
+import { emptyAnswerMiddleware, isEmptyAnswer } from "./empty-answer.js";
 
 test("finishStop reads each provider's spelling of a cut or filtered answer", () => {
   const stop = (metadata: Record<string, unknown>) =>
@@ -48,4 +50,17 @@ test("isEmptyAnswer: no text and no tool calls; whitespace counts as empty", () 
     isEmptyAnswer(new AIMessage({ content: "", tool_calls: [{ id: "c", name: "ls", args: {}, type: "tool_call" }] })),
     false,
   );
+});
+
+test("an empty answer's retry carries the usage of both calls", async () => {
+  const usage = (n: number) => ({ input_tokens: n, output_tokens: n, total_tokens: 2 * n });
+  const model = new ScriptedChatModel([
+    new AIMessage({ content: "", usage_metadata: usage(3) }),
+    new AIMessage({ content: "Here.", usage_metadata: usage(4) }),
+  ]);
+  const agent = createAgent({ model, middleware: [emptyAnswerMiddleware({ modelName: "m" })] });
+  const out = await agent.invoke({ messages: [new HumanMessage("hi")] });
+  const answer = out.messages.at(-1) as AIMessage;
+  assert.equal(answer.text, "Here.");
+  assert.deepEqual(answer.usage_metadata, usage(7));
 });

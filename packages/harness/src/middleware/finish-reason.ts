@@ -75,23 +75,24 @@ export function joinContinuation(first: AIMessage, next: AIMessage): AIMessage {
     typeof first.content === "string" && typeof next.content === "string"
       ? first.content + next.content
       : [...asBlocks(first.content), ...asBlocks(next.content)];
-  const a = first.usage_metadata;
-  const b = next.usage_metadata;
   return copyAIMessage(first, {
     content: content as AIMessage["content"],
     tool_calls: next.tool_calls,
     invalid_tool_calls: next.invalid_tool_calls,
     additional_kwargs: { ...first.additional_kwargs, ...next.additional_kwargs },
     response_metadata: { ...first.response_metadata, ...next.response_metadata },
-    usage_metadata:
-      a && b
-        ? {
-            input_tokens: a.input_tokens + b.input_tokens,
-            output_tokens: a.output_tokens + b.output_tokens,
-            total_tokens: a.total_tokens + b.total_tokens,
-          }
-        : (a ?? b),
+    usage_metadata: sumUsage(first.usage_metadata, next.usage_metadata),
   });
+}
+
+/** The token usage of two model calls that make one answer (either may be unknown). */
+export function sumUsage(a: AIMessage["usage_metadata"], b: AIMessage["usage_metadata"]): AIMessage["usage_metadata"] {
+  if (!a || !b) return a ?? b;
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
 }
 
 function asBlocks(content: AIMessage["content"]): unknown[] {
