@@ -111,12 +111,24 @@ test("OpenAI: parallel tool calls both run", async (t) => {
   assert.equal(readFileSync(path.join(result.workspace(), "two.txt"), "utf8"), "second 😀\n".repeat(50));
 });
 
-test("OpenAI: an answer cut by finish_reason length or content_filter is printed as sent", async (t) => {
-  for (const finish_reason of ["length", "content_filter"] as const) {
-    const result = await run(t, await openai([{ content: `Cut by ${finish_reason}`, finish_reason }]), OPENAI);
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.output.answer, `Cut by ${finish_reason}`);
-  }
+test("OpenAI: an answer cut by finish_reason length is continued; one stopped by content_filter is printed with a note", async (t) => {
+  const cut = await run(
+    t,
+    await openai([{ content: "Cut by length", finish_reason: "length" }, { content: ", then continued." }]),
+    OPENAI,
+  );
+  assert.equal(cut.code, 0, cut.stderr);
+  assert.equal(cut.output.answer, "Cut by length, then continued.");
+  const filtered = await run(
+    t,
+    await openai([{ content: "Cut by content_filter", finish_reason: "content_filter" }]),
+    OPENAI,
+  );
+  assert.equal(filtered.code, 0, filtered.stderr);
+  assert.match(
+    filtered.output.answer ?? "",
+    /^Cut by content_filter\n\n\[The provider of model "\w+" stopped this answer/,
+  );
 });
 
 test("OpenAI: a 200 with choices: [] fails with a message saying the provider sent no answer", async (t) => {

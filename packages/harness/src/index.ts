@@ -66,6 +66,11 @@ export {
 export { type ToolProgressOptions, toolProgressMiddleware } from "./middleware/tool-progress.js";
 export { type ReadBeforeWriteOptions, readBeforeWriteMiddleware } from "./middleware/read-before-write.js";
 export { modelRetryMiddleware, type ModelRetryOptions } from "./middleware/model-retry.js";
+export { modelCircuitMiddleware, type ModelCircuitOptions } from "./middleware/model-circuit.js";
+export { ModelCircuits, type CircuitLimits } from "./model/circuit-breaker.js";
+export { emptyAnswerMiddleware, type EmptyAnswerOptions } from "./middleware/empty-answer.js";
+export { finishReasonMiddleware, type FinishReasonOptions } from "./middleware/finish-reason.js";
+export type { ToolErrorType, ToolResultMeta } from "./middleware/tool-result-meta.js";
 export { skillActivationMiddleware, type SkillActivationOptions } from "./middleware/skill-activation.js";
 export { tokenUsageMiddleware, type TokenUsage, type TokenUsageOptions } from "./middleware/token-usage.js";
 export { toolCallRepairMiddleware, type ToolCallRepairOptions } from "./middleware/tool-call-repair.js";

@@ -161,15 +161,19 @@ for (const how of ["wait", "stream"] as const) {
     assert.equal(readFileSync(`${run.workspace}/two.txt`, "utf8"), "second 😀\n".repeat(50));
   });
 
-  test(`runs/${how}: OpenAI answers cut by length or content_filter keep the text sent`, async (t) => {
+  test(`runs/${how}: OpenAI answers cut by length are continued; filtered ones keep the text sent, with a note`, async (t) => {
     const fake = await openai([
       { content: "Cut by length", finish_reason: "length" },
+      { content: ", then continued." },
       { content: "Cut by filter", finish_reason: "content_filter" },
     ]);
     const first = await ask(t, fake, "openai", how);
-    assert.equal(text(first.answer), "Cut by length");
+    assert.equal(text(first.answer), "Cut by length, then continued.");
     const second = await ask(t, fake, "openai", how);
-    assert.equal(text(second.answer), "Cut by filter");
+    assert.match(
+      text(second.answer),
+      /^Cut by filter\n\n\[The provider of model "\w+" stopped this answer with a safety signal/,
+    );
   });
 
   test(`runs/${how}: an OpenAI 200 with choices: [] fails with a message saying the provider sent no answer`, async (t) => {

@@ -267,6 +267,7 @@ function buildAgent(
         })
       : undefined,
     bashAvailable: tools.some((tool) => tool.name === "bash"),
+    mounts: config.sandbox.mounts.map((mount) => ({ containerPath: mount.container_path, readOnly: mount.read_only })),
     webSection: renderWebPromptSection(tools.map((tool) => tool.name)),
     memoryBlock: memory?.promptBlock(),
     date: promptDate(),
@@ -458,6 +459,11 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     allowHostBash: config.sandbox.allow_host_bash,
     bashTimeoutSeconds: config.sandbox.bash_command_timeout,
     bashOutputMaxChars: config.sandbox.bash_output_max_chars,
+    mounts: config.sandbox.mounts.map((mount) => ({
+      hostPath: mount.host_path,
+      containerPath: mount.container_path,
+      readOnly: mount.read_only,
+    })),
   });
   const postgresUrl =
     config.database.backend === "postgres" && options.checkpointer === undefined

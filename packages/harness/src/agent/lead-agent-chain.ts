@@ -19,6 +19,10 @@ import { clarificationMiddleware } from "../middleware/clarification.js";
 import { contextGuardMiddleware } from "../middleware/context-guard/index.js";
 import { conversationRefsMiddleware } from "../middleware/conversation-refs.js";
 import { modelRetryMiddleware } from "../middleware/model-retry.js";
+import { modelCircuitMiddleware } from "../middleware/model-circuit.js";
+import { emptyAnswerMiddleware } from "../middleware/empty-answer.js";
+import { finishReasonMiddleware } from "../middleware/finish-reason.js";
+import { type ModelCircuits, processModelCircuits } from "../model/circuit-breaker.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call/index.js";
 import { durableContextMiddleware } from "../middleware/durable-context/index.js";
 import { inputSanitizationMiddleware } from "../middleware/input-sanitization.js";
@@ -40,7 +44,7 @@ import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { toolPolicyMiddleware } from "../middleware/tool-policy.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
-import { modelLabel } from "../model/create-chat-model.js";
+import { modelEndpoint, modelLabel } from "../model/create-chat-model.js";
 import type { TokenCounter } from "../model/tokens.js";
 import type { SandboxProvider } from "../sandbox/sandbox.js";
 import type { BackgroundTasks } from "../subagents/background.js";
@@ -92,6 +96,8 @@ export interface LeadChainInput {
   onWarning: (message: string) => void;
   /** The harness log (`log_level`); middlewares log their key actions to it. */
   logger?: Logger;
+  /** The model circuit breakers; default the process-wide ones. */
+  circuits?: ModelCircuits;
 }
 
 /** Builds the ordered middleware list of the lead agent. */
@@ -121,6 +127,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     inputSanitizationMiddleware({ logger: input.logger?.child("input-sanitization") }),
     // 4b. Turns tool calls with invalid JSON arguments into error results instead of ending the run.
     toolCallRepairMiddleware({ logger: input.logger?.child("tool-call-repair") }),
+    // 4b2-4b4. Outside model-retry: the breaker counts calls that used up their retries; the answer guards' second calls are retried like the first.
+    ...answerGuards(config, input),
     // 4c. Retries 429s, 5xx, timeouts and dropped connections (the clients do not), announcing each wait as `llm_retry`.
     modelRetryMiddleware({ ...retryOptions(config, input.modelEntry), logger: input.logger?.child("model-retry") }),
     // 4d. Slash skill activation edits the request only, inside the dangling-call repair and outside durable context (DeerFlow's order), so the durable block still leads the messages.
@@ -219,6 +227,36 @@ export function retryOptions(config: AppConfig, entry: ModelEntry, onWarning?: (
   };
 }
 
+/**
+ * The circuit breaker (outermost: a paused endpoint fails before anything is sent), then the empty-answer
+ * retry around the finish-reason guard (a cut or filtered answer gets its note first, so only a truly
+ * empty one is retried).
+ */
+function answerGuards(
+  config: AppConfig,
+  input: { modelEntry: ModelEntry; circuits?: ModelCircuits; onWarning: (message: string) => void; logger?: Logger },
+): AgentMiddleware[] {
+  const entry = input.modelEntry;
+  const modelName = entry.name;
+  return [
+    modelCircuitMiddleware({
+      circuits: input.circuits ?? processModelCircuits,
+      key: `${entry.use}|${entry.model}|${modelEndpoint(entry) ?? ""}`,
+      modelName,
+      failureThreshold: config.llm_call.circuit_failure_threshold,
+      cooldownMs: config.llm_call.circuit_cooldown_seconds * 1000,
+      logger: input.logger?.child("model-circuit"),
+    }),
+    emptyAnswerMiddleware({ modelName, onWarning: input.onWarning, logger: input.logger?.child("empty-answer") }),
+    finishReasonMiddleware({
+      modelName,
+      maxContinuations: config.llm_call.max_length_continuations,
+      onWarning: input.onWarning,
+      logger: input.logger?.child("finish-reason"),
+    }),
+  ];
+}
+
 /** `fraction` triggers need the model's window; without `max_input_tokens` they are skipped (documented default). */
 export function knownTriggers(triggers: AppConfig["summarization"]["trigger"], maxInputTokens: number | undefined) {
   return maxInputTokens ? triggers : triggers.filter((trigger) => trigger.type !== "fraction");
@@ -239,6 +277,8 @@ export interface SubagentChainInput {
   logger?: Logger;
   /** The kind's token budget (`subagents.token_budget`, or its own); undefined for none. */
   maxTokens?: number;
+  /** The model circuit breakers; default the process-wide ones. */
+  circuits?: ModelCircuits;
 }
 
 /**
@@ -273,6 +313,8 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     danglingToolCallMiddleware({ logger: input.logger?.child("dangling-tool-call") }),
     // 4. Invalid tool-call JSON becomes an error result.
     toolCallRepairMiddleware({ logger: input.logger?.child("tool-call-repair") }),
+    // 4a. The breaker and the answer guards, outside model-retry as for the lead.
+    ...answerGuards(config, input),
     // 4b. Retries 429s, 5xx, timeouts and dropped connections, as for the lead.
     modelRetryMiddleware({ ...retryOptions(config, input.modelEntry), logger: input.logger?.child("model-retry") }),
     // 5. Captures delegations and skills before summarization can drop them.

@@ -25,6 +25,8 @@ export interface LeadPromptOptions {
   date: string;
   /** The run's `disable_clarification`: no `<clarification_system>` (the clarification middleware says to proceed instead). */
   clarificationDisabled?: boolean;
+  /** Custom mounts (`sandbox.mounts`), listed with the sandbox paths. */
+  mounts?: readonly { containerPath: string; readOnly: boolean }[];
 }
 
 /** Today's date as the prompt shows it. */
@@ -49,7 +51,7 @@ export function renderLeadPrompt(options: LeadPromptOptions): string {
     skillsSection(options),
     options.subagentSection ?? "",
     options.webSection ?? "",
-    workingDirectory(options.bashAvailable, options.skillsContainerPath),
+    workingDirectory(options.bashAvailable, options.skillsContainerPath, options.mounts ?? []),
     RESPONSE_STYLE,
     CRITICAL_REMINDERS,
     options.memoryBlock ?? "",
@@ -91,12 +93,19 @@ ${items}
 </skill_system>`;
 }
 
-function workingDirectory(bashAvailable: boolean, skillsContainerPath: string): string {
+function workingDirectory(
+  bashAvailable: boolean,
+  skillsContainerPath: string,
+  mounts: NonNullable<LeadPromptOptions["mounts"]>,
+): string {
+  const mounted = mounts
+    .map((mount) => `\n- ${mount.containerPath}: a mounted directory, ${mount.readOnly ? "read-only" : "read-write"}.`)
+    .join("");
   return `<working_directory>
 - /mnt/user-data/uploads: files the user uploaded for this thread.
 - /mnt/user-data/workspace: your scratch space; relative paths start here.
 - /mnt/user-data/outputs: deliverables. Write final files here and call present_files on them so the user gets them.
-- ${skillsContainerPath}: skills, read-only.
+- ${skillsContainerPath}: skills, read-only.${mounted}
 Only these paths exist for you. ${bashAvailable ? "bash runs inside the same sandbox." : "There is no shell in this sandbox (host bash is disabled); use the file tools."}
 </working_directory>`;
 }

@@ -150,6 +150,13 @@ export const TitleConfig = z.strictObject({
     }),
 });
 
+/** One `sandbox.mounts` entry: a host directory shown in the sandbox (checked when the sandbox is built). */
+export const SandboxMountConfig = z.strictObject({
+  host_path: z.string().min(1),
+  container_path: z.string().min(1),
+  read_only: z.boolean().default(false),
+});
+
 export const SandboxConfig = z.strictObject({
   use: z.enum(["auto", "bwrap", "local"]).default("auto"),
   allow_host_bash: z.boolean().default(false),
@@ -166,6 +173,8 @@ export const SandboxConfig = z.strictObject({
   write_file_max_bytes: z.number().int().min(0).default(defaults.SANDBOX_LIMIT_DEFAULTS.write_file_max_bytes),
   glob_max_results: z.number().int().positive().max(1000).default(defaults.SANDBOX_LIMIT_DEFAULTS.glob_max_results),
   grep_max_results: z.number().int().positive().max(500).default(defaults.SANDBOX_LIMIT_DEFAULTS.grep_max_results),
+  /** Host directories shown in the sandbox (local and bubblewrap); `read_only` ones refuse writes. */
+  mounts: z.array(SandboxMountConfig).default([]),
 });
 
 export const SkillsConfig = z.strictObject({
@@ -326,6 +335,12 @@ export const LlmCallConfig = z.strictObject({
   memory_timeout_seconds: Seconds.default(30),
   tool_result_max_chars: z.number().int().min(1000).default(20000),
   tool_results_max_chars: z.number().int().min(1000).default(100000),
+  /** Calls in a row that failed after their retries before the endpoint is paused (model-circuit); 0: never. */
+  circuit_failure_threshold: z.number().int().min(0).max(1000).default(5),
+  /** How long a paused endpoint refuses calls before one probe goes through. */
+  circuit_cooldown_seconds: Seconds.default(60),
+  /** Requests for the rest of an answer cut at the output limit, per model call (finish-reason); 0: only a note. */
+  max_length_continuations: z.number().int().min(0).max(10).default(2),
 });
 
 /** `web:`: the web research tools (`web_search`, `web_fetch`, `image_search`) and their network policy. */

@@ -7,10 +7,18 @@
  * promoted into the thread's `promoted_tools` are bound from then on. Every deferred tool stays
  * registered with the agent, so a promoted one runs like any other; one called before it was promoted
  * gets an error ToolMessage telling the model to load it first.
+ *
+ * Promotions belong to the catalogue they were made from. The thread records a hash of the catalogue
+ * (`deferred_catalog_hash`: names, descriptions and schemas); when an MCP server is added, removed or
+ * changes a tool, the next run finds another hash and starts with no promoted tools, so a name promoted
+ * earlier cannot bind a tool that is no longer the one the model loaded. A thread without a recorded
+ * hash (from before it was recorded) adopts the current one and keeps its promotions.
  */
+import { createHash } from "node:crypto";
 import { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { ReducedValue, StateSchema } from "@langchain/langgraph";
+import { Overwrite, ReducedValue, StateSchema } from "@langchain/langgraph";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { createToolSearchTool, oneLine, TOOL_SEARCH_TOOL_NAME } from "./tool-search.js";
@@ -18,7 +26,7 @@ import type { Logger } from "../logger.js";
 
 /**
  * Reducer of `promoted_tools`: the union, in first-promotion order. Promoting a name twice changes
- * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. Names are never removed.
+ * nothing (`merge(x, x) == x`); `undefined`/`null` add nothing. A merge never removes a name; the middleware clears the list (an `Overwrite`) when the catalogue changed.
  */
 export function mergePromotedTools(
   current: readonly string[] | null | undefined,
@@ -29,7 +37,31 @@ export function mergePromotedTools(
   return merged;
 }
 
+/**
+ * A short hash of the catalogue: each tool's name, description and argument schema, in name order, so
+ * the same tools give the same hash in every process and any change to one of them gives another.
+ *
+ * @example
+ * catalogueHash([searchIssues]) === catalogueHash([searchIssues]); // true, in any process
+ */
+export function catalogueHash(deferred: readonly StructuredToolInterface[]): string {
+  const canonical = [...deferred]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((entry) => [entry.name, entry.description, schemaOf(entry)]);
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex").slice(0, 16);
+}
+
+function schemaOf(entry: StructuredToolInterface): unknown {
+  try {
+    return toJsonSchema(entry.schema as Parameters<typeof toJsonSchema>[0]);
+  } catch {
+    return null;
+  }
+}
+
 const promotedState = new StateSchema({
+  /** Hash of the deferred catalogue the thread's promotions were made from (`catalogueHash`). */
+  deferred_catalog_hash: z.string().optional(),
   promoted_tools: new ReducedValue(
     z.array(z.string()).default(() => []),
     {
@@ -67,10 +99,20 @@ export function renderCatalogue(deferred: readonly StructuredToolInterface[]): s
 export function deferredToolsMiddleware(options: DeferredToolsOptions) {
   const deferredNames = new Set(options.deferred.map((entry) => entry.name));
   const catalogue = renderCatalogue(options.deferred);
+  const hash = catalogueHash(options.deferred);
   return createMiddleware({
     name: "deferred-tools",
     stateSchema: promotedState,
     tools: [createToolSearchTool(options.deferred)],
+    beforeAgent: (state) => {
+      const recorded = state.deferred_catalog_hash;
+      if (recorded === hash) return undefined;
+      if (recorded === undefined || (state.promoted_tools ?? []).length === 0) return { deferred_catalog_hash: hash };
+      options.logger?.info(
+        `the deferred tool catalogue changed; cleared the promoted tools (${state.promoted_tools.join(", ")})`,
+      );
+      return { deferred_catalog_hash: hash, promoted_tools: new Overwrite([]) as unknown as string[] };
+    },
     wrapModelCall: (request, handler) => {
       const promoted = new Set(request.state.promoted_tools ?? []);
       const tools = request.tools.filter((entry) => {

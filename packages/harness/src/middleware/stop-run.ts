@@ -10,7 +10,7 @@ import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { copyAIMessage } from "../messages/ai-message.js";
 
 /** Why a guard ended the run; stored in the response's `additional_kwargs.stop_reason`. */
-export type StopReason = "loop_capped" | "token_capped";
+export type StopReason = "loop_capped" | "token_capped" | "length_capped" | "safety_stopped" | "empty_answer";
 
 /**
  * A copy of `message` (same id) with no tool calls, `note` appended to its text and `stop_reason` set,

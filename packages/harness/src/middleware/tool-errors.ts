@@ -7,11 +7,15 @@
  * from outside and answers any exception with an error ToolMessage that names the tool and the error,
  * so the model sees what failed and can try something else. Interrupts and aborts (Ctrl-C, a cancelled
  * run) still propagate: they are not the tool's failure.
+ *
+ * Every error result passing through, caught here or returned by the tool, gets its
+ * `tool_meta.error_type` (`transient` or `permanent`, see tool-result-meta.ts).
  */
 import { ToolMessage } from "@langchain/core/messages";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { createMiddleware, MiddlewareError, ToolInvocationError } from "langchain";
 import type { Logger } from "../logger.js";
+import { withToolResultMeta } from "./tool-result-meta.js";
 
 const MAX_ERROR_CHARS = 2000;
 
@@ -63,7 +67,8 @@ export function toolErrorsMiddleware(options: ToolErrorsOptions = {}) {
     name: "tool-errors",
     wrapToolCall: async (request, handler) => {
       try {
-        return await handler(request);
+        const result = await handler(request);
+        return ToolMessage.isInstance(result) ? withToolResultMeta(result) : result;
       } catch (error) {
         if (isGraphBubbleUp(error) || isGraphBubbleUp(rootCause(error))) throw error;
         if (request.runtime.signal?.aborted) throw error;
@@ -74,7 +79,10 @@ export function toolErrorsMiddleware(options: ToolErrorsOptions = {}) {
         options.onError?.(
           `tool-errors: tool "${name}" threw; answered with an error result: ${content.split("\n")[0]}`,
         );
-        return new ToolMessage({ content, tool_call_id: request.toolCall.id ?? "", name, status: "error" });
+        return withToolResultMeta(
+          new ToolMessage({ content, tool_call_id: request.toolCall.id ?? "", name, status: "error" }),
+          cause,
+        );
       }
     },
   });

@@ -4,7 +4,8 @@
  * capabilities, every other namespace unshared (no network: only a downed loopback), an empty
  * environment, system directories read-only, a minimal generated `/etc` (the host's is never
  * visible), a private `/tmp`, only this thread's `user-data` read-write at `/mnt/user-data`, the
- * skills directory read-only at `/mnt/skills`, and the whole tree remounted read-only otherwise.
+ * skills directory read-only at `/mnt/skills`, custom mounts (`sandbox.mounts`) read-write or read-only
+ * (`--ro-bind`) as configured, and the whole tree remounted read-only otherwise.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -23,6 +24,8 @@ export interface BwrapArgsInput {
   env: Record<string, string>;
   /** The shell command. */
   command: string;
+  /** Custom mounts: `--bind` or, when read-only, `--ro-bind` host path at container path. */
+  mounts?: readonly { hostPath: string; containerPath: string; readOnly: boolean }[];
   /** Host root to mirror `/bin`, `/lib*` and `/sbin` from (symlink or directory). Default "/". */
   hostRoot?: string;
 }
@@ -78,6 +81,8 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   args.push("--bind", input.userDataDir, "/mnt/user-data");
   if (input.skillsDir && lstatOrNull(input.skillsDir)?.isDirectory())
     args.push("--ro-bind", input.skillsDir, input.skillsMount ?? "/mnt/skills");
+  for (const mount of input.mounts ?? [])
+    args.push(mount.readOnly ? "--ro-bind" : "--bind", mount.hostPath, mount.containerPath);
   args.push("--remount-ro", "/", "--chdir", "/mnt/user-data/workspace");
   for (const [name, value] of Object.entries(input.env)) args.push("--setenv", name, value);
   args.push("/bin/bash", "-c", input.command);

@@ -46,6 +46,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): Sandbox {
         userDataDir: policy.userDataDir,
         skillsDir: policy.skillsDir,
         skillsMount: policy.skillsVirtualPath,
+        mounts: policy.mounts,
         etcDir: options.etcDir,
         env: bwrapBaseEnv(),
         command,

@@ -203,7 +203,7 @@ function checkAbsoluteToken(
   program: string | undefined,
   linking: boolean,
 ): string | null {
-  if (isInsideDir(token, VIRTUAL_USER_DATA) || isInsideDir(token, policy.skillsVirtualPath)) {
+  if (policy.isVirtual(token)) {
     const decision = policy.resolve(token, access);
     return decision.ok ? null : decision.error;
   }
@@ -263,6 +263,7 @@ function checkRelativeWord(word: string, access: PathAccess, policy: PathPolicy,
 export function rewriteVirtualPaths(command: string, policy: PathPolicy): string {
   const roots: Array<[string, string]> = [[VIRTUAL_USER_DATA, policy.userDataDir]];
   if (policy.skillsDir) roots.push([policy.skillsVirtualPath, policy.skillsDir]);
+  for (const mount of policy.mounts) roots.push([mount.containerPath, mount.hostPath]);
   return rewriteShellPaths(command, roots);
 }
 

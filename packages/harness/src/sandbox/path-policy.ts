@@ -7,6 +7,10 @@
  * directories, prefix checks are separator-aware (`/mnt/user-data-x` is outside), and the mapped path
  * is resolved through every symlink that exists (the nearest existing ancestor for new files) before
  * the containment check, so a link the agent planted in its workspace cannot lead out.
+ *
+ * Custom mounts (`sandbox.mounts`) add host directories at paths of their own, read-write or read-only;
+ * a write to a read-only mount is refused here, which is the whole enforcement for the local provider
+ * (bubblewrap also binds it read-only).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +35,15 @@ export interface PathPolicyRoots {
    * {@link validateSkillsContainerPath}.
    */
   skillsVirtualPath?: string;
+  /** Custom mounts (`sandbox.mounts`), each checked by {@link validateMounts}. */
+  mounts?: readonly SandboxMount[];
+}
+
+/** A host directory shown inside the sandbox at `containerPath`. */
+export interface SandboxMount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
 }
 
 /** What the caller is about to do with the path. */
@@ -46,7 +59,7 @@ export interface AllowedPath {
   /** Host path with every existing symlink resolved; operate on this one. */
   realPath: string;
   /** Which virtual root the path is under. */
-  area: "user-data" | "skills";
+  area: "user-data" | "skills" | "mount";
 }
 
 /** A path the policy refused, with the sentence that says why (tools show it as `Error: <sentence>`). */
@@ -88,23 +101,64 @@ const RESERVED_CONTAINER_PREFIXES = [
  * nor above `/mnt/user-data` or a system directory. Returns it; throws a `SandboxError` saying what to use.
  */
 export function validateSkillsContainerPath(value: string): string {
-  const problem =
-    typeof value !== "string" || !value.startsWith("/")
-      ? "must be an absolute path"
-      : value.split("/").includes("..") ||
-          path.posix.normalize(value) !== value ||
-          (value.length > 1 && value.endsWith("/"))
-        ? "must be a normalized path without '..' or a trailing '/'"
-        : value === "/" ||
-            RESERVED_CONTAINER_PREFIXES.some((prefix) => isInsideDir(value, prefix) || isInsideDir(prefix, value))
-          ? "would hide or overlap /mnt/user-data or a system directory"
-          : /[\u0000-\u001f\u007f\s'"$`\\]/.test(value)
-            ? "must not contain spaces, quotes, '$', backslashes or control characters"
-            : null;
+  const problem = containerPathProblem(value);
   if (problem) {
     throw new ConfigError(`skills.container_path ${JSON.stringify(value)} ${problem}. Use a path such as /mnt/skills.`);
   }
   return value;
+}
+
+/**
+ * Checks `sandbox.mounts`: each container path as `skills.container_path` is checked, overlapping
+ * neither the skills path nor another mount, and each host path an existing directory. Returns the
+ * mounts with absolute host paths; throws a `ConfigError` naming the entry and what to change.
+ *
+ * @example
+ * validateMounts([{ hostPath: "/srv/data", containerPath: "/mnt/data", readOnly: true }], "/mnt/skills");
+ */
+export function validateMounts(mounts: readonly SandboxMount[], skillsVirtualPath: string): SandboxMount[] {
+  const checked: SandboxMount[] = [];
+  mounts.forEach((mount, index) => {
+    const where = `sandbox.mounts[${index}]`;
+    const problem =
+      containerPathProblem(mount.containerPath) ??
+      (overlaps(mount.containerPath, skillsVirtualPath) ? `overlaps the skills path ${skillsVirtualPath}` : null) ??
+      checked
+        .map((other) => other.containerPath)
+        .find((other) => overlaps(mount.containerPath, other))
+        ?.replace(/^/, "overlaps the mount at ") ??
+      null;
+    if (problem)
+      throw new ConfigError(
+        `${where}.container_path ${JSON.stringify(mount.containerPath)} ${problem}. Use a path of its own such as /mnt/data.`,
+      );
+    const hostPath = path.resolve(mount.hostPath);
+    if (!fs.statSync(hostPath, { throwIfNoEntry: false })?.isDirectory())
+      throw new ConfigError(
+        `${where}.host_path ${JSON.stringify(mount.hostPath)} is not an existing directory. Create it or fix the path.`,
+      );
+    checked.push({ ...mount, hostPath });
+  });
+  return checked;
+}
+
+function overlaps(a: string, b: string): boolean {
+  return isInsideDir(a, b) || isInsideDir(b, a);
+}
+
+function containerPathProblem(value: string): string | null {
+  return typeof value !== "string" || !value.startsWith("/")
+    ? "must be an absolute path"
+    : value.split("/").includes("..") ||
+        path.posix.normalize(value) !== value ||
+        (value.length > 1 && value.endsWith("/"))
+      ? "must be a normalized path without '..' or a trailing '/'"
+      : value === "/" ||
+          RESERVED_CONTAINER_PREFIXES.some((prefix) => isInsideDir(value, prefix) || isInsideDir(prefix, value))
+        ? "would hide or overlap /mnt/user-data or a system directory"
+        : /[\u0000-\u001f\u007f\s'"$`\\]/.test(value)
+          ? "must not contain spaces, quotes, '$', backslashes or control characters"
+          : null;
 }
 
 /** Shortens and escapes a model-supplied path for an error message. */
@@ -119,11 +173,25 @@ export class PathPolicy {
   readonly skillsDir: string | null;
   /** Virtual root of the skills: the one source for prompt, policy, command check and mounts. */
   readonly skillsVirtualPath: string;
+  /** Custom mounts, longest container path first. */
+  readonly mounts: readonly SandboxMount[];
 
   constructor(roots: PathPolicyRoots) {
     this.userDataDir = path.resolve(roots.userDataDir);
     this.skillsDir = roots.skillsDir ? path.resolve(roots.skillsDir) : null;
     this.skillsVirtualPath = validateSkillsContainerPath(roots.skillsVirtualPath ?? VIRTUAL_SKILLS);
+    this.mounts = (roots.mounts ?? [])
+      .map((mount) => ({ ...mount, hostPath: path.resolve(mount.hostPath) }))
+      .sort((a, b) => b.containerPath.length - a.containerPath.length);
+  }
+
+  /** True when `virtualPath` is under one of the sandbox's virtual roots (user data, skills, a mount). */
+  isVirtual(virtualPath: string): boolean {
+    return (
+      isInsideDir(virtualPath, VIRTUAL_USER_DATA) ||
+      isInsideDir(virtualPath, this.skillsVirtualPath) ||
+      this.mounts.some((mount) => isInsideDir(virtualPath, mount.containerPath))
+    );
   }
 
   /**
@@ -170,6 +238,7 @@ export class PathPolicy {
     };
     add(this.userDataDir, VIRTUAL_USER_DATA);
     add(this.skillsDir, this.skillsVirtualPath);
+    for (const mount of this.mounts) add(mount.hostPath, mount.containerPath);
     return pairs.sort((a, b) => b[0].length - a[0].length);
   }
 
@@ -199,15 +268,29 @@ export class PathPolicy {
       const rest = virtualPath.slice(this.skillsVirtualPath.length).replace(/^\//, "");
       return { ok: true, hostPath: rest ? path.join(this.skillsDir, rest) : this.skillsDir, area: "skills" };
     }
+    const mount = this.mounts.find((entry) => isInsideDir(virtualPath, entry.containerPath));
+    if (mount) {
+      if (access === "write" && mount.readOnly) {
+        return deny(
+          `Access denied: ${mount.containerPath} is a read-only mount (${shown}). Write to /mnt/user-data/workspace or /mnt/user-data/outputs instead.`,
+        );
+      }
+      const rest = virtualPath.slice(mount.containerPath.length).replace(/^\//, "");
+      return { ok: true, hostPath: rest ? path.join(mount.hostPath, rest) : mount.hostPath, area: "mount" };
+    }
     return deny(`Access denied: ${shown} is outside the sandbox. ${allowedRootsText(this.skillsVirtualPath)}`);
   }
 
   /**
-   * Whether a fully resolved host path may be used: writes must land in workspace, uploads or outputs;
-   * reads anywhere in user-data or the skills directory.
+   * Whether a fully resolved host path may be used: writes must land in workspace, uploads, outputs or a
+   * writable mount; reads anywhere in user-data, the skills directory or a mount.
    */
   allowsRealPath(real: string, access: PathAccess): boolean {
     const userData = realOrSelf(this.userDataDir);
+    const inMount = this.mounts.some(
+      (mount) => (access === "read" || !mount.readOnly) && isInsideDir(real, realOrSelf(mount.hostPath)),
+    );
+    if (inMount) return true;
     if (access === "write") return USER_DATA_DIRS.some((dir) => isInsideDir(real, path.join(userData, dir)));
     if (isInsideDir(real, userData)) return true;
     return this.skillsDir !== null && isInsideDir(real, realOrSelf(this.skillsDir));

@@ -10,7 +10,7 @@ import { SandboxError } from "../errors.js";
 import { createBwrapSandbox, findExecutable, probeBwrap } from "./bwrap-sandbox.js";
 import { writeSandboxEtc } from "./bwrap-args.js";
 import { createLocalSandbox } from "./local-sandbox.js";
-import { PathPolicy, validateSkillsContainerPath } from "./path-policy.js";
+import { PathPolicy, type SandboxMount, validateMounts, validateSkillsContainerPath } from "./path-policy.js";
 import type { Sandbox, SandboxKind, SandboxProvider } from "./sandbox.js";
 import { VIRTUAL_SKILLS, ensureThreadDirs, threadUserDataDir, validateThreadId } from "./virtual-paths.js";
 
@@ -34,6 +34,8 @@ export interface SandboxProviderOptions {
   bwrapPath?: string;
   /** Environment the local provider's commands inherit (secrets scrubbed). Default: this process's. */
   hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Custom mounts (`sandbox.mounts`); checked here, so a bad entry fails at construction. */
+  mounts?: readonly SandboxMount[];
 }
 
 const ID_PREFIX = "sandbox:";
@@ -68,6 +70,7 @@ export function threadIdOfSandbox(id: string): string | undefined {
 export function createSandboxProvider(options: SandboxProviderOptions): SandboxProvider {
   const home = path.resolve(options.home);
   const skillsVirtualPath = validateSkillsContainerPath(options.skillsContainerPath ?? VIRTUAL_SKILLS);
+  const mounts = validateMounts(options.mounts ?? [], skillsVirtualPath);
   const hostEnv = options.hostEnv ?? process.env;
   const etcDir = path.join(home, "sandbox", "etc");
   const choice = chooseKind(options, etcDir, hostEnv.PATH);
@@ -82,6 +85,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
       userDataDir: threadUserDataDir(home, threadId),
       skillsDir: skillsPath,
       skillsVirtualPath,
+      mounts,
     });
     const common = {
       id,

@@ -58,6 +58,7 @@ function notRegular(target: AllowedPath, stat: fs.Stats): FileAccessError {
 function rootOf(policy: PathPolicy, target: AllowedPath, access: PathAccess): string {
   const roots = [realOrSelf(policy.userDataDir)];
   if (access === "read" && policy.skillsDir) roots.push(realOrSelf(policy.skillsDir));
+  for (const mount of policy.mounts) if (access === "read" || !mount.readOnly) roots.push(realOrSelf(mount.hostPath));
   const root = roots.find((candidate) => isInsideDir(target.realPath, candidate));
   if (!root || !policy.allowsRealPath(target.realPath, access)) throw changed(target);
   return root;

@@ -60,6 +60,7 @@ export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox
     bashTimeoutSeconds: options.bashTimeoutSeconds ?? 30,
     bashOutputMaxChars: options.bashOutputMaxChars ?? 20_000,
     ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
+    ...(options.mounts ? { mounts: options.mounts } : {}),
   });
   const threadId = options.threadId ?? "test-thread";
   const sandbox = provider.get(provider.acquire(threadId))!;

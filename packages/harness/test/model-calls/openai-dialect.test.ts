@@ -53,16 +53,24 @@ for (const streamed of [false, true]) {
     assert.equal(readFileSync(`${run.userData}/workspace/two.txt`, "utf8"), second);
   });
 
-  test(`an answer cut by finish_reason length or content_filter ends the run with the text sent (${how})`, async (t) => {
-    for (const finish_reason of ["length", "content_filter"] as const) {
-      const { run } = await turn(
-        t,
-        { script: [{ content: `Cut short by ${finish_reason}`, finish_reason }] },
-        streamed,
-      );
-      assert.equal(run.error, undefined, run.error?.message);
-      assert.equal(run.answer?.text, `Cut short by ${finish_reason}`);
-    }
+  test(`an answer cut by finish_reason length is continued; one cut by content_filter keeps the text sent, with a note (${how})`, async (t) => {
+    const cut = await turn(
+      t,
+      { script: [{ content: "Cut short by length", finish_reason: "length" }, { content: ", then continued." }] },
+      streamed,
+    );
+    assert.equal(cut.run.error, undefined, cut.run.error?.message);
+    assert.equal(cut.run.answer?.text, "Cut short by length, then continued.");
+    const filtered = await turn(
+      t,
+      { script: [{ content: "Cut short by content_filter", finish_reason: "content_filter" }] },
+      streamed,
+    );
+    assert.equal(filtered.run.error, undefined, filtered.run.error?.message);
+    assert.match(
+      filtered.run.answer?.text ?? "",
+      /^Cut short by content_filter\n\n\[The provider of model "fake" stopped this answer/,
+    );
   });
 
   test(`a 200 with choices: [] fails with a message saying the provider sent no answer (${how})`, async (t) => {

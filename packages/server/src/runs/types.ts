@@ -103,7 +103,7 @@ export interface RunKwargs {
   on_completion: "delete" | "keep";
   /** Set by the worker: the thread's head checkpoint before the run started (rollback target). */
   start_checkpoint_id?: string | null;
-  /** Set by the worker once the graph has checkpointed the input, so a resumed attempt does not send it again. */
+  /** Set by the worker once the graph has checkpointed the input (or applied the command), so a resumed attempt does not send it again. */
   input_consumed?: boolean;
   attempt?: number;
   /** Set when the run ends: the final state values (kept for stateless runs, whose thread is deleted). */

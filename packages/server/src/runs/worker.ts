@@ -210,16 +210,17 @@ export function createWorker(deps: WorkerDeps) {
       if (kwargs.start_checkpoint_id === undefined) {
         const head = await agent.graph.getState(threadConfig);
         kwargs.start_checkpoint_id = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
-      } else if (!kwargs.input_consumed && !kwargs.command) {
-        // A resumed attempt: when the thread moved past the run's start, the input was already checkpointed
-        // (the previous attempt died before it could record that), so it must not be sent again.
+      } else if (!kwargs.input_consumed) {
+        // A resumed attempt: when the thread moved past the run's start, the input (or command) was already
+        // checkpointed (the previous attempt died before it could record that), so it must not be sent again:
+        // a command's update applied twice would add its messages again under new ids.
         const head = await agent.graph.getState(threadConfig);
         if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id)
           kwargs.input_consumed = true;
       }
       await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
 
-      const input = kwargs.command ? new Command(kwargs.command as never) : kwargs.input_consumed ? null : kwargs.input;
+      const input = kwargs.input_consumed ? null : kwargs.command ? new Command(kwargs.command as never) : kwargs.input;
       const modes = kwargs.stream_mode.filter((mode) => MODE_MAP[mode]);
       const graphModes = [...new Set(modes.map((mode) => MODE_MAP[mode]!.graph))];
       const eventName = new Map(modes.map((mode) => [MODE_MAP[mode]!.graph, MODE_MAP[mode]!.event]));
@@ -259,7 +260,7 @@ export function createWorker(deps: WorkerDeps) {
       const publish = async (chunk: unknown[], requested: boolean) => {
         if (first) {
           first = false;
-          if (!kwargs.input_consumed && !kwargs.command) {
+          if (!kwargs.input_consumed) {
             await holdOrStop();
             kwargs.input_consumed = true;
             await runs.update(run.run_id, { kwargs: { input_consumed: true } });
