@@ -38,6 +38,15 @@ test("an approval interrupt streams as __interrupt__; resuming with approved: tr
       tool_name: "ls",
       tool_call_id: (value as { tool_call_id: string }).tool_call_id,
       args: listCall.arguments,
+      // The same request in langchain's human-in-the-loop shape, which agent-chat-ui renders and answers.
+      action_requests: [
+        {
+          name: "ls",
+          args: listCall.arguments,
+          description: 'The agent wants to run "ls"; tool_policies asks for your approval.',
+        },
+      ],
+      review_configs: [{ action_name: "ls", allowed_decisions: ["approve", "reject"] }],
     });
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "interrupted");
     const state = await t.client.threads.getState(thread.thread_id);
@@ -71,6 +80,24 @@ test("resuming with approved: false refuses the call with the reason; the run fi
     const result = last.messages.find((message) => message.type === "tool")!;
     assert.equal(result.status, "error");
     assert.match(result.content, /the user declined this call to "ls"; it did not run\. Reason: not now\./);
+    assert.equal(last.messages.at(-1)!.content, "done");
+  } finally {
+    await t.close();
+  }
+});
+
+test("agent-chat-ui's answer, resume {decisions: [{type: reject, message}]}, refuses the call with its message", async () => {
+  const t = await approvalServer();
+  try {
+    const thread = await t.client.threads.create();
+    await t.client.runs.wait(thread.thread_id, "lead_agent", { input: say("look") });
+    // What agent-chat-ui's approval card sends (src/components/thread/agent-inbox, `resumeRun`).
+    const last = (await t.client.runs.wait(thread.thread_id, "lead_agent", {
+      command: { resume: { decisions: [{ type: "reject", message: "use the other folder" }] } },
+    })) as Values;
+    const result = last.messages.find((message) => message.type === "tool")!;
+    assert.equal(result.status, "error");
+    assert.match(result.content, /declined this call to "ls"; it did not run\. Reason: use the other folder\./);
     assert.equal(last.messages.at(-1)!.content, "done");
   } finally {
     await t.close();

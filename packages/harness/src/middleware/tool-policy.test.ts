@@ -22,6 +22,17 @@ test("readDecision accepts {approved, reason} and booleans, and refuses anything
   assert.deepEqual(readDecision({ approved: true }), { approved: true });
   assert.deepEqual(readDecision({ approved: false, reason: " too risky " }), { approved: false, reason: "too risky" });
   assert.deepEqual(readDecision(true), { approved: true });
+  // langchain's human-in-the-loop answers, as agent-chat-ui sends them.
+  assert.deepEqual(readDecision({ decisions: [{ type: "approve" }] }), { approved: true });
+  assert.deepEqual(readDecision({ decisions: [{ type: "reject", message: " elsewhere " }] }), {
+    approved: false,
+    reason: "elsewhere",
+  });
+  assert.deepEqual(readDecision({ decisions: [{ type: "reject" }] }), { approved: false });
+  assert.equal(
+    readDecision({ decisions: [{ type: "edit", edited_action: { name: "bash", args: {} } }] }).approved,
+    false,
+  );
   const odd = readDecision("yes");
   assert.equal(odd.approved, false);
   assert.match(odd.reason ?? "", /expected \{"approved": true\|false/);
@@ -77,7 +88,22 @@ test("approval pauses on an interrupt with the tool and its args; approving runs
   const interrupts = (paused as { __interrupt__?: { value: unknown }[] }).__interrupt__ ?? [];
   assert.deepEqual(
     interrupts.map((entry) => entry.value),
-    [{ kind: "tool_approval", tool_name: "bash", tool_call_id: "b1", args: { command: "ls" } }],
+    [
+      {
+        kind: "tool_approval",
+        tool_name: "bash",
+        tool_call_id: "b1",
+        args: { command: "ls" },
+        action_requests: [
+          {
+            name: "bash",
+            args: { command: "ls" },
+            description: 'The agent wants to run "bash"; tool_policies asks for your approval.',
+          },
+        ],
+        review_configs: [{ action_name: "bash", allowed_decisions: ["approve", "reject"] }],
+      },
+    ],
   );
   const state = await agent.graph.getState(config);
   assert.ok(state.next.length > 0, "the thread waits");

@@ -18,12 +18,18 @@ import type { Logger } from "../logger.js";
 /** What may happen when the model calls a tool. */
 export type ToolPolicy = "allow" | "deny" | "approval";
 
-/** The interrupt value of a call waiting for approval. */
+/**
+ * The interrupt value of a call waiting for approval. `action_requests` and `review_configs` repeat it in
+ * the shape of langchain's human-in-the-loop middleware, so clients built for that (agent-chat-ui's
+ * approve/reject card) can answer it too.
+ */
 export interface ApprovalRequest {
   kind: "tool_approval";
   tool_name: string;
   tool_call_id: string;
   args: Record<string, unknown>;
+  action_requests: { name: string; args: Record<string, unknown>; description: string }[];
+  review_configs: { action_name: string; allowed_decisions: ("approve" | "reject")[] }[];
 }
 
 /** The answer a client resumes an approval interrupt with. */
@@ -71,11 +77,23 @@ function globRegExp(pattern: string): RegExp {
 }
 
 /**
- * Reads a resume value as a decision. `{ approved: true }` and a bare `true` approve; anything else
- * (including a malformed value) refuses, failing closed, with a reason saying what was received.
+ * Reads a resume value as a decision. `{ approved: true }`, a bare `true` and the human-in-the-loop shape
+ * `{ decisions: [{ type: "approve" }] }` approve; `{ type: "reject", message }` declines with the message
+ * as reason; anything else (an `edit`, a malformed value) refuses, failing closed, with a reason saying
+ * what was received.
  */
 export function readDecision(value: unknown): ApprovalDecision {
   if (value === true || value === false) return { approved: value };
+  const decisions = (value as { decisions?: unknown } | null)?.decisions;
+  if (Array.isArray(decisions) && decisions.length > 0) return readDecision(decisions[0]);
+  const type = (value as { type?: unknown } | null)?.type;
+  if (type === "approve") return { approved: true };
+  if (type === "reject") {
+    const message = (value as { message?: unknown }).message;
+    return typeof message === "string" && message.trim()
+      ? { approved: false, reason: message.trim() }
+      : { approved: false };
+  }
   if (value !== null && typeof value === "object" && typeof (value as { approved?: unknown }).approved === "boolean") {
     const { approved, reason } = value as { approved: boolean; reason?: unknown };
     return typeof reason === "string" && reason.trim() ? { approved, reason: reason.trim() } : { approved };
@@ -133,11 +151,20 @@ export function toolPolicyMiddleware(options: ToolPolicyOptions) {
           `Error: the tool "${call.name}" needs the user's approval (tool_policies: approval), and a subagent cannot ask for it. Report back that this step needs "${call.name}" so the lead agent can call it.`,
         );
       }
+      const args = call.args ?? {};
       const pending: ApprovalRequest = {
         kind: "tool_approval",
         tool_name: call.name,
         tool_call_id: call.id ?? "",
-        args: call.args ?? {},
+        args,
+        action_requests: [
+          {
+            name: call.name,
+            args,
+            description: `The agent wants to run "${call.name}"; tool_policies asks for your approval.`,
+          },
+        ],
+        review_configs: [{ action_name: call.name, allowed_decisions: ["approve", "reject"] }],
       };
       const decision = readDecision(interrupt(pending));
       if (decision.approved) {
