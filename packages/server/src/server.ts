@@ -25,6 +25,7 @@ import { registerMemoryRoutes } from "./routes/memory.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRegenerateRoutes } from "./routes/regenerate.js";
 import { registerCompactRoutes } from "./routes/compact.js";
+import { registerGoalRoutes } from "./routes/goal.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
@@ -60,6 +61,7 @@ ROUTES.push(
   registerMcpConfigRoutes,
   registerRegenerateRoutes,
   registerCompactRoutes,
+  registerGoalRoutes,
   registerAuthRoutes,
 );
 

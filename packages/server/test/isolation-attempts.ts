@@ -203,6 +203,9 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
       ),
   ],
   ["POST compact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/compact`, json({ force: true })))],
+  ["GET goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`))],
+  ["PUT goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`, json({ objective: "bravo" }, "PUT")))],
+  ["DELETE goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`, { method: "DELETE" }))],
   ["HEAD an artifact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/artifacts${REPORT}`, { method: "HEAD" }))],
   [
     "without a token: 401, and a preflight carries nothing",

@@ -36,3 +36,42 @@ test("a goal set by state update is in the thread state and in each model reques
     await t.close();
   }
 });
+
+test("DeerFlow's frontend /goal: PUT, GET and DELETE /api/threads/{id}/goal, on a chat not created yet too", async () => {
+  const t = await startTestServer();
+  try {
+    // A new chat: the frontend's thread id exists only in the browser until the first message.
+    const threadId = crypto.randomUUID();
+    const goalUrl = `${t.url}/api/threads/${threadId}/goal`;
+    assert.deepEqual(await (await fetch(goalUrl)).json(), { goal: null });
+
+    const set = await fetch(goalUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ objective: "  Ship   the beta  " }),
+    });
+    assert.equal(set.status, 200);
+    const { goal: wire } = (await set.json()) as { goal: Record<string, unknown> };
+    assert.equal(wire.objective, "Ship the beta");
+    assert.equal(wire.status, "active");
+    assert.equal(wire.continuation_count, 0);
+    assert.equal(typeof wire.created_at, "string");
+    assert.deepEqual(((await (await fetch(goalUrl)).json()) as { goal: unknown }).goal, wire);
+    // The frontend then sends its first message to the thread the goal created.
+    await t.client.runs.wait(threadId, "lead_agent", { input: say("hello") });
+    assert.match(JSON.stringify(t.fake.requests.at(-1)!.messages), /<thread_goal>[^"]*Ship the beta/);
+
+    const empty = await fetch(goalUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ objective: "   " }),
+    });
+    assert.equal(empty.status, 422);
+    assert.match(((await empty.json()) as { detail: string }).detail, /"objective": A goal needs some text/);
+
+    assert.deepEqual(await (await fetch(goalUrl, { method: "DELETE" })).json(), { goal: null });
+    assert.equal((await t.client.threads.getState<{ goal: unknown }>(threadId)).values.goal, null);
+  } finally {
+    await t.close();
+  }
+});

@@ -11,9 +11,9 @@ import { reservationAllows } from "../auth/thread-guard.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
-import { toWire } from "../runs/serialize.js";
-import { emptyThreadState, interruptsOf, threadState } from "../runs/state.js";
+import { emptyThreadState, threadState } from "../runs/state.js";
 import { deleteThread, findThread, requireThread, visibleThread } from "../runs/threads.js";
+import { updateThreadValues } from "../runs/update-state.js";
 import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -226,28 +226,15 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     await requireThread(context, callerOf(c), threadId);
     if ((await context.runs.active(threadId)).length > 0)
       throw new HttpError(409, `Thread ${threadId} has a run in progress; update its state after the run ends.`);
-    const checkpointId = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined;
-    const target = { configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
-    let config;
-    try {
-      config = await graph()
-        .updateState(target, body.values as never, body.as_node ?? undefined)
-        .catch((error: Error) => {
-          // Without as_node, LangGraph credits the update to the node that wrote last. A run with other
-          // options (plan mode) may have used a graph with a composed-chain node the default graph
-          // lacks (`deerflow-chain.after_model`); credit the update to the model node instead.
-          const missing = /Node "(deerflow-chain\.[a-z_]+)" does not exist/.exec(error.message);
-          if (body.as_node || !missing) throw error;
-          return graph().updateState(target, body.values as never, "model_request");
-        });
-    } catch (error) {
-      throw new HttpError(400, `The state could not be updated: ${(error as Error).message.split("\n")[0]}`);
-    }
-    const snapshot = await graph().getState({ configurable: { thread_id: threadId } });
-    await context.threads.patch(threadId, {
-      values: toWire(snapshot.values ?? {}) as Record<string, unknown>,
-      interrupts: interruptsOf(snapshot),
-    });
+    const config = await updateThreadValues(
+      context,
+      {
+        threadId,
+        checkpointId: body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? undefined,
+        asNode: body.as_node ?? undefined,
+      },
+      body.values as Record<string, unknown> | null,
+    );
     const checkpoint = {
       thread_id: threadId,
       checkpoint_ns: (config.configurable?.checkpoint_ns as string) ?? "",
