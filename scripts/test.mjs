@@ -65,9 +65,21 @@ const lint = spawnSync(
   { cwd: root, stdio: "inherit" },
 );
 const lintStatus = lint.status ?? 1;
-await ensureBuiltConcurrently();
+// The harness's own tests import its sources (tsx), so they start while the packages build; the
+// rest wait for the build. They all wait for the apt installs, or a sandbox test would skip for want
+// of bwrap instead of running.
 const setup = await systemSetup;
 process.stderr.write(setup.output);
+let buildState = "building";
+const build = ensureBuiltConcurrently().then(
+  () => {
+    buildState = "built";
+  },
+  (error) => {
+    buildState = "failed";
+    console.error(`setup: the build failed (${error.message}); only the harness's own tests run.`);
+  },
+);
 
 function findTests(dir) {
   if (!existsSync(dir)) return [];
@@ -93,6 +105,7 @@ const jobs = files.map((file) => ({
   name: file,
   command: [process.execPath, "--import", "tsx", "--test", "--test-reporter=spec", file],
   cwd: root,
+  needsBuild: !file.startsWith("packages/harness/"),
 }));
 // The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
 const web = path.join(root, "packages", "web");
@@ -111,6 +124,7 @@ if (
     name: "vitest",
     command: [process.execPath, path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"],
     cwd: web,
+    needsBuild: false,
   });
 }
 
@@ -164,11 +178,24 @@ async function runJob(job) {
 
 const started = Date.now();
 const queue = [...jobs];
+/** The slowest job that can start now (while the build runs, one that does not need it), or undefined. */
+function next() {
+  const index = queue.findIndex((job) => !job.needsBuild || buildState !== "building");
+  return index < 0 ? undefined : queue.splice(index, 1)[0];
+}
 await Promise.all(
   Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-    while (queue.length > 0) await runJob(queue.shift());
+    while (queue.length > 0) {
+      const job = next();
+      if (!job) await build;
+      else if (job.needsBuild && buildState === "failed") {
+        failed.push(job.name);
+        process.stdout.write(`\n── ${job.name}: not run, the build failed\n`);
+      } else await runJob(job);
+    }
   }),
 );
+await build;
 
 // Remember this run's times (the next run on this machine starts the slowest first).
 try {
@@ -182,7 +209,7 @@ times.sort((a, b) => b[1] - a[1]);
 console.log(`\nthe ten slowest (of ${times.length}, ${concurrency} at a time):`);
 for (const [name, seconds] of times.slice(0, 10)) console.log(`${seconds.toFixed(1).padStart(7)} s  ${name}`);
 console.log(
-  `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${((Date.now() - started) / 1000).toFixed(0)} s for the tests`,
+  `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${((Date.now() - started) / 1000).toFixed(0)} s for the build and the tests`,
 );
 if (failed.length > 0) console.log(`failed files:\n${failed.map((name) => `  ${name}`).join("\n")}`);
 if (lintStatus !== 0) {
