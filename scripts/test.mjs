@@ -6,8 +6,9 @@
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 //
 // Speed (docs/testing.md, "The ten slowest files"): the apt installs run in the background while
-// dependencies install and the packages build; the web app builds beside the TypeScript packages; each
-// test file is its own process, started slowest first (times from the last run on this machine, else the
+// dependencies install; the web app builds beside the TypeScript packages, and the harness's own tests
+// (its sources through tsx, no build needed) run while they build; each test file is its own process
+// (run directly, not under `node --test`, which adds a relaying process per file), started slowest first (times from the last run on this machine, else the
 // list below) so the long files overlap with the many short ones instead of finishing last. A file's
 // output is printed whole when it ends (never interleaved), and the run ends with the ten slowest files.
 // DEERFLOW_TEST_CONCURRENCY sets how many files run at once (default: cores + 1, since most files spend
@@ -103,7 +104,8 @@ const env = { ...process.env, DEERFLOW_TEST: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 const jobs = files.map((file) => ({
   name: file,
-  command: [process.execPath, "--import", "tsx", "--test", "--test-reporter=spec", file],
+  // Run as a script, not under `--test`: that would start one more process per file only to relay it.
+  command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
   cwd: root,
   needsBuild: !file.startsWith("packages/harness/"),
 }));
