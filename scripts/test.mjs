@@ -19,14 +19,20 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
-/** Seconds the slowest files took on a 2-core machine, for ordering a fresh clone's first run. */
+/** Seconds the slowest files took alone on a 2-core machine (docs/testing.md), to order a fresh clone's first run. */
 const KNOWN_SLOW = {
-  "packages/harness/test/context/long-thread.test.ts": 96,
-  "packages/cli/test/users.test.ts": 75,
-  "packages/server/test/isolation-matrix.test.ts": 60,
-  "packages/web/e2e": 45,
-  "packages/server/test/isolation": 40,
-  "packages/harness/test/storage/postgres": 30,
+  "packages/harness/test/context/long-thread.test.ts": 73,
+  "packages/cli/test/users.test.ts": 62,
+  "packages/cli/test/provider-dialects.test.ts": 55,
+  "packages/cli/test/postgres-cli.test.ts": 49,
+  "packages/cli/test/cli-edges.test.ts": 44,
+  "packages/cli/test/cli.test.ts": 44,
+  "packages/cli/test/skills.test.ts": 43,
+  "packages/cli/test/hostile-home.test.ts": 41,
+  "packages/server/test/postgres-cluster.test.ts": 35,
+  "packages/cli/test/scenarios.test.ts": 30,
+  "packages/web/e2e": 25,
+  "packages/cli/test": 15,
   vitest: 30,
 };
 const TIMES_FILE = path.join(root, "node_modules", ".cache", "deerflow-test-times.json");
