@@ -52,6 +52,24 @@ function background(command, args, options = {}) {
   });
 }
 
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === "node_modules" || entry.name === "dist") return [];
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? findTests(full) : entry.name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = findTests(path.join(root, "packages"))
+  .map((file) => path.relative(root, file))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`No test files match ${filters.join(" ")}`);
+  process.exit(1);
+}
 // bubblewrap and chromium (apt-get, minutes on a fresh machine) install while npm ci and the build run.
 // The scripts never fail; a test that needs a missing program skips and says why.
 const setupScripts = ["setup-bwrap.sh", "setup-chromium.sh"].filter((name) =>
@@ -72,11 +90,10 @@ const lint = spawnSync(
   { cwd: root, stdio: "inherit" },
 );
 const lintStatus = lint.status ?? 1;
-// The harness's own tests import its sources (tsx), so they start while the packages build; the
-// rest wait for the build. They all wait for the apt installs, or a sandbox test would skip for want
-// of bwrap instead of running.
-const setup = await systemSetup;
-process.stderr.write(setup.output);
+
+// The packages build while the apt installs finish. The harness's own tests import its sources (tsx),
+// so they start while the packages build; the rest wait for the build. All tests wait for the apt
+// installs, or a sandbox test would skip for want of bwrap instead of running.
 let buildState = "building";
 const build = ensureBuiltConcurrently().then(
   () => {
@@ -87,25 +104,9 @@ const build = ensureBuiltConcurrently().then(
     console.error(`setup: the build failed (${error.message}); only the harness's own tests run.`);
   },
 );
+const setup = await systemSetup;
+process.stderr.write(setup.output);
 
-function findTests(dir) {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.name === "node_modules" || entry.name === "dist") return [];
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? findTests(full) : entry.name.endsWith(".test.ts") ? [full] : [];
-  });
-}
-
-const filters = process.argv.slice(2);
-const files = findTests(path.join(root, "packages"))
-  .map((file) => path.relative(root, file))
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
-if (files.length === 0) {
-  console.error(`No test files match ${filters.join(" ")}`);
-  process.exit(1);
-}
 const env = { ...process.env, DEERFLOW_TEST: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 const jobs = files.map((file) => ({
