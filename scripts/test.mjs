@@ -19,6 +19,9 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
+const commandStarted = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
+
 /** Seconds the slowest files took alone on a 2-core machine (docs/testing.md), to order a fresh clone's first run. */
 const KNOWN_SLOW = {
   "packages/harness/test/context/long-thread.test.ts": 73,
@@ -185,7 +188,7 @@ async function runJob(job) {
   times.push([job.name, result.seconds]);
 }
 
-const started = Date.now();
+const testsStarted = Date.now();
 const queue = [...jobs];
 /** The slowest job that can start now (while the build runs, one that does not need it), or undefined. */
 function next() {
@@ -218,7 +221,7 @@ times.sort((a, b) => b[1] - a[1]);
 console.log(`\nthe ten slowest (of ${times.length}, ${concurrency} at a time):`);
 for (const [name, seconds] of times.slice(0, 10)) console.log(`${seconds.toFixed(1).padStart(7)} s  ${name}`);
 console.log(
-  `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${((Date.now() - started) / 1000).toFixed(0)} s for the build and the tests`,
+  `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
 );
 if (failed.length > 0) console.log(`failed files:\n${failed.map((name) => `  ${name}`).join("\n")}`);
 if (lintStatus !== 0) {
