@@ -5,14 +5,15 @@
 // test results: the tests still run, and the command exits non-zero at the end.
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 //
-// Speed (docs/testing.md, "The ten slowest files"): the apt installs run in the background while
-// dependencies install; the web app builds beside the TypeScript packages, and the harness's own tests
-// (its sources through tsx, no build needed) run while they build; each test file is its own process
-// (run directly, not under `node --test`, which adds a relaying process per file), started slowest first (times from the last run on this machine, else the
-// list below) so the long files overlap with the many short ones instead of finishing last. A file's
-// output is printed whole when it ends (never interleaved), and the run ends with the ten slowest files.
-// DEERFLOW_TEST_CONCURRENCY sets how many files run at once (default: cores + 1, since most files spend
-// part of their time waiting on a server, Postgres or Chromium).
+// Speed (docs/testing.md, "How long it takes"): the apt installs run in the background while the
+// dependencies install and the packages build; the web app builds beside the TypeScript packages, and
+// the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
+// file is its own process (run directly: `node --test` adds a relaying process per file), started
+// slowest first (times of the last run on this machine, else the list below) so the long files overlap
+// with the many short ones instead of finishing last. A file's output is printed whole when it ends
+// (never interleaved), and the run ends with the ten slowest files. DEERFLOW_TEST_CONCURRENCY sets how
+// many files run at once (default: cores + 1, since most files spend part of their time waiting on a
+// server, a child process, Postgres or Chromium).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -219,7 +220,7 @@ try {
 
 times.sort((a, b) => b[1] - a[1]);
 console.log(`\nthe ten slowest (of ${times.length}, ${concurrency} at a time):`);
-for (const [name, seconds] of times.slice(0, 10)) console.log(`${seconds.toFixed(1).padStart(7)} s  ${name}`);
+for (const [name, took] of times.slice(0, 10)) console.log(`${took.toFixed(1).padStart(7)} s  ${name}`);
 console.log(
   `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
 );
