@@ -160,6 +160,9 @@ const COUNTS = ["tests", "pass", "fail", "cancelled", "skipped", "todo"];
 const totals = Object.fromEntries(COUNTS.map((key) => [key, 0]));
 const failed = [];
 const times = [];
+/** Files that spent more than this many seconds outside their tests, listed at the end. */
+const OUTSIDE_WARNING_SECONDS = 5;
+const outsideTests = [];
 const ansi = /\u001b\[[0-9;]*m/g;
 
 /** Adds the counts a node:test run printed at its end (spec: "ℹ pass 3"; vitest: "Tests  3 passed"). */
@@ -178,6 +181,15 @@ function count(job, output) {
     const match = new RegExp(`^ℹ ${key} (\\d+)$`, "m").exec(text);
     if (match) totals[key] += Number(match[1]);
   }
+  // The run's duration less its top-level tests' and suites': time in file-level hooks, or a timer or
+  // handle left open after the last test that kept the process alive.
+  const run = Number(/^ℹ duration_ms ([\d.]+)$/m.exec(text)?.[1] ?? Number.NaN);
+  const tests = [...text.matchAll(/^[✔✖▶﹣] .*\(([\d.]+)ms\)(?: # .*)?$/gm)].reduce(
+    (sum, [, ms]) => sum + Number(ms),
+    0,
+  );
+  const outside = (run - tests) / 1000;
+  if (outside > OUTSIDE_WARNING_SECONDS) outsideTests.push([job.name, outside]);
 }
 
 async function runJob(job) {
@@ -224,6 +236,13 @@ for (const [name, took] of times.slice(0, 10)) console.log(`${took.toFixed(1).pa
 console.log(
   `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
 );
+if (outsideTests.length > 0) {
+  console.log(
+    `\nspent over ${OUTSIDE_WARNING_SECONDS} s outside their tests (file-level before/after hooks, or a timer or handle left open after the last test):`,
+  );
+  for (const [name, took] of outsideTests.sort((a, b) => b[1] - a[1]))
+    console.log(`${took.toFixed(1).padStart(7)} s  ${name}`);
+}
 if (failed.length > 0) console.log(`failed files:\n${failed.map((name) => `  ${name}`).join("\n")}`);
 if (lintStatus !== 0) {
   console.error(
