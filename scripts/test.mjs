@@ -33,6 +33,7 @@ const KNOWN_SLOW = {
   "packages/cli/test/cli.test.ts": 44,
   "packages/cli/test/skills.test.ts": 43,
   "packages/cli/test/hostile-home.test.ts": 41,
+  "packages/server/test/provider-dialects.test.ts": 37,
   "packages/server/test/postgres-cluster.test.ts": 35,
   "packages/cli/test/scenarios.test.ts": 30,
   "packages/web/e2e": 25,
