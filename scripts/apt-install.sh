@@ -6,6 +6,10 @@
 #
 # <present-fn> succeeds when the program is there; <describe-fn> prints where (and which version) it is;
 # <without> says what happens until it is installed.
+apt_get_install() {
+  apt-get install -y -qq --no-install-recommends "$1" >/dev/null 2>&1 && "$2"
+}
+
 apt_install() {
   local tag="$1" name="$2" package="$3" present="$4" describe="$5" without="$6" note="${7:-}"
   if "$present"; then
@@ -24,10 +28,15 @@ apt_install() {
   fi
   echo "$tag: installing $package with apt-get$note ..."
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get update -qq >/dev/null 2>&1; then
+  # One update serves both scripts (bwrap, then chromium): skipped when the package lists are less
+  # than an hour old, and run after all when the install then fails (the lists were stale).
+  local fresh
+  fresh="$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -1)"
+  if [ -z "$fresh" ] && ! apt-get update -qq >/dev/null 2>&1; then
     echo "$tag: apt-get update failed (no network or no package mirror?); trying the install anyway."
   fi
-  if apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1 && "$present"; then
+  if apt_get_install "$package" "$present" ||
+    { [ -n "$fresh" ] && apt-get update -qq >/dev/null 2>&1 && apt_get_install "$package" "$present"; }; then
     echo "$tag: installed $package ($("$describe"))"
   else
     echo "$tag: apt-get install $package failed; $without."

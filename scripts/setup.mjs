@@ -1,7 +1,7 @@
 // Makes a fresh clone runnable: installs dependencies when node_modules is missing or older than the
 // lock file, and builds the packages when a source file is newer than its build. Plain Node, no
 // dependencies, so it runs before anything is installed.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,12 +31,17 @@ export function ensureInstalled(log = console.error) {
   run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
 }
 
-/** Builds the packages (and the web app) when their sources changed since the last build. */
-export function ensureBuilt(log = console.error) {
-  const stale = ["harness", "server", "cli"].some((name) => {
+/** True when a TypeScript package's sources are newer than its build. */
+function packagesStale() {
+  return ["harness", "server", "cli"].some((name) => {
     const pkg = path.join(root, "packages", name);
     return newestMtime(path.join(pkg, "src")) > newestMtime(path.join(pkg, "dist"));
   });
+}
+
+/** Builds the packages (and the web app) when their sources changed since the last build. */
+export function ensureBuilt(log = console.error) {
+  const stale = packagesStale();
   if (stale) {
     log("setup: building packages...");
     run("npm", ["run", "build", "--silent"]);
@@ -44,16 +49,55 @@ export function ensureBuilt(log = console.error) {
   ensureWebBuilt(log);
 }
 
-/** Builds the web app (packages/web/dist, served by `deerflow serve` at /) when its sources changed. */
-export function ensureWebBuilt(log = console.error) {
+/** True when the web app exists and its sources are newer than its build. */
+function webStale() {
   const web = path.join(root, "packages", "web");
-  if (!existsSync(path.join(web, "package.json"))) return;
+  if (!existsSync(path.join(web, "package.json"))) return false;
   const sources = Math.max(
     newestMtime(path.join(web, "src")),
     newestMtime(path.join(web, "public")),
     statSync(path.join(web, "index.html")).mtimeMs,
   );
-  if (existsSync(path.join(web, "dist", "index.html")) && sources <= newestMtime(path.join(web, "dist"))) return;
+  return !existsSync(path.join(web, "dist", "index.html")) || sources > newestMtime(path.join(web, "dist"));
+}
+
+/** Builds the web app (packages/web/dist, served by `deerflow serve` at /) when its sources changed. */
+export function ensureWebBuilt(log = console.error) {
+  if (!webStale()) return;
   log("setup: building the web app...");
   run("npm", ["run", "build", "--silent", "-w", "@deerflow/web"]);
+}
+
+/** Runs `npm ...args` in the root without blocking; resolves when it exits, rejects when it fails. */
+function npmAsync(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", args, { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`npm ${args.join(" ")} exited with ${code}`)),
+    );
+  });
+}
+
+/**
+ * `ensureBuilt`, with the web app's Vite build running beside the TypeScript packages' chain (harness,
+ * then server, then cli): the web app imports none of them, and tsc and Vite are each mostly one core,
+ * so on a fresh clone the two overlap instead of queueing (the test command uses this).
+ */
+export async function ensureBuiltConcurrently(log = console.error) {
+  const builds = [];
+  if (packagesStale()) {
+    log("setup: building packages (harness, server, cli)...");
+    builds.push(
+      (async () => {
+        for (const name of ["harness", "server", "cli"])
+          await npmAsync(["run", "build", "--silent", "-w", `@deerflow/${name}`]);
+      })(),
+    );
+  }
+  if (webStale()) {
+    log("setup: building the web app...");
+    builds.push(npmAsync(["run", "build", "--silent", "-w", "@deerflow/web"]));
+  }
+  await Promise.all(builds);
 }

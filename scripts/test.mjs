@@ -1,42 +1,61 @@
 // The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
 // for the sandbox tests, chromium for the web e2e tests, build), checks the whole tree with Biome (lint,
 // formatting, the import layering; about a second), then runs every *.test.ts under packages/ with
-// node:test through tsx, then the web app's component tests with Vitest. A lint failure does not hide the
+// node:test through tsx, and the web app's component tests with Vitest. A lint failure does not hide the
 // test results: the tests still run, and the command exits non-zero at the end.
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+//
+// Speed (docs/testing.md, "How long it takes"): the apt installs run in the background while the
+// dependencies install and the packages build; the web app builds beside the TypeScript packages, and
+// the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
+// file is its own process (run directly: `node --test` adds a relaying process per file), started
+// slowest first (times of the last run on this machine, else the list below) so the long files overlap
+// with the many short ones instead of finishing last. A file's output is printed whole when it ends
+// (never interleaved), and the run ends with the ten slowest files. DEERFLOW_TEST_CONCURRENCY sets how
+// many files run at once (default: cores + 1, since most files spend part of their time waiting on a
+// server, a child process, Postgres or Chromium).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
-import { ensureBuilt, ensureInstalled, root } from "./setup.mjs";
+import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
-ensureInstalled();
+const commandStarted = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
 
-// Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
-console.error("checking the tree with biome (lint, format, import layering)");
-const lint = spawnSync(
-  process.execPath,
-  [path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--error-on-warnings"],
-  {
-    cwd: root,
-    stdio: "inherit",
-  },
-);
-const lintStatus = lint.status ?? 1;
-if (existsSync(path.join(root, "scripts", "setup-bwrap.sh"))) {
-  try {
-    execFileSync("bash", [path.join(root, "scripts", "setup-bwrap.sh")], { stdio: "inherit" });
-  } catch {
-    console.error("setup: bubblewrap is not available; sandbox tests that need it will skip and say why.");
-  }
+/** Seconds the slowest files took alone on a 2-core machine (docs/testing.md), to order a fresh clone's first run. */
+const KNOWN_SLOW = {
+  "packages/harness/test/context/long-thread.test.ts": 73,
+  "packages/cli/test/users.test.ts": 62,
+  "packages/cli/test/provider-dialects.test.ts": 55,
+  "packages/cli/test/postgres-cli.test.ts": 49,
+  "packages/cli/test/cli-edges.test.ts": 44,
+  "packages/cli/test/cli.test.ts": 44,
+  "packages/cli/test/skills.test.ts": 43,
+  "packages/cli/test/hostile-home.test.ts": 41,
+  "packages/server/test/provider-dialects.test.ts": 37,
+  "packages/server/test/postgres-cluster.test.ts": 35,
+  "packages/cli/test/scenarios.test.ts": 30,
+  "packages/web/e2e": 25,
+  "packages/cli/test": 15,
+  vitest: 30,
+};
+const TIMES_FILE = path.join(root, "node_modules", ".cache", "deerflow-test-times.json");
+
+/** Runs a command in the background, keeping what it prints; resolves with its status and output. */
+function background(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], ...options });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", (error) => resolve({ status: 1, output: `${output}${error.message}\n`, seconds: 0 }));
+    child.on("close", (code, signal) =>
+      resolve({ status: code ?? (signal ? 1 : 0), output, seconds: (Date.now() - started) / 1000 }),
+    );
+  });
 }
-if (existsSync(path.join(root, "scripts", "setup-chromium.sh"))) {
-  try {
-    execFileSync("bash", [path.join(root, "scripts", "setup-chromium.sh")], { stdio: "inherit" });
-  } catch {
-    console.error("setup: chromium is not available; the web app's end-to-end tests will skip and say why.");
-  }
-}
-ensureBuilt();
 
 function findTests(dir) {
   if (!existsSync(dir)) return [];
@@ -56,15 +75,53 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(" ")}`);
   process.exit(1);
 }
-console.error(`running ${files.length} test files`);
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, DEERFLOW_TEST: "1" },
-});
+// bubblewrap and chromium (apt-get, minutes on a fresh machine) install while npm ci and the build run.
+// The scripts never fail; a test that needs a missing program skips and says why.
+const setupScripts = ["setup-bwrap.sh", "setup-chromium.sh"].filter((name) =>
+  existsSync(path.join(root, "scripts", name)),
+);
+const systemSetup = background("bash", [
+  "-c",
+  setupScripts.map((name) => `bash ${JSON.stringify(path.join(root, "scripts", name))}`).join("; ") || "true",
+]);
 
+ensureInstalled();
+
+// Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
+console.error("checking the tree with biome (lint, format, import layering)");
+const lint = spawnSync(
+  process.execPath,
+  [path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--error-on-warnings"],
+  { cwd: root, stdio: "inherit" },
+);
+const lintStatus = lint.status ?? 1;
+
+// The packages build while the apt installs finish. The harness's own tests import its sources (tsx),
+// so they start while the packages build; the rest wait for the build. All tests wait for the apt
+// installs, or a sandbox test would skip for want of bwrap instead of running.
+let buildState = "building";
+const build = ensureBuiltConcurrently().then(
+  () => {
+    buildState = "built";
+  },
+  (error) => {
+    buildState = "failed";
+    console.error(`setup: the build failed (${error.message}); only the harness's own tests run.`);
+  },
+);
+const setup = await systemSetup;
+process.stderr.write(setup.output);
+
+const env = { ...process.env, DEERFLOW_TEST: "1" };
+if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
+const jobs = files.map((file) => ({
+  name: file,
+  // Run as a script, not under `--test`: that would start one more process per file only to relay it.
+  command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
+  cwd: root,
+  needsBuild: !file.startsWith("packages/harness/"),
+}));
 // The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
-let webStatus = 0;
 const web = path.join(root, "packages", "web");
 if (
   existsSync(path.join(web, "package.json")) &&
@@ -77,17 +134,120 @@ if (
         filter === "spec",
     ))
 ) {
-  console.error("running the web app's component tests (vitest)");
-  const vitest = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"], {
+  jobs.push({
+    name: "vitest",
+    command: [process.execPath, path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"],
     cwd: web,
-    stdio: "inherit",
-    env: { ...process.env, DEERFLOW_TEST: "1" },
+    needsBuild: false,
   });
-  webStatus = vitest.status ?? 1;
 }
+
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(TIMES_FILE, "utf8"));
+} catch {
+  // No earlier run on this machine: order by KNOWN_SLOW.
+}
+const expected = (name) =>
+  lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
+jobs.sort((a, b) => expected(b.name) - expected(a.name) || a.name.localeCompare(b.name));
+
+const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
+console.error(
+  `running ${files.length} test files${jobs.length > files.length ? " and vitest" : ""}, ${concurrency} at a time`,
+);
+
+const COUNTS = ["tests", "pass", "fail", "cancelled", "skipped", "todo"];
+const totals = Object.fromEntries(COUNTS.map((key) => [key, 0]));
+const failed = [];
+const times = [];
+/** Files that spent more than this many seconds outside their tests, listed at the end. */
+const OUTSIDE_WARNING_SECONDS = 5;
+const outsideTests = [];
+const ansi = /\u001b\[[0-9;]*m/g;
+
+/** Adds the counts a node:test run printed at its end (spec: "ℹ pass 3"; vitest: "Tests  3 passed"). */
+function count(job, output) {
+  const text = output.replace(ansi, "");
+  if (job.name === "vitest") {
+    const line = /^\s*Tests\s+(.*)$/m.exec(text)?.[1] ?? "";
+    for (const [, n, word] of line.matchAll(/(\d+) (passed|failed|skipped|todo)/g)) {
+      const key = { passed: "pass", failed: "fail", skipped: "skipped", todo: "todo" }[word];
+      totals[key] += Number(n);
+      totals.tests += Number(n);
+    }
+    return;
+  }
+  for (const key of COUNTS) {
+    const match = new RegExp(`^ℹ ${key} (\\d+)$`, "m").exec(text);
+    if (match) totals[key] += Number(match[1]);
+  }
+  // The run's duration less its top-level tests' and suites': time in file-level hooks, or a timer or
+  // handle left open after the last test that kept the process alive.
+  const run = Number(/^ℹ duration_ms ([\d.]+)$/m.exec(text)?.[1] ?? Number.NaN);
+  const tests = [...text.matchAll(/^[✔✖▶﹣] .*\(([\d.]+)ms\)(?: # .*)?$/gm)].reduce(
+    (sum, [, ms]) => sum + Number(ms),
+    0,
+  );
+  const outside = (run - tests) / 1000;
+  if (outside > OUTSIDE_WARNING_SECONDS) outsideTests.push([job.name, outside]);
+}
+
+async function runJob(job) {
+  const [command, ...args] = job.command;
+  const result = await background(command, args, { cwd: job.cwd, env });
+  process.stdout.write(`\n── ${job.name} (${result.seconds.toFixed(1)} s)\n${result.output}`);
+  count(job, result.output);
+  if (result.status !== 0) failed.push(job.name);
+  times.push([job.name, result.seconds]);
+}
+
+const testsStarted = Date.now();
+const queue = [...jobs];
+/** The slowest job that can start now (while the build runs, one that does not need it), or undefined. */
+function next() {
+  const index = queue.findIndex((job) => !job.needsBuild || buildState !== "building");
+  return index < 0 ? undefined : queue.splice(index, 1)[0];
+}
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    while (queue.length > 0) {
+      const job = next();
+      if (!job) await build;
+      else if (job.needsBuild && buildState === "failed") {
+        failed.push(job.name);
+        process.stdout.write(`\n── ${job.name}: not run, the build failed\n`);
+      } else await runJob(job);
+    }
+  }),
+);
+await build;
+
+// Remember this run's times (the next run on this machine starts the slowest first).
+try {
+  mkdirSync(path.dirname(TIMES_FILE), { recursive: true });
+  writeFileSync(TIMES_FILE, JSON.stringify({ ...lastTimes, ...Object.fromEntries(times) }, null, 1));
+} catch {
+  // A read-only node_modules only loses the ordering.
+}
+
+times.sort((a, b) => b[1] - a[1]);
+console.log(`\nthe ten slowest (of ${times.length}, ${concurrency} at a time):`);
+for (const [name, took] of times.slice(0, 10)) console.log(`${took.toFixed(1).padStart(7)} s  ${name}`);
+console.log(
+  `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
+);
+if (outsideTests.length > 0) {
+  console.log(
+    `\nspent over ${OUTSIDE_WARNING_SECONDS} s outside their tests (file-level before/after hooks, or a timer or handle left open after the last test):`,
+  );
+  for (const [name, took] of outsideTests.sort((a, b) => b[1] - a[1]))
+    console.log(`${took.toFixed(1).padStart(7)} s  ${name}`);
+}
+if (failed.length > 0) console.log(`failed files:\n${failed.map((name) => `  ${name}`).join("\n")}`);
 if (lintStatus !== 0) {
   console.error(
     "lint failed (see the biome report before the tests): `npm run format` fixes formatting; the rest needs an edit.",
   );
 }
-process.exit((result.status ?? 1) || webStatus || lintStatus);
+process.exit(failed.length > 0 || lintStatus !== 0 ? 1 : 0);

@@ -113,7 +113,8 @@ test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
     run.child.kill("SIGINT");
     const ended = await Promise.race([
       run.exited,
-      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+      // unref: the timer must not keep the file alive for 15 s after the CLI exited
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000).unref()),
     ]);
     if (ended === "still running") run.child.kill("SIGKILL");
     assert.deepEqual(ended, { code: 1, signal: null }, run.stderr);
@@ -164,7 +165,8 @@ test("a second Ctrl-C exits at once when the graceful shutdown hangs", async () 
     run.child.kill("SIGINT");
     const ended = await Promise.race([
       run.exited,
-      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000)),
+      // unref: the timer must not keep the file alive for 15 s after the CLI exited
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 15_000).unref()),
     ]);
     if (ended === "still running") run.child.kill("SIGKILL");
     assert.deepEqual(ended, { code: 130, signal: null }, run.stderr);

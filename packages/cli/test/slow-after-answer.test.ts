@@ -38,7 +38,7 @@ test("a hung title call does not hold back the answer: it is on stdout while the
       const check = () => run.stdout.includes("The answer is 42.") && resolve("answer");
       run.child.stdout!.on("data", check);
       void run.exited.then(() => resolve("exited"));
-      setTimeout(() => resolve("still waiting for the title"), 30_000);
+      setTimeout(() => resolve("still waiting for the title"), 30_000).unref(); // not keeping the file alive
     });
     release();
     const end = await run.exited;

@@ -20,7 +20,7 @@ import {
   type TempHome,
   testDatabase,
 } from "@deerflow/harness/testing";
-import { collect, gate, lastUserText, until } from "./helpers.js";
+import { collect, gate, lastUserText } from "./helpers.js";
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
 
@@ -64,13 +64,27 @@ export async function startServe(options: {
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const proc = { child, out, exited } as ServeProcess;
   options.procs.push(proc);
-  await Promise.race([
-    until(() => /listening on (http:\/\/\S+)/.test(out.stdout), 30_000, "the server's URL"),
-    exited.then((code) => {
-      throw new Error(`serve exited ${code}: ${out.stderr}`);
-    }),
-  ]);
-  proc.url = /listening on (http:\/\/\S+)/.exec(out.stdout)![1]!;
+  // Waits on the output and the exit, not a poll: a poll left running after an early exit kept the
+  // test process alive for the rest of its 30 s.
+  proc.url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("Timed out waiting for the server's URL")), 30_000);
+    const settle = () => {
+      clearTimeout(timer);
+      child.stdout!.off("data", onData);
+    };
+    const onData = () => {
+      const url = /listening on (http:\/\/\S+)/.exec(out.stdout)?.[1];
+      if (url) {
+        settle();
+        resolve(url);
+      }
+    };
+    child.stdout!.on("data", onData);
+    void exited.then((code) => {
+      settle();
+      reject(new Error(`serve exited ${code}: ${out.stderr}`));
+    });
+  });
   proc.client = new Client({ apiUrl: proc.url });
   return proc;
 }

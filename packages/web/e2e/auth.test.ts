@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sendTask, serveForFile, skipReason, withPage } from "./support.js";
+import { browserForFile, sendTask, serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
+browserForFile();
 const KEY = "e2e-key-0123456789abcdef0123456789";
 const server = serveForFile(skip, { apiKeys: KEY });
 

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { repoRoot, type Served, sendTask, serve, skipReason, withPage } from "./support.js";
+import { browserForFile, repoRoot, type Served, sendTask, serve, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
+browserForFile();
 let server: Served;
 before(async () => {
   if (!skip) server = await serve();

@@ -14,7 +14,7 @@ import {
   startFakeOpenAIServer,
 } from "@deerflow/harness/testing";
 import type { Page } from "playwright-core";
-import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
+import { browserForFile, type Served, sendTask, serve, skipReason, withPage } from "./support.js";
 
 function gate() {
   let open!: () => void;
@@ -29,6 +29,7 @@ function userTexts(body: ChatCompletionRequest): string[] {
 }
 
 const skip = skipReason();
+browserForFile();
 const slow = gate();
 const stopGate = gate();
 let failures = 0;

@@ -7,9 +7,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type ChatCompletionRequest, type FakeOpenAIServer, startFakeOpenAIServer } from "@deerflow/harness/testing";
-import { type Served, sendTask, serve, skipReason, withPage } from "./support.js";
+import { browserForFile, type Served, sendTask, serve, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
+browserForFile();
 let fake: FakeOpenAIServer;
 let server: Served;
 

@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTempHome } from "@deerflow/harness/testing";
-import { serveForFile, skipReason, withPage } from "./support.js";
+import { browserForFile, serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
+browserForFile();
 const skill = "---\nname: haiku-writer\ndescription: Writes haiku about anything.\n---\n# Haiku\n";
 const server = serveForFile(skip, () => ({
   home: createTempHome({ prefix: "deerflow-e2e-", files: { "skills/custom/haiku-writer/SKILL.md": skill } }).path,

@@ -1,14 +1,16 @@
 /**
  * End-to-end support: a real `deerflow serve` (the built CLI) on an OS-chosen port with a temporary
  * home, and Debian's Chromium driven by playwright-core (which never downloads a browser). Each test
- * runs in `withPage`, which saves a screenshot to packages/web/test-results/ when the test fails.
+ * runs in `withPage`, which saves a screenshot to packages/web/test-results/ when the test fails. A file
+ * that calls `browserForFile()` starts Chromium once and gives each test a fresh context of it (its own
+ * cookies and storage) instead of a browser of its own: a launch costs seconds of CPU.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createTempHome, spawnServe } from "@deerflow/harness/testing";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, "../../..");
@@ -84,26 +86,47 @@ export function serveForFile(skip: string | undefined, options: ServeOptions | (
   return served;
 }
 
-/** Opens Chromium with a fresh profile. */
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/** The file's Chromium when it called `browserForFile()`: launched by the first page, closed after the file. */
+let fileBrowser: { browser?: Promise<Browser> } | undefined;
+
+/** One Chromium for every test of this file (call at the top level of an e2e file); each test still gets a fresh context. */
+export function browserForFile(): void {
+  const shared: { browser?: Promise<Browser> } = {};
+  fileBrowser = shared;
+  after(async () => {
+    const browser = shared.browser;
+    shared.browser = undefined;
+    await (await browser?.catch(() => undefined))?.close();
+  });
+}
+
+/** Opens a fresh browser context: in the file's Chromium (see `browserForFile`), else in a Chromium of its own with a temp profile. */
 export async function openBrowser(
   viewport = { width: 1280, height: 800 },
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  if (fileBrowser) {
+    fileBrowser.browser ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const context = await (await fileBrowser.browser).newContext({ viewport, acceptDownloads: true });
+    return { context, close: () => context.close() };
+  }
   const profile = createTempHome({ prefix: "deerflow-chromium-" });
   const context = await chromium.launchPersistentContext(profile.path, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
     acceptDownloads: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
+    args: CHROMIUM_ARGS,
   });
   return {
     context,
