@@ -57,7 +57,11 @@ test("DeerFlow's frontend /goal: PUT, GET and DELETE /api/threads/{id}/goal, on 
     assert.equal(wire.continuation_count, 0);
     assert.equal(typeof wire.created_at, "string");
     assert.deepEqual(((await (await fetch(goalUrl)).json()) as { goal: unknown }).goal, wire);
-    // The frontend then sends its first message to the thread the goal created.
+    // The frontend then creates the thread (useStream's submit with its id) and sends its first message.
+    const created = await t.client.threads.create({ threadId, metadata: { agent_name: "lead" } });
+    assert.equal(created.thread_id, threadId, "the client's create answers the thread /goal made");
+    assert.deepEqual(created.metadata, { agent_name: "lead" });
+    await assert.rejects(t.client.threads.create({ threadId }), /HTTP 409/, "only once");
     await t.client.runs.wait(threadId, "lead_agent", { input: say("hello") });
     assert.match(JSON.stringify(t.fake.requests.at(-1)!.messages), /<thread_goal>[^"]*Ship the beta/);
 

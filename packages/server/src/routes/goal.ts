@@ -5,13 +5,15 @@
  * DeerFlow's goal fields; the continuation counters are 0 because DeerFlow.ts does not continue runs on
  * its own to pursue a goal (docs/README.md).
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { createGoal, type GoalState } from "@deerflow/harness";
 import { z } from "zod";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { type Caller, callerOf, owns } from "../auth/caller.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { parseBody, pathId } from "../http/validate.js";
-import { findThread } from "../runs/threads.js";
+import { findThread, implicitCreationFile } from "../runs/threads.js";
 import { updateThreadValues } from "../runs/update-state.js";
 
 const SetGoalSchema = z.strictObject({
@@ -52,8 +54,14 @@ async function refuseWhileRunning(context: ServerContext, threadId: string, what
  */
 async function ensureThread(context: ServerContext, caller: Caller, threadId: string): Promise<void> {
   if (await findThread(context, threadId)) return;
-  const { thread } = await context.threads.create(threadId, {}, "do_nothing", caller.userId);
+  const { thread, created } = await context.threads.create(threadId, {}, "do_nothing", caller.userId);
   if (!owns(caller, thread.owner)) throw notFound(`Thread ${threadId}`);
+  // The frontend creates the thread itself with its first message: that create answers this thread.
+  if (created) {
+    const marker = implicitCreationFile(context, threadId);
+    await mkdir(path.dirname(marker), { recursive: true });
+    await writeFile(marker, "goal\n");
+  }
 }
 
 /** Registers the goal routes. */

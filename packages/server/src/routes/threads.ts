@@ -3,6 +3,7 @@
  * headers), count, get, patch, delete (checkpoints, runs, archive and files), state get/update/at a
  * checkpoint, and history with `checkpoint`/`parent_checkpoint` objects.
  */
+import { rm } from "node:fs/promises";
 import { GoalState } from "@deerflow/harness";
 import { z } from "zod";
 import type { RegisterRoutes } from "../context.js";
@@ -12,7 +13,7 @@ import { HttpError, notFound } from "../http/errors.js";
 import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
 import { emptyThreadState, threadState } from "../runs/state.js";
-import { deleteThread, findThread, requireThread, visibleThread } from "../runs/threads.js";
+import { deleteThread, findThread, implicitCreationFile, requireThread, visibleThread } from "../runs/threads.js";
 import { updateThreadValues } from "../runs/update-state.js";
 import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
@@ -79,6 +80,12 @@ function thread(record: ThreadRecord, fields?: string[] | null): Record<string, 
 /** Registers the thread routes. */
 export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   const graph = () => context.harness.agent().graph;
+  /** True once for a thread `/goal` created before its client did (see implicitCreationFile). */
+  const claimImplicitThread = (threadId: string) =>
+    rm(implicitCreationFile(context, threadId)).then(
+      () => true,
+      () => false,
+    );
 
   api.post("/threads", async (c) => {
     const body = await parseBody(c, CreateSchema);
@@ -91,6 +98,11 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     if (!(await findThread(context, threadId)) && !(await reservationAllows(context, caller, threadId)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);
     const { thread: record, created } = await context.threads.create(threadId, metadata, ifExists, caller.userId);
+    // Made for this caller by `/goal` before their client created it: this create claims it, once.
+    if (!created && owns(caller, record.owner) && (await claimImplicitThread(threadId))) {
+      const claimed = Object.keys(metadata).length > 0 ? await context.threads.patch(threadId, { metadata }) : record;
+      return c.json(thread(claimed ?? record));
+    }
     // Someone else's thread id is taken, and says no more than that.
     if (!created && (ifExists === "raise" || !owns(caller, record.owner)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);

@@ -28,6 +28,15 @@ export function reservationFile(context: ServerContext, threadId: string): strin
   return path.join(threadDir(context.harness, threadId), "owner");
 }
 
+/**
+ * Marks a thread made on the client's behalf before the client created it (DeerFlow's frontend may set a
+ * `/goal` on a new chat before its first message): the client's own `POST /threads` of that id then
+ * answers the thread instead of 409, once. A file beside the reservation, outside the sandbox's view.
+ */
+export function implicitCreationFile(context: ServerContext, threadId: string): string {
+  return path.join(threadDir(context.harness, threadId), "created-implicitly");
+}
+
 /** Who reserved a thread id that has no thread yet: a user id, null (the local user), or undefined (nobody). */
 export async function reservedBy(context: ServerContext, threadId: string): Promise<string | null | undefined> {
   try {
