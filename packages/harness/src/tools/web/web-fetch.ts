@@ -9,7 +9,6 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AllowList } from "./address-policy.js";
-import { classifyPage, decodeBody, htmlToMarkdown } from "./page-to-markdown.js";
 import { type Resolver, safeFetch, WebRequestError } from "./safe-fetch.js";
 import { markUntrusted, UNTRUSTED_NOTE } from "./untrusted.js";
 
@@ -58,6 +57,8 @@ export async function fetchAsMarkdown(url: string, options: WebFetchOptions, sig
   if (response.status < 200 || response.status >= 300) {
     return `Error: ${response.url} answered HTTP ${response.status}. Try another source or check the URL.`;
   }
+  // The page reader (a DOM, Readability, turndown) is loaded by the first fetch, not by every process.
+  const { classifyPage, decodeBody, htmlToMarkdown } = await import("./page-to-markdown.js");
   const contentType = response.headers["content-type"];
   const kind = classifyPage(contentType, response.body);
   const size = `${response.body.length}${response.truncated === "size" ? "+" : ""} bytes`;
