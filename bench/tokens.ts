@@ -24,16 +24,23 @@ export interface TokenRun {
   byKind: Record<RequestKind, { calls: number; input: number; output: number; tools: number; system: number }>;
   /** Prefix stability of each consecutive pair of agent requests (0..1), and whether the pair spans a turn. */
   pairs: { ratio: number; acrossTurns: boolean; where: string }[];
+  /**
+   * Agent input tokens a provider's prefix cache could not serve, estimated: of each request, the share
+   * of its bytes after the prefix it shares with the previous request (tool schemas, sent identically
+   * before the system prompt on every call, counted as served).
+   */
+  uncachedAgentInput: number;
 }
 
 /** Shared bytes from the start of two requests, divided by the first one's length. */
-function prefixShare(previous: string[], next: string[]): { ratio: number; where: string } {
+function prefixShare(previous: string[], next: string[]): { ratio: number; newShare: number; where: string } {
   const a = Buffer.from(previous.join("\n"));
   const b = Buffer.from(next.join("\n"));
   const n = Math.min(a.length, b.length);
   let common = 0;
   while (common < n && a[common] === b[common]) common++;
-  if (common === a.length) return { ratio: 1, where: "" };
+  const newShare = common / b.length;
+  if (common === a.length) return { ratio: 1, newShare, where: "" };
   // Where they part: the message index and role in the previous request, and a few bytes of each side.
   let offset = 0;
   let index = 0;
@@ -46,6 +53,7 @@ function prefixShare(previous: string[], next: string[]): { ratio: number; where
   const snippet = (side: Buffer) => JSON.stringify(side.subarray(common - Math.min(at, 40), common + 40).toString());
   return {
     ratio: common / a.length,
+    newShare,
     where: `message ${index} (${role}), byte ${at} of it: ${snippet(a)} -> ${snippet(b)}`,
   };
 }
@@ -63,13 +71,17 @@ export function summarize(requests: ModelRequest[], turnOfRequest: number[], tur
   }
   const pairs: TokenRun["pairs"] = [];
   let last: { serialized: string[]; turn: number } | undefined;
+  let uncachedAgentInput = 0;
   requests.forEach((r, i) => {
     if (r.kind !== "agent") return;
-    if (last)
-      pairs.push({ ...prefixShare(last.serialized, r.serialized!), acrossTurns: last.turn !== turnOfRequest[i] });
+    if (last) {
+      const { ratio, newShare, where } = prefixShare(last.serialized, r.serialized!);
+      pairs.push({ ratio, where, acrossTurns: last.turn !== turnOfRequest[i] });
+      uncachedAgentInput += (r.input - r.toolTokens) * (1 - newShare);
+    } else uncachedAgentInput += r.input;
     last = { serialized: r.serialized!, turn: turnOfRequest[i]! };
   });
-  return { turns, byKind, pairs };
+  return { turns, byKind, pairs, uncachedAgentInput };
 }
 
 /** Plays `turns` turns of (a) (titles and memory on) and (d), one after the other. */
@@ -126,6 +138,7 @@ export function tokenTables(runs: Record<"a" | "d", TokenRun>, recallAt5: number
     "|---|---|---|",
     ...KINDS.map((k) => `| ${k} calls | ${cell(a, k)} | ${cell(d, k)} |`),
     `| of the agent calls' input: tool schemas / system prompt / the rest (conversation) | ${split(a)} | ${split(d)} |`,
+    `| of the agent calls' input: not served by a prefix cache (estimate) | ${(a.uncachedAgentInput / a.turns).toFixed(0)} | ${(d.uncachedAgentInput / d.turns).toFixed(0)} |`,
     `| total (input + output) | ${tokensPerTurn(a).toFixed(0)} (${(tokensPerTurn(a) / tokensPerTurn(d)).toFixed(2)}×) | ${tokensPerTurn(d).toFixed(0)} |`,
     `| agent requests' prefix stability, average (all / within a turn / across turns) | ${pct(stability(a))} / ${pct(stability(a, (p) => !p.acrossTurns))} / ${pct(stability(a, (p) => p.acrossTurns))} | ${pct(stability(d))} / ${pct(stability(d, (p) => !p.acrossTurns))} / ${pct(stability(d, (p) => p.acrossTurns))} |`,
     `| agent request pairs below 90% stable | ${a.pairs.filter((p) => p.ratio < 0.9).length} of ${a.pairs.length} | ${d.pairs.filter((p) => p.ratio < 0.9).length} of ${d.pairs.length} |`,
