@@ -4,7 +4,8 @@
  *
  * (a) runs with titles and memory on, as they are by default (memory flushed after each turn, as for a
  * user who pauses longer than its 30 s debounce); (d) has neither. Input tokens count the messages and
- * the bound tools' schemas with the harness's own counter (tiktoken); output tokens count the reply.
+ * the bound tools' schemas with the harness's own counter (`countTokens`; for the bench model, which has
+ * no known encoding, about one token per 4 ASCII characters); output tokens count the reply.
  *
  * Prefix stability: for consecutive agent requests, the bytes the new request shares from the start
  * with the previous one (system prompt and messages, in order, as a provider receives them), divided by
