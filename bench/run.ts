@@ -151,6 +151,8 @@ async function main() {
   const recall = await measureRecall(log);
   const { cliThread, cliThreadTable } = await import("./cli-thread.js");
   const thread = await cliThread(root, quick ? 30 : 300, log, false);
+  const { measureTokens, tokenTables } = await import("./tokens.js");
+  const tokens = tokenTables(await measureTokens(TURNS, log), recall.recallAt5);
   const [m1, m2, m3, m4] = (quick ? [10, 20, 30, 40] : [50, 100, 150, 200]) as [number, number, number, number];
   const perTurn = (run: VariantRun, from: number, to: number) => bytesPerTurnSlope(run.sizes, from, to);
   const a = g.deerflow!;
@@ -259,6 +261,8 @@ async function main() {
     "",
     cliThreadTable(thread),
     "",
+    tokens,
+    "",
     `(a) without summarization: file after ${m4} turns ${kb(nosum.sizes[m4]!)}, bytes per turn over the last ${m4 - m3} turns ${kb(perTurn(nosum, m3, m4))}, peak request ${nosum.peakRequestTokens} tokens, total ${nosum.totalRequestTokens}. (a) with summarization made ${a.summarizerCalls} summarizer calls.`,
   ].join("\n");
   process.stdout.write(`\n${figures}\n`);
@@ -284,6 +288,10 @@ try {
     process.stdout.write(
       `\n${cliThreadTable(await cliThread(root, quick ? 30 : 300, log, process.argv.includes("--keep")))}\n`,
     );
+  } else if (process.argv.includes("tokens")) {
+    // `npm run bench -- tokens`: model tokens per turn and prefix stability of (a) and (d) (bench/tokens.ts).
+    const { measureTokens, tokenTables } = await import("./tokens.js");
+    process.stdout.write(`\n${tokenTables(await measureTokens(TURNS, log), null)}\n`);
   } else if (process.argv.includes("recall")) {
     // `npm run bench -- recall [--postgres]`: the recall benchmark only (bench/recall.ts); prints its table.
     const { recallBenchmark } = await import("./recall.js");

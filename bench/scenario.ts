@@ -20,7 +20,7 @@ import { createDeepAgent } from "deepagents";
 import { createAgent, summarizationMiddleware } from "langchain";
 import { z } from "zod";
 import { createLeadAgent, parseConfigText } from "../packages/harness/src/index.js";
-import { countTokens } from "../packages/harness/src/model/tokens.js";
+import { type CountableTool, countTokens } from "../packages/harness/src/model/tokens.js";
 
 export type VariantName = "deerflow" | "deerflow-nosum" | "createAgent" | "deepagents" | "summarizing";
 
@@ -36,10 +36,53 @@ export interface Recorder {
   summarizerCalls: number;
   /** Bytes of the conversation's own new content (user text, model text and tool-call args, tool output). */
   newMessageBytes: number;
+  /** Every model request, in order, when asked for (the token figures, bench/tokens.ts). */
+  requests?: ModelRequest[];
+}
+
+/** What a model call was for, told apart by its tools and its prompt. */
+export type RequestKind = "agent" | "summarizer" | "title" | "memory";
+
+/** One model request: its purpose, input tokens (messages and tool schemas), output tokens, and for agent calls the request serialized message by message. */
+export interface ModelRequest {
+  kind: RequestKind;
+  input: number;
+  output: number;
+  /** Of `input`: the bound tools' schemas, and the system messages. */
+  toolTokens: number;
+  systemTokens: number;
+  /** Agent calls only: each message as a provider would receive it (role, text, tool calls), in order. */
+  serialized?: string[];
 }
 
 export function newRecorder(): Recorder {
-  return { calls: [], toolMs: 0, toolGaps: [], requestTokens: [], summarizerCalls: 0, newMessageBytes: 0 };
+  return {
+    calls: [],
+    toolMs: 0,
+    toolGaps: [],
+    requestTokens: [],
+    summarizerCalls: 0,
+    newMessageBytes: 0,
+  };
+}
+
+/** A message as it goes over the wire: role, content, tool calls and the id of the call it answers (no message ids). */
+function wireText(message: BaseMessage): string {
+  const ai = message as AIMessage;
+  return JSON.stringify([
+    message.getType(),
+    message.content,
+    ai.tool_calls?.map((c) => [c.id, c.name, c.args]) ?? [],
+    (message as { tool_call_id?: string }).tool_call_id ?? null,
+  ]);
+}
+
+function requestKind(messages: BaseMessage[], agent: boolean): RequestKind {
+  if (agent) return "agent";
+  const text = messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+  if (text.includes("long-term memory")) return "memory";
+  if (text.startsWith("Write a title")) return "title";
+  return "summarizer";
 }
 
 const TOOL_TEXT = "Observation: ".padEnd(400, "lorem ipsum dolor sit amet ");
@@ -51,6 +94,7 @@ class BenchModel extends BaseChatModel {
   constructor(
     private readonly recorder: Recorder,
     private readonly toolNames: string[] = [],
+    private readonly tools: BindToolsInput[] = [],
   ) {
     super({});
   }
@@ -59,14 +103,17 @@ class BenchModel extends BaseChatModel {
   }
   override bindTools(tools: BindToolsInput[]): Runnable {
     const names = tools.map((t) => (t as { name?: string }).name ?? "").filter(Boolean);
-    return new BenchModel(this.recorder, names) as unknown as Runnable;
+    return new BenchModel(this.recorder, names, tools) as unknown as Runnable;
   }
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const start = performance.now();
     // Fixed-width ids, like real providers' (a growing number would add bytes as the thread ages).
     const id = `bench-${String(process.pid).padStart(7, "0")}-${String(++this.seq).padStart(8, "0")}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`;
     let message: AIMessage;
-    if (!this.toolNames.includes("note")) {
+    const kind = requestKind(messages, this.toolNames.includes("note"));
+    if (kind === "title") message = new AIMessage({ id, content: "Repeated lookups and reports" });
+    else if (kind === "memory") message = new AIMessage({ id, content: '{"newFacts": []}' });
+    else if (kind === "summarizer") {
       this.recorder.summarizerCalls++;
       message = new AIMessage({
         id,
@@ -89,6 +136,14 @@ class BenchModel extends BaseChatModel {
             })
           : new AIMessage({ id, content: "Done: both lookups are reported above." });
     }
+    this.recorder.requests?.push({
+      kind,
+      input: countTokens(messages, { tools: this.tools as CountableTool[] }),
+      toolTokens: countTokens([], { tools: this.tools as CountableTool[] }),
+      systemTokens: countTokens(messages.filter((m) => m.getType() === "system")),
+      output: countTokens([message]),
+      ...(kind === "agent" ? { serialized: messages.map(wireText) } : {}),
+    });
     if (this.toolNames.includes("note")) {
       this.recorder.calls.push([start, performance.now()]);
       this.recorder.newMessageBytes +=
@@ -125,10 +180,17 @@ const SUMMARIZATION_ON =
   "summarization: {enabled: true, trigger: {type: tokens, value: 4000}, keep: {type: messages, value: 10}}";
 export const SUMMARIZATION_TRIGGER_TOKENS = 4000;
 
+/** What a variant records beyond timings, and whether (a) runs with titles and memory on (their defaults). */
+export interface VariantOptions {
+  recordRequests?: boolean;
+  titleAndMemory?: boolean;
+}
+
 /** Builds a variant in `dir` (a fresh directory). */
-export async function buildVariant(name: VariantName, dir: string): Promise<Variant> {
+export async function buildVariant(name: VariantName, dir: string, options: VariantOptions = {}): Promise<Variant> {
   mkdirSync(dir, { recursive: true });
   const recorder = newRecorder();
+  if (options.recordRequests) recorder.requests = [];
   const model = new BenchModel(recorder);
   const tools = [noteTool(recorder)];
   const config = { configurable: { thread_id: "bench" }, recursionLimit: 1000 };
@@ -137,7 +199,11 @@ export async function buildVariant(name: VariantName, dir: string): Promise<Vari
     return { messages: [{ role: "user", content: TURN_TEXT(index) }] };
   };
   if (name === "deerflow" || name === "deerflow-nosum") {
-    const yaml = `sandbox: {use: local}\nmemory: {enabled: false}\ntitle: {enabled: false}\n${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
+    // With titles and memory: memory's debounce at 0 and a flush after each turn, as for a user who pauses longer than the default 30 s between turns.
+    const extras = options.titleAndMemory
+      ? "memory: {enabled: true, debounce_seconds: 0}\ntitle: {enabled: true}\n"
+      : "memory: {enabled: false}\ntitle: {enabled: false}\n";
+    const yaml = `sandbox: {use: local}\n${extras}${name === "deerflow" ? SUMMARIZATION_ON : "summarization: {enabled: false}"}\n`;
     const agent = await createLeadAgent(parseConfigText(yaml, { source: null, env: {} }), {
       home: dir,
       env: {},
@@ -153,6 +219,7 @@ export async function buildVariant(name: VariantName, dir: string): Promise<Vari
         await agent.invoke(input(i), config);
         // What the CLI and the server do once a run ends: apply checkpoints.retention (counted as harness time).
         await agent.deerflow.afterRun("bench");
+        if (options.titleAndMemory) await agent.harness.memory()?.flush();
       },
       close: () => agent.close(),
     };
