@@ -44,9 +44,14 @@ export interface Serve {
   exited: Promise<void>;
 }
 
-export async function startServe(cli: string, config: string, home: string): Promise<Serve> {
+export async function startServe(
+  cli: string,
+  config: string,
+  home: string,
+  env: Record<string, string> = {},
+): Promise<Serve> {
   const server = spawnServe(cli, ["--port", "0", "--config", config], {
-    env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" },
+    env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "", ...env },
   });
   return { child: server.child, url: await server.url(60_000), exited: server.exited.then(() => undefined) };
 }
