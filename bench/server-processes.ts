@@ -38,20 +38,25 @@ type StreamRun = (
   modes: string[],
 ) => Promise<{ ttfeMs: number; ok: boolean }>;
 
-interface Serve {
+export interface Serve {
   child: ChildProcess;
   url: string;
   exited: Promise<void>;
 }
 
-async function startServe(cli: string, config: string, home: string): Promise<Serve> {
+export async function startServe(
+  cli: string,
+  config: string,
+  home: string,
+  env: Record<string, string> = {},
+): Promise<Serve> {
   const server = spawnServe(cli, ["--port", "0", "--config", config], {
-    env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "" },
+    env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "", ...env },
   });
   return { child: server.child, url: await server.url(60_000), exited: server.exited.then(() => undefined) };
 }
 
-async function stopAll(serves: Serve[]): Promise<void> {
+export async function stopAll(serves: Serve[]): Promise<void> {
   for (const serve of serves) serve.child.kill("SIGTERM");
   await Promise.all(
     serves.map((serve) => Promise.race([serve.exited, new Promise((resolve) => setTimeout(resolve, 15_000))])),

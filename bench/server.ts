@@ -9,7 +9,11 @@
  * - the server's overhead per run against the same run streamed in process;
  * - runs per second and time to first event for `deerflow serve` child processes: one on SQLite, one on
  *   Postgres, two on one Postgres database (bench/server-processes.ts; Postgres rows skipped with the
- *   reason when no Postgres answers).
+ *   reason when no Postgres answers);
+ * - `deerflow serve` against the peer, `@langchain/langgraph-api` serving the same lead agent: CPU per
+ *   run, first event at 10 and 50 concurrent runs, create-thread and threads.search, as ratios
+ *   (bench/server-peer.ts);
+ * - Postgres round trips of `threads.create` and of a one-turn run (bench/server-roundtrips.ts).
  *
  * Measurement, not a test: nothing asserts on time. The figures go into docs/benchmarks.md (and the
  * template bench/notes.md, so the harness bench keeps them) between the server-figures markers.
@@ -23,7 +27,9 @@ import { createHarness, parseConfigText } from "@deerflow/harness";
 import { ScriptedChatModel } from "@deerflow/harness/testing";
 import { createServer } from "@deerflow/server";
 import { median, percentile } from "./measure.js";
+import { measurePeer, peerTable } from "./server-peer.js";
 import { measureProcesses } from "./server-processes.js";
+import { measureRoundTrips } from "./server-roundtrips.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -186,6 +192,10 @@ export async function main(quick: boolean): Promise<void> {
     const processLevel = 10;
     const processes = await measureProcesses({ root, quick, level: processLevel, streamRun, modes: UI_MODES, log });
 
+    // The peer (`@langchain/langgraph-api`) serving the same lead agent; Postgres round trips of one run.
+    const peer = await measurePeer({ root, quick, log });
+    const roundTrips = await measureRoundTrips({ root, quick, log });
+
     const fmt = (value: number, digits = 1) => value.toFixed(digits);
     const machine = `${os.cpus()[0]?.model ?? "cpu"}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
     const figures = [
@@ -214,6 +224,19 @@ export async function main(quick: boolean): Promise<void> {
           `| ${row.processes} | ${row.label} | ${row.runs} | ${fmt(row.perSecond)} | ${fmt(row.p50)} / ${fmt(row.p99)} | ${row.failed === 0 ? "yes" : `no (${row.failed} failed)`} |`,
       ),
       ...(processes.skipped ? ["", `Postgres rows skipped: ${processes.skipped}`] : []),
+      "",
+      peerTable(peer),
+      "",
+      "skip" in roundTrips
+        ? `Postgres round trips skipped: ${roundTrips.skip}`
+        : [
+            `| Postgres round trips, \`deerflow serve\` (median of ${roundTrips.runs} sequential runs) | Statements |`,
+            "|---|---|",
+            `| \`threads.create\` | ${roundTrips.create} |`,
+            `| One-turn streamed run, request to the stream's end | ${roundTrips.run} |`,
+            ...roundTrips.kinds.map(([kind, count]) => `| — of them ${kind} (last run) | ${count} |`),
+            `| Idle process, per second | ${roundTrips.idlePerSecond} |`,
+          ].join("\n"),
     ].join("\n");
     process.stdout.write(`\n${figures}\n`);
     if (!quick) {
