@@ -89,17 +89,19 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
 
   api.post("/threads", async (c) => {
     const body = await parseBody(c, CreateSchema);
+    // Only an id the client chose can meet the CLI's checkpoints, an upload's reservation or /goal's thread.
+    const named = body.thread_id != null;
     const threadId = body.thread_id ?? uuid7();
     const metadata = { ...(body.metadata ?? {}), ...(body.graph_id ? { graph_id: body.graph_id } : {}) };
     const caller = callerOf(c);
     const ifExists = body.if_exists ?? "raise";
     // A thread only the checkpoints or files know (the CLI's) is recorded for its owner first: naming it claims nothing.
     // An id someone else reserved with an upload is taken, like an existing thread of theirs.
-    if (!(await findThread(context, threadId)) && !(await reservationAllows(context, caller, threadId)))
+    if (named && !(await findThread(context, threadId)) && !(await reservationAllows(context, caller, threadId)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);
     const { thread: record, created } = await context.threads.create(threadId, metadata, ifExists, caller.userId);
     // Made for this caller by `/goal` before their client created it: this create claims it, once.
-    if (!created && owns(caller, record.owner) && (await claimImplicitThread(threadId))) {
+    if (!created && named && owns(caller, record.owner) && (await claimImplicitThread(threadId))) {
       const claimed = Object.keys(metadata).length > 0 ? await context.threads.patch(threadId, { metadata }) : record;
       return c.json(thread(claimed ?? record));
     }
