@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { CLI, cliEnv, deerflow, startDeerflow } from "./run-cli.js";
@@ -125,17 +125,21 @@ test("Ctrl-C ends the CLI even when a tool ignores cancellation", async () => {
   }
 });
 
-/** An MCP server that, told to stop, does not: it ignores the end of its stdin and SIGTERM (it leaves a marker when told). */
+/**
+ * An MCP server that, told to stop, does not: it ignores the end of its stdin and SIGTERM (it leaves a
+ * marker when told). It writes its pid beside itself, so the test can kill it afterwards.
+ */
 function writeStubbornMcpServer(dir: string, marker: string): string {
   const file = path.join(dir, "stubborn-mcp.mjs");
   writeFileSync(
     file,
-    `import { existsSync, writeFileSync } from "node:fs";\n` +
+    `import { existsSync, readFileSync, writeFileSync } from "node:fs";\n` +
       `import { McpServer } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/server/mcp.js"))};\n` +
       `import { StdioServerTransport } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/server/stdio.js"))};\n` +
       `const server = new McpServer({ name: "stubborn", version: "1.0.0" });\n` +
       `server.tool("noop", "Does nothing.", async () => ({ content: [{ type: "text", text: "ok" }] }));\n` +
       `process.on("SIGTERM", () => {});\n` +
+      `writeFileSync(${JSON.stringify(path.join(dir, "stubborn-mcp.pid"))}, String(process.pid));\n` +
       `process.stdin.on("end", () => writeFileSync(${JSON.stringify(marker)}, "told to stop"));\n` +
       `setInterval(() => {}, 1000);\n` +
       `await server.connect(new StdioServerTransport());\n`,
@@ -173,6 +177,15 @@ test("a second Ctrl-C exits at once when the graceful shutdown hangs", async () 
     assert.equal(run.stdout, "The answer.\n");
     assert.match(run.stderr, /exiting now/);
   } finally {
+    // The CLI left at once, as asked; the server that would not stop is still running: end it here.
+    const pidFile = path.join(dir.path, "stubborn-mcp.pid");
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
     await server.close();
     dir.cleanup();
   }
