@@ -93,6 +93,9 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   const tableExists = (name: string) =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
   const getThread = db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE thread_id = ?");
+  const insertThread = db.prepare(
+    'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?)',
+  );
   const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
   const activeRuns = db.prepare<[string], RunRow>(
     "SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq",
@@ -108,9 +111,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       const existing = getThread.get(threadId);
       if (existing) return { thread: toThread(existing), created: false };
       const at = now();
-      db.prepare(
-        'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?)',
-      ).run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}", owner);
+      insertThread.run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}", owner);
       void ifExists;
       return { thread: toThread(getThread.get(threadId)!), created: true };
     },
