@@ -13,6 +13,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import picomatch from "picomatch";
 import type { Logger } from "../logger.js";
 
 /** What may happen when the model calls a tool. */
@@ -60,20 +61,29 @@ export interface ToolPolicyOptions {
  * policyFor("ls", { bash: "deny" }); // "allow"
  */
 export function policyFor(toolName: string, policies: Readonly<Record<string, ToolPolicy>>): ToolPolicy {
-  const exact = policies[toolName];
-  if (exact && Object.hasOwn(policies, toolName)) return exact;
-  const globs = Object.keys(policies)
-    .filter((pattern) => /[*?]/.test(pattern) && globRegExp(pattern).test(toolName))
-    .sort((a, b) => b.length - a.length);
-  return globs.length > 0 ? policies[globs[0]!]! : "allow";
+  return policyLookup(policies)(toolName);
 }
 
-function globRegExp(pattern: string): RegExp {
-  const body = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${body}$`);
+/**
+ * {@link policyFor} over one set of policies, with its globs compiled once (picomatch, as the `glob` tool
+ * uses) and each tool's answer remembered: the middleware asks for every tool on every model call.
+ */
+function policyLookup(policies: Readonly<Record<string, ToolPolicy>>): (toolName: string) => ToolPolicy {
+  const globs = Object.keys(policies)
+    .filter((pattern) => /[*?]/.test(pattern))
+    .sort((a, b) => b.length - a.length)
+    .map((pattern) => ({ policy: policies[pattern]!, matches: picomatch(pattern, { dot: true }) }));
+  const known = new Map<string, ToolPolicy>();
+  return (toolName) => {
+    let policy = known.get(toolName);
+    if (policy === undefined) {
+      policy = Object.hasOwn(policies, toolName)
+        ? policies[toolName]!
+        : (globs.find((glob) => glob.matches(toolName))?.policy ?? "allow");
+      known.set(toolName, policy);
+    }
+    return policy;
+  };
 }
 
 /**
@@ -124,18 +134,19 @@ export function resumeCommand(value: unknown): Command {
  */
 export function toolPolicyMiddleware(options: ToolPolicyOptions) {
   const canAsk = options.canAsk ?? true;
+  const policyOf = policyLookup(options.policies);
   return createMiddleware({
     name: "tool-policy",
     wrapModelCall: (request, handler) => {
       const tools = request.tools.filter((tool) => {
         const name = (tool as { name?: unknown }).name;
-        return typeof name !== "string" || policyFor(name, options.policies) !== "deny";
+        return typeof name !== "string" || policyOf(name) !== "deny";
       });
       return tools.length === request.tools.length ? handler(request) : handler({ ...request, tools });
     },
     wrapToolCall: async (request, handler) => {
       const call = request.toolCall;
-      const policy = policyFor(call.name, options.policies);
+      const policy = policyOf(call.name);
       if (policy === "allow") return handler(request);
       const refuse = (content: string) =>
         new ToolMessage({ name: call.name, tool_call_id: call.id ?? "", status: "error", content });
