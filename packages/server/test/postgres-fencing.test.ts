@@ -43,6 +43,8 @@ async function fixture(t: TestContext, script: Script) {
       : (process.env.DEER_FLOW_RUN_LEASE_MS = previousLease),
   );
   const sql = new pg.Pool({ connectionString: db.url, max: 4 });
+  // The forced drop at teardown ends connections still idle here; that is not the test's failure.
+  sql.on("error", () => {});
   cleanup.push(() => sql.end());
 
   const stalls = { A: gate(), B: gate() };
@@ -74,7 +76,12 @@ async function fixture(t: TestContext, script: Script) {
       await sql.query("UPDATE server_runs SET lease_expires = now() - interval '1 second' WHERE run_id = $1", [runId]);
       const b = await startTestServer({ yaml, script, threadLease: leaseFor("B") });
       cleanup.push(() => b.close());
-      await until(() => calls.includes("B"), 15_000, "B to claim the run");
+      await until(() => calls.includes("B"), 15_000, "B to claim the run").catch(async (error) => {
+        const rows = await sql.query("SELECT run_id, status, worker_id, lease_expires, kwargs FROM server_runs");
+        throw new Error(
+          `${error.message}\nruns: ${JSON.stringify(rows.rows)}\nA: ${a.logs.join("\n")}\nB: ${b.logs.join("\n")}\ncalls: ${calls}`,
+        );
+      });
       return b;
     },
   };
@@ -129,6 +136,14 @@ test("a run taken over while its first worker was inside a model call: that work
   const thread = await f.a.client.threads.create();
   const run = await f.a.client.runs.create(thread.thread_id, "lead_agent", hi);
   await until(() => calls === 1, 15_000, "A's model call");
+  // LangGraph saves a step's checkpoint in the background while the next node (the model call) runs;
+  // each save checks the fence. A takeover before A's last save would let A notice the loss there, stop,
+  // and claim the re-queued run back before B does. Wait until the checkpoint before the model is saved.
+  await until(
+    async () => (await f.a.client.threads.getState(thread.thread_id)).next.includes("model_request"),
+    15_000,
+    "A's checkpoint before the model call",
+  );
   // B claims the run and waits for the thread, which A holds until it stops.
   const b = await f.takeOver(run.run_id);
   slow.open();
