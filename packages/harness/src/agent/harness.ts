@@ -248,6 +248,7 @@ function buildAgent(
       createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
   }
+  // The built-in tools go out without zod's `$schema` line, which every request would carry (context-engineering.md).
   for (const tool of tools) withoutSchemaDialect(tool);
   tools.push(...setup.configTools);
   tools.push(...(options.tools ?? []));

@@ -1,6 +1,8 @@
 /**
- * Arguments shared by the sandbox tools. DeerFlow puts a `description` first in every sandbox tool so
- * the UI and logs can say why a command or file operation happened; the model must fill it.
+ * Arguments shared by the built-in tools, and how their schemas are shown to the model. DeerFlow puts a
+ * `description` first in every sandbox tool so the UI and logs can say why a command or file operation
+ * happened; the model must fill it. Every schema is sent with every agent request, so what the model is
+ * shown is kept to what it needs (`shownAs`, `withoutSchemaDialect`).
  */
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
