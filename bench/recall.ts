@@ -5,7 +5,8 @@
  * (trigger 4000 tokens, keep 10 messages), with 50 facts planted in user messages spread over the
  * thread (a name, a number, a date...). Then 50 questions, one per fact. For each, is the answer in
  * (1) what the model is shown on the next request (system prompt, summary, kept messages), and
- * (2) the top 5 passages of one `search_history` call whose query is the question itself?
+ * (2) the top 5 passages of one `search_history` call whose query is the question itself (the tool
+ * searches the archive and the thread's live messages, as it does for the agent)?
  *
  * The model is scripted, so the summary is written by a deterministic stand-in: it keeps the newest
  * 1,000 characters of the user text it is asked to compress (a lossy, recency-biased summary). Figure
@@ -137,13 +138,16 @@ export async function measureRecall(
       .messages.map((m) => String(m.content))
       .join("\n");
     const tool = createSearchHistoryTool(harness.setup.threadArchive!);
+    // The tool is called as the agent calls it: with the thread's state, whose live messages it searches too.
+    const live = (await agent.graph.getState(thread)).values as { messages: BaseMessage[] };
+    const toolCall = { ...thread, state: { messages: live.messages } };
     let inSummary = 0;
     let inSearch = 0;
     let either = 0;
     const misses: string[] = [];
     for (const fact of facts) {
       const question = `What is the ${fact.subject}?`;
-      const found = String(await tool.invoke({ query: question }, thread));
+      const found = String(await tool.invoke({ query: question }, toolCall));
       const a = shown.includes(fact.value);
       const b = found.includes(fact.value);
       inSummary += a ? 1 : 0;

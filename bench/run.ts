@@ -66,6 +66,8 @@ interface VariantRun {
   rows: Record<string, number>;
   newMessageBytesPerTurn: number;
   peakRequestTokens: number;
+  /** The peak request's messages without the system prompt: what the token trigger measures. */
+  peakConversationTokens: number;
   totalRequestTokens: number;
   modelCalls: number;
   summarizerCalls: number;
@@ -228,9 +230,9 @@ async function main() {
       mark(a.sizes[m4]! <= g.createAgent!.sizes[m4]! / 5),
     ],
     [
-      `(a) peak request ≤ trigger (${SUMMARIZATION_TRIGGER_TOKENS}) + one turn`,
-      `${a.peakRequestTokens} ≤ ${Math.round(SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)}`,
-      mark(a.peakRequestTokens <= SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens),
+      `(a) peak request without the system prompt ≤ trigger (${SUMMARIZATION_TRIGGER_TOKENS}) + one turn`,
+      `${a.peakConversationTokens} ≤ ${Math.round(SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens)}`,
+      mark(a.peakConversationTokens <= SUMMARIZATION_TRIGGER_TOKENS + oneTurnTokens),
     ],
     [
       "Recall@5 with search_history ≥ 90%",

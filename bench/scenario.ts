@@ -33,6 +33,8 @@ export interface Recorder {
   /** Tool time between consecutive model calls, aligned with `calls` (index i: after call i-1). */
   toolGaps: number[];
   requestTokens: number[];
+  /** Of each agent request, the messages without the system prompt: what a token trigger measures. */
+  conversationTokens: number[];
   summarizerCalls: number;
   /** Bytes of the conversation's own new content (user text, model text and tool-call args, tool output). */
   newMessageBytes: number;
@@ -61,6 +63,7 @@ export function newRecorder(): Recorder {
     toolMs: 0,
     toolGaps: [],
     requestTokens: [],
+    conversationTokens: [],
     summarizerCalls: 0,
     newMessageBytes: 0,
   };
@@ -121,6 +124,7 @@ class BenchModel extends BaseChatModel {
       });
     } else {
       this.recorder.requestTokens.push(countTokens(messages));
+      this.recorder.conversationTokens.push(countTokens(messages.filter((m) => m.getType() !== "system")));
       this.recorder.toolGaps.push(this.recorder.toolMs);
       this.recorder.toolMs = 0;
       const lastHuman = messages.findLastIndex((m) => m.getType() === "human" && !m.additional_kwargs?.hide_from_ui);

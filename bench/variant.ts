@@ -36,6 +36,7 @@ process.stdout.write(
     rows,
     newMessageBytesPerTurn: variant.recorder.newMessageBytes / turns,
     peakRequestTokens: Math.max(...tokens),
+    peakConversationTokens: Math.max(...variant.recorder.conversationTokens),
     totalRequestTokens: tokens.reduce((a, b) => a + b, 0),
     modelCalls: tokens.length,
     summarizerCalls: variant.recorder.summarizerCalls,

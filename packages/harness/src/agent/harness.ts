@@ -61,6 +61,7 @@ import { createTaskTool } from "../tools/task.js";
 import { createBackgroundTasksTool } from "../tools/background-tasks.js";
 import { BackgroundTasks } from "../subagents/background.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
+import { withoutSchemaDialect } from "../tools/tool-args.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { composeChain } from "./compose-chain.js";
 import { buildLeadChain, buildSubagentChain, type LeadRuntime } from "./lead-agent-chain.js";
@@ -247,6 +248,8 @@ function buildAgent(
       createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
   }
+  // The built-in tools go out without zod's `$schema` line, which every request would carry (context-engineering.md).
+  for (const tool of tools) withoutSchemaDialect(tool);
   tools.push(...setup.configTools);
   tools.push(...(options.tools ?? []));
   // MCP tools come last and were renamed on a clash, so they never break the built-in names.

@@ -74,7 +74,7 @@ export interface LeadChainInput {
   /** The title model, or undefined to use the fallback title. */
   titleModel?: BaseChatModel;
   tokenCounter: TokenCounter;
-  /** Tokens of the system prompt and tool schemas, counted toward summarization triggers. */
+  /** Tokens of the system prompt and tool schemas; with `max_input_tokens`, they cap a summarization trigger's budget. */
   overheadTokens: number;
   archive?: AnyHistoryArchive;
   /** Long-term memory, or null when `memory.enabled` is false. */
@@ -146,7 +146,12 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
         agentName: runtime.agentName,
         beforeSummarization: [
           ...(input.memory && input.memoryLearns
-            ? [memoryFlushHook(input.memory.queue, { logger: input.logger?.child("summarization") })]
+            ? [
+                memoryFlushHook(input.memory.queue, {
+                  logger: input.logger?.child("summarization"),
+                  learnedThrough: input.memory.learnedThrough,
+                }),
+              ]
             : []),
           ...(input.beforeSummarization ?? []),
         ],

@@ -202,3 +202,24 @@ test("a standalone conversation (compacted turns) starts at once and is neither 
   await settle();
   assert.deepEqual(processed, ["another thread", "early turns", "the end-of-run conversation"]);
 });
+
+test("learnedThrough names a thread's last message once a job covering it is done, never while it waits", async () => {
+  let fail = false;
+  const queue = createMemoryQueue({ debounceMs: 60_000, process: async () => (fail ? "retry" : undefined) });
+  queue.enqueue("t1", says("first"), { throughMessageId: "m2" });
+  assert.equal(queue.learnedThrough("t1"), undefined, "waiting: a newer conversation may still replace it");
+  await queue.flush();
+  assert.equal(queue.learnedThrough("t1"), "m2");
+
+  queue.enqueue("t1", says("second"), { throughMessageId: "m4", agentName: "researcher" });
+  queue.enqueue("t1", says("aside"), { throughMessageId: "m9", standalone: true });
+  await queue.flush();
+  assert.equal(queue.learnedThrough("t1"), "m2", "another agent's job and a standalone one leave it alone");
+  assert.equal(queue.learnedThrough("t1", { agentName: "researcher" }), "m4");
+
+  fail = true;
+  queue.enqueue("t1", says("third"), { throughMessageId: "m6" });
+  await queue.flush();
+  assert.equal(queue.learnedThrough("t1"), "m2", "a failed update learned nothing");
+  queue.stop();
+});

@@ -39,6 +39,11 @@ export interface MemoryJob {
    * replaced by the thread's next conversation and replaces none, since neither contains the other.
    */
   standalone?: boolean;
+  /**
+   * The id of the thread's last message when the conversation was taken (it holds every message up to
+   * it). Once the job is done, {@link MemoryQueue.learnedThrough} answers it for the thread.
+   */
+  throughMessageId?: string;
 }
 
 /** What `enqueue` records with a conversation besides its thread. */
@@ -48,7 +53,18 @@ export interface EnqueueOptions {
   signals?: readonly MemorySignal[];
   /** Queue it as a job of its own that starts now (see `MemoryJob.standalone`). */
   standalone?: boolean;
+  /** The id of the thread's last message the conversation holds (see `MemoryJob.throughMessageId`). */
+  throughMessageId?: string;
 }
+
+/** The job of a thread that `learnedThrough` looks up (the same agent and user as it was queued with). */
+export interface JobOwner {
+  agentName?: string;
+  userId?: string;
+}
+
+/** Threads whose learned position a queue remembers; those learned from longest ago are forgotten first. */
+const LEARNED_THREADS = 1000;
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {
@@ -75,6 +91,12 @@ export interface MemoryQueue {
   enqueue(threadId: string, conversation: MemoryTurn[], options?: EnqueueOptions): void;
   /** Queues jobs adopted from the journal (already recorded there) to run now, in the background. */
   resume(jobs: readonly MemoryJob[]): void;
+  /**
+   * The id of the last message of `threadId` that memory has learned from in this process: the
+   * `throughMessageId` of its latest finished (not standalone) job. Undefined when none finished yet. A
+   * waiting job does not count: a newer conversation may still replace it.
+   */
+  learnedThrough(threadId: string, owner?: JobOwner): string | undefined;
   /** Runs every waiting job now and resolves when all jobs (including one in progress) are done. */
   flush(): Promise<void>;
   /** Jobs not finished yet: waiting, due, or in progress. */
@@ -106,9 +128,21 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
   let inProgress = 0;
   let running: Promise<void> | undefined;
   let closed = false;
+  // Thread key -> the last message its finished jobs covered, newest threads last.
+  const learned = new Map<string, string>();
 
-  const keyOf = (job: MemoryJob) =>
-    job.standalone ? `\u0001${job.id}` : `${job.agentName ?? ""}\u0000${job.userId ?? ""}\u0000${job.threadId}`;
+  const threadKey = (threadId: string, owner: JobOwner = {}) =>
+    `${owner.agentName ?? ""}\u0000${owner.userId ?? ""}\u0000${threadId}`;
+  const keyOf = (job: MemoryJob) => (job.standalone ? `\u0001${job.id}` : threadKey(job.threadId, job));
+
+  /** Remembers how far a finished job covered its thread, for at most {@link LEARNED_THREADS} threads. */
+  function rememberLearned(job: MemoryJob): void {
+    if (job.standalone || !job.throughMessageId) return;
+    const key = keyOf(job);
+    learned.delete(key);
+    learned.set(key, job.throughMessageId);
+    if (learned.size > LEARNED_THREADS) learned.delete(learned.keys().next().value as string);
+  }
 
   /** A journal failure (disk full, lock busy) costs durability, never the update itself. */
   function journal(action: "record" | "settle" | "failed", job: MemoryJob): void {
@@ -123,6 +157,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
   function afterRun(job: MemoryJob, outcome: void | "retry"): void {
     if (outcome !== "retry") {
       journal("settle", job);
+      rememberLearned(job);
       return;
     }
     if (controller.signal.aborted) return; // cut short by stop(): not a failed attempt
@@ -191,6 +226,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
       conversation,
       ...(extra.agentName ? { agentName: extra.agentName } : {}),
       ...(extra.userId ? { userId: extra.userId } : {}),
+      ...(extra.throughMessageId ? { throughMessageId: extra.throughMessageId } : {}),
     };
     if (extra.standalone) {
       job.standalone = true;
@@ -242,5 +278,13 @@ export function createMemoryQueue(options: MemoryQueueOptions): MemoryQueue {
     stop();
   }
 
-  return { enqueue, resume, flush, pending: () => waiting.size + due.length + inProgress, stop, close };
+  return {
+    enqueue,
+    resume,
+    learnedThrough: (threadId, owner) => learned.get(threadKey(threadId, owner)),
+    flush,
+    pending: () => waiting.size + due.length + inProgress,
+    stop,
+    close,
+  };
 }

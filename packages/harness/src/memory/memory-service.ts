@@ -81,6 +81,8 @@ export interface MemoryService {
    * how many. Nothing when extraction is off (they wait for a process that can learn).
    */
   resume(): number;
+  /** The id of the last message of a thread this memory has learned from in this process (`MemoryQueue.learnedThrough`). */
+  learnedThrough(threadId: string): string | undefined;
   /** Processes every pending conversation now and waits for them. */
   flush(): Promise<void>;
   /**
@@ -179,6 +181,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     promptBlock,
     journalPath: journal.path,
     resume,
+    learnedThrough: (threadId) => queue.learnedThrough(threadId, { agentName, userId }),
     flush: () => queue.flush(),
     close: async () => queue.stop(),
   };

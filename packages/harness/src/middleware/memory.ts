@@ -40,7 +40,14 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       const turns = filterConversationForMemory(state.messages);
       if (!turns.some((turn) => turn.role === "user") || !turns.some((turn) => turn.role === "assistant")) return;
       const signals = detectMemorySignals(turns);
-      options.queue.enqueue(threadId, turns, { agentName: options.agentName, userId: options.userId, signals });
+      // The id tells a later compaction which messages memory has already seen (memory-flush-hook.ts).
+      const throughMessageId = state.messages.findLast((message) => message.id)?.id;
+      options.queue.enqueue(threadId, turns, {
+        agentName: options.agentName,
+        userId: options.userId,
+        signals,
+        ...(throughMessageId ? { throughMessageId } : {}),
+      });
       options.logger?.debug(
         `queued thread ${threadId} (${turns.length} turns${signals.length ? `, ${signals.join(" and ")}` : ""}) for fact extraction`,
       );

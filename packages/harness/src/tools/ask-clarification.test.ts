@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { parseClarificationArgs, askClarificationTool, formatClarification } from "./ask-clarification.js";
 
 test("formatClarification shows the type icon, the context, the question and numbered options", () => {
@@ -84,4 +85,25 @@ test("options parsed from XML into nested objects are flattened in order, tags r
     ["Move the system section earlier", "Merge it into the shared patterns section", "Add a standalone section"],
   );
   assert.deepEqual(parse({ item: [["First</item>"], { $text: 2 }], $text: null }), ["First", "2"]);
+});
+
+test("the model is shown one list shape for options and fields, while odd shapes still validate", async () => {
+  const shown = convertToOpenAITool(askClarificationTool).function.parameters as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  assert.deepEqual(shown.properties.options, {
+    type: "array",
+    items: { type: "string" },
+    description: "Choices to offer, when the answer is one of a few.",
+  });
+  assert.equal(shown.properties.fields!.type, "array");
+  assert.equal((shown.properties.fields!.items as { type: string }).type, "object");
+  assert.ok(!("anyOf" in shown.properties.fields!), "no string or null alternatives");
+  const text = await askClarificationTool.invoke({
+    question: "Which format?",
+    clarification_type: "approach_choice",
+    options: "PDF",
+    fields: null,
+  } as never);
+  assert.equal(text, "🔀 Which format?\n\n1. PDF");
 });

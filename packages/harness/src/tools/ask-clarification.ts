@@ -8,6 +8,7 @@
  */
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { shownAs } from "./tool-args.js";
 
 /** Name of the clarification tool. */
 export const ASK_CLARIFICATION_TOOL_NAME = "ask_clarification";
@@ -120,7 +121,7 @@ export const AskClarificationArgs = z.object({
   clarification_type: z
     .enum(CLARIFICATION_TYPES)
     .describe(
-      "missing_info: required information is absent; ambiguous_requirement: the request reads several ways; approach_choice: several valid approaches, the user should pick; risk_confirmation: about to do something destructive or costly; suggestion: you recommend something and want a yes or no.",
+      "missing_info: something required is absent; ambiguous_requirement: the request reads several ways; approach_choice: the user should pick an approach; risk_confirmation: a destructive or costly step; suggestion: a yes or no on your proposal.",
     ),
   context: z
     .string()
@@ -142,24 +143,35 @@ const FieldInput = z.object({
   placeholder: z.string().optional(),
 });
 
+/** The JSON schema of one form field as the model is shown it (zod's, without its `$schema` line). */
+const { $schema: _dialect, ...FIELD_SHOWN } = z.toJSONSchema(FieldInput);
+
 /**
  * What the tool accepts: the same, with `options` also allowed as `null`, a string, or an array holding
  * numbers or nulls ({@link coerceOptions} normalises them), and `fields` as the model writes them (or as
- * JSON in a string). Kept free of transforms so it still converts to the JSON schema the model sees.
+ * JSON in a string). Kept free of transforms so it still converts to a JSON schema; the model is shown
+ * only the list shapes ({@link shownAs}), so the lenient alternatives cost no tokens on every request.
  */
 const AskClarificationToolInput = AskClarificationArgs.extend({
-  options: z
-    .union([z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])), z.string()])
-    .nullable()
-    .optional()
-    .describe("Choices to offer, when the answer is one of a few: a list of strings."),
-  fields: z
-    .union([z.array(FieldInput), z.string()])
-    .nullable()
-    .optional()
-    .describe(
-      `A small form, when you need several values at once (takes precedence over options; at most ${FORM_LIMITS.fields} fields). Ask one form rather than several questions in a row.`,
-    ),
+  options: shownAs(
+    z
+      .union([z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])), z.string()])
+      .nullable()
+      .optional(),
+    { type: "array", items: { type: "string" } },
+  ).describe("Choices to offer, when the answer is one of a few."),
+  fields: shownAs(
+    z
+      .union([z.array(FieldInput), z.string()])
+      .nullable()
+      .optional(),
+    {
+      type: "array",
+      items: FIELD_SHOWN,
+    },
+  ).describe(
+    `A small form, to collect several values at once (at most ${FORM_LIMITS.fields} fields; takes precedence over options).`,
+  ),
 });
 
 /**
@@ -259,7 +271,7 @@ export const askClarificationTool = tool(
   {
     name: ASK_CLARIFICATION_TOOL_NAME,
     description:
-      "Ask the user a question and wait for the answer. Use it when required information is missing, the request can be read in several ways, the user should choose between approaches, or before a destructive or costly step. Ask instead of guessing. The run stops after this call and the user's reply arrives as the next message, so call it on its own, after any work that does not depend on the answer.",
+      "Ask the user instead of guessing. The run stops after this call and the user's reply arrives as the next message, so call it on its own, after any work that does not depend on the answer.",
     schema: AskClarificationToolInput,
     returnDirect: true,
   },

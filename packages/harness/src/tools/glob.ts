@@ -12,7 +12,7 @@ import { isInsideDir } from "../sandbox/virtual-paths.js";
 import { GLOB_MAX_RESULTS_CEILING } from "./limits.js";
 import { sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { statTarget } from "./text-file.js";
-import { descriptionArg } from "./tool-args.js";
+import { descriptionArg, optionalInt } from "./tool-args.js";
 import { skippedDirsFor, walkDir } from "./walk.js";
 
 /** Dependencies of {@link createGlobTool}. */
@@ -49,11 +49,9 @@ export function createGlobTool(options: GlobToolOptions) {
       pattern: z.string().describe("Glob pattern relative to path, e.g. **/*.md."),
       path: z.string().describe("Directory to search, e.g. /mnt/user-data/workspace."),
       include_dirs: z.boolean().nullish().describe("Also return matching directories. Default false."),
-      max_results: z
-        .number()
-        .int()
-        .nullish()
-        .describe(`Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`),
+      max_results: optionalInt.describe(
+        `Most results to return (default ${200}, at most ${GLOB_MAX_RESULTS_CEILING}).`,
+      ),
     }),
     run: async ({ pattern, path: input, include_dirs, max_results }, { sandbox }) => {
       const target = sandbox.policy.resolve(input, "read");

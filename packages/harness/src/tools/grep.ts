@@ -18,7 +18,7 @@ import { GREP_MAX_RESULTS_CEILING, READ_FILE_WHOLE_MAX_BYTES } from "./limits.js
 import { clampResults } from "./glob.js";
 import { type ToolFailure, sandboxTool, toolFailure } from "./sandbox-tool.js";
 import { decodeText, statTarget } from "./text-file.js";
-import { descriptionArg } from "./tool-args.js";
+import { descriptionArg, optionalInt } from "./tool-args.js";
 import { skippedDirsFor, walkDir } from "./walk.js";
 
 /** Dependencies of {@link createGrepTool}. */
@@ -68,11 +68,9 @@ export function createGrepTool(options: GrepToolOptions) {
       glob: z.string().nullish().describe("Only search files matching this glob, e.g. *.py or src/**/*.ts."),
       literal: z.boolean().nullish().describe("Treat pattern as plain text. Default false."),
       case_sensitive: z.boolean().nullish().describe("Match case exactly. Default false."),
-      max_results: z
-        .number()
-        .int()
-        .nullish()
-        .describe(`Most matching lines to return (default ${100}, at most ${GREP_MAX_RESULTS_CEILING}).`),
+      max_results: optionalInt.describe(
+        `Most matching lines to return (default ${100}, at most ${GREP_MAX_RESULTS_CEILING}).`,
+      ),
     }),
     run: async ({ pattern, path: input, glob, literal, case_sensitive, max_results }, { sandbox }) => {
       const target = sandbox.policy.resolve(input, "read");

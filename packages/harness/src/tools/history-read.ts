@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { AnyHistoryArchive } from "../history/history-archive.js";
 import { messageText, roleOf } from "../history/history-search.js";
 import { boundText } from "../messages/text.js";
+import { shownAs } from "./tool-args.js";
 
 export const HISTORY_READ_TOOL_NAME = "history_read";
 export const MAX_READ_MESSAGES = 20;
@@ -55,8 +56,12 @@ export function createHistoryReadTool(archive: AnyHistoryArchive) {
         `Gives each message from "from" to "to" (default: from + 4, at most ${MAX_READ_MESSAGES}) with its turn and role; ` +
         "a long message is cut in the middle unless fewer messages are read, so read one number alone to get it whole.",
       schema: z.object({
-        from: z.number().int().min(1).describe("The first message number, e.g. one search_history returned"),
-        to: z.number().int().min(1).optional().describe("The last message number (default: from + 4)"),
+        from: shownAs(z.number().int().min(1), { type: "integer", minimum: 1 }).describe(
+          "The first message number, e.g. one search_history returned",
+        ),
+        to: shownAs(z.number().int().min(1).optional(), { type: "integer", minimum: 1 }).describe(
+          "The last message number (default: from + 4)",
+        ),
       }),
     },
   );

@@ -115,3 +115,21 @@ test("automatic compaction hands the compacted turns to memory before the end-of
     `memory saw the compacted first question; it got:\n${learned.join("\n")}`,
   );
 });
+
+test("a compaction sends memory nothing it has already learned from", async (t) => {
+  const { harness, server, ask } = await setup(t, [
+    "memory: {enabled: true, debounce_seconds: 0}",
+    "summarization: {trigger: {type: messages, value: 5}, keep: {type: messages, value: 2}}",
+  ]);
+  const questions = ["question 0", "question 1", "question 2", "question 3", "question 4"];
+  for (const question of questions) {
+    await ask("m2", question);
+    await harness.memory()?.flush();
+  }
+  assert.ok(server.requests.filter(isSummary).length >= 2, "the thread was compacted");
+  assert.equal(
+    server.requests.filter(isMemory).length,
+    questions.length,
+    "one memory update per turn, none for the compactions",
+  );
+});

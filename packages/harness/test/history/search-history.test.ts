@@ -71,6 +71,51 @@ test("search_history finds an archived detail with its turn and role, and answer
   }
 });
 
+test("search_history also finds a detail still in the conversation, ranked with the archive by the words it shares", async () => {
+  const home = createTempHome();
+  const archive = createHistoryArchive(path.join(home.path, "checkpoints.sqlite"));
+  try {
+    archive.append(
+      "t1",
+      [
+        new HumanMessage({ id: "h1", content: "Review the onboarding dashboards and the staging logs." }),
+        new AIMessage({ id: "a1", content: "The staging deadline is 3 May." }),
+      ],
+      info,
+    );
+    const live = [
+      new HumanMessage({ id: "h2", content: "Please remember: the onboarding deadline is 12 May." }),
+      new AIMessage({ id: "a2", content: "Noted." }),
+      new HumanMessage({
+        id: "ctx",
+        content: "onboarding deadline (harness context)",
+        additional_kwargs: { hide_from_ui: true },
+      }),
+      new HumanMessage({ id: "h3", content: "What is the onboarding deadline?" }),
+    ];
+    const tool = createSearchHistoryTool(archive);
+    const search = (query: string, threadId = "t1") =>
+      tool.invoke({ query }, {
+        configurable: { thread_id: threadId },
+        state: { messages: live },
+      } as never) as Promise<string>;
+
+    const found = await search("What is the onboarding deadline?");
+    assert.match(found, /^\[1\] in the conversation, user:\nPlease remember: the onboarding deadline is 12 May\.\n/);
+    assert.match(found, /\[2\] message \d+, turn \d+, (user|assistant):/, "archived passages follow");
+    assert.doesNotMatch(
+      found,
+      /harness context|What is the onboarding deadline/,
+      "no hidden message, not the question itself",
+    );
+    assert.match(await search("onboarding deadline", "fresh"), /^\[1\] in the conversation, user:\nPlease remember/);
+    assert.match(await search("zebra", "fresh"), /^No earlier messages are archived for this thread/);
+  } finally {
+    archive.close();
+    home.cleanup();
+  }
+});
+
 test("an archive written before the index existed is indexed when it is opened", () => {
   const home = createTempHome();
   const file = path.join(home.path, "checkpoints.sqlite");

@@ -43,7 +43,11 @@ export interface CompactorOptions {
   maxInputTokens?: number;
   /** Default: the approximate counter. Pass `createTokenCounter(modelName)` for tiktoken models. */
   tokenCounter?: TokenCounter;
-  /** Tokens every request carries besides messages (system prompt, tool schemas): `countTokens([], { model, tools, systemPrompt })`. */
+  /**
+   * Tokens every request carries besides messages (system prompt, tool schemas): `countTokens([], { model,
+   * tools, systemPrompt })`. Token triggers do not count it (compaction cannot shrink it); with
+   * `maxInputTokens` it caps their budget at what the window leaves.
+   */
   overheadTokens?: number;
   /** Where removed messages are kept; without it (or without a thread id) they are not archived. */
   archive?: AnyHistoryArchive;
@@ -90,7 +94,10 @@ export type NotCompactedReason =
   /** The history archive could not be written. */
   | "archive_failed";
 
-/** The result of one compaction attempt. `totalTokens` is the thread's size as the trigger measures it. */
+/**
+ * The result of one compaction attempt. `totalTokens` is the size of the thread's next request: messages,
+ * durable context, system prompt and tool schemas (a token trigger measures it without the last two).
+ */
 export type CompactionOutcome =
   | {
       compacted: true;
@@ -227,6 +234,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       {
         messages: removed,
         preserved: kept,
+        thread: messages,
         threadId: request.threadId,
         agentName: options.agentName,
         manual: !!request.force,

@@ -14,6 +14,8 @@ export interface SummarizationEvent {
   messages: readonly BaseMessage[];
   /** The messages that stay in the thread (kept tail, current request, reminders). */
   preserved: readonly BaseMessage[];
+  /** Every message of the thread before this compaction, in order: `messages` and `preserved` interleaved. */
+  thread: readonly BaseMessage[];
   /** The thread being compacted; undefined for a run without one. */
   threadId?: string;
   /** The custom agent of the run, when it is one. */

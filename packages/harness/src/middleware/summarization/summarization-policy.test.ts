@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createTokenCounter } from "../../model/tokens.js";
-import { findMetTrigger, keepCutoff, sizeInTokens } from "./summarization-policy.js";
+import { findMetTrigger, keepCutoff, messageBudget, sizeInTokens } from "./summarization-policy.js";
 
 const counter = createTokenCounter();
 const measure = { tokenCounter: counter };
@@ -38,11 +38,23 @@ test("the projected durable context counts toward both message and token trigger
   const trigger = [{ type: "tokens" as const, value: tokens + 50 }];
   assert.equal(findMetTrigger(trigger, messages, null, measure), null);
   assert.deepEqual(findMetTrigger(trigger, messages, "s".repeat(400), measure), trigger[0]);
-  assert.deepEqual(
-    findMetTrigger(trigger, messages, null, { ...measure, overheadTokens: 60 }),
-    trigger[0],
-    "system prompt and tools count too",
+});
+
+test("a token budget measures the messages, not the fixed overhead, and leaves the overhead room in the window", () => {
+  const messages = turns(9);
+  const tokens = counter(messages);
+  const trigger = [{ type: "tokens" as const, value: tokens + 50 }];
+  assert.equal(
+    findMetTrigger(trigger, messages, null, { ...measure, overheadTokens: 10 * tokens }),
+    null,
+    "a system prompt and tools above the budget on their own do not fire it",
   );
+  assert.equal(messageBudget(trigger[0]!, { ...measure, overheadTokens: 60 }), tokens + 50, "no window known");
+  const window = { ...measure, overheadTokens: 60, maxInputTokens: tokens + 50 };
+  assert.equal(messageBudget(trigger[0]!, window), tokens - 10, "capped at the window minus the overhead");
+  assert.deepEqual(findMetTrigger(trigger, messages, null, window), trigger[0], "so the whole request still fits");
+  assert.equal(messageBudget({ type: "fraction", value: 0.5 }, window), Math.floor((tokens + 50) / 2));
+  assert.equal(messageBudget({ type: "tokens", value: 10 }, { ...window, overheadTokens: 10 * tokens }), 0);
 });
 
 test("a fraction trigger uses max_input_tokens and never fires without it", () => {

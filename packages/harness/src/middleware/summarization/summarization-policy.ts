@@ -2,9 +2,12 @@
  * When summarization fires and how much of the thread it keeps: the pure policy half of summarization.
  *
  * Users of every harness report compaction that never fires (deer-flow#3103, deepagentsjs#517), most often
- * because the count ignored something the request carries. Here the count includes the durable-context
- * block (summary, delegation ledger, active skills) that is projected into every request, and a fixed
- * overhead for the system prompt and tool schemas.
+ * because the count ignored something the request carries. Here a token budget is measured on what
+ * compaction acts on: the messages plus the durable-context block (summary, delegation ledger, active
+ * skills) projected into every request. The fixed overhead (system prompt and tool schemas) is not
+ * counted against the budget, since no compaction can shrink it (counting it made a budget below it
+ * fire on every other call); when the model's window is known, the budget is capped at the window
+ * minus that overhead, so the whole request still fits.
  */
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { TokenCounter } from "../../model/tokens.js";
@@ -20,7 +23,10 @@ export interface PolicyMeasure {
   tokenCounter: TokenCounter;
   /** The model's input window; `fraction` sizes need it. */
   maxInputTokens?: number;
-  /** Tokens every request carries besides its messages (system prompt, tool schemas). Default 0. */
+  /**
+   * Tokens every request carries besides its messages (system prompt, tool schemas). Default 0. Not
+   * measured against a budget; with `maxInputTokens` it caps the budget at the window minus it.
+   */
   overheadTokens?: number;
 }
 
@@ -32,6 +38,17 @@ export function sizeInTokens(size: ContextSize, maxInputTokens: number | undefin
   if (size.type === "tokens") return size.value;
   if (size.type === "fraction") return maxInputTokens ? Math.floor(size.value * maxInputTokens) : null;
   return null;
+}
+
+/**
+ * The budget a token-sized trigger holds the messages (and durable block) to: its size, capped at what
+ * the window leaves besides the fixed overhead when the window is known. Null for a message count or an
+ * unresolvable `fraction`.
+ */
+export function messageBudget(size: ContextSize, measure: PolicyMeasure): number | null {
+  const budget = sizeInTokens(size, measure.maxInputTokens);
+  if (budget === null || measure.maxInputTokens === undefined) return budget;
+  return Math.max(0, Math.min(budget, measure.maxInputTokens - (measure.overheadTokens ?? 0)));
 }
 
 /**
@@ -53,20 +70,20 @@ export function findMetTrigger(
       if (counted.length >= trigger.value) return trigger;
       continue;
     }
-    const budget = sizeInTokens(trigger, measure.maxInputTokens);
+    const budget = messageBudget(trigger, measure);
     if (budget === null) continue;
-    tokens ??= measure.tokenCounter(counted) + (measure.overheadTokens ?? 0);
+    tokens ??= measure.tokenCounter(counted);
     if (tokens >= budget) return trigger;
   }
   return null;
 }
 
 /**
- * The least a compaction fired by a token trigger must take out of the request, as a share of the
- * trigger's budget. The count includes what compaction cannot remove (system prompt, tool schemas, the
- * durable block, the kept tail), so a trigger set close to that floor is met again right after each
- * compaction: without this, a 4,000-token trigger over a 2,500-token prompt and tools summarized before
- * nearly every model call, a summarizer call per step for a message or two each time.
+ * The least a compaction fired by a token trigger must take out of the thread, as a share of the
+ * trigger's budget. The count includes what compaction cannot remove (the durable block and the kept
+ * tail, which can be large when its tool results are), so a budget close to that floor is met again
+ * right after each compaction: without this, each model call would pay a summarizer call to remove a
+ * message or two.
  */
 export const MIN_COMPACTED_SHARE = 0.2;
 
@@ -79,7 +96,7 @@ export function worthCompacting(
   removed: readonly BaseMessage[],
   measure: PolicyMeasure,
 ): boolean {
-  const budget = sizeInTokens(trigger, measure.maxInputTokens);
+  const budget = messageBudget(trigger, measure);
   if (trigger.type === "messages" || budget === null) return true;
   return measure.tokenCounter([...removed]) >= budget * MIN_COMPACTED_SHARE;
 }

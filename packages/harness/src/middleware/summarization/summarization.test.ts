@@ -150,22 +150,40 @@ test("the latest user message is kept even when the cut passes it", async () => 
 });
 
 test("a token trigger met again right after a compaction waits until compacting frees a fair share of it", async () => {
-  // 100 tokens a message and 700 of prompt and tools: a 1,000-token trigger is met with three messages,
-  // so keeping two used to summarize again at nearly every model call, a message at a time.
+  // 100 tokens a message: a 2,500-token trigger keeping 24 messages is met again by the kept tail and the
+  // summary alone, so without the wait every model call (two new messages) summarized again.
   const summarizer = new ScriptedChatModel([{ content: "SUMMARY" }], { loop: true, name: "summarizer" });
   const { agent, model } = setup({
     summarizer,
-    trigger: { type: "tokens", value: 1000 },
-    keep: { type: "messages", value: 2 },
+    trigger: { type: "tokens", value: 2500 },
+    keep: { type: "messages", value: 24 },
     tokenCounter: (messages) => messages.length * 100,
-    overheadTokens: 700,
   });
-  const values = await runTurns(agent, "t-thrash", 8);
+  const values = await runTurns(agent, "t-thrash", 14);
   const summaries = summarizer.calls.length;
   const steps = model.calls.length;
   assert.ok(summaries > 0, "it still compacts");
   assert.ok(summaries <= steps / 2, `${summaries} summaries for ${steps} model calls`);
-  assert.ok(values.messages.length <= 6, `the thread stays compact (${values.messages.length} messages)`);
+  assert.ok(values.messages.length <= 28, `the thread stays compact (${values.messages.length} messages)`);
+});
+
+test("the fixed overhead alone never fires a token trigger; with the window known it still bounds the request", async () => {
+  const run = async (extra: Partial<SummarizationOptions>) => {
+    const summarizer = new ScriptedChatModel([{ content: "SUMMARY" }], { loop: true, name: "summarizer" });
+    const { agent } = setup({
+      summarizer,
+      trigger: { type: "tokens", value: 1000 },
+      keep: { type: "messages", value: 2 },
+      tokenCounter: (messages) => messages.length * 100,
+      ...extra,
+    });
+    await runTurns(agent, "t-overhead", 2);
+    return summarizer.calls.length;
+  };
+  // Two turns are 8 messages, 800 tokens: under the trigger. A system prompt and tools of 5,000 tokens
+  // used to count, so every model call met the trigger.
+  assert.equal(await run({ overheadTokens: 5000 }), 0, "the prompt and tools alone fired compaction");
+  assert.ok((await run({ overheadTokens: 5000, maxInputTokens: 5500 })) > 0, "500 tokens left by the window");
 });
 
 test("before_summarization hooks see each compaction in a real run; a throwing one is reported and the run goes on", async () => {
