@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startSlackStandIn, startTelegramStandIn } from "@deerflow/harness/testing";
-import { addUser, issueToken } from "../src/auth/accounts.js";
+import { addUser, issueToken, postToChannel } from "../src/index.js";
 import { startTestServer } from "./helpers.js";
 
 test("restart is admin-only; connect and credential routes answer 409; Slack events need no sign-in", async (t) => {
@@ -100,7 +100,7 @@ test("postToChannel sends text and files to a chat", async (t) => {
     await s.close();
     await telegram.close();
   });
-  await s.server.context.channels.postToChannel("telegram", "77", "The nightly report is ready.", [
+  await postToChannel(s.server.context, "telegram", "77", "The nightly report is ready.", [
     { name: "report.md", data: Buffer.from("# Report\n") },
   ]);
   assert.deepEqual(

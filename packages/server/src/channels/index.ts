@@ -87,3 +87,21 @@ export function createChannels(contextOf: () => ServerContext, options: ChannelO
   };
   return service;
 }
+
+/**
+ * Sends text and files to a chat of a running server's channel: a Telegram chat id or a Slack channel
+ * id (the seam for a scheduled task's result). Throws, saying why, when the channel is not configured
+ * or not running.
+ *
+ * @example
+ * await postToChannel(server.context, "telegram", "123456789", "The nightly report:", [{ name: "report.md", data }]);
+ */
+export function postToChannel(
+  context: ServerContext,
+  channel: ChannelName,
+  target: string,
+  text: string,
+  files: readonly OutgoingFile[] = [],
+): Promise<void> {
+  return context.channels.postToChannel(channel, target, text, files);
+}

@@ -101,6 +101,7 @@ export async function startSlack(
       account: { id: auth.user_id ?? "", name: auth.user ?? "" },
       workspace: { id: auth.team_id ?? "", name: auth.team ?? "" },
     };
+    options.log(`slack: receiving events at /api/channels/slack/events as ${auth.user} in ${auth.team}`);
   } catch (error) {
     status = idleStatus((error as Error).message);
     options.log(`slack: not started: ${(error as Error).message}`);

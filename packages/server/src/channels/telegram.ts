@@ -117,6 +117,7 @@ export async function startTelegram(
         });
     });
     status = { running: true, error: null, account, workspace: null };
+    options.log(`telegram: receiving messages as @${account.name} (long polling)`);
   } catch (error) {
     status = idleStatus((error as Error).message);
     options.log(`telegram: not started: ${(error as Error).message}`);
