@@ -57,11 +57,6 @@ export class Conversations {
     return next;
   }
 
-  /** The thread a chat continues now (undefined before its first message). */
-  threadOf(chat: string): Promise<string | undefined> {
-    return this.threads.get(chat);
-  }
-
   private async handle(message: IncomingMessage, reply: ChatReply): Promise<void> {
     const command = message.text.trim().split(/\s+/)[0]?.replace(/@\S+$/, "");
     if (command === "/new") {
@@ -73,6 +68,8 @@ export class Conversations {
       await reply.send("Hello! Send me a message to start. /new starts a fresh conversation.");
       return;
     }
+    // A sticker, a location or a poll carries neither text nor a file: nothing to ask the agent.
+    if (!message.text.trim() && message.files.length === 0) return;
     const caller = await this.owner();
     const threadId = await this.threadFor(message.chat, caller);
     const before = new Set(await this.artifacts(threadId));

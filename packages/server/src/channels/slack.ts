@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { SlackChannelConfig } from "@deerflow/harness";
-import { WebClient } from "@slack/web-api";
+import { type Logger, LogLevel, WebClient } from "@slack/web-api";
 import { type ChatReply, type Conversations, postTo } from "./conversations.js";
 import { type ChannelRunner, type ChannelStatus, idleStatus } from "./types.js";
 
@@ -199,19 +199,19 @@ export async function startSlack(
   };
 }
 
-/** The Web API client's logger, sending warnings and errors to the server log. */
-function quietLogger(log: (line: string) => void) {
-  let level = "warn";
+/** The Web API client's logger: its warnings and errors go to the server log, the rest nowhere. */
+function quietLogger(log: (line: string) => void): Logger {
+  let level = LogLevel.WARN;
   const write = (words: unknown[]) => log(`slack: ${words.map(String).join(" ")}`);
   return {
     debug: () => {},
     info: () => {},
     warn: (...words: unknown[]) => write(words),
     error: (...words: unknown[]) => write(words),
-    setLevel: (next: string) => {
+    setLevel: (next) => {
       level = next;
     },
     getLevel: () => level,
     setName: () => {},
-  } as never;
+  };
 }
