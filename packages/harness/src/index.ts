@@ -90,10 +90,13 @@ export { loadConfig, parseConfigObject, parseConfigText, type LoadConfigOptions 
 export {
   type AppConfig,
   type AuthConfig,
+  type ChannelsConfig,
   ContextSize,
   ModelEntry,
   type ModelProvider,
   type QuotasConfig,
+  type SlackChannelConfig,
+  type TelegramChannelConfig,
 } from "./config/schema.js";
 export {
   LLM_DEFAULTS,

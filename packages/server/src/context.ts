@@ -7,6 +7,7 @@ import type { AppConfig, Harness } from "@deerflow/harness";
 import type { Hono } from "hono";
 import type { Authenticator } from "./auth/authenticate.js";
 import type { UserRecord, UserStore } from "./auth/types.js";
+import type { ChannelService } from "./channels/index.js";
 import type { RunServices } from "./runs/services.js";
 
 /** Server options after defaults. */
@@ -56,6 +57,8 @@ export interface ServerContext extends RunServices {
   auth: Authenticator;
   /** Runs once, when the first admin is created: the home's local memory becomes theirs. */
   onFirstAdmin(user: UserRecord): Promise<void>;
+  /** The chat channels (Telegram, Slack) configured under `channels:`. */
+  channels: ChannelService;
 }
 
 /** A route module: registers its handlers on the API app (mounted at `/` and at `/api`). */

@@ -24,3 +24,6 @@ export { toWire } from "./runs/serialize.js";
 export { AccountError, addUser, issueToken } from "./auth/accounts.js";
 export { type TokenRecord, type UserRecord, UserExistsError, type UserStore } from "./auth/types.js";
 export { removeUser } from "./routes/auth.js";
+
+// --- Chat channels (docs/channels.md): posting into a Telegram or Slack chat from elsewhere.
+export { type ChannelName, type ChannelService, type OutgoingFile, postToChannel } from "./channels/index.js";

@@ -18,6 +18,8 @@ import { threadOwnershipGuard } from "./auth/thread-guard.js";
 import { corsPolicy, requestBodyLimit, resolveApiKeys, withAdminKeys } from "./http/security.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
+import { registerChannelRoutes } from "./routes/channels.js";
+import { type ChannelOptions, createChannels } from "./channels/index.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
 import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
@@ -63,6 +65,7 @@ ROUTES.push(
   registerCompactRoutes,
   registerGoalRoutes,
   registerAuthRoutes,
+  registerChannelRoutes,
 );
 
 /** Options of `createServer`; every field has a default. */
@@ -70,6 +73,8 @@ export interface ServerOptions extends Partial<ResolvedServerOptions> {
   env?: Record<string, string | undefined>;
   /** Directory of the built web app served at `/` (default `packages/web/dist`); `null` serves none. */
   webDir?: string | null;
+  /** The chat channels' options (their platforms come from config.yaml's `channels:`). */
+  channels?: ChannelOptions;
 }
 
 /** A created (not yet listening) server. */
@@ -138,6 +143,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     users,
     auth,
     onFirstAdmin: (user) => adoptLocalHome(harness, user, resolved.log),
+    channels: createChannels(() => context, options.channels),
   };
   // read_conversation reads only threads their run's user owns.
   harness.setThreadAccess(threadAccessOf(context));
@@ -171,6 +177,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       await services.open?.();
       await adoptCheckpointThreads(context);
       if (resolved.runWorker) await services.worker.start();
+      await context.channels.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
         const created = serve(
           {
@@ -205,6 +212,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       if (stopped) return;
       stopped = true;
       context.draining = true;
+      await context.channels.stop();
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       await services.worker.drain(resolved.drainGraceMs);
       server?.closeAllConnections();

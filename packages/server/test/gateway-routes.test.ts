@@ -79,17 +79,26 @@ test("models, features, auth/me and setup-status answer for the local user; no a
   }
 });
 
-test("suggestions and channels answer 'off' in DeerFlow's shapes, so its frontend stops asking", async () => {
+test("suggestions answer 'off' and channels list what config.yaml sets up, in DeerFlow's shapes", async () => {
   const t = await startTestServer();
   try {
     // A 404 here made the frontend assume suggestions are on and POST for them after every answer.
     const suggestions = await fetch(`${t.url}/api/suggestions/config`);
     assert.equal(suggestions.status, 200);
     assert.deepEqual(await suggestions.json(), { enabled: false, max_suggestions: 3 });
-    // A 404 here left three skeleton rows under "Channels" and a retry loop; `enabled: false` hides the section.
+    // A 404 here left three skeleton rows under "Channels" and a retry loop.
     const providers = await fetch(`${t.url}/api/channels/providers`);
     assert.equal(providers.status, 200);
-    assert.deepEqual(await providers.json(), { enabled: false, providers: [] });
+    const body = (await providers.json()) as { enabled: boolean; providers: Array<Record<string, unknown>> };
+    assert.equal(body.enabled, true);
+    assert.deepEqual(
+      body.providers.map((provider) => [provider.provider, provider.configured, provider.connection_status]),
+      [
+        ["telegram", false, "not_connected"],
+        ["slack", false, "not_connected"],
+      ],
+    );
+    assert.match(String(body.providers[0]!.unavailable_reason), /Add channels\.telegram to config\.yaml/);
     assert.deepEqual(await (await fetch(`${t.url}/api/channels/connections`)).json(), { connections: [] });
   } finally {
     await t.close();

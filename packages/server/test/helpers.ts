@@ -33,6 +33,8 @@ export interface TestServer {
 /** Options of `startTestServer`. */
 export interface TestServerOptions extends ServerOptions {
   script?: FakeOpenAIServerOptions["script"];
+  /** How the fake model's bodies go on the wire (e.g. slower, to stream an answer over time). */
+  delivery?: FakeOpenAIServerOptions["delivery"];
   /** Extra YAML appended to the config. */
   yaml?: string;
   apiKey?: string;
@@ -48,6 +50,7 @@ export interface TestServerOptions extends ServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const fake = await startFakeOpenAIServer({
     script: options.script ?? (() => ({ content: "Hello from the fake model." })),
+    delivery: options.delivery,
   });
   const home = createTempHome();
   return boot(fake, home, options);

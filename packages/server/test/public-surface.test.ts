@@ -25,6 +25,7 @@ test("the runtime exports of @deerflow/server are exactly the pinned list", () =
     "parseBody",
     "parseQuery",
     "pathId",
+    "postToChannel",
     "removeUser",
     "requireThread",
     "resolveApiKeys",

@@ -202,3 +202,45 @@ test("YAML merge keys (<<) work, and an alias bomb is refused with the file name
   ].join("\n");
   assertConfigError(() => parse(bomb), /\/work\/config\.yaml/, /alias/i);
 });
+
+test("channels: Telegram and Slack sections load, with their platform addresses defaulted", () => {
+  const config = parse(
+    [
+      "channels:",
+      "  telegram: {bot_token: $TG_TOKEN, allowed_users: [42, '@alice', '*']}",
+      "  slack: {bot_token: xoxb-1-2-abc, signing_secret: 0123456789abcdef0123, allowed_channels: [C0123ABCD, D0456]}",
+    ].join("\n"),
+    { TG_TOKEN: "123456:AAH-token_x" },
+  );
+  assert.equal(config.channels.telegram?.bot_token, "123456:AAH-token_x");
+  assert.deepEqual(config.channels.telegram?.allowed_users, [42, "@alice", "*"]);
+  assert.equal(config.channels.telegram?.api_root, "https://api.telegram.org");
+  assert.equal(config.channels.slack?.api_url, "https://slack.com/api/");
+  assert.equal(parse("").channels.telegram, undefined);
+});
+
+test("channels: a bad value fails at load naming the key path, the value and what was expected", () => {
+  assertConfigError(
+    () => parse("channels:\n  telegram: {bot_token: not-a-token, allowed_users: [1]}"),
+    /channels\.telegram\.bot_token: found "not-a-token", expected a bot token from @BotFather/,
+  );
+  assertConfigError(
+    () => parse("channels:\n  telegram: {bot_token: '1:abc', allowed_users: []}"),
+    /channels\.telegram\.allowed_users: .*expected at least one user id or @username/,
+  );
+  assertConfigError(
+    () => parse("channels:\n  telegram: {bot_token: '1:abc', allowed_users: ['a b']}"),
+    /channels\.telegram\.allowed_users\[0\]: found "a b", .*numeric Telegram user id/,
+  );
+  assertConfigError(
+    () =>
+      parse("channels:\n  slack: {bot_token: xoxp-user, signing_secret: 0123456789abcdef0123, allowed_channels: [C1]}"),
+    /channels\.slack\.bot_token: found "xoxp-user", expected a bot token starting with xoxb-/,
+  );
+  assertConfigError(
+    () => parse("channels:\n  slack: {bot_token: xoxb-1, signing_secret: short, allowed_channels: [general]}"),
+    /channels\.slack\.signing_secret: found "short", expected the app's signing secret/,
+    /channels\.slack\.allowed_channels\[0\]: found "general", expected a Slack channel id/,
+  );
+  assertConfigError(() => parse("channels:\n  discord: {}"), /channels\.discord: unknown key/);
+});

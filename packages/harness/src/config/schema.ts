@@ -439,6 +439,49 @@ export const AuthConfig = z.strictObject({
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
+/** A Telegram user allowed to talk to the bot: a numeric user id, an `@username`, or `"*"` for anyone. */
+const TelegramUser = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^(\*|\d+|@?[A-Za-z0-9_]{3,32})$/, 'expected a numeric Telegram user id, an @username, or "*" for anyone'),
+]);
+
+/** `channels.telegram`: a bot that answers chats by long polling (docs/channels.md). */
+export const TelegramChannelConfig = z.strictObject({
+  /** The token @BotFather gives, `123456789:AA...`. */
+  bot_token: z.string().regex(/^\d+:[A-Za-z0-9_-]+$/, "expected a bot token from @BotFather, like 123456789:AAH..."),
+  /** Who is answered; everyone else is ignored. */
+  allowed_users: z
+    .array(TelegramUser)
+    .min(1, 'expected at least one user id or @username (use ["*"] to answer anyone)'),
+  /** The Bot API's address: a self-hosted telegram-bot-api server, or a stand-in in tests. */
+  api_root: z.string().url().default("https://api.telegram.org"),
+});
+export type TelegramChannelConfig = z.infer<typeof TelegramChannelConfig>;
+
+/** `channels.slack`: a Slack app whose Events API posts to `/api/channels/slack/events` (docs/channels.md). */
+export const SlackChannelConfig = z.strictObject({
+  /** The app's Bot User OAuth Token. */
+  bot_token: z.string().regex(/^xoxb-[A-Za-z0-9-]+$/, "expected a bot token starting with xoxb-"),
+  /** The app's Signing Secret (Basic Information page); requests not signed with it are refused. */
+  signing_secret: z.string().min(16, "expected the app's signing secret (32 hex characters)"),
+  /** Channel ids (C..., G..., or D... for a DM) that are answered; `"*"` answers every channel the app is in. */
+  allowed_channels: z
+    .array(z.string().regex(/^(\*|[CDG][A-Z0-9]+)$/, 'expected a Slack channel id like C0123ABCD, or "*"'))
+    .min(1, 'expected at least one channel id (use ["*"] to answer every channel the app is in)'),
+  /** The Web API's address (tests point it at a stand-in). */
+  api_url: z.string().url().default("https://slack.com/api/"),
+});
+export type SlackChannelConfig = z.infer<typeof SlackChannelConfig>;
+
+/** `channels:`: chat platforms whose messages become runs; a platform without a section is off. */
+export const ChannelsConfig = z.strictObject({
+  telegram: TelegramChannelConfig.nullish(),
+  slack: SlackChannelConfig.nullish(),
+});
+export type ChannelsConfig = z.infer<typeof ChannelsConfig>;
+
 /** The whole file. Keys DeerFlow has but we do not act on yet are accepted only where listed here. */
 export const AppConfigSchema = z.strictObject({
   config_version: z.number().int().optional(),
@@ -465,6 +508,7 @@ export const AppConfigSchema = z.strictObject({
   web: WebConfig.prefault({}),
   server: ServerConfig.prefault({}),
   auth: AuthConfig.prefault({}),
+  channels: ChannelsConfig.prefault({}),
 });
 
 /** A loaded, validated, frozen configuration. `source` is the file it came from (null: built-in defaults). */

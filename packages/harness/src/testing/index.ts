@@ -74,3 +74,19 @@ export { articleHtml, startCanary, startWebStandIn, type Canary, type WebStandIn
 export { spawnServe, type ServeProcess, type SpawnServeOptions } from "./serve-process.js";
 export { fakeModelConfig } from "./config-yaml.js";
 export { type ArchiveEntry, skillMd, writeArchive } from "./skill-archives.js";
+export {
+  startTelegramStandIn,
+  type TelegramSentDocument,
+  type TelegramSentMessage,
+  type TelegramStandIn,
+  type TelegramStandInOptions,
+  type TelegramTestUser,
+} from "./telegram-stand-in.js";
+export {
+  slackSignatureHeaders,
+  startSlackStandIn,
+  type SlackPostedMessage,
+  type SlackStandIn,
+  type SlackStandInOptions,
+  type SlackUploadedFile,
+} from "./slack-stand-in.js";

@@ -19,8 +19,8 @@ export const SESSION_COOKIE = "access_token";
 export const CSRF_COOKIE = "csrf_token";
 export const CSRF_HEADER = "x-csrf-token";
 
-/** Paths (without the `/api` mount) anyone may call. */
-const OPEN = new Set(["/ok", "/info"]);
+/** Paths (without the `/api` mount) anyone may call; Slack's events are checked by their signature instead. */
+const OPEN = new Set(["/ok", "/info", "/channels/slack/events"]);
 /** Sign-in routes: open, they are how a caller gets credentials. */
 const SIGN_IN =
   /^\/v1\/auth\/(setup-status|initialize|login\/local|register|providers|logout|oauth\/[^/]+|callback\/[^/]+)$/;

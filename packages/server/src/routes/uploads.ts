@@ -30,7 +30,7 @@ import {
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { RegisterRoutes, ServerContext } from "../context.js";
-import { callerOf } from "../auth/caller.js";
+import { type Caller, callerOf } from "../auth/caller.js";
 import { admitUpload, refundUpload } from "../auth/quotas.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { multipartFiles } from "../http/multipart.js";
@@ -121,6 +121,55 @@ async function receiveFiles(c: Context, limits: UploadLimits): Promise<File[]> {
   return files;
 }
 
+/**
+ * Stores files under their cleaned names in the thread's uploads (the upload route and the chat
+ * channels share this): the caller's upload quota first, then the harness's all-or-nothing save.
+ * Returns each stored file as the UI describes it.
+ */
+export async function storeUploads(
+  context: ServerContext,
+  caller: Caller,
+  threadId: string,
+  accepted: Array<{ file: File; name: string }>,
+): Promise<Record<string, unknown>[]> {
+  const limits = uploadLimits(context);
+  const bytes = accepted.reduce((sum, { file }) => sum + file.size, 0);
+  const staging = await fs.promises.mkdtemp(path.join(os.tmpdir(), "deerflow-upload-"));
+  let counted = false;
+  try {
+    await admitUpload(context, caller, bytes);
+    counted = true;
+    const sources = [];
+    for (const { file, name } of accepted) {
+      const hostPath = path.join(staging, randomBytes(6).toString("hex"));
+      await fs.promises.writeFile(hostPath, new Uint8Array(await file.arrayBuffer()), { mode: 0o600 });
+      sources.push({ path: hostPath, name });
+    }
+    const stored = sources.length > 0 ? await saveUploads(context.harness.home, threadId, sources, limits) : [];
+    return stored.map((file, index) =>
+      describe(
+        threadId,
+        file.filename,
+        file.size,
+        file.filename !== accepted[index]!.file.name ? { original_filename: accepted[index]!.file.name } : {},
+      ),
+    );
+  } catch (error) {
+    // Nothing was stored (saveUploads is all or nothing): the bytes do not count.
+    if (counted) await refundUpload(context, caller, bytes).catch(() => {});
+    if (isDiskFull(error))
+      throw new HttpError(
+        507,
+        "The server's disk is full, so the upload was not saved (nothing was kept). Free space on the server's disk, then upload again.",
+      );
+    if (isHarnessError(error) && error.code === "upload_rejected")
+      throw new HttpError(/over the limit|more than|at most/.test(error.message) ? 413 : 400, error.message);
+    throw error;
+  } finally {
+    await fs.promises.rm(staging, { recursive: true, force: true });
+  }
+}
+
 /** Registers the upload routes. */
 export const registerUploadRoutes: RegisterRoutes = (api, context) => {
   const limits = () => uploadLimits(context);
@@ -145,54 +194,19 @@ export const registerUploadRoutes: RegisterRoutes = (api, context) => {
         if (typeof name === "string") accepted.push({ file, name });
         else skipped.push({ filename: file.name, reason: name.error });
       }
-      const caller = callerOf(c);
-      const bytes = accepted.reduce((sum, { file }) => sum + file.size, 0);
-      const staging = await fs.promises.mkdtemp(path.join(os.tmpdir(), "deerflow-upload-"));
-      let counted = false;
-      try {
-        await admitUpload(context, caller, bytes);
-        counted = true;
-        const sources = [];
-        for (const { file, name } of accepted) {
-          const hostPath = path.join(staging, randomBytes(6).toString("hex"));
-          await fs.promises.writeFile(hostPath, new Uint8Array(await file.arrayBuffer()), { mode: 0o600 });
-          sources.push({ path: hostPath, name });
-        }
-        const stored = sources.length > 0 ? await saveUploads(context.harness.home, threadId, sources, limits()) : [];
-        const out = stored.map((file, index) =>
-          describe(
-            threadId,
-            file.filename,
-            file.size,
-            file.filename !== accepted[index]!.file.name ? { original_filename: accepted[index]!.file.name } : {},
-          ),
-        );
-        const message =
-          stored.length > 0
-            ? `Uploaded ${stored.length} file${stored.length === 1 ? "" : "s"}.`
-            : "No file was uploaded.";
-        return c.json({
-          success: stored.length > 0,
-          files: out,
-          message: skipped.length
-            ? `${message} Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join("; ")}.`
-            : message,
-          skipped_files: skipped,
-        });
-      } catch (error) {
-        // Nothing was stored (saveUploads is all or nothing): the bytes do not count.
-        if (counted) await refundUpload(context, caller, bytes).catch(() => {});
-        if (isDiskFull(error))
-          throw new HttpError(
-            507,
-            "The server's disk is full, so the upload was not saved (nothing was kept). Free space on the server's disk, then upload again.",
-          );
-        if (isHarnessError(error) && error.code === "upload_rejected")
-          throw new HttpError(/over the limit|more than|at most/.test(error.message) ? 413 : 400, error.message);
-        throw error;
-      } finally {
-        await fs.promises.rm(staging, { recursive: true, force: true });
-      }
+      const stored = await storeUploads(context, callerOf(c), threadId, accepted);
+      const message =
+        stored.length > 0
+          ? `Uploaded ${stored.length} file${stored.length === 1 ? "" : "s"}.`
+          : "No file was uploaded.";
+      return c.json({
+        success: stored.length > 0,
+        files: stored,
+        message: skipped.length
+          ? `${message} Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join("; ")}.`
+          : message,
+        skipped_files: skipped,
+      });
     },
   );
 
