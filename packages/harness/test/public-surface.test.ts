@@ -124,6 +124,7 @@ const VALUES = [
   "openPostgresThreadLeases",
   "openReadChecked",
   "openThreadLeases",
+  "parseAllowList",
   "parseConfigObject",
   "parseConfigText",
   "parseMemoryText",

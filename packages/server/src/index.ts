@@ -24,3 +24,7 @@ export { toWire } from "./runs/serialize.js";
 export { AccountError, addUser, issueToken } from "./auth/accounts.js";
 export { type TokenRecord, type UserRecord, UserExistsError, type UserStore } from "./auth/types.js";
 export { removeUser } from "./routes/auth.js";
+
+// --- Scheduled runs (what `deerflow cron` needs): creating a cron as the API does, and its record.
+export { createCron } from "./crons/create-cron.js";
+export type { CronRecord, CronStore } from "./crons/types.js";
