@@ -123,7 +123,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     log: options.log ?? ((line) => console.error(line)),
     threadLease: options.threadLease,
     runWorker: options.runWorker ?? true,
-    cronMaxSleepMs: options.cronMaxSleepMs ?? 30_000,
+    cronMaxSleepMs: options.cronMaxSleepMs ?? 10_000,
     webhookRetryBaseMs: options.webhookRetryBaseMs ?? 2000,
   };
   for (const entry of config.server.mcp_stdio_allow.filter(isBareRunnerEntry))

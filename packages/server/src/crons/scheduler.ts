@@ -22,6 +22,8 @@ const MISSED_AFTER_MS = 60_000;
 const CLAIM_LEASE_MS = 30_000;
 /** Crons handled per claim. */
 const BATCH = 20;
+/** Shortest sleep between two looks at the store. */
+const MIN_SLEEP_MS = 20;
 
 /** What the scheduler works with. */
 export interface SchedulerDeps {
@@ -105,7 +107,8 @@ export function createCronScheduler(deps: SchedulerDeps) {
     }
     const next = await deps.store.nextDue();
     const wait = next === null ? deps.maxSleepMs : Date.parse(next) - clock().getTime();
-    return Math.min(deps.maxSleepMs, Math.max(0, wait));
+    // A floor, so a due time the database's clock has not reached yet is not polled in a tight loop.
+    return Math.min(deps.maxSleepMs, Math.max(MIN_SLEEP_MS, wait));
   }
 
   async function run(): Promise<void> {
