@@ -186,6 +186,7 @@ const TYPES = [
   "GoalCommand",
   "AdoptedMemory",
   "AgentRunOptions",
+  "AllowList",
   "AllowedPath",
   "AppConfig",
   "AuthConfig",

@@ -37,6 +37,8 @@ async function runsOfCron(s: TestServer, threadId: string, cronId: string) {
 test("client.crons: create (stateless and on a thread), search, count, update and delete", async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
+  const info = (await (await fetch(`${s.url}/info`)).json()) as { flags: { crons: boolean } };
+  assert.equal(info.flags.crons, true, "/info says crons are served");
   const thread = await s.client.threads.create();
   const daily = await s.client.crons.create("lead_agent", {
     schedule: "0 9 * * 1-5",
