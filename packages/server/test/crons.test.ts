@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
+import { addUser, createCron, removeUser } from "../src/index.js";
 import { firingIds } from "../src/crons/firing-ids.js";
 import { startCronRun } from "../src/crons/start-cron-run.js";
 import type { CronRecord } from "../src/crons/types.js";
@@ -220,4 +221,26 @@ test("after_seconds: the run waits, pending, then runs", async (t) => {
   assert.equal(s.fake.requests.length, 0);
   await s.client.runs.join(thread.thread_id, run.run_id);
   assert.equal((await s.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+});
+
+test("a deleted thread takes its crons with it, and a removed user their crons", async (t) => {
+  const s = await startTestServer();
+  t.after(() => s.close());
+  const thread = await s.client.threads.create();
+  await s.client.crons.createForThread(thread.thread_id, "lead_agent", { schedule: "0 9 * * *" });
+  const kept = await s.client.crons.create("lead_agent", { schedule: "0 9 * * *" });
+  await s.client.threads.delete(thread.thread_id);
+  assert.deepEqual(
+    (await s.client.crons.search()).map((cron) => cron.cron_id),
+    [kept.cron_id],
+  );
+
+  const context = s.server.context;
+  const dana = await addUser(context.users, { name: "dana", password: null, admin: false });
+  const caller = { userId: dana.id, name: "dana", admin: false, via: "token" } as const;
+  await createCron(context, caller, null, { assistant_id: "lead_agent", schedule: "0 9 * * *" });
+  assert.equal(await context.crons.count({ owner: dana.id }), 1);
+  await removeUser(context, dana.id);
+  assert.equal(await context.crons.count({ owner: dana.id }), 0);
+  assert.equal(await context.crons.count({ owner: null }), 1, "the local user's cron stays");
 });

@@ -94,6 +94,12 @@ export function createPostgresCronStore(pool: pg.Pool): CronStore {
       );
       return (result.rowCount ?? 0) > 0;
     },
+    async deleteForThread(threadId) {
+      await pool.query("DELETE FROM deerflow_crons WHERE thread_id = $1", [threadId]);
+    },
+    async deleteForOwner(owner) {
+      await pool.query("DELETE FROM deerflow_crons WHERE owner = $1", [owner]);
+    },
     async claimDue(leaseMs, limit) {
       const token = randomUUID();
       const result = await pool.query<CronRow>(

@@ -121,6 +121,12 @@ export function openSqliteCronStore(file: string): CronStore {
     async delete(cronId, owner) {
       return db.prepare("DELETE FROM deerflow_crons WHERE cron_id = ? AND owner IS ?").run(cronId, owner).changes > 0;
     },
+    async deleteForThread(threadId) {
+      db.prepare("DELETE FROM deerflow_crons WHERE thread_id = ?").run(threadId);
+    },
+    async deleteForOwner(owner) {
+      db.prepare("DELETE FROM deerflow_crons WHERE owner = ?").run(owner);
+    },
     async claimDue(leaseMs, limit) {
       return db.transaction(() => {
         const at = now();

@@ -94,6 +94,10 @@ export interface CronStore {
   count(query: Omit<CronQuery, "limit" | "offset" | "sort_by" | "sort_order" | "enabled">): Promise<number>;
   update(cronId: string, owner: string | null, patch: CronPatch): Promise<CronRecord | null>;
   delete(cronId: string, owner: string | null): Promise<boolean>;
+  /** Deletes the crons of a thread (the thread is being deleted). */
+  deleteForThread(threadId: string): Promise<void>;
+  /** Deletes every cron of an owner (the user is being removed). */
+  deleteForOwner(owner: string): Promise<void>;
   /**
    * Takes up to `limit` enabled crons whose next_run_at has come and that no live claim holds, for
    * `leaseMs`: other processes skip them until `release` or until the lease lapses (the claimer died).
