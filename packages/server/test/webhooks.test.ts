@@ -9,6 +9,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test, type TestContext } from "node:test";
+import Database from "better-sqlite3";
 import { startTestServer, until } from "./helpers.js";
 
 const SECRET = "a-webhook-secret-for-tests";
@@ -126,4 +127,38 @@ test("a cron's webhook is sent for each firing's run", async (t) => {
   const body = JSON.parse(receiver.received[0]!.body) as { metadata: { cron_id: string }; status: string };
   assert.equal(body.metadata.cron_id, cron.cron_id);
   assert.equal(body.status, "success");
+});
+
+test("a delivery not yet made when the server stops is made by the next start", async (t) => {
+  const receiver = await startReceiver(t, [503, 200]);
+  const yaml = `web: {allow_hosts: ["127.0.0.1:${receiver.port}"]}`;
+  // The first attempt fails and the next is an hour away: the server stops before it.
+  const first = await startTestServer({ yaml, webhookRetryBaseMs: 3_600_000 });
+  t.after(() => first.close());
+  const run = await first.client.runs.create(null, "lead_agent", { input: say("hi"), webhook: receiver.url });
+  await until(() => receiver.received.length === 1, 10_000, "the first attempt");
+  await until(
+    async () => (await first.server.context.deliveries.ofRun(run.run_id))[0]?.attempts === 1,
+    5_000,
+    "the failed attempt to be recorded",
+  );
+  await first.stopServer();
+  // Its time comes while the server is down.
+  const file = first.harness.setup.store!.file;
+  const db = new Database(file);
+  db.prepare("UPDATE deerflow_deliveries SET next_attempt_at = ?").run(new Date().toISOString());
+  db.close();
+
+  const second = await first.restart({ webhookRetryBaseMs: 50 });
+  try {
+    await until(() => receiver.received.length === 2, 10_000, "the attempt after the restart");
+    assert.equal(JSON.parse(receiver.received[1]!.body).run_id, run.run_id);
+    await until(
+      async () => (await second.server.context.deliveries.ofRun(run.run_id))[0]?.status === "delivered",
+      5_000,
+      "the delivery to be recorded",
+    );
+  } finally {
+    await second.stopServer();
+  }
 });
