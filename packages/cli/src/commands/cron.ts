@@ -7,9 +7,9 @@
  * Crons belong to the home's local user unless `--user NAME` names an account, as the API would make
  * them for that user's token.
  */
-import { createHarness, type Harness, loadConfig } from "@deerflow/harness";
-import { type CronRecord, createCron, createServer, HttpError, type ServerContext } from "@deerflow/server";
+import { type CronRecord, createCron, HttpError, type ServerContext } from "@deerflow/server";
 import { parseCommandArgs } from "../command-args.js";
+import { openServerContext } from "../server-context.js";
 import { writeOut } from "../output.js";
 import { terminalSafe } from "../terminal-text.js";
 import { UsageError } from "../usage-error.js";
@@ -67,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       );
   }
 
-  const home = await openHome(values.config);
+  const home = await openServerContext(values.config, say);
   try {
     const owner = await ownerOf(home.context, values.user);
     switch (action) {
@@ -80,32 +80,6 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     await home.close();
-  }
-}
-
-interface Home {
-  harness: Harness;
-  context: ServerContext;
-  close(): Promise<void>;
-}
-
-/** The server's context over the home's database, without listening, executing runs or firing crons. */
-async function openHome(configPath: string | undefined): Promise<Home> {
-  const config = loadConfig({ path: configPath });
-  const harness = await createHarness(config, { mcp: false, onWarning: (message) => say(`warning: ${message}`) });
-  try {
-    const server = createServer(harness, { webDir: null, runWorker: false, log: say });
-    return {
-      harness,
-      context: server.context,
-      async close() {
-        await server.stop();
-        await harness.close();
-      },
-    };
-  } catch (error) {
-    await harness.close();
-    throw error;
   }
 }
 
