@@ -18,6 +18,8 @@ Usage:
   deerflow db migrate               migrate the Postgres database (database.backend postgres) to this version
   deerflow users [list|add NAME|token NAME|revoke PREFIX|remove NAME]
                                     accounts: users of the server and their API tokens
+  deerflow cron [list|add --schedule "M H D M W" TASK|remove ID]
+                                    scheduled runs that deerflow serve fires
   deerflow <command> --help         options of a command
   deerflow --version
 
@@ -137,6 +139,23 @@ A new token is shown once, alone on the last line of stdout: TOKEN=$(deerflow us
   remove NAME           remove the user with their tokens and every thread they own (checkpoints,
                         runs, uploads, outputs). Asks to type the name on a terminal; --yes skips that
                         (needed when stdin is not a terminal). A thread with a run going is refused
+`,
+  cron: `Usage: deerflow cron [list] [--json] [--user NAME] [--config PATH]
+       deerflow cron add --schedule "0 9 * * 1-5" [--timezone ZONE] [--thread ID] [--assistant ID]
+                         [--catch-up none|latest|all] [--keep-threads] [--user NAME] "TASK"
+       deerflow cron remove ID [--user NAME] [--config PATH]
+
+Scheduled runs, kept in the thread database; deerflow serve fires them (docs/schedules.md).
+  list                  crons: id, schedule, time zone, next run, last run and task; --json as JSON
+  add "TASK"            send TASK as a new message on the schedule; prints the cron's id
+    --schedule EXPR     five fields: minute hour day-of-month month day-of-week ("0 9 * * 1-5")
+    --timezone ZONE     IANA time zone the schedule is read in (default UTC), e.g. Asia/Shanghai
+    --thread ID         run on this thread each time (default: a new thread per run)
+    --assistant ID      the agent to run (default lead_agent)
+    --catch-up MODE     after downtime: none, latest (default) or all missed runs
+    --keep-threads      keep each run's new thread (default: deleted once the run ends)
+  remove ID             delete the cron (runs it started stay)
+  --user NAME           the account that owns the crons (default: the home's local user)
 `,
   threads: `Usage: deerflow threads [--limit N] [--config PATH]
        deerflow threads delete ID [--config PATH]

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   serve: () => import("./commands/serve.js"),
   db: () => import("./commands/db.js"),
   users: () => import("./commands/users.js"),
+  cron: () => import("./commands/cron.js"),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -123,6 +123,7 @@ export { countTokens, createTokenCounter, type TextTokenCounter, type TokenCount
 
 // --- Tools: web research (the sandbox tools come with the agent), subagent results, uploads.
 export { createWebTools, SEARCH_PROVIDERS, type WebToolsOptions } from "./tools/web/create-web-tools.js";
+export { type AllowList, parseAllowList } from "./tools/web/address-policy.js";
 export { safeFetch, WebRequestError, type SafeFetchOptions, type SafeResponse } from "./tools/web/safe-fetch.js";
 export { cancelledTaskResults } from "./tools/task.js";
 export { DEFAULT_UPLOAD_LIMITS, saveUploads, type UploadLimits } from "./uploads/save-uploads.js";

@@ -38,6 +38,10 @@ export interface ResolvedServerOptions {
    * only: a long SSE stream or `/wait` answer is not cut by it, a slow upload is.
    */
   requestTimeoutMs: number;
+  /** Longest the cron scheduler sleeps without looking at the store, in ms (changes wake it sooner). */
+  cronMaxSleepMs: number;
+  /** Wait before a failed webhook delivery's second attempt, doubled for each later one, in ms. */
+  webhookRetryBaseMs: number;
   /** Execute runs in this process (false: API only; another process on the same Postgres runs them). */
   runWorker: boolean;
   /** Receives one-line log messages. */

@@ -27,3 +27,6 @@ export { removeUser } from "./routes/auth.js";
 
 // --- Chat channels (docs/channels.md): posting into a Telegram or Slack chat from elsewhere.
 export { type ChannelName, type ChannelService, type OutgoingFile, postToChannel } from "./channels/index.js";
+// --- Scheduled runs (what `deerflow cron` needs): creating a cron as the API does, and its record.
+export { createCron } from "./crons/create-cron.js";
+export type { CronRecord, CronStore } from "./crons/types.js";

@@ -7,7 +7,7 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { ConfigError, type Harness, isBareRunnerEntry, STDIO_ALLOW_HINT } from "@deerflow/harness";
+import { ConfigError, type Harness, isBareRunnerEntry, parseAllowList, STDIO_ALLOW_HINT } from "@deerflow/harness";
 import { Hono } from "hono";
 import type { RegisterRoutes, ResolvedServerOptions, ServerContext } from "./context.js";
 import { errorResponse } from "./http/errors.js";
@@ -28,7 +28,12 @@ import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRegenerateRoutes } from "./routes/regenerate.js";
 import { registerCompactRoutes } from "./routes/compact.js";
 import { registerGoalRoutes } from "./routes/goal.js";
-import { registerRunRoutes } from "./routes/runs.js";
+import { registerRunRoutes, runJson } from "./routes/runs.js";
+import { registerCronRoutes } from "./routes/crons.js";
+import { createCronScheduler } from "./crons/scheduler.js";
+import { startCronRun } from "./crons/start-cron-run.js";
+import { createDeliverer } from "./webhooks/deliverer.js";
+import { runResult } from "./runs/create-run.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
@@ -51,7 +56,13 @@ function checkKeyStrength(keys: readonly string[], host: string): void {
 }
 
 /** Route modules, in registration order. Add a module here to add its routes at `/` and `/api`. */
-const ROUTES: RegisterRoutes[] = [registerMetaRoutes, registerAssistantRoutes, registerThreadRoutes, registerRunRoutes];
+const ROUTES: RegisterRoutes[] = [
+  registerMetaRoutes,
+  registerAssistantRoutes,
+  registerThreadRoutes,
+  registerCronRoutes,
+  registerRunRoutes,
+];
 /** DeerFlow gateway routes (contract §B.4). */
 ROUTES.push(
   registerGatewayMetaRoutes,
@@ -117,6 +128,8 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     log: options.log ?? ((line) => console.error(line)),
     threadLease: options.threadLease,
     runWorker: options.runWorker ?? true,
+    cronMaxSleepMs: options.cronMaxSleepMs ?? 10_000,
+    webhookRetryBaseMs: options.webhookRetryBaseMs ?? 2000,
   };
   for (const entry of config.server.mcp_stdio_allow.filter(isBareRunnerEntry))
     resolved.log(
@@ -144,6 +157,37 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     auth,
     onFirstAdmin: (user) => adoptLocalHome(harness, user, resolved.log),
     channels: createChannels(() => context, options.channels),
+  };
+  const scheduler = createCronScheduler({
+    store: services.crons,
+    startRun: (cron, ids) => startCronRun(context, cron, ids),
+    runStatus: async (runId) => (await services.runs.get(runId))?.status ?? null,
+    maxSleepMs: resolved.cronMaxSleepMs,
+    log: resolved.log,
+  });
+  const offCrons = services.onCronsAnnounced(() => scheduler.wake());
+  const deliverer = createDeliverer({
+    store: services.deliveries,
+    bodyOf: async (runId) => {
+      const run = await services.runs.get(runId);
+      if (!run) return null;
+      return JSON.stringify({
+        ...runJson(run),
+        values: await runResult(context, run),
+        error: run.kwargs.error ?? null,
+      });
+    },
+    wait: (ms) => services.queue.wait(ms),
+    secret: config.server.webhook_secret,
+    allowList: parseAllowList(config.web.allow_hosts),
+    retryBaseMs: resolved.webhookRetryBaseMs,
+    log: resolved.log,
+  });
+  /** Starts what executes work in this process: the worker, the cron scheduler and the webhook deliverer. */
+  const startWorking = async () => {
+    await services.worker.start();
+    scheduler.start();
+    deliverer.start();
   };
   // read_conversation reads only threads their run's user owns.
   harness.setThreadAccess(threadAccessOf(context));
@@ -176,7 +220,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       if (!isLoopbackHost(host)) checkKeyStrength(resolved.apiKeys, host);
       await services.open?.();
       await adoptCheckpointThreads(context);
-      if (resolved.runWorker) await services.worker.start();
+      if (resolved.runWorker) await startWorking();
       await context.channels.start();
       const bound = await new Promise<AddressInfo>((resolve, reject) => {
         const created = serve(
@@ -206,15 +250,18 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
           "A worker-only process needs database.backend postgres: the SQLite queue lives in one process.",
         );
       await services.open?.();
-      await services.worker.start();
+      await startWorking();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       context.draining = true;
       await context.channels.stop();
+      offCrons();
+      await scheduler.stop();
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       await services.worker.drain(resolved.drainGraceMs);
+      await deliverer.stop();
       server?.closeAllConnections();
       await closing;
       await services.close();

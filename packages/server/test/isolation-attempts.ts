@@ -131,6 +131,28 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["runs.cancel of A's run on B's thread", (s) => refused(s.b.client.runs.cancel(s.bThread, s.ids.heldRun))],
   ["runs.delete of A's run on B's thread", (s) => refused(s.b.client.runs.delete(s.bThread, s.ids.finishedRun))],
+  // Crons: A's cron and A's thread are missing for B; B's search and count hold only B's own.
+  [
+    "crons.createForThread on A's thread",
+    (s) => refused(s.b.client.crons.createForThread(s.ids.thread, "lead_agent", { schedule: "0 9 * * *" })),
+  ],
+  ["crons.update of A's cron", (s) => refused(s.b.client.crons.update(s.ids.cron, { enabled: false }))],
+  ["crons.delete of A's cron", (s) => refused(s.b.client.crons.delete(s.ids.cron))],
+  [
+    "crons.search and count show B only B's own crons",
+    async (s) => {
+      const own = await s.b.client.crons.create("lead_agent", { schedule: "0 9 1 1 *", input: say("bravo cron") });
+      const seen = await s.b.client.crons.search({ limit: 1000 });
+      assert.deepEqual(
+        seen.map((cron) => cron.cron_id),
+        [own.cron_id],
+      );
+      assert.deepEqual(await s.b.client.crons.search({ threadId: s.ids.thread }), []);
+      assert.equal(await s.b.client.crons.count(), 1);
+      assert.equal(await s.b.client.crons.count({ threadId: s.ids.thread }), 0);
+      await s.b.client.crons.delete(own.cron_id);
+    },
+  ],
   // Stateless runs naming A's thread, and A's runs by run id alone.
   ...(["stream", "wait", "create"] as const).map((kind): [string, (s: Scene) => Promise<void>] => [
     `stateless runs.${kind} with configurable.thread_id = A's thread`,

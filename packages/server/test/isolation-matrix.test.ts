@@ -33,6 +33,7 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
     uploads[id] = files.map((file) => [file.filename, file.size]);
   }
   const { tokens } = (await (await a.fetch("/v1/auth/tokens")).json()) as { tokens: Array<{ id: string }> };
+  const crons = await a.client.crons.search({ limit: 100 });
   return {
     metadata: thread.metadata,
     values: state.values,
@@ -41,6 +42,7 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
     uploads,
     report: await (await a.fetch(`/threads/${ids.thread}/artifacts${REPORT}`)).text(),
     tokens: tokens.map((token) => token.id),
+    crons: crons.map((cron) => [cron.cron_id, cron.schedule, cron.enabled, cron.payload]),
   };
 }
 
@@ -130,6 +132,14 @@ const CONTROLS: Array<[string, (s: Scene) => Promise<void>]> = [
   [
     "an admin is not exempt: the admin gets 404 for A's thread too",
     ({ root, ids }) => refused(root.client.threads.get(ids.thread)),
+  ],
+  [
+    "A changes A's cron (the cron routes B was refused)",
+    async ({ a, ids }) => {
+      assert.equal(await a.client.crons.count({ threadId: ids.thread }), 1);
+      const updated = await a.client.crons.update(ids.cron, { metadata: { checked: true } });
+      assert.deepEqual(updated.metadata, { checked: true });
+    },
   ],
   [
     "A runs on A's thread (the run routes B was refused)",

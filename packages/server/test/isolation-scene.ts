@@ -63,6 +63,8 @@ export interface AIds {
   cliThread: string;
   tempRun: string;
   apiTokenId: string;
+  /** A's cron on A's thread. */
+  cron: string;
 }
 
 /** The scene, ready for B's attempts. */
@@ -242,6 +244,12 @@ export async function startScene(yaml = ""): Promise<Scene> {
     "A's held run to checkpoint up to its model call",
   );
 
+  // A: a cron on A's thread (due on 1 January only, so it does not fire during the matrix).
+  const cron = await a.client.crons.createForThread(thread, "lead_agent", {
+    schedule: "0 9 1 1 *",
+    input: say("alpha cron"),
+  });
+
   recorded.length = 0; // the matrix starts here: B's set-up is not coverage
   return {
     t,
@@ -260,6 +268,7 @@ export async function startScene(yaml = ""): Promise<Scene> {
       leftoverThread,
       cliThread,
       apiTokenId: made.id,
+      cron: cron.cron_id,
     },
     bThread,
     recorded,

@@ -16,6 +16,7 @@ test("the runtime exports of @deerflow/server are exactly the pinned list", () =
     "UserExistsError",
     "addUser",
     "check",
+    "createCron",
     "createServer",
     "deleteThread",
     "findThread",

@@ -111,6 +111,9 @@ export async function main(argv: string[]): Promise<number> {
         : "auth: none (no accounts or API keys; deerflow users add NAME --admin turns accounts on)",
   );
   say(`data: ${harness.home}`);
+  const crons = await server.context.crons.countActive();
+  const firing = server.context.options.runWorker ? "fired by this process" : "fired by the worker processes";
+  say(`crons: ${crons} scheduled (${firing}; deerflow cron list shows them)`);
 
   await new Promise<void>((resolve) => {
     let stopping = false;

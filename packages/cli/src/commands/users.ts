@@ -9,18 +9,10 @@
  * tail -1)` captures it; everything else goes to stderr. Listings show a token's 12-character prefix,
  * never the token.
  */
-import {
-  createHarness,
-  type Harness,
-  loadConfig,
-  openPostgresThreadLeases,
-  openThreadLeases,
-  type ThreadLease,
-} from "@deerflow/harness";
+import { openPostgresThreadLeases, openThreadLeases, type ThreadLease } from "@deerflow/harness";
 import {
   AccountError,
   addUser,
-  createServer,
   issueToken,
   removeUser,
   type ServerContext,
@@ -29,6 +21,7 @@ import {
   type UserRecord,
 } from "@deerflow/server";
 import { parseCommandArgs } from "../command-args.js";
+import { type OpenedHome, openServerContext } from "../server-context.js";
 import { writeOut } from "../output.js";
 import { canAsk, readFirstLine, readHiddenLine } from "../prompt.js";
 import { terminalSafe } from "../terminal-text.js";
@@ -89,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
   // Asked before anything is opened, so a bad password leaves nothing half done.
   const password = action === "add" && values["password-stdin"] ? await readPassword(argument!) : null;
 
-  const accounts = await openAccounts(values.config);
+  const accounts = await openServerContext(values.config, say);
   try {
     switch (action) {
       case "list":
@@ -105,35 +98,6 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     await accounts.close();
-  }
-}
-
-interface Accounts {
-  harness: Harness;
-  context: ServerContext;
-  close(): Promise<void>;
-}
-
-/**
- * The server's context over the home's database, without listening or executing runs: the same user
- * store, thread deletion and first-admin hook as `deerflow serve`. MCP servers are not started.
- */
-async function openAccounts(configPath: string | undefined): Promise<Accounts> {
-  const config = loadConfig({ path: configPath });
-  const harness = await createHarness(config, { mcp: false, onWarning: (message) => say(`warning: ${message}`) });
-  try {
-    const server = createServer(harness, { webDir: null, runWorker: false, log: say });
-    return {
-      harness,
-      context: server.context,
-      async close() {
-        await server.stop();
-        await harness.close();
-      },
-    };
-  } catch (error) {
-    await harness.close();
-    throw error;
   }
 }
 
@@ -224,7 +188,7 @@ async function revoke(context: ServerContext, given: string): Promise<number> {
   return 0;
 }
 
-async function remove(accounts: Accounts, name: string, yes: boolean): Promise<number> {
+async function remove(accounts: OpenedHome, name: string, yes: boolean): Promise<number> {
   const { context, harness } = accounts;
   const user = await findUser(context, name);
   if (!user) return 1;

@@ -397,6 +397,11 @@ export const ServerConfig = z.strictObject({
    * first-admin setup); `users` requires sign-in from the start, before anyone exists.
    */
   auth: z.enum(["auto", "users"]).default("auto"),
+  /**
+   * Key of the HMAC-SHA256 signature on webhook deliveries (docs/schedules.md): receivers recompute it
+   * over the timestamp and body to know a delivery came from this server. Null: deliveries are unsigned.
+   */
+  webhook_secret: z.string().min(16, "server.webhook_secret must be at least 16 characters").nullable().default(null),
 });
 
 /** A limit per user; null = unlimited. */

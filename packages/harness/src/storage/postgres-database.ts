@@ -192,6 +192,53 @@ CREATE TABLE IF NOT EXISTS deerflow_usage (
 );
 `,
   },
+  {
+    version: 7,
+    name: "crons and webhook deliveries",
+    // docs/schedules.md. A cron is claimed for a short lease (claim_token, claim_expires) while one
+    // process fires its due time; a delivery row exists from the run's creation, so a crash between the
+    // run's end and its webhook retries the delivery.
+    sql: `
+CREATE TABLE IF NOT EXISTS deerflow_crons (
+  cron_id TEXT PRIMARY KEY,
+  assistant_id TEXT NOT NULL,
+  thread_id TEXT,
+  schedule TEXT NOT NULL,
+  timezone TEXT NOT NULL,
+  end_time TEXT,
+  payload JSONB NOT NULL,
+  metadata JSONB NOT NULL,
+  enabled BOOLEAN NOT NULL,
+  on_run_completed TEXT NOT NULL,
+  catch_up TEXT NOT NULL,
+  owner TEXT,
+  next_run_at TIMESTAMPTZ,
+  last_run_id TEXT,
+  last_run_at TEXT,
+  skipped INTEGER NOT NULL DEFAULT 0,
+  last_skipped_at TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  claim_token TEXT,
+  claim_expires TIMESTAMPTZ
+);
+CREATE INDEX IF NOT EXISTS deerflow_crons_owner ON deerflow_crons (owner);
+CREATE INDEX IF NOT EXISTS deerflow_crons_due ON deerflow_crons (next_run_at) WHERE enabled;
+CREATE TABLE IF NOT EXISTS deerflow_deliveries (
+  delivery_id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  body TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  status TEXT NOT NULL DEFAULT 'waiting',
+  last_error TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deerflow_deliveries_open ON deerflow_deliveries (next_attempt_at) WHERE status = 'waiting';
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

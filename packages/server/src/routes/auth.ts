@@ -461,10 +461,11 @@ export const registerAuthRoutes: RegisterRoutes = (api, context) => {
   });
 };
 
-/** Deletes a user with every thread they own (records, runs, checkpoints, files), their memory, then the account. */
+/** Deletes a user with every thread they own (records, runs, checkpoints, files), their crons, their memory, then the account. */
 export async function removeUser(context: ServerContext, userId: string): Promise<number> {
   const threads = await context.users.ownedThreadIds(userId);
   for (const threadId of threads) await deleteThread(context, threadId);
+  await context.crons.deleteForOwner(userId);
   const storage = context.config.memory.storage_path;
   const root = storage ? path.resolve(context.harness.home, storage) : context.harness.home;
   await rm(path.dirname(memoryPath(root, undefined, userId)), { recursive: true, force: true });

@@ -22,7 +22,7 @@ export const registerMetaRoutes: RegisterRoutes = (api, context) => {
       server: "deerflow-ts",
       flags: {
         assistants: true,
-        crons: false,
+        crons: true,
         langsmith: false,
         thread_ttl: false,
         stream_namespaces: false,

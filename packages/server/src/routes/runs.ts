@@ -51,12 +51,13 @@ async function cancelRun(context: ServerContext, run: RunRecord, action: "interr
 }
 
 /** The run as the API returns it (stored request under `kwargs`, minus worker bookkeeping). */
-function runJson(run: RunRecord, fields?: string[]): Record<string, unknown> {
+export function runJson(run: RunRecord, fields?: string[]): Record<string, unknown> {
   const {
     output: _output,
     input_consumed: _consumed,
     start_checkpoint_id: _start,
     owner: _owner,
+    not_before: _notBefore,
     ...kwargs
   } = run.kwargs;
   const full: Record<string, unknown> = { ...run, kwargs };

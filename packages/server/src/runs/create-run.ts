@@ -16,9 +16,20 @@ import { reservationAllows } from "../auth/thread-guard.js";
 import { admitRun } from "../auth/quotas.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
 import { ensureMetadata } from "./worker.js";
+import { checkWebhookUrl } from "../webhooks/deliveries.js";
 
 /** Statuses after which a run is over. */
 export const TERMINAL: ReadonlySet<RunStatus> = new Set(TerminalRunStatus.options);
+
+/**
+ * Ids a caller inside the server chooses (a cron firing): with `runId` set, a run that already exists
+ * is returned as it is, so handling the same firing twice starts one run.
+ */
+export interface RunIds {
+  runId?: string;
+  /** The temporary thread of a stateless run. */
+  temporaryThreadId?: string;
+}
 
 /** Creates and queues a run on `threadId` (null: stateless). */
 export async function createRun(
@@ -26,20 +37,14 @@ export async function createRun(
   caller: Caller,
   threadId: string | null,
   body: unknown,
+  ids: RunIds = {},
 ): Promise<{ run: RunRecord; request: RunCreate }> {
   if (context.draining)
     throw new HttpError(503, "The server is shutting down and takes no new runs; retry in a moment.");
   const request = check(RunCreateSchema, body, "body");
-  if (request.after_seconds)
-    throw new HttpError(
-      422,
-      'Invalid body field "after_seconds": delayed runs are not supported yet; send the run when it should start.',
-    );
-  if (request.webhook)
-    throw new HttpError(
-      422,
-      'Invalid body field "webhook": webhooks are not supported yet; poll runs.get or join the run instead.',
-    );
+  if (request.webhook) checkWebhookUrl(request.webhook);
+  const existing = ids.runId ? await context.runs.get(ids.runId) : null;
+  if (existing) return { run: existing, request };
   const assistant = findAssistant(context.assistants(), request.assistant_id);
   if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
   const runOptions = runOptionsOf(request, assistant.context);
@@ -53,13 +58,14 @@ export async function createRun(
       ? (request.config.configurable.thread_id as string)
       : undefined;
   const temporary = threadId === null && named === undefined;
-  const id = threadId ?? named ?? uuid7();
+  const id = threadId ?? named ?? ids.temporaryThreadId ?? uuid7();
   let thread = await findThread(context, id);
   // Someone else's thread is missing as far as this caller can tell, and cannot be created over.
   if (thread && !owns(caller, thread.owner)) throw notFound(`Thread ${id}`);
   if (!thread && !(await reservationAllows(context, caller, id))) throw notFound(`Thread ${id}`);
   if (!thread && threadId !== null && request.if_not_exists !== "create") throw notFound(`Thread ${id}`);
   const kwargs = { ...runKwargs(request, { runOptions, temporary }), owner: caller.userId };
+  if (request.after_seconds) kwargs.not_before = new Date(Date.now() + request.after_seconds * 1000).toISOString();
   if (kwargs.checkpoint_id) await requireCheckpoint(context, id, kwargs.checkpoint_id, kwargs.checkpoint_ns);
   let madeThread = false;
   if (!thread) {
@@ -72,7 +78,7 @@ export async function createRun(
 
   const at = new Date().toISOString();
   const run: RunRecord = {
-    run_id: uuid7(),
+    run_id: ids.runId ?? uuid7(),
     thread_id: id,
     assistant_id: assistant.assistant_id,
     created_at: at,
@@ -83,11 +89,14 @@ export async function createRun(
     kwargs,
   };
   await ensureMetadata(context.events, run, 1);
+  // Recorded before the run exists, so no crash can leave a webhook run without its delivery.
+  if (request.webhook) await context.deliveries.expect(run.run_id, request.webhook);
   let superseded: RunRecord[];
   try {
     ({ superseded } = await context.runs.insert(run, quota));
   } catch (error) {
     await context.events.drop(run.run_id);
+    if (request.webhook) await context.deliveries.forget(run.run_id);
     if (error instanceof ThreadBusyError) throw new HttpError(409, error.message);
     // A run refused by a quota leaves nothing behind, not even the thread made for it.
     if (error instanceof HttpError && madeThread) await context.threads.delete(id).catch(() => false);
@@ -97,7 +106,13 @@ export async function createRun(
     context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
   await context.threads.patch(id, { status: "busy" });
   context.queue.notify();
+  if (kwargs.not_before) wakeAt(context, Date.parse(kwargs.not_before));
   return { run, request };
+}
+
+/** Wakes the workers when a delayed run (after_seconds) becomes claimable. */
+function wakeAt(context: ServerContext, at: number): void {
+  setTimeout(() => context.queue.notify(), Math.max(0, at - Date.now()) + 5).unref();
 }
 
 /**

@@ -1,13 +1,18 @@
 /**
  * One LISTEN connection per process for the channels the run machinery uses (run queued or finished,
- * cancel requested, events appended). Notifications carry ids only, never event data. When the
+ * cancel requested, events appended, crons changed). Notifications carry ids only, never event data. When the
  * connection drops it reconnects with a backoff; meanwhile every waiter still wakes by its polling
  * timeout, so a lost notification delays work instead of losing it.
  */
 import pg from "pg";
 
 /** The channels. */
-export const CHANNELS = { runs: "deerflow_runs", cancel: "deerflow_cancel", events: "deerflow_events" } as const;
+export const CHANNELS = {
+  runs: "deerflow_runs",
+  cancel: "deerflow_cancel",
+  events: "deerflow_events",
+  crons: "deerflow_crons",
+} as const;
 type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
 /** Process-wide LISTEN/NOTIFY over one connection. */

@@ -111,6 +111,7 @@ export function createPostgresRunQueue(
            WHERE seq = (
              SELECT r.seq FROM server_runs r
              WHERE r.status = 'pending' AND r.cancel_action IS NULL
+               AND coalesce((r.kwargs->>'not_before')::timestamptz, '-infinity') <= now()
                AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
                AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
              ORDER BY r.seq FOR UPDATE SKIP LOCKED LIMIT 1

@@ -6,7 +6,9 @@
 import { type Harness, type PostgresDatabase, runLeaseMs } from "@deerflow/harness";
 import { listAssistants } from "./assistants.js";
 import { createPostgresEventLog } from "./postgres-event-log.js";
-import { createNotifier } from "./postgres-notify.js";
+import { CHANNELS, createNotifier } from "./postgres-notify.js";
+import { createPostgresCronStore } from "../crons/postgres-crons.js";
+import { createPostgresDeliveryStore } from "../webhooks/postgres-deliveries.js";
 import { createPostgresRunQueue } from "./postgres-queue.js";
 import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresThreadStore } from "./postgres-store.js";
 import type { LiveEventLog, RunServices, RunServicesOptions } from "./services.js";
@@ -94,6 +96,10 @@ export function openPostgresRunServices(
     events,
     checkpoints,
     worker,
+    crons: createPostgresCronStore(db.pool),
+    deliveries: createPostgresDeliveryStore(db.pool),
+    announceCrons: () => notifier.notify(CHANNELS.crons, ""),
+    onCronsAnnounced: (listener) => notifier.on(CHANNELS.crons, listener),
     assistants: () => listAssistants(harness.home, startedAt),
     async health() {
       const [ok, streamOk] = await Promise.all([db.healthy(), live?.healthy()]);

@@ -132,5 +132,6 @@ export function runKwargs(
     interrupt_after: request.interrupt_after ?? null,
     temporary: options.temporary,
     on_completion: request.on_completion ?? "delete",
+    ...(request.webhook ? { webhook: request.webhook } : {}),
   };
 }

@@ -13,6 +13,10 @@ import { createRedisClient, resolveRedisUrl } from "./redis-connection.js";
 import { createRedisEventLog } from "./redis-event-log.js";
 import { openSqliteRunStores } from "./sqlite-store.js";
 import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
+import { openSqliteCronStore } from "../crons/sqlite-crons.js";
+import type { CronStore } from "../crons/types.js";
+import type { DeliveryStore } from "../webhooks/deliveries.js";
+import { openSqliteDeliveryStore } from "../webhooks/sqlite-deliveries.js";
 import { type CheckpointAdmin, createBackendWorker, type RunWorker, type WorkerDeps } from "./worker.js";
 
 /** The run machinery as the routes see it. */
@@ -23,6 +27,14 @@ export interface RunServices {
   events: EventLog;
   checkpoints: CheckpointAdmin;
   worker: RunWorker;
+  /** Scheduled runs (crons/). */
+  crons: CronStore;
+  /** Webhook deliveries (webhooks/). */
+  deliveries: DeliveryStore;
+  /** Tells the scheduler of every process on the database that crons changed. */
+  announceCrons(): Promise<void>;
+  /** Calls `listener` when crons changed (in this process or, on Postgres, any other); returns the unsubscribe. */
+  onCronsAnnounced(listener: () => void): () => void;
   /** The assistants (lead_agent and custom agents), re-read on each call. */
   assistants(): Assistant[];
   /** Database (and Redis) health for `GET /ok` (not for the local file alone: it needs no probe). */
@@ -105,6 +117,9 @@ export function openRunServices(
     { threads: stores.threads, runs: stores.runs, queue, events, checkpoints },
     options,
   );
+  const crons = openSqliteCronStore(file);
+  const deliveries = openSqliteDeliveryStore(file);
+  const cronListeners = new Set<() => void>();
   const startedAt = new Date().toISOString();
   return {
     threads: stores.threads,
@@ -113,6 +128,15 @@ export function openRunServices(
     events,
     checkpoints,
     worker,
+    crons,
+    deliveries,
+    async announceCrons() {
+      for (const listener of cronListeners) listener();
+    },
+    onCronsAnnounced(listener) {
+      cronListeners.add(listener);
+      return () => cronListeners.delete(listener);
+    },
     assistants: () => listAssistants(harness.home, startedAt),
     open: live?.open,
     health: live
@@ -122,6 +146,8 @@ export function openRunServices(
         }
       : undefined,
     async close() {
+      crons.close();
+      deliveries.close();
       stores.close();
       await live?.close();
     },

@@ -288,10 +288,10 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
 
   const claimTx = db.transaction((): RunRecord | null => {
     const row = db
-      .prepare<[], RunRow>(
-        "SELECT * FROM server_runs WHERE status = 'pending' AND thread_id NOT IN (SELECT thread_id FROM server_runs WHERE status = 'running') ORDER BY seq LIMIT 1",
+      .prepare<[string], RunRow>(
+        "SELECT * FROM server_runs WHERE status = 'pending' AND thread_id NOT IN (SELECT thread_id FROM server_runs WHERE status = 'running') AND coalesce(json_extract(kwargs, '$.not_before'), '') <= ? ORDER BY seq LIMIT 1",
       )
-      .get();
+      .get(now());
     if (!row) return null;
     setRunStatus.run("running", now(), row.run_id);
     return toRun({ ...row, status: "running" });

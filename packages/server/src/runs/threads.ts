@@ -136,6 +136,8 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
   await context.checkpoints.deleteThreadState(threadId);
   // Files before the record: files without a record would be recorded again, as the local user's.
   await removeThreadFiles(context.harness, threadId);
+  // Its crons would only fail at each due time from now on.
+  await context.crons.deleteForThread(threadId);
   await context.threads.delete(threadId);
   return thread !== null;
 }

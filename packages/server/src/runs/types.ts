@@ -101,6 +101,10 @@ export interface RunKwargs {
   /** The user who started the run (null: the home's local user); a stateless run's thread goes away, this stays. */
   owner?: string | null;
   on_completion: "delete" | "keep";
+  /** `after_seconds`: the run is not claimed before this time (ISO 8601). */
+  not_before?: string;
+  /** Where the run's final result is POSTed when it ends (webhooks/). */
+  webhook?: string;
   /** Set by the worker: the thread's head checkpoint before the run started (rollback target). */
   start_checkpoint_id?: string | null;
   /** Set by the worker once the graph has checkpointed the input (or applied the command), so a resumed attempt does not send it again. */
