@@ -15,7 +15,7 @@ import { type Caller, owns } from "../auth/caller.js";
 import { reservationAllows } from "../auth/thread-guard.js";
 import { admitRun } from "../auth/quotas.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
-import { ensureMetadata } from "./worker.js";
+import { appendMetadata } from "./worker.js";
 
 /** Statuses after which a run is over. */
 export const TERMINAL: ReadonlySet<RunStatus> = new Set(TerminalRunStatus.options);
@@ -82,7 +82,8 @@ export async function createRun(
     multitask_strategy: request.multitask_strategy ?? "reject",
     kwargs,
   };
-  await ensureMetadata(context.events, run, 1);
+  // A new run id: its log cannot exist yet.
+  await appendMetadata(context.events, run, 1);
   let superseded: RunRecord[];
   try {
     ({ superseded } = await context.runs.insert(run, quota));
