@@ -32,7 +32,7 @@ const KINDS: Array<[string, RegExp]> = [
   ["run fence (still the run's worker?)", /^SELECT 1 (WHERE EXISTS \(SELECT 1 )?FROM server_runs WHERE run_id/],
   [
     "retention",
-    /pg_advisory_xact_lock\(\$1, hashtext|^DELETE FROM checkpoint|^UPDATE checkpoints|^SELECT checkpoint_id, parent/,
+    /pg_advisory_xact_lock\(\$1, hashtext|^DELETE FROM checkpoint|^WITH gone_checkpoints|^UPDATE checkpoints|^SELECT checkpoint_id, parent/,
   ],
   ["checkpointer reads", /^select thread_id, checkpoint|large_values/],
 ];
