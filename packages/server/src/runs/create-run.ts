@@ -68,7 +68,6 @@ export async function createRun(
     thread = created.thread;
     madeThread = created.created;
   }
-  await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
 
   const at = new Date().toISOString();
   const run: RunRecord = {
@@ -96,7 +95,11 @@ export async function createRun(
   }
   for (const old of superseded)
     context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
-  await context.threads.patch(id, { status: "busy" });
+  // The thread names the graph and assistant of its latest accepted run, and is busy with it.
+  await context.threads.patch(id, {
+    metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id },
+    status: "busy",
+  });
   context.queue.notify();
   return { run, request };
 }

@@ -48,6 +48,7 @@ export interface PostgresRunQueue extends RunQueue {
   /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
   fence(runId: string): () => Promise<boolean>;
   fenceCondition(runId: string): { sql: string; params: unknown[] } | undefined;
+  owned(runId: string): Promise<RunRecord | null>;
   close(): void;
 }
 
@@ -185,6 +186,15 @@ export function createPostgresRunQueue(
         const owned = await pool.query(`SELECT 1 WHERE ${OWNED}`, [runId, token]);
         return (owned.rowCount ?? 0) > 0;
       };
+    },
+    async owned(runId) {
+      const token = tokens.get(runId);
+      if (!token) return null;
+      const result = await pool.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'`,
+        [runId, token],
+      );
+      return result.rows[0] ? toRun(result.rows[0]) : null;
     },
     fenceCondition(runId) {
       const token = tokens.get(runId);

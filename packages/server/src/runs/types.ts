@@ -204,6 +204,8 @@ export interface RunQueue {
    * Undefined when this process holds no claim of `runId`.
    */
   fenceCondition?(runId: string): { sql: string; params: unknown[] } | undefined;
+  /** Shared queues only: the run as stored while this claim still owns it, else null (the fence and a read in one). */
+  owned?(runId: string): Promise<RunRecord | null>;
   /** Runs left `running` by a process that died: back to pending so they resume. Returns them. */
   recover(): Promise<RunRecord[]>;
 }

@@ -206,8 +206,14 @@ export function createWorker(deps: WorkerDeps) {
       release = await deps.threadLease?.(run.thread_id, controller.signal);
       if (fence) {
         // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
-        await holdOrStop();
-        const fresh = await runs.get(run.run_id);
+        let fresh: RunRecord | null;
+        if (queue.owned) {
+          fresh = await queue.owned(run.run_id);
+          if (!fresh) throw lose();
+        } else {
+          await holdOrStop();
+          fresh = await runs.get(run.run_id);
+        }
         if (fresh?.kwargs.start_checkpoint_id !== undefined)
           kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
         if (fresh?.kwargs.input_consumed) kwargs.input_consumed = true;
