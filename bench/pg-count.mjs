@@ -13,7 +13,7 @@ if (file) {
   let statements = [];
   pg.Client.prototype.query = function (config, ...rest) {
     const text = typeof config === "string" ? config : (config?.text ?? String(config?.name ?? "?"));
-    statements.push(text.replace(/\s+/g, " ").trim().slice(0, 120));
+    statements.push(text.replace(/\s+/g, " ").trim().slice(0, 300));
     return original.call(this, config, ...rest);
   };
   process.on("SIGUSR2", () => {

@@ -10,10 +10,9 @@
  * its search index, thread leases, the server's threads, runs and run events, large checkpoint values) so one number says where a
  * database is.
  */
-import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { ConfigError, HarnessError } from "../errors.js";
-import { createPostgresSaver } from "./postgres-large-values.js";
+import { createPostgresSaver, type LeanPostgresSaver } from "./postgres-saver.js";
 
 /** Any number the advisory lock of DeerFlow.ts migrations can be told apart by ("DFTS" in ASCII). */
 const MIGRATION_LOCK = 0x44465453;
@@ -291,7 +290,7 @@ export function redact(url: string): string {
 export interface PostgresDatabase {
   url: string;
   pool: pg.Pool;
-  saver: PostgresSaver;
+  saver: LeanPostgresSaver;
   /** True when a trivial query answers within a few seconds. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;
@@ -368,7 +367,7 @@ export async function openPostgresDatabase(
  * Applies the pending migrations under an advisory lock (concurrent starts wait for each other) and
  * returns the versions applied. Refuses a database whose version is newer than this build's.
  */
-export async function migrate(pool: pg.Pool, saver?: PostgresSaver): Promise<number[]> {
+export async function migrate(pool: pg.Pool, saver?: { setup(): Promise<void> }): Promise<number[]> {
   const client = await pool.connect();
   const applied: number[] = [];
   try {

@@ -7,10 +7,8 @@
  * collects only values no checkpoint or pending write refers to that were not used for an hour, so a
  * checkpoint another process is writing at that moment never loses its value.
  */
-import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { createLargeValueSerde, type LargeValueTable } from "./large-values.js";
+import type { LargeValueTable } from "./large-values.js";
 
 /** The `large_values` table of a migrated database (an unmigrated one reads as holding nothing). */
 export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
@@ -37,38 +35,6 @@ export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
       }
     },
   };
-}
-
-/**
- * The Postgres checkpointer with long strings stored once. Metadata keeps the plain serializer: it
- * goes into a JSONB column, which cannot hold the reference's NUL character.
- *
- * @example
- * const saver = createPostgresSaver(pool);
- */
-export function createPostgresSaver(pool: pg.Pool): PostgresSaver {
-  const plain = new JsonPlusSerializer();
-  let lastVersion = 0;
-  class LeanPostgresSaver extends PostgresSaver {
-    protected override async _dumpMetadata(metadata: Parameters<PostgresSaver["_dumpMetadata"]>[0]) {
-      const [, data] = await plain.dumpsTyped(metadata);
-      return JSON.parse(new TextDecoder().decode(data).replace(/\0/g, ""));
-    }
-
-    /**
-     * Channel versions unique across a thread's branches. The inherited ones count 1, 2, 3 along each
-     * branch, so two branches forked from one checkpoint (a regenerate, an edit) mint the same version
-     * of a channel, and `checkpoint_blobs` (keyed by version, insert-or-ignore) keeps the first branch's
-     * value for both: a regenerated answer read back as the one it replaced (langgraphjs#1812). A version
-     * is one past the previous at least, and at least the time in microseconds: still a number, so the
-     * versions of threads written before compare as they did.
-     */
-    override getNextVersion(current: number | undefined): number {
-      lastVersion = Math.max(lastVersion + 1, (current ?? 0) + 1, Date.now() * 1000);
-      return lastVersion;
-    }
-  }
-  return new LeanPostgresSaver(pool, createLargeValueSerde(postgresLargeValues(pool)));
 }
 
 /**

@@ -6,10 +6,10 @@
  * That checkpointer stores channel values apart from checkpoints: `checkpoint_blobs` holds one row per
  * channel version, and a checkpoint names the versions it sees in `checkpoint.channel_versions`. So a
  * prune deletes the dropped checkpoints and their pending writes, re-points the kept ones whose parent
- * went, then deletes the blobs no remaining checkpoint of the thread names. One transaction per thread, holding a per-thread advisory lock so two
- * pruners of the same thread (two servers, a CLI prune beside a worker) take turns. Postgres reuses the
- * freed space itself (autovacuum), so there is no vacuum step; the report counts the bytes the deleted
- * rows took (`pg_column_size`).
+ * went and deletes the blobs no remaining checkpoint of the thread names, all in one statement. One
+ * transaction per thread, holding a per-thread advisory lock so two pruners of the same thread (two
+ * servers, a CLI prune beside a worker) take turns. Postgres reuses the freed space itself (autovacuum),
+ * so there is no vacuum step; the report counts the bytes the deleted rows took (`pg_column_size`).
  */
 import type pg from "pg";
 import { type CheckpointPruner, type PruneReport, planPrune, type RetentionPolicy } from "./retention.js";
@@ -59,38 +59,30 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
   const { keep, relink } = planPrune(rows.rows, policy);
   const drop = rows.rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
   if (drop.length === 0) return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
-  const sized = async (sql: string, params: unknown[]) => {
-    const result = await client.query<{ size: number }>(sql, params);
-    return { count: result.rowCount ?? 0, bytes: result.rows.reduce((sum, row) => sum + Number(row.size), 0) };
-  };
-  const checkpoints = await sized(
-    "DELETE FROM checkpoints c WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2) RETURNING pg_column_size(c.*) AS size",
-    [threadId, drop],
+  // One statement: every part reads the snapshot from before it, so the blobs still named are those of
+  // the checkpoints not dropped.
+  const result = await client.query<{ checkpoints: number; writes: number; blobs: number; bytes: number }>(
+    `WITH gone_checkpoints AS (
+       DELETE FROM checkpoints c WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2)
+       RETURNING pg_column_size(c.*) AS size
+     ), gone_writes AS (
+       DELETE FROM checkpoint_writes w WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2)
+       RETURNING pg_column_size(w.*) AS size
+     ), relinked AS (
+       UPDATE checkpoints c SET parent_checkpoint_id = v.parent FROM unnest($3::text[], $4::text[]) AS v(id, parent)
+       WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND c.checkpoint_id = v.id
+     ), gone_blobs AS (
+       DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND b.checkpoint_ns = ''
+         AND (b.channel, b.version) NOT IN (
+           SELECT v.key, v.value FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v
+           WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND c.checkpoint_id <> ALL($2) AND v.value IS NOT NULL)
+       RETURNING pg_column_size(b.*) AS size
+     )
+     SELECT (SELECT count(*) FROM gone_checkpoints)::int AS checkpoints, (SELECT count(*) FROM gone_writes)::int AS writes,
+       (SELECT count(*) FROM gone_blobs)::int AS blobs,
+       (SELECT COALESCE(sum(size), 0) FROM (SELECT size FROM gone_checkpoints UNION ALL SELECT size FROM gone_writes
+         UNION ALL SELECT size FROM gone_blobs) gone)::float8 AS bytes`,
+    [threadId, drop, [...relink.keys()], [...relink.values()]],
   );
-  const writes = await sized(
-    "DELETE FROM checkpoint_writes w WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2) RETURNING pg_column_size(w.*) AS size",
-    [threadId, drop],
-  );
-  await client.query(
-    `UPDATE checkpoints c SET parent_checkpoint_id = v.parent FROM unnest($2::text[], $3::text[]) AS v(id, parent)
-     WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND c.checkpoint_id = v.id`,
-    [threadId, [...relink.keys()], [...relink.values()]],
-  );
-  // A blob is one channel's value at one version; it goes once no remaining checkpoint names that version.
-  // NOT IN over the named versions is one hashed set, so a long thread costs checkpoints + blobs, not their product.
-  const blobs = await sized(
-    `DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1 AND b.checkpoint_ns = ''
-       AND (b.channel, b.version) NOT IN (
-         SELECT v.key, v.value FROM checkpoints c, jsonb_each_text(c.checkpoint -> 'channel_versions') v
-         WHERE c.thread_id = $1 AND c.checkpoint_ns = '' AND v.value IS NOT NULL)
-     RETURNING pg_column_size(b.*) AS size`,
-    [threadId],
-  );
-  return {
-    threads: 1,
-    checkpoints: checkpoints.count,
-    writes: writes.count,
-    blobs: blobs.count,
-    bytes: checkpoints.bytes + writes.bytes + blobs.bytes,
-  };
+  return { threads: 1, ...result.rows[0]! };
 }

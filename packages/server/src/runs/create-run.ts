@@ -15,7 +15,7 @@ import { type Caller, owns } from "../auth/caller.js";
 import { reservationAllows } from "../auth/thread-guard.js";
 import { admitRun } from "../auth/quotas.js";
 import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
-import { ensureMetadata } from "./worker.js";
+import { appendMetadata, ensureMetadata } from "./worker.js";
 import { checkWebhookUrl } from "../webhooks/deliveries.js";
 
 /** Statuses after which a run is over. */
@@ -74,7 +74,6 @@ export async function createRun(
     thread = created.thread;
     madeThread = created.created;
   }
-  await context.threads.patch(id, { metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id } });
 
   const at = new Date().toISOString();
   const run: RunRecord = {
@@ -88,7 +87,10 @@ export async function createRun(
     multitask_strategy: request.multitask_strategy ?? "reject",
     kwargs,
   };
-  await ensureMetadata(context.events, run, 1);
+  // A run id made here is new, so its log cannot exist yet; a given one (a cron's firing, retried after a
+  // crash) may already have its metadata.
+  if (ids.runId) await ensureMetadata(context.events, run, 1);
+  else await appendMetadata(context.events, run, 1);
   // Recorded before the run exists, so no crash can leave a webhook run without its delivery.
   if (request.webhook) await context.deliveries.expect(run.run_id, request.webhook);
   let superseded: RunRecord[];
@@ -104,7 +106,11 @@ export async function createRun(
   }
   for (const old of superseded)
     context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
-  await context.threads.patch(id, { status: "busy" });
+  // The thread names the graph and assistant of its latest accepted run, and is busy with it.
+  await context.threads.patch(id, {
+    metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id },
+    status: "busy",
+  });
   context.queue.notify();
   if (kwargs.not_before) wakeAt(context, Date.parse(kwargs.not_before));
   return { run, request };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { openPostgresDatabase } from "@deerflow/harness";
 import { testDatabase } from "@deerflow/harness/testing";
+import pg from "pg";
 import { createPostgresEventLog } from "./postgres-event-log.js";
 import { createNotifier } from "./postgres-notify.js";
 import type { GapEvent, StreamEvent } from "./types.js";
@@ -123,4 +124,48 @@ test("postgres log: a cursor at or past the end of a finished run's log gets tha
   for (const cursor of [end.id, String(Number(end.id) + 1), "999999999999", null]) {
     assert.deepEqual(await read(log.follow("r", cursor, signal)), [end], `${cursor}`);
   }
+});
+
+test("postgres log: a follower in another process takes rows from their notifications, and reads the table only for a row too big for one", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  await notifier.ready;
+  const writer = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
+  // No polling during the test: every read below is one the follower chose.
+  const other = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000, pollMs: 600_000 });
+  t.after(async () => {
+    await writer.close();
+    await other.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  await writer.append("r", "metadata", "{}");
+  const reads: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    const text = typeof config === "string" ? config : String((config as { text?: string }).text);
+    if (/^SELECT t\.through/.test(text.trim())) reads.push(text);
+    return (original as (...args: unknown[]) => unknown).call(this, config, ...rest);
+  } as typeof original;
+  t.after(() => {
+    pg.Client.prototype.query = original;
+  });
+  const big = JSON.stringify("x".repeat(10_000));
+  const follower = other.follow("r", "-1", new AbortController().signal)[Symbol.asyncIterator]();
+  // The follower's first read is done once it has the metadata; what follows reaches it as notifications.
+  const first = (await follower.next()).value as StreamEvent;
+  for (let index = 0; index < 5; index++) await writer.append("r", "values", String(index));
+  await writer.append("r", "values", big);
+  await writer.append("r", "values", "5");
+  await writer.end("r");
+  const events = [first, ...((await read({ [Symbol.asyncIterator]: () => follower })) as StreamEvent[])];
+  assert.deepEqual(
+    events.map((event) => event.data),
+    ["{}", "0", "1", "2", "3", "4", big, "5", "null"],
+    "every event once, in order",
+  );
+  assert.equal(reads.length, 2, "the first read, then one for the row whose events did not fit in its notification");
 });

@@ -5,8 +5,12 @@
  * `coalesceMs` and go out together, so a long answer is a handful of rows, not one per token; every
  * other event flushes the batch at once, keeping order. A row's id comes from a sequence and an event's
  * id is `row id × 10000 + its index in the row`, so ids grow across rows and a cursor names one event.
- * After a write, a NOTIFY carries only the run id; followers re-read the table from their cursor (and
- * poll every second if notifications are down). Rows are pruned `retentionMs` after the run's `end`.
+ * A row's INSERT sends its NOTIFY in the same statement: the run id, the row's id, the id of the run's
+ * row before it and, when they fit in a notification, the row's events. A follower that has read
+ * through that previous row takes the events from the notification (in the writer's own process, from
+ * the writer directly); otherwise (events too big, a row it has not seen, a dropped log) it re-reads the
+ * table from its cursor, and it polls every second if notifications are down. Rows are pruned
+ * `retentionMs` after the run's `end`.
  *
  * A run keeps at most `maxEvents` events, as with the in-memory log: past it, the oldest rows go (whole
  * rows, so a little under the cap may stay; the newest row, which holds `end`, never goes) and
@@ -21,7 +25,61 @@ const PER_ROW = 10_000;
 /** Events small and frequent enough to coalesce. */
 const COALESCED = /^(messages|events)(\||$)/;
 
-interface Buffer {
+/** Events of a row carried in its notification at most (a notification holds under 8000 bytes). */
+const NOTIFIED_BYTES = 7000;
+
+/** A row as followers are told of it; `events` is missing when they did not fit in the notification. */
+interface NotifiedRow {
+  id: number;
+  /** The run's row before it, null for its first. */
+  prev: number | null;
+  events?: [string, string][];
+}
+
+/**
+ * Inserts a row and notifies followers in one statement; returns its id, the run's previous row id and
+ * (`counted`) the number of events the run held before it.
+ */
+function insertSql(counted: boolean): string {
+  return `WITH written AS (
+  INSERT INTO run_events (run_id, events, is_end) VALUES ($1, $2::text::jsonb, $3) RETURNING id
+), before AS (
+  SELECT max(id) AS prev${counted ? ", COALESCE(sum(jsonb_array_length(events)), 0) AS n" : ""} FROM run_events WHERE run_id = $1
+)
+SELECT w.id, b.prev${counted ? ", b.n" : ""}, pg_notify($4, concat_ws(' ', $1, w.id, COALESCE(b.prev::text, '-'), CASE WHEN $5::boolean THEN $2 END))
+FROM written w, before b`;
+}
+/** Prepared (named) statements: parsed and planned once per connection, not for every row. */
+const INSERT_ROW = { name: "deerflow_event_row", text: insertSql(false) };
+const INSERT_COUNTED_ROW = { name: "deerflow_event_row_counted", text: insertSql(true) };
+
+/** The row a notification's payload (`run id`, then `row id`, `previous row id or -`, `events JSON`) describes. */
+function notifiedRow(rest: string): NotifiedRow | undefined {
+  const [id, prev] = rest.split(" ", 2);
+  if (!id || !prev) return undefined;
+  const json = rest.slice(id.length + prev.length + 2);
+  try {
+    return {
+      id: Number(id),
+      prev: prev === "-" ? null : Number(prev),
+      events: json ? (JSON.parse(json) as [string, string][]) : undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The events of row `id` whose ids come after `cursor`. */
+function eventsAfter(id: number, events: readonly [string, string][], cursor: number): StreamEvent[] {
+  const base = id * PER_ROW;
+  const out: StreamEvent[] = [];
+  events.forEach(([event, data], index) => {
+    if (base + index > cursor) out.push({ id: String(base + index), event, data });
+  });
+  return out;
+}
+
+interface RunBuffer {
   events: [string, string][];
   timer?: NodeJS.Timeout;
   /** The chain of flushes of this run, so rows are written in order. */
@@ -48,17 +106,22 @@ export function createPostgresEventLog(
   const coalesceMs = options.coalesceMs ?? 25;
   const pollMs = options.pollMs ?? 1000;
   const maxEvents = options.maxEvents ?? 20_000;
-  const buffers = new Map<string, Buffer>();
+  const buffers = new Map<string, RunBuffer>();
   /** Events this process believes a run holds (read once from the table, then counted as rows are written). */
   const counts = new Map<string, number>();
   const ended = new Set<string>();
-  const wakers = new Map<string, Set<() => void>>();
-  const wake = (runId: string) => {
-    for (const fn of [...(wakers.get(runId) ?? [])]) fn();
+  const wakers = new Map<string, Set<(row?: NotifiedRow) => void>>();
+  /** Tells the run's followers here of a new row (or, without one, to re-read). */
+  const wake = (runId: string, row?: NotifiedRow) => {
+    for (const fn of [...(wakers.get(runId) ?? [])]) fn(row);
   };
-  const unlisten = notifier.on(CHANNELS.events, (runId) => wake(runId));
+  const unlisten = notifier.on(CHANNELS.events, (payload) => {
+    const space = payload.indexOf(" ");
+    const runId = space < 0 ? payload : payload.slice(0, space);
+    if (wakers.has(runId)) wake(runId, space < 0 ? undefined : notifiedRow(payload.slice(space + 1)));
+  });
 
-  const bufferOf = (runId: string): Buffer => {
+  const bufferOf = (runId: string): RunBuffer => {
     let buffer = buffers.get(runId);
     if (!buffer) buffers.set(runId, (buffer = { events: [], chain: Promise.resolve() }));
     return buffer;
@@ -72,30 +135,28 @@ export function createPostgresEventLog(
     const batch = buffer.events.splice(0);
     if (batch.length === 0) return buffer.chain;
     buffer.chain = buffer.chain.then(async () => {
-      let count =
-        counts.get(runId) ??
-        Number(
-          (
-            await pool.query(
-              "SELECT COALESCE(sum(jsonb_array_length(events)), 0) AS n FROM run_events WHERE run_id = $1",
-              [runId],
-            )
-          ).rows[0].n,
-        );
+      let count = counts.get(runId);
       for (let start = 0; start < batch.length; start += PER_ROW) {
         const part = batch.slice(start, start + PER_ROW);
-        await pool.query("INSERT INTO run_events (run_id, events, is_end) VALUES ($1, $2::jsonb, $3)", [
-          runId,
-          JSON.stringify(part),
-          isEnd && start + PER_ROW >= batch.length,
-        ]);
-        count += part.length;
+        const json = JSON.stringify(part);
+        const result = await pool.query<{ id: string; prev: string | null; n?: string }>({
+          ...(count === undefined ? INSERT_COUNTED_ROW : INSERT_ROW),
+          values: [
+            runId,
+            json,
+            isEnd && start + PER_ROW >= batch.length,
+            CHANNELS.events,
+            Buffer.byteLength(json) <= NOTIFIED_BYTES,
+          ],
+        });
+        const row = result.rows[0]!;
+        count = (count ?? Number(row.n)) + part.length;
+        wake(runId, { id: Number(row.id), prev: row.prev === null ? null : Number(row.prev), events: part });
       }
-      if (count > maxEvents) count -= await trim(runId);
+      let total = count ?? 0;
+      if (total > maxEvents) total -= await trim(runId);
       if (isEnd) counts.delete(runId);
-      else counts.set(runId, count);
-      wake(runId);
-      await notifier.notify(CHANNELS.events, runId).catch(() => {});
+      else counts.set(runId, total);
     });
     const written = buffer.chain;
     // A failed write must not block the run's later writes; the caller that awaited it sees the error.
@@ -123,11 +184,14 @@ export function createPostgresEventLog(
     return result.rows[0]?.dropped ?? 0;
   };
 
-  /** Events after the cursor, the number of rows they came from, and the last event id trimmed away (if any). */
+  /**
+   * Events after the cursor, the number of rows they came from, the id of the last of those rows (null
+   * without one) and the last event id trimmed away (if any).
+   */
   const read = async (
     runId: string,
     cursor: number,
-  ): Promise<{ events: StreamEvent[]; rows: number; trimmedThrough: number | null }> => {
+  ): Promise<{ events: StreamEvent[]; rows: number; lastRow: number | null; trimmedThrough: number | null }> => {
     const result = await pool.query<{ through: string | null; id: string | null; events: [string, string][] | null }>(
       `SELECT t.through, r.id, r.events FROM (SELECT 1) one
        LEFT JOIN run_event_trims t ON t.run_id = $1
@@ -137,16 +201,37 @@ export function createPostgresEventLog(
     );
     const events: StreamEvent[] = [];
     let rows = 0;
+    let lastRow: number | null = null;
     for (const row of result.rows) {
       if (row.id === null || !row.events) continue;
       rows += 1;
-      const base = Number(row.id) * PER_ROW;
-      row.events.forEach(([event, data], index) => {
-        if (base + index > cursor) events.push({ id: String(base + index), event, data });
-      });
+      lastRow = Number(row.id);
+      events.push(...eventsAfter(lastRow, row.events, cursor));
     }
     const through = result.rows[0]?.through;
-    return { events, rows, trimmedThrough: through === null || through === undefined ? null : Number(through) };
+    return {
+      events,
+      rows,
+      lastRow,
+      trimmedThrough: through === null || through === undefined ? null : Number(through),
+    };
+  };
+
+  /** Where a run's log stands: the id of its last event and of its `end` (null before it); null without a log. */
+  const startOf = async (runId: string): Promise<{ last: number; end: number | null } | null> => {
+    const result = await pool.query<{ last_id: string | null; last_n: number; end_id: string | null; end_n: number }>(
+      `SELECT l.id AS last_id, jsonb_array_length(l.events) AS last_n, e.id AS end_id, jsonb_array_length(e.events) AS end_n
+       FROM (SELECT 1) one
+       LEFT JOIN LATERAL (SELECT id, events FROM run_events WHERE run_id = $1 ORDER BY id DESC LIMIT 1) l ON true
+       LEFT JOIN LATERAL (SELECT id, events FROM run_events WHERE run_id = $1 AND is_end LIMIT 1) e ON true`,
+      [runId],
+    );
+    const row = result.rows[0];
+    if (!row || row.last_id === null) return null;
+    return {
+      last: Number(row.last_id) * PER_ROW + row.last_n - 1,
+      end: row.end_id === null ? null : Number(row.end_id) * PER_ROW + row.end_n - 1,
+    };
   };
 
   const pruneTimer = setInterval(
@@ -195,72 +280,98 @@ export function createPostgresEventLog(
       await notifier.notify(CHANNELS.events, runId).catch(() => {});
     },
     async *follow(runId: string, after: string | null, signal: AbortSignal): AsyncGenerator<StreamEvent | GapEvent> {
-      if (!(await log.has(runId))) return;
-      let cursor: number;
-      if (after === null) {
-        const last = await pool.query<{ id: string; n: number }>(
-          "SELECT id, jsonb_array_length(events) AS n FROM run_events WHERE run_id = $1 ORDER BY id DESC LIMIT 1",
-          [runId],
-        );
-        cursor = last.rows[0] ? Number(last.rows[0].id) * PER_ROW + last.rows[0].n - 1 : 0;
-      } else {
-        cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
-        if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
-      }
-      const end = await pool.query<{ id: string; n: number }>(
-        "SELECT id, jsonb_array_length(events) AS n FROM run_events WHERE run_id = $1 AND is_end LIMIT 1",
-        [runId],
-      );
-      const endId = end.rows[0] ? Number(end.rows[0].id) * PER_ROW + end.rows[0].n - 1 : null;
-      if (endId !== null && cursor >= endId) {
-        // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
-        yield { id: String(endId), event: "end", data: "null" };
-        return;
-      }
-      // From the start ("-1") reading begins at the oldest kept event; from an id, or once following, a
-      // cursor older than the last trimmed event has missed events.
-      let strict = after !== null && after !== "-1";
-      let seen = false;
-      while (!signal.aborted) {
-        // Subscribe before reading so a write between the read and the wait is not missed.
-        let woken!: () => void;
-        const wokenUp = new Promise<void>((resolve) => (woken = resolve));
-        let set = wakers.get(runId);
-        if (!set) wakers.set(runId, (set = new Set()));
-        set.add(woken);
-        try {
-          const { events, rows, trimmedThrough } = await read(runId, cursor);
-          if (rows > 0) seen = true;
-          if (trimmedThrough !== null && cursor < trimmedThrough && (strict || cursor > 0)) {
-            yield {
-              gap: {
-                code: "stream_replay_gap",
-                run_id: runId,
-                requested_event_id: String(cursor),
-                earliest_available_event_id: events[0]?.id ?? null,
-                latest_available_event_id: events.at(-1)?.id ?? null,
-                recovery: "reload_durable_state",
-              },
-            };
-            return;
-          }
-          strict = true;
-          for (const event of events) {
-            cursor = Number(event.id);
-            yield event;
-            if (event.event === "end") return;
-          }
-          // The log was dropped (deleted thread, rejected run): nothing more will come.
-          if (rows === 0 && (seen || !(await log.has(runId)))) return;
-          const timer = new Promise<void>((resolve) => setTimeout(resolve, pollMs).unref());
-          const aborted = new Promise<void>((resolve) =>
-            signal.addEventListener("abort", () => resolve(), { once: true }),
-          );
-          await Promise.race([wokenUp, timer, aborted]);
-        } finally {
-          set.delete(woken);
-          if (set.size === 0) wakers.delete(runId);
+      // Rows this process writes or is told of, from before the first read on, so none is missed.
+      const inbox: (NotifiedRow | undefined)[] = [];
+      let ring = () => {};
+      const listener = (row?: NotifiedRow) => {
+        inbox.push(row);
+        ring();
+      };
+      const onAbort = () => ring();
+      signal.addEventListener("abort", onAbort, { once: true });
+      let set = wakers.get(runId);
+      if (!set) wakers.set(runId, (set = new Set()));
+      set.add(listener);
+      try {
+        // Events still buffered here count as a log, as for `has`.
+        const start =
+          (await startOf(runId)) ?? ((buffers.get(runId)?.events.length ?? 0) > 0 ? { last: 0, end: null } : null);
+        if (!start) return;
+        let cursor: number;
+        if (after === null) cursor = start.last;
+        else {
+          cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
+          if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
         }
+        if (start.end !== null && cursor >= start.end) {
+          // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
+          yield { id: String(start.end), event: "end", data: "null" };
+          return;
+        }
+        // From the start ("-1") reading begins at the oldest kept event; from an id, or once following, a
+        // cursor older than the last trimmed event has missed events.
+        let strict = after !== null && after !== "-1";
+        let seen = false;
+        /** The run's row read through last (every event of it seen), when known. */
+        let lastRow: number | null = null;
+        let mustRead = true;
+        while (!signal.aborted) {
+          if (mustRead) {
+            mustRead = false;
+            const { events, rows, trimmedThrough, lastRow: readThrough } = await read(runId, cursor);
+            lastRow = readThrough;
+            if (rows > 0) seen = true;
+            if (trimmedThrough !== null && cursor < trimmedThrough && (strict || cursor > 0)) {
+              yield {
+                gap: {
+                  code: "stream_replay_gap",
+                  run_id: runId,
+                  requested_event_id: String(cursor),
+                  earliest_available_event_id: events[0]?.id ?? null,
+                  latest_available_event_id: events.at(-1)?.id ?? null,
+                  recovery: "reload_durable_state",
+                },
+              };
+              return;
+            }
+            strict = true;
+            for (const event of events) {
+              cursor = Number(event.id);
+              yield event;
+              if (event.event === "end") return;
+            }
+            // The log was dropped (deleted thread, rejected run): nothing more will come.
+            if (rows === 0 && (seen || !(await log.has(runId)))) return;
+          }
+          // Rows told of that continue what was read are taken as they are; anything else means reading.
+          while (inbox.length > 0 && !mustRead) {
+            const row = inbox.shift();
+            if (row && lastRow !== null && row.id <= lastRow) continue;
+            if (!row?.events || lastRow === null || row.prev !== lastRow) {
+              mustRead = true;
+              break;
+            }
+            lastRow = row.id;
+            for (const event of eventsAfter(row.id, row.events, cursor)) {
+              cursor = Number(event.id);
+              yield event;
+              if (event.event === "end") return;
+            }
+          }
+          if (mustRead || signal.aborted) continue;
+          // No word within the poll interval (notifications down): read anyway.
+          let timer: NodeJS.Timeout | undefined;
+          mustRead = !(await new Promise<boolean>((resolve) => {
+            ring = () => resolve(true);
+            timer = setTimeout(() => resolve(false), pollMs).unref();
+          }));
+          clearTimeout(timer);
+          ring = () => {};
+        }
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+        set.delete(listener);
+        if (set.size === 0) wakers.delete(runId);
       }
     },
     /** Deletes the logs of runs that ended more than the retention time ago; returns how many rows went. */

@@ -10,8 +10,9 @@
  *   thread's last checkpoint (the worker does not send the input again once it was checkpointed). After
  *   `maxAttempts` the run ends with an error instead.
  * - Fencing: a process that is alive but late (a stalled event loop) also loses its runs that way, so
- *   the worker checks its token (`fence`) before every checkpoint and run write and stops at the first
- *   failed check. The token is per claim, so a run this same process claims again is fenced too.
+ *   the worker checks its token (`fence`) before every write of the run and stops at the first failed
+ *   check; checkpoint writes check it inside their own statement (`fenceCondition`), so the check costs
+ *   no round trip. The token is per claim, so a run this same process claims again is fenced too.
  * - Wake-ups and cancels travel over LISTEN/NOTIFY; a cancel is also a durable column, read by the
  *   heartbeat, so it reaches the owner even when a notification is lost.
  */
@@ -22,6 +23,9 @@ import { CHANNELS, type Notifier } from "./postgres-notify.js";
 import { type RunRow, toRun } from "./postgres-store.js";
 import type { CancelAction, RunQueue, RunRecord } from "./types.js";
 import { createWakeups } from "./wakeups.js";
+
+/** The fence: the run ($1) still carries this claim's token ($2) and is running. */
+const OWNED = "EXISTS (SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running')";
 
 const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
@@ -43,6 +47,8 @@ export interface PostgresRunQueue extends RunQueue {
   sweep(): Promise<{ requeued: RunRecord[]; exhausted: RunRecord[] }>;
   /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
   fence(runId: string): () => Promise<boolean>;
+  fenceCondition(runId: string): { sql: string; params: unknown[] } | undefined;
+  owned(runId: string): Promise<RunRecord | null>;
   close(): void;
 }
 
@@ -178,12 +184,22 @@ export function createPostgresRunQueue(
       const token = tokens.get(runId);
       return async () => {
         if (!token) return false;
-        const owned = await pool.query(
-          "SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'",
-          [runId, token],
-        );
+        const owned = await pool.query(`SELECT 1 WHERE ${OWNED}`, [runId, token]);
         return (owned.rowCount ?? 0) > 0;
       };
+    },
+    async owned(runId) {
+      const token = tokens.get(runId);
+      if (!token) return null;
+      const result = await pool.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running'`,
+        [runId, token],
+      );
+      return result.rows[0] ? toRun(result.rows[0]) : null;
+    },
+    fenceCondition(runId) {
+      const token = tokens.get(runId);
+      return token ? { sql: OWNED, params: [runId, token] } : undefined;
     },
     async recover() {
       return (await this.sweep()).requeued;

@@ -202,6 +202,14 @@ export interface RunQueue {
    * the run. The worker calls it before each write so an executor that lost its lease writes nothing.
    */
   fence?(runId: string): () => Promise<boolean>;
+  /**
+   * Shared queues on Postgres: the fence as a SQL condition (over `$1`…`$n`, which are `params`), for a
+   * write that checks it in its own statement (the checkpointer's) instead of calling `fence` first.
+   * Undefined when this process holds no claim of `runId`.
+   */
+  fenceCondition?(runId: string): { sql: string; params: unknown[] } | undefined;
+  /** Shared queues only: the run as stored while this claim still owns it, else null (the fence and a read in one). */
+  owned?(runId: string): Promise<RunRecord | null>;
   /** Runs left `running` by a process that died: back to pending so they resume. Returns them. */
   recover(): Promise<RunRecord[]>;
 }

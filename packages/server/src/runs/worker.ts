@@ -19,12 +19,12 @@
  *
  * Fencing (shared queues): an executor whose lease lapsed may still be running while another process
  * resumes its run. It checks the queue's fence before every checkpoint write (through a checkpointer
- * wrapper handed to the graph) and every write of the run, and stops at the first failed check without
- * settling anything. The new owner reads the run again once it holds the thread, so it continues from
+ * handed to the graph: on Postgres the check is part of each write's statement) and every write of the
+ * run, and stops at the first failed check without settling anything. The new owner reads the run again once it holds the thread, so it continues from
  * what the previous executor recorded (where the run started, whether its input was checkpointed).
  */
 import { randomUUID } from "node:crypto";
-import { describeRunError, type Harness } from "@deerflow/harness";
+import { describeRunError, type Harness, type LeanPostgresSaver, type WriteGuard } from "@deerflow/harness";
 import { type BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import { isDiskFull } from "./disk-full.js";
 import type { SqliteRunStores } from "./sqlite-store.js";
@@ -87,14 +87,18 @@ const MODE_MAP: Record<string, { graph: string; event: string }> = {
   tools: { graph: "tools", event: "tools" },
 };
 
-/** Appends the `metadata` event if the run's log is new (first event of every stream). */
-export async function ensureMetadata(events: EventLog, run: RunRecord, attempt: number): Promise<void> {
-  if (await events.has(run.run_id)) return;
+/** Appends the `metadata` event, the first event of every stream, to a run's new log. */
+export async function appendMetadata(events: EventLog, run: RunRecord, attempt: number): Promise<void> {
   await events.append(
     run.run_id,
     "metadata",
     JSON.stringify({ run_id: run.run_id, thread_id: run.thread_id, attempt }),
   );
+}
+
+/** Appends the `metadata` event if the run's log is new. */
+export async function ensureMetadata(events: EventLog, run: RunRecord, attempt: number): Promise<void> {
+  if (!(await events.has(run.run_id))) await appendMetadata(events, run, attempt);
 }
 
 /** The run settings a backend's services pass through to their worker (`RunServicesOptions` has them). */
@@ -178,13 +182,18 @@ export function createWorker(deps: WorkerDeps) {
       controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
     });
     const fence = queue.fence?.(run.run_id);
+    /** Stops the run as lost; returns the error to throw. */
+    const lose = (): Error => {
+      entry.stop = "lost";
+      controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
+      return controller.signal.reason as Error;
+    };
     /** Throws (and stops the run as lost) when this execution no longer owns the run. */
     const holdOrStop = async () => {
       if (!fence || (await fence())) return;
-      entry.stop = "lost";
-      controller.abort(new Error(`Run ${run.run_id} was taken over by another process.`));
-      throw controller.signal.reason;
+      throw lose();
     };
+    const condition = queue.fenceCondition?.(run.run_id);
     const attempt = (run.kwargs.attempt ?? 0) + 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
     let outcome: "success" | "error" | "cancelled" = "success";
@@ -197,8 +206,14 @@ export function createWorker(deps: WorkerDeps) {
       release = await deps.threadLease?.(run.thread_id, controller.signal);
       if (fence) {
         // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
-        await holdOrStop();
-        const fresh = await runs.get(run.run_id);
+        let fresh: RunRecord | null;
+        if (queue.owned) {
+          fresh = await queue.owned(run.run_id);
+          if (!fresh) throw lose();
+        } else {
+          await holdOrStop();
+          fresh = await runs.get(run.run_id);
+        }
         if (fresh?.kwargs.start_checkpoint_id !== undefined)
           kwargs.start_checkpoint_id ??= fresh.kwargs.start_checkpoint_id;
         if (fresh?.kwargs.input_consumed) kwargs.input_consumed = true;
@@ -235,7 +250,13 @@ export function createWorker(deps: WorkerDeps) {
           : {}),
         // LangGraph's per-call checkpointer key: the harness's own, behind the fence.
         ...(fence && harness.setup.checkpointer
-          ? { __pregel_checkpointer: fencedCheckpointer(harness.setup.checkpointer, holdOrStop) }
+          ? {
+              __pregel_checkpointer: fencedCheckpointer(
+                harness.setup.checkpointer,
+                holdOrStop,
+                condition && { ...condition, lost: lose },
+              ),
+            }
           : {}),
       };
       const streamOptions = {
@@ -456,8 +477,16 @@ export function createWorker(deps: WorkerDeps) {
   };
 }
 
-/** The checkpointer with `check` awaited before each write (a failed check throws instead of writing). */
-function fencedCheckpointer(saver: BaseCheckpointSaver, check: () => Promise<void>): BaseCheckpointSaver {
+/**
+ * The checkpointer whose writes are fenced: the Postgres checkpointer checks `guard` inside each write's
+ * own statement; any other has `check` awaited before each write. A failed check throws instead of writing.
+ */
+function fencedCheckpointer(
+  saver: BaseCheckpointSaver,
+  check: () => Promise<void>,
+  guard: WriteGuard | undefined,
+): BaseCheckpointSaver {
+  if (guard && isGuardable(saver)) return saver.guarded(guard);
   return new Proxy(saver, {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
@@ -471,6 +500,11 @@ function fencedCheckpointer(saver: BaseCheckpointSaver, check: () => Promise<voi
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
+}
+
+/** A checkpointer that can check a condition in its write statements (the harness's Postgres one). */
+function isGuardable(saver: BaseCheckpointSaver): saver is LeanPostgresSaver {
+  return typeof (saver as Partial<LeanPostgresSaver>).guarded === "function";
 }
 
 /** The first line of an error's message. */
