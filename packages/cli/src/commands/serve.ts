@@ -92,6 +92,9 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   const { entry, reason } = harness.defaultModel;
+  // Read before the banner, so the whole banner is printed at once: whoever waits for "listening" sees it all.
+  const crons = await server.context.crons.countActive();
+  const firing = server.context.options.runWorker ? "fired by this process" : "fired by the worker processes";
   process.stdout.write(
     `DeerFlow server listening on ${address.url} (LangGraph API at ${address.url} and ${address.url}/api)\n`,
   );
@@ -111,8 +114,6 @@ export async function main(argv: string[]): Promise<number> {
         : "auth: none (no accounts or API keys; deerflow users add NAME --admin turns accounts on)",
   );
   say(`data: ${harness.home}`);
-  const crons = await server.context.crons.countActive();
-  const firing = server.context.options.runWorker ? "fired by this process" : "fired by the worker processes";
   say(`crons: ${crons} scheduled (${firing}; deerflow cron list shows them)`);
 
   await new Promise<void>((resolve) => {
