@@ -5,11 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
+import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import type { DailyUsage, NewUser, TokenRecord, UserRecord, UserStore } from "./types.js";
 import { tokenFromRow, UserExistsError } from "./types.js";
 
 /** SQLite migrations of the server's own tables, applied once each, in order. */
-const MIGRATIONS: { name: string; sql: string }[] = [
+const MIGRATIONS: SqliteMigration[] = [
   {
     name: "users-1",
     sql: `
@@ -50,25 +51,9 @@ CREATE TABLE IF NOT EXISTS deerflow_usage (
   },
 ];
 
-/** Applies the server's pending SQLite migrations to `db` (also adds `server_threads.owner`). */
+/** Applies the user store's pending SQLite migrations to `db`. */
 export function migrateSqliteUsers(db: Database.Database): void {
-  db.exec("CREATE TABLE IF NOT EXISTS deerflow_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
-  const applied = new Set(
-    db
-      .prepare<[], { name: string }>("SELECT name FROM deerflow_migrations")
-      .all()
-      .map((row) => row.name),
-  );
-  for (const migration of MIGRATIONS) {
-    if (applied.has(migration.name)) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.prepare("INSERT INTO deerflow_migrations (name, applied_at) VALUES (?, ?)").run(
-        migration.name,
-        new Date().toISOString(),
-      );
-    })();
-  }
+  applySqliteMigrations(db, MIGRATIONS);
 }
 
 interface UserRow {
