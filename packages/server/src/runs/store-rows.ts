@@ -84,13 +84,21 @@ export function threadSearchColumns(fields: readonly ThreadField[] | undefined):
   return wanted.map((field) => `"${field}"`).join(", ");
 }
 
-/** The ORDER BY of a thread search: its sort column, then the thread id for ties, both in the one direction. */
-export function threadSearchOrder(query: Pick<ThreadQuery, "sort_by" | "sort_order">): string {
+/**
+ * The ORDER BY of a thread search: its sort column, then the thread id for ties, both in the one direction.
+ * One owner's search leads with the owner column (one value, so the order is the same): Postgres then reads
+ * the page in order from the `(owner, column, thread_id)` index also for the local user's `owner IS NULL`,
+ * which unlike `owner = $1` does not tell its planner the column is fixed.
+ */
+export function threadSearchOrder(query: Pick<ThreadQuery, "sort_by" | "sort_order" | "owner">): string {
   const direction = query.sort_order === "asc" ? "ASC" : "DESC";
   const column = SORTABLE.has(query.sort_by) ? query.sort_by : "created_at";
-  return column === "thread_id"
-    ? `ORDER BY thread_id ${direction}`
-    : `ORDER BY ${column} ${direction}, thread_id ${direction}`;
+  const keys = [
+    ...(query.owner !== undefined ? ["owner"] : []),
+    ...(column === "thread_id" ? [] : [column]),
+    "thread_id",
+  ];
+  return `ORDER BY ${keys.map((key) => `${key} ${direction}`).join(", ")}`;
 }
 
 /** The fields a thread search read (see threadSearchColumns), its JSON columns read by `decode`. */
