@@ -19,12 +19,17 @@ import { median, percentile } from "./measure.js";
 import { type Serve, startServe, stopAll } from "./server-processes.js";
 
 export const PEER_VERSION = "1.5.1";
+/** Searches per server in each round of the search measure (its CPU time is read around them). */
+const SEARCHES_PER_ROUND = 10;
 const UI_MODES = ["values", "messages-tuple", "updates", "custom"] as const;
 
 /** What one server measured; times in ms. */
 export interface PeerSide {
   createMs: number;
   searchMs: number;
+  /** Server CPU (user + system) per call, over all of them: steadier than the wall times on a loaded machine. */
+  createCpuMs: number;
+  searchCpuMs: number;
   cpuPerRunMs: number;
   runs: number;
   failed: number;
@@ -127,6 +132,8 @@ interface Side {
   client: Client;
   creates: number[];
   searches: number[];
+  createCpu: number;
+  searchCpu: number;
   cpu: number;
   runs: number;
   failed: number;
@@ -164,6 +171,8 @@ export async function measurePeer(options: {
       client: new Client({ apiUrl: serve.url }),
       creates: [],
       searches: [],
+      createCpu: 0,
+      searchCpu: 0,
       cpu: 0,
       runs: 0,
       failed: 0,
@@ -180,21 +189,29 @@ export async function measurePeer(options: {
         await sdkRun(s.client, thread.thread_id, "warm");
       }
 
-    // create-thread, 100 at a time per side, alternating; then threads.search over them.
+    // create-thread, 100 at a time per side, alternating; then threads.search over them, 10 at a time.
     for (let done = 0; done < threadCount; done += 100) {
-      for (const s of done % 200 === 0 ? sides : [...sides].reverse())
+      for (const s of done % 200 === 0 ? sides : [...sides].reverse()) {
+        const before = cpuMs(s.serve.child, tick);
         for (let index = 0; index < 100; index += 1) {
           const start = performance.now();
           await s.client.threads.create({ metadata: { bench: "peer", index: done + index } });
           s.creates.push(performance.now() - start);
         }
+        s.createCpu += cpuMs(s.serve.child, tick) - before;
+      }
     }
     for (let round = 0; round < (quick ? 5 : 20); round += 1)
       for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const start = performance.now();
-        const found = await s.client.threads.search({ limit: searchLimit, sortBy: "updated_at", sortOrder: "desc" });
-        s.searches.push(performance.now() - start);
-        if (found.length !== searchLimit) throw new Error(`${s.name}: threads.search returned ${found.length} threads`);
+        const before = cpuMs(s.serve.child, tick);
+        for (let index = 0; index < SEARCHES_PER_ROUND; index += 1) {
+          const start = performance.now();
+          const found = await s.client.threads.search({ limit: searchLimit, sortBy: "updated_at", sortOrder: "desc" });
+          s.searches.push(performance.now() - start);
+          if (found.length !== searchLimit)
+            throw new Error(`${s.name}: threads.search returned ${found.length} threads`);
+        }
+        s.searchCpu += cpuMs(s.serve.child, tick) - before;
       }
     log(`  create-thread and threads.search over ${threadCount} threads measured`);
 
@@ -220,6 +237,8 @@ export async function measurePeer(options: {
     const report = (s: Side): PeerSide => ({
       createMs: median(s.creates),
       searchMs: median(s.searches),
+      createCpuMs: s.createCpu / s.creates.length,
+      searchCpuMs: s.searchCpu / s.searches.length,
       cpuPerRunMs: s.cpu / s.runs,
       runs: s.runs,
       failed: s.failed,
@@ -256,6 +275,8 @@ export function peerTable(report: PeerReport): string {
     }),
     `| \`threads.create\`, median (ms) | ${fmt(ours.createMs, 2)} | ${fmt(peer.createMs, 2)} | ${ratio(ours.createMs, peer.createMs)} |`,
     `| \`threads.search\` over ${report.threads} threads, limit ${report.searchLimit}, median (ms) | ${fmt(ours.searchMs, 2)} | ${fmt(peer.searchMs, 2)} | ${ratio(ours.searchMs, peer.searchMs)} |`,
+    `| Server CPU per \`threads.create\` (ms) | ${fmt(ours.createCpuMs, 2)} | ${fmt(peer.createCpuMs, 2)} | ${ratio(ours.createCpuMs, peer.createCpuMs)} |`,
+    `| Server CPU per \`threads.search\` (ms) | ${fmt(ours.searchCpuMs, 2)} | ${fmt(peer.searchCpuMs, 2)} | ${ratio(ours.searchCpuMs, peer.searchCpuMs)} |`,
     `| Runs, of them failed | ${ours.runs}, ${ours.failed} | ${peer.runs}, ${peer.failed} | |`,
   ];
   return [

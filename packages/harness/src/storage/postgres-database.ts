@@ -238,6 +238,17 @@ CREATE TABLE IF NOT EXISTS deerflow_deliveries (
 CREATE INDEX IF NOT EXISTS deerflow_deliveries_open ON deerflow_deliveries (next_attempt_at) WHERE status = 'waiting';
 `,
   },
+  {
+    version: 8,
+    name: "thread search order indexes",
+    // A user's threads newest first (by creation or by update, the thread id breaking ties) are read from
+    // an index in order, one page at a time; the owner-only index of migration 6 is the prefix of both.
+    sql: `
+CREATE INDEX IF NOT EXISTS server_threads_owner_created ON server_threads (owner, created_at, thread_id);
+CREATE INDEX IF NOT EXISTS server_threads_owner_updated ON server_threads (owner, updated_at, thread_id);
+DROP INDEX IF EXISTS server_threads_owner;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

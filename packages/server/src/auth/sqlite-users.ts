@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { applySqliteMigrations, type SqliteMigration } from "../runs/sqlite-migrations.js";
+import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import type { DailyUsage, NewUser, TokenRecord, UserRecord, UserStore } from "./types.js";
 import { tokenFromRow, UserExistsError } from "./types.js";
 
@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS deerflow_usage (
   },
 ];
 
-/** Applies the server's pending SQLite migrations of the user tables to `db`. */
+/** Applies the user store's pending SQLite migrations to `db`. */
 export function migrateSqliteUsers(db: Database.Database): void {
   applySqliteMigrations(db, MIGRATIONS);
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { contains } from "../runs/sqlite-store.js";
-import { applySqliteMigrations, type SqliteMigration } from "../runs/sqlite-migrations.js";
+import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import { CRON_COLUMNS, type CronRow, cronFromRow, sortColumn } from "./cron-rows.js";
 import type { CronQuery, CronRecord, CronStore } from "./types.js";
 

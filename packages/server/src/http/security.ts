@@ -6,7 +6,7 @@
  * info stay open so load balancers and agent-chat-ui's connection check work without a key.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 
@@ -79,23 +79,32 @@ export function hasOwnBodyLimit(method: string, path: string): boolean {
   return method === "POST" && OWN_LIMIT_ROUTES.some((route) => route.test(path));
 }
 
+/** Methods whose requests carry no body the server reads. */
+const BODILESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /**
  * 413 for bodies over `maxBytes` on every route except the upload routes, whatever the content type.
  * A declared `Content-Length` over the limit is refused before a byte is read; a chunked body is counted
  * as it arrives and refused as soon as it passes the limit, so memory never holds more than `maxBytes`.
+ * The declared length is read from the headers here: the body stays unread, so the route reads it
+ * straight from Node's request instead of through a web `Request` made only for the limit.
  */
 export function requestBodyLimit(maxBytes: number): MiddlewareHandler {
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      c.json(
-        {
-          detail: `Request body is larger than ${maxBytes} bytes (server.max_body_bytes); send less, or raise the limit.`,
-        },
-        413,
-      ),
-  });
-  return async (c, next) => (hasOwnBodyLimit(c.req.method, c.req.path) ? next() : limit(c, next));
+  const tooLarge = (c: Context) =>
+    c.json(
+      {
+        detail: `Request body is larger than ${maxBytes} bytes (server.max_body_bytes); send less, or raise the limit.`,
+      },
+      413,
+    );
+  const counted = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    if (BODILESS_METHODS.has(c.req.method) || hasOwnBodyLimit(c.req.method, c.req.path)) return next();
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && c.req.header("transfer-encoding") === undefined)
+      return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c) : next();
+    return counted(c, next);
+  };
 }
 
 /** The key a request carries (`x-api-key` or `Authorization: Bearer`), if any. */

@@ -15,7 +15,8 @@ import { uuid7 } from "../runs/ids.js";
 import { emptyThreadState, threadState } from "../runs/state.js";
 import { deleteThread, findThread, implicitCreationFile, requireThread, visibleThread } from "../runs/threads.js";
 import { updateThreadValues } from "../runs/update-state.js";
-import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
+import { THREAD_FIELDS } from "../runs/store-rows.js";
+import { type ThreadField, type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -70,7 +71,11 @@ const HistorySchema = z.strictObject({
 });
 const StateAtSchema = z.strictObject({ checkpoint: CheckpointRef, subgraphs: z.boolean().nullish() });
 
-function thread(record: ThreadRecord, fields?: string[] | null): Record<string, unknown> {
+/** The columns a search reads for `select` (every one without it; `config` is always `{}`, not stored). */
+const selectedFields = (select: string[] | null | undefined): ThreadField[] | undefined =>
+  select?.length ? THREAD_FIELDS.filter((field) => select.includes(field)) : undefined;
+
+function thread(record: Partial<ThreadRecord>, fields?: string[] | null): Record<string, unknown> {
   const { owner: _owner, ...shown } = record;
   const full: Record<string, unknown> = { ...shown, config: {} };
   if (!fields?.length) return full;
@@ -123,6 +128,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
       offset: body.offset,
       sort_by: body.sort_by,
       sort_order: body.sort_order,
+      fields: selectedFields(body.select),
     });
     c.header("x-pagination-total", String(total));
     if (body.offset + threads.length < total) c.header("x-pagination-next", String(body.offset + threads.length));

@@ -5,11 +5,20 @@
  * unique index on running runs is what finally makes "one running run per thread" hold. A run with a
  * quota also holds its owner's lock (taken first, so the two locks never wait on each other in a cycle)
  * while the owner's runs are counted and the new one is inserted: a user's last slot goes to one process.
+ * A thread search is one statement: its page in index order with the total counted beside it.
  */
 import { inTransaction as transaction } from "@deerflow/harness";
 import type pg from "pg";
 import type { CheckpointAdmin } from "./worker.js";
-import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
+import {
+  runFromRow,
+  type StoredRunRow,
+  type StoredThreadRow,
+  threadFieldsFromRow,
+  threadFromRow,
+  threadSearchColumns,
+  threadSearchOrder,
+} from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
 import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
@@ -31,12 +40,11 @@ const toThread = (row: StoredThreadRow<unknown>): ThreadRecord => threadFromRow(
 
 const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
-const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
 
 /** The thread store on Postgres. */
 export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
   const filter = (
-    query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">,
+    query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order" | "fields">,
     params: unknown[],
   ): string => {
     const where: string[] = [];
@@ -69,14 +77,17 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
     async search(query) {
       const params: unknown[] = [];
       const where = filter(query, params);
-      const column = SORTABLE.has(query.sort_by) ? query.sort_by : "created_at";
-      const order = query.sort_order === "asc" ? "ASC" : "DESC";
-      const rows = await pool.query(
-        `SELECT *, count(*) OVER () AS total FROM server_threads ${where} ORDER BY ${column} ${order}, thread_id LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
+      // The count is a subquery run once beside the page (not a window over every match), so the page
+      // itself stops after `limit` rows of the index and both come back in one round trip.
+      const result = await pool.query<Partial<StoredThreadRow<unknown>> & { total?: string }>(
+        `SELECT ${threadSearchColumns(query.fields)}, (SELECT count(*) FROM server_threads ${where}) AS total
+         FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
         params,
       );
-      const total = rows.rows[0] ? Number(rows.rows[0].total) : await this.count(query);
-      return { threads: rows.rows.map(toThread), total };
+      const first = result.rows[0];
+      // No row: nothing matches, or the offset is past the end (then the count is asked on its own).
+      const total = first ? Number(first.total) : query.offset === 0 ? 0 : await this.count(query);
+      return { threads: result.rows.map(({ total: _total, ...row }) => threadFieldsFromRow(row, asParsed)), total };
     },
     async count(query) {
       const params: unknown[] = [];

@@ -2,10 +2,21 @@
  * The local ThreadStore and RunStore: two tables in the checkpoint SQLite file, so one file holds a
  * thread's checkpoints, its history archive, its record and its runs, and a backup is one copy. WAL mode
  * lets the checkpointer's connection and this one write side by side. Strategy checks and claims run in
- * transactions, which is what makes "one running run per thread" hold.
+ * transactions, which is what makes "one running run per thread" hold. A thread search filters, sorts and
+ * pages in SQL (metadata and values containment through a JavaScript SQL function) and decodes the JSON of
+ * the returned page only.
  */
 import Database from "better-sqlite3";
-import { runFromRow, type StoredRunRow, type StoredThreadRow, threadFromRow } from "./store-rows.js";
+import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
+import {
+  runFromRow,
+  type StoredRunRow,
+  type StoredThreadRow,
+  threadFieldsFromRow,
+  threadFromRow,
+  threadSearchColumns,
+  threadSearchOrder,
+} from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
 import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
@@ -38,12 +49,34 @@ CREATE INDEX IF NOT EXISTS server_runs_thread ON server_runs (thread_id, seq);
 CREATE INDEX IF NOT EXISTS server_runs_status ON server_runs (status, seq);
 `;
 
+/** Named migrations of the thread tables (after SCHEMA and the owner column); recorded in `deerflow_migrations`. */
+const MIGRATIONS: SqliteMigration[] = [
+  {
+    // A user's threads newest first (the sidebar's and the SDK's default orders) are read from an index in
+    // order, a page at a time; the owner-only index before it is the prefix of both.
+    name: "threads-order-1",
+    sql: `
+CREATE INDEX IF NOT EXISTS server_threads_owner_created ON server_threads (owner, created_at, thread_id);
+CREATE INDEX IF NOT EXISTS server_threads_owner_updated ON server_threads (owner, updated_at, thread_id);
+DROP INDEX IF EXISTS server_threads_owner;
+`,
+  },
+];
+
+/** Most search statements kept compiled (one per shape: filters, order, fields); the cache starts over past it. */
+const MAX_SEARCH_STATEMENTS = 64;
+
+/** The SQL function a search's metadata and values filters call: 1 when JSON text `actual` contains `expected`. */
+const CONTAINS_FUNCTION = "deerflow_json_contains";
+
 type ThreadRow = StoredThreadRow<string>;
+type ThreadFilter = Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order" | "fields">;
 type RunRow = StoredRunRow<string>;
 
 const now = () => new Date().toISOString();
 
 const toThread = (row: ThreadRow) => threadFromRow(row, JSON.parse);
+const toThreadFields = (row: Partial<ThreadRow>) => threadFieldsFromRow(row, JSON.parse);
 const toRun = (row: RunRow) => runFromRow(row, JSON.parse);
 
 /** True when `actual` contains `expected` (JSONB `@>` semantics: objects by key, everything else equal). */
@@ -88,14 +121,29 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   const threadColumns = db.prepare<[], { name: string }>("PRAGMA table_info(server_threads)").all();
   if (!threadColumns.some((column) => column.name === "owner"))
     db.exec("ALTER TABLE server_threads ADD COLUMN owner TEXT");
-  db.exec("CREATE INDEX IF NOT EXISTS server_threads_owner ON server_threads (owner)");
+  applySqliteMigrations(db, MIGRATIONS);
+  db.function(CONTAINS_FUNCTION, { deterministic: true }, (actual, expected) =>
+    contains(JSON.parse(actual as string), JSON.parse(expected as string)) ? 1 : 0,
+  );
 
   const tableExists = (name: string) =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
   const getThread = db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE thread_id = ?");
   const insertThread = db.prepare(
-    'INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?)',
+    `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+     VALUES (?, ?, ?, ?, ?, 'idle', NULL, '{}', NULL, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
+  const searchStatements = new Map<string, Database.Statement<unknown[], unknown>>();
+  /** The statement of `sql`, compiled once per search shape. */
+  const searchStatement = <Row>(sql: string) => {
+    let statement = searchStatements.get(sql);
+    if (!statement) {
+      if (searchStatements.size >= MAX_SEARCH_STATEMENTS) searchStatements.clear();
+      statement = db.prepare(sql);
+      searchStatements.set(sql, statement);
+    }
+    return statement as Database.Statement<unknown[], Row>;
+  };
   const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
   const activeRuns = db.prepare<[string], RunRow>(
     "SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq",
@@ -108,26 +156,42 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
 
   const threads: ThreadStore = {
     async create(threadId, metadata, ifExists, owner = null) {
-      const existing = getThread.get(threadId);
-      if (existing) return { thread: toThread(existing), created: false };
-      const at = now();
-      insertThread.run(threadId, at, at, at, JSON.stringify(metadata), "idle", "{}", owner);
       void ifExists;
-      return { thread: toThread(getThread.get(threadId)!), created: true };
+      const at = now();
+      const text = JSON.stringify(metadata);
+      // One statement for a new thread; its record is what was just written, so it is not read back.
+      if (insertThread.run(threadId, at, at, at, text, owner).changes === 0)
+        return { thread: toThread(getThread.get(threadId)!), created: false };
+      const thread: ThreadRecord = {
+        thread_id: threadId,
+        created_at: at,
+        updated_at: at,
+        state_updated_at: at,
+        metadata: JSON.parse(text) as Record<string, unknown>,
+        status: "idle",
+        values: null,
+        interrupts: {},
+        error: null,
+        owner,
+      };
+      return { thread, created: true };
     },
     async get(threadId) {
       const row = getThread.get(threadId);
       return row ? toThread(row) : null;
     },
     async search(query) {
-      const all = filterThreads(query);
-      const key = query.sort_by;
-      const direction = query.sort_order === "asc" ? 1 : -1;
-      all.sort((a, b) => (a[key] < b[key] ? -direction : a[key] > b[key] ? direction : 0));
-      return { threads: all.slice(query.offset, query.offset + query.limit), total: all.length };
+      const { where, params } = threadFilter(query);
+      const rows = searchStatement<Partial<ThreadRow>>(
+        `SELECT ${threadSearchColumns(query.fields)} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+      ).all(...params, query.limit, query.offset);
+      // A short page that is not past the end tells the total; otherwise it is counted.
+      const pageTellsTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
+      const total = pageTellsTotal ? query.offset + rows.length : countThreads(query);
+      return { threads: rows.map(toThreadFields), total };
     },
     async count(query) {
-      return filterThreads(query).length;
+      return countThreads(query);
     },
     async patch(threadId, patch) {
       const row = getThread.get(threadId);
@@ -166,32 +230,37 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     },
   };
 
-  function filterThreads(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
+  /** The WHERE clause of a thread search or count, and its parameters. */
+  function threadFilter(query: ThreadFilter): { where: string; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];
+    if (query.ids) {
+      where.push("thread_id IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(query.ids));
+    }
     if (query.status) {
       where.push("status = ?");
       params.push(query.status);
     }
-    if (query.owner !== undefined) {
-      if (query.owner === null) where.push("owner IS NULL");
-      else {
-        where.push("owner = ?");
-        params.push(query.owner);
-      }
+    if (query.owner === null) where.push("owner IS NULL");
+    else if (query.owner !== undefined) {
+      where.push("owner = ?");
+      params.push(query.owner);
     }
-    const rows = db
-      .prepare<unknown[], ThreadRow>(
-        `SELECT * FROM server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`,
-      )
-      .all(...params)
-      .map(toThread);
-    return rows.filter(
-      (thread) =>
-        (!query.ids || query.ids.includes(thread.thread_id)) &&
-        (!query.metadata || contains(thread.metadata, query.metadata)) &&
-        (!query.values || contains(thread.values ?? {}, query.values)),
-    );
+    if (query.metadata) {
+      where.push(`${CONTAINS_FUNCTION}(metadata, ?)`);
+      params.push(JSON.stringify(query.metadata));
+    }
+    if (query.values) {
+      where.push(`${CONTAINS_FUNCTION}(COALESCE("values", '{}'), ?)`);
+      params.push(JSON.stringify(query.values));
+    }
+    return { where: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
+  }
+
+  function countThreads(query: ThreadFilter): number {
+    const { where, params } = threadFilter(query);
+    return searchStatement<{ n: number }>(`SELECT count(*) AS n FROM server_threads ${where}`).get(...params)!.n;
   }
 
   /** Checks a run quota and counts the run (the user store's migration made `deerflow_usage`). */

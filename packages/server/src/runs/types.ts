@@ -26,6 +26,9 @@ export interface ThreadRecord {
   owner: string | null;
 }
 
+/** A thread field a search can be asked for (the owner is never sent to clients). */
+export type ThreadField = Exclude<keyof ThreadRecord, "owner">;
+
 /** Thread search filters (all optional), as in `POST /threads/search`. */
 export interface ThreadQuery {
   ids?: string[];
@@ -38,6 +41,8 @@ export interface ThreadQuery {
   offset: number;
   sort_by: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
   sort_order: "asc" | "desc";
+  /** Only these fields of each thread are read (`select`); all but the owner when absent. */
+  fields?: readonly ThreadField[];
 }
 
 /** A change to a thread; `metadata` is merged into the stored metadata. */
@@ -59,7 +64,11 @@ export interface ThreadStore {
     owner?: string | null,
   ): Promise<{ thread: ThreadRecord; created: boolean }>;
   get(threadId: string): Promise<ThreadRecord | null>;
-  search(query: ThreadQuery): Promise<{ threads: ThreadRecord[]; total: number }>;
+  /**
+   * One page of the matching threads, ordered by `sort_by` then thread id (both in `sort_order`), each with
+   * the asked-for `fields` only; `total` counts every match.
+   */
+  search(query: ThreadQuery): Promise<{ threads: Partial<ThreadRecord>[]; total: number }>;
   count(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
   patch(threadId: string, patch: ThreadPatch): Promise<ThreadRecord | null>;
   /** Deletes the thread and its runs (`keepRuns`: only the thread, e.g. a stateless run's temporary thread). */

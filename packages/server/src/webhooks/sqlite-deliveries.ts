@@ -1,7 +1,7 @@
 /** The DeliveryStore in the thread database's SQLite file, beside `server_runs` (one process). */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { applySqliteMigrations, type SqliteMigration } from "../runs/sqlite-migrations.js";
+import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import type { Delivery, DeliveryStore } from "./deliveries.js";
 
 const MIGRATIONS: SqliteMigration[] = [

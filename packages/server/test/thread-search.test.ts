@@ -1,0 +1,166 @@
+/**
+ * `POST /threads/search` over more threads than a page, on SQLite and on Postgres (skipped with the reason
+ * without it): filters, order (ties broken by thread id in the same direction), `offset`, the pagination
+ * headers and `select`. On SQLite, a page is read without decoding the threads outside it, and `select`
+ * reads only the columns it names.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { testDatabase } from "@deerflow/harness/testing";
+import type { Thread } from "@langchain/langgraph-sdk";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+const THREADS = 25;
+/** The five newest threads, given one creation time below, so only the thread id orders them. */
+const TIED = ["t-20", "t-21", "t-22", "t-23", "t-24"];
+const TIE_SQL = (placeholder: (index: number) => string) =>
+  `UPDATE server_threads SET created_at = ${placeholder(1)}, updated_at = ${placeholder(1)}, state_updated_at = ${placeholder(1)} WHERE thread_id IN (${TIED.map((_, index) => placeholder(index + 2)).join(", ")})`;
+/** Writes a time to the TIED threads in the server's database. */
+type Tie = (at: string) => Promise<void>;
+
+/**
+ * Creates the threads (odd ones in group "odd"), ties the five newest (same creation and update time),
+ * then touches three of the even ones (their updated_at moves past the rest).
+ */
+async function seed(t: TestServer, tie: Tie): Promise<void> {
+  for (let index = 0; index < THREADS; index += 1)
+    await t.client.threads.create({
+      threadId: `t-${String(index).padStart(2, "0")}`,
+      metadata: { group: index % 2 === 0 ? "even" : "odd", index },
+    });
+  await tie((await t.client.threads.get("t-20")).created_at);
+  for (const id of ["t-04", "t-00", "t-10"]) await t.client.threads.update(id, { metadata: { touched: true } });
+}
+
+/** The search as raw HTTP: the threads and the pagination headers. */
+async function search(t: TestServer, body: Record<string, unknown>) {
+  const response = await fetch(`${t.url}/threads/search`, { method: "POST", body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.clone().text());
+  return {
+    threads: (await response.json()) as Record<string, unknown>[],
+    total: response.headers.get("x-pagination-total"),
+    next: response.headers.get("x-pagination-next"),
+  };
+}
+
+/** Every thread, read one at a time, ordered by `key` then thread id, newest first. */
+async function expectedOrder(t: TestServer, key: "created_at" | "updated_at", group?: string): Promise<string[]> {
+  const all: Thread[] = [];
+  for (let index = 0; index < THREADS; index += 1)
+    all.push(await t.client.threads.get(`t-${String(index).padStart(2, "0")}`));
+  const compare = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+  return all
+    .filter((thread) => group === undefined || thread.metadata?.group === group)
+    .sort((a, b) => compare(a[key], b[key]) || compare(a.thread_id, b.thread_id))
+    .map((thread) => thread.thread_id);
+}
+
+/** Ties in the SQLite file the server has open (WAL lets a second connection write). */
+const sqliteTie =
+  (t: TestServer): Tie =>
+  async (at) => {
+    const file = new Database(t.harness.setup.store!.file);
+    file.prepare(TIE_SQL(() => "?")).run(at, at, at, ...TIED);
+    file.close();
+  };
+
+async function pagesAndTotals(t: TestServer, tie: Tie): Promise<void> {
+  await seed(t, tie);
+  const byUpdate = await expectedOrder(t, "updated_at");
+  assert.deepEqual(byUpdate.slice(0, 3).sort(), ["t-00", "t-04", "t-10"], "the touched threads come first");
+  assert.deepEqual(byUpdate.slice(3, 8), [...TIED].reverse(), "then the tied ones, by thread id");
+
+  const first = await search(t, { limit: 10, sort_by: "updated_at", sort_order: "desc" });
+  assert.deepEqual(
+    first.threads.map((thread) => thread.thread_id),
+    byUpdate.slice(0, 10),
+  );
+  assert.equal(first.total, String(THREADS));
+  assert.equal(first.next, "10");
+  const last = await search(t, { limit: 10, offset: 20, sort_by: "updated_at", sort_order: "desc" });
+  assert.deepEqual(
+    last.threads.map((thread) => thread.thread_id),
+    byUpdate.slice(20),
+  );
+  assert.equal(last.total, String(THREADS), "a short last page tells the total");
+  assert.equal(last.next, null);
+  const past = await search(t, { limit: 10, offset: 40 });
+  assert.deepEqual(past.threads, []);
+  assert.equal(past.total, String(THREADS), "past the end, the total is still every match");
+
+  const even = await expectedOrder(t, "created_at", "even");
+  const page = await search(t, { metadata: { group: "even" }, limit: 4, offset: 4 });
+  assert.deepEqual(
+    page.threads.map((thread) => thread.thread_id),
+    even.slice(4, 8),
+    "metadata filter, newest created first, second page",
+  );
+  assert.equal(page.total, "13");
+  assert.equal(page.next, "8");
+  const ascending = await search(t, { metadata: { touched: true }, sort_by: "created_at", sort_order: "asc" });
+  assert.deepEqual(
+    ascending.threads.map((thread) => thread.thread_id),
+    ["t-00", "t-04", "t-10"],
+  );
+  const picked = await search(t, { ids: ["t-03", "t-07", "nope"], status: "idle", sort_by: "thread_id" });
+  assert.deepEqual(
+    picked.threads.map((thread) => thread.thread_id),
+    ["t-07", "t-03"],
+  );
+  assert.equal((await search(t, { ids: [] })).total, "0");
+  const selected = await search(t, { select: ["thread_id", "metadata", "config"], limit: 1, sort_by: "thread_id" });
+  assert.deepEqual(selected.threads, [{ thread_id: "t-24", metadata: { group: "even", index: 24 }, config: {} }]);
+  assert.equal(await t.client.threads.count({ metadata: { group: "odd" } }), 12);
+}
+
+test("threads.search on SQLite: pages in order with ties by thread id, totals past the end, filters, select", async () => {
+  const t = await startTestServer();
+  try {
+    await pagesAndTotals(t, sqliteTie(t));
+  } finally {
+    await t.close();
+  }
+});
+
+test("threads.search on Postgres: the same pages, totals, filters and select", async (context) => {
+  const db = await testDatabase();
+  if ("skip" in db) return context.skip(db.skip);
+  const t = await startTestServer({ yaml: `database: {backend: postgres, url: '${db.url}'}` });
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  try {
+    await pagesAndTotals(t, async (at) => {
+      await pool.query(
+        TIE_SQL((index) => `$${index}`),
+        [at, ...TIED],
+      );
+    });
+  } finally {
+    await pool.end();
+    await t.close();
+    await db.drop();
+  }
+});
+
+test("threads.search on SQLite decodes the returned page only, and only the selected columns", async () => {
+  const t = await startTestServer();
+  try {
+    await seed(t, sqliteTie(t));
+    // The oldest thread's cached values become unreadable: only a read of that column decodes them.
+    const file = new Database(t.harness.setup.store!.file);
+    file.prepare(`UPDATE server_threads SET "values" = 'not json' WHERE thread_id = 't-01'`).run();
+    file.close();
+
+    const newest = await search(t, { limit: 5, sort_by: "created_at", sort_order: "desc" });
+    assert.equal(newest.threads.length, 5);
+    assert.equal(newest.total, String(THREADS));
+    const all = await search(t, { limit: 100, select: ["thread_id", "status"] });
+    assert.equal(all.threads.length, THREADS);
+    assert.deepEqual(Object.keys(all.threads[0]!), ["thread_id", "status"]);
+    const broken = await fetch(`${t.url}/threads/search`, { method: "POST", body: JSON.stringify({ limit: 100 }) });
+    assert.equal(broken.status, 500, "reading the broken column still fails (the test's premise)");
+  } finally {
+    await t.close();
+  }
+});
