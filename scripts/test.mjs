@@ -9,7 +9,7 @@
 // dependencies install and the packages build; the web app builds beside the TypeScript packages, and
 // the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
 // file is its own process (run directly: `node --test` adds a relaying process per file), except the
-// harness's short files, which share a few processes (scripts/test-group.mjs: a process's start-up,
+// harness's and the server's short files, which share a few processes (scripts/test-group.mjs: a process's start-up,
 // Node, tsx and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
 // slowest first (times of the last run on this machine, else the list below) so the long files overlap
 // with the many short ones instead of finishing last. A file's output is printed whole when it ends
@@ -51,19 +51,32 @@ const KNOWN_SLOW = {
   "packages/harness/test/storage/postgres-retention.test.ts": 8,
   "packages/web/e2e": 25,
   "packages/cli/test": 15,
+  "packages/server/test/redis-cluster.test.ts": 15,
+  "packages/server/": 4,
   vitest: 30,
 };
 /**
- * The harness's test files expected to take under this many seconds share processes, two groups per
- * runner (see groupJobs); longer files, and those below, run alone.
+ * Test files of these packages expected to take under GROUP_UNDER_SECONDS share processes, `perRunner`
+ * groups per runner (see groupJobs); longer files, and those in RUN_ALONE, run alone. The harness's
+ * groups start while the packages build (its tests import its sources); the server's wait for the build.
  */
+const GROUPED = [
+  { prefix: "packages/harness/", label: "harness", perRunner: 2 },
+  { prefix: "packages/server/", label: "server", perRunner: 1 },
+];
 const GROUP_UNDER_SECONDS = 8;
-const HARNESS_GROUPS_PER_RUNNER = 2;
 const RUN_ALONE = [
   "packages/harness/test/context/long-thread.test.ts",
   // Mock timers, then one setImmediate to let the queue's promises settle: after a file that ran
   // langchain agents in the same process, one turn was not always enough ("threads are debounced separately").
   "packages/harness/src/memory/memory-queue.test.ts",
+  // They set process.env for their servers (restored after); kept apart all the same.
+  "packages/server/test/postgres-fencing.test.ts",
+  "packages/server/test/disk-full.test.ts",
+  // Child processes and signals: not tried in a group.
+  "packages/server/test/hostile-requests.test.ts",
+  "packages/server/test/redis-outage.test.ts",
+  "packages/server/test/serve-command.test.ts",
 ];
 const TIMES_FILE = path.join(root, "node_modules", ".cache", "deerflow-test-times.json");
 
@@ -162,10 +175,10 @@ function fileJob(file) {
 }
 
 /**
- * The harness's short test files, shared out into `count` processes of about equal expected time
- * (scripts/test-group.mjs): most of a short file's time is its process's start-up.
+ * A package's short test files, shared out into `count` processes of about equal expected time
+ * (scripts/test-group.mjs): most of a short file's time is its process's start-up (tsx, langchain).
  */
-function groupJobs(groupFiles, count) {
+function groupJobs(groupFiles, count, label) {
   const groups = Array.from({ length: Math.min(count, groupFiles.length) }, () => ({ files: [], seconds: 0 }));
   const byTime = [...groupFiles].sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
   for (const file of byTime) {
@@ -177,7 +190,7 @@ function groupJobs(groupFiles, count) {
     group.files.length === 1
       ? fileJob(group.files[0])
       : {
-          name: `harness group ${index + 1} of ${groups.length} (${group.files.length} files)`,
+          name: `${label} group ${index + 1} of ${groups.length} (${group.files.length} files)`,
           command: [
             process.execPath,
             "--import",
@@ -187,19 +200,26 @@ function groupJobs(groupFiles, count) {
             ...group.files.sort(),
           ],
           cwd: root,
-          needsBuild: false,
+          needsBuild: fileJob(group.files[0]).needsBuild,
           files: group.files,
           seconds: group.seconds,
         },
   );
 }
 
-const grouped = files.filter(
-  (file) => file.startsWith("packages/harness/") && !RUN_ALONE.includes(file) && expected(file) < GROUP_UNDER_SECONDS,
-);
+const groupOf = (file) =>
+  RUN_ALONE.includes(file) || expected(file) >= GROUP_UNDER_SECONDS
+    ? undefined
+    : GROUPED.find((group) => file.startsWith(group.prefix));
 const jobs = [
-  ...files.filter((file) => !grouped.includes(file)).map(fileJob),
-  ...groupJobs(grouped, HARNESS_GROUPS_PER_RUNNER * concurrency),
+  ...files.filter((file) => !groupOf(file)).map(fileJob),
+  ...GROUPED.flatMap((group) =>
+    groupJobs(
+      files.filter((file) => groupOf(file) === group),
+      group.perRunner * concurrency,
+      group.label,
+    ),
+  ),
 ];
 // The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
 const web = path.join(root, "packages", "web");
