@@ -8,7 +8,9 @@
 // Speed (docs/testing.md, "How long it takes"): the apt installs run in the background while the
 // dependencies install and the packages build; the web app builds beside the TypeScript packages, and
 // the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
-// file is its own process (run directly: `node --test` adds a relaying process per file), started
+// file is its own process (run directly: `node --test` adds a relaying process per file), except the
+// harness's and the server's short files, which share a few processes (scripts/test-group.mjs: a process's start-up,
+// Node, tsx and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
 // slowest first (times of the last run on this machine, else the list below) so the long files overlap
 // with the many short ones instead of finishing last. A file's output is printed whole when it ends
 // (never interleaved), and the run ends with the ten slowest files. DEERFLOW_TEST_CONCURRENCY sets how
@@ -36,10 +38,46 @@ const KNOWN_SLOW = {
   "packages/server/test/provider-dialects.test.ts": 37,
   "packages/server/test/postgres-cluster.test.ts": 35,
   "packages/cli/test/scenarios.test.ts": 30,
+  // The harness's files over GROUP_UNDER_SECONDS, which run alone rather than in a group.
+  "packages/harness/test/model-calls/answers-in-pieces.test.ts": 40,
+  "packages/harness/src/sandbox/command-paths.test.ts": 20,
+  "packages/harness/src/memory/memory-concurrency.test.ts": 16,
+  "packages/harness/test/storage/large-values.test.ts": 14,
+  "packages/harness/src/sandbox/hostile-paths.test.ts": 10,
+  "packages/harness/test/mcp/lead-agent-mcp.test.ts": 10,
+  "packages/harness/src/sandbox/host-bash.test.ts": 10,
+  "packages/harness/src/storage/postgres-thread-lease.test.ts": 9,
+  "packages/harness/src/mcp/mcp-service.test.ts": 8,
+  "packages/harness/test/storage/postgres-retention.test.ts": 8,
   "packages/web/e2e": 25,
   "packages/cli/test": 15,
+  "packages/server/test/redis-cluster.test.ts": 15,
+  "packages/server/": 4,
   vitest: 30,
 };
+/**
+ * Test files of these packages expected to take under GROUP_UNDER_SECONDS share processes, `perRunner`
+ * groups per runner (see groupJobs); longer files, and those in RUN_ALONE, run alone. The harness's
+ * groups start while the packages build (its tests import its sources); the server's wait for the build.
+ */
+const GROUPED = [
+  { prefix: "packages/harness/", label: "harness", perRunner: 2 },
+  { prefix: "packages/server/", label: "server", perRunner: 1 },
+];
+const GROUP_UNDER_SECONDS = 8;
+const RUN_ALONE = [
+  "packages/harness/test/context/long-thread.test.ts",
+  // Mock timers, then one setImmediate to let the queue's promises settle: after a file that ran
+  // langchain agents in the same process, one turn was not always enough ("threads are debounced separately").
+  "packages/harness/src/memory/memory-queue.test.ts",
+  // They set process.env for their servers (restored after); kept apart all the same.
+  "packages/server/test/postgres-fencing.test.ts",
+  "packages/server/test/disk-full.test.ts",
+  // Child processes and signals: not tried in a group.
+  "packages/server/test/hostile-requests.test.ts",
+  "packages/server/test/redis-outage.test.ts",
+  "packages/server/test/serve-command.test.ts",
+];
 const TIMES_FILE = path.join(root, "node_modules", ".cache", "deerflow-test-times.json");
 
 /** Runs a command in the background, keeping what it prints; resolves with its status and output. */
@@ -114,13 +152,75 @@ process.stderr.write(setup.output);
 
 const env = { ...process.env, DEERFLOW_TEST: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
-const jobs = files.map((file) => ({
-  name: file,
-  // Run as a script, not under `--test`: that would start one more process per file only to relay it.
-  command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
-  cwd: root,
-  needsBuild: !file.startsWith("packages/harness/"),
-}));
+
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(TIMES_FILE, "utf8"));
+} catch {
+  // No earlier run on this machine: order by KNOWN_SLOW.
+}
+const expected = (name) =>
+  lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
+const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
+
+/** A file run alone (`--import tsx --test-reporter=spec`; not under `--test`, which adds a relaying process). */
+function fileJob(file) {
+  return {
+    name: file,
+    command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
+    cwd: root,
+    needsBuild: !file.startsWith("packages/harness/"),
+    files: [file],
+  };
+}
+
+/**
+ * A package's short test files, shared out into `count` processes of about equal expected time
+ * (scripts/test-group.mjs): most of a short file's time is its process's start-up (tsx, langchain).
+ */
+function groupJobs(groupFiles, count, label) {
+  const groups = Array.from({ length: Math.min(count, groupFiles.length) }, () => ({ files: [], seconds: 0 }));
+  const byTime = [...groupFiles].sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
+  for (const file of byTime) {
+    const lightest = groups.reduce((min, group) => (group.seconds < min.seconds ? group : min));
+    lightest.files.push(file);
+    lightest.seconds += Math.max(expected(file), 1);
+  }
+  return groups.map((group, index) =>
+    group.files.length === 1
+      ? fileJob(group.files[0])
+      : {
+          name: `${label} group ${index + 1} of ${groups.length} (${group.files.length} files)`,
+          command: [
+            process.execPath,
+            "--import",
+            "tsx",
+            "--test-reporter=spec",
+            path.join("scripts", "test-group.mjs"),
+            ...group.files.sort(),
+          ],
+          cwd: root,
+          needsBuild: fileJob(group.files[0]).needsBuild,
+          files: group.files,
+          seconds: group.seconds,
+        },
+  );
+}
+
+const groupOf = (file) =>
+  RUN_ALONE.includes(file) || expected(file) >= GROUP_UNDER_SECONDS
+    ? undefined
+    : GROUPED.find((group) => file.startsWith(group.prefix));
+const jobs = [
+  ...files.filter((file) => !groupOf(file)).map(fileJob),
+  ...GROUPED.flatMap((group) =>
+    groupJobs(
+      files.filter((file) => groupOf(file) === group),
+      group.perRunner * concurrency,
+      group.label,
+    ),
+  ),
+];
 // The web app's component tests (*.spec.ts[x] under packages/web/test) run with Vitest in jsdom.
 const web = path.join(root, "packages", "web");
 if (
@@ -139,28 +239,22 @@ if (
     command: [process.execPath, path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"],
     cwd: web,
     needsBuild: false,
+    files: [],
   });
 }
+const jobSeconds = (job) => job.seconds ?? expected(job.name);
+jobs.sort((a, b) => jobSeconds(b) - jobSeconds(a) || a.name.localeCompare(b.name));
 
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(readFileSync(TIMES_FILE, "utf8"));
-} catch {
-  // No earlier run on this machine: order by KNOWN_SLOW.
-}
-const expected = (name) =>
-  lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
-jobs.sort((a, b) => expected(b.name) - expected(a.name) || a.name.localeCompare(b.name));
-
-const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
 console.error(
-  `running ${files.length} test files${jobs.length > files.length ? " and vitest" : ""}, ${concurrency} at a time`,
+  `running ${files.length} test files${jobs.some((job) => job.name === "vitest") ? " and vitest" : ""} in ${jobs.length} processes, ${concurrency} at a time`,
 );
 
 const COUNTS = ["tests", "pass", "fail", "cancelled", "skipped", "todo"];
 const totals = Object.fromEntries(COUNTS.map((key) => [key, 0]));
 const failed = [];
+/** Each process's time (the slowest are listed at the end), and each file's (remembered for the next run's order). */
 const times = [];
+const fileTimes = [];
 /** Files that spent more than this many seconds outside their tests, listed at the end. */
 const OUTSIDE_WARNING_SECONDS = 5;
 const outsideTests = [];
@@ -190,7 +284,18 @@ function count(job, output) {
     0,
   );
   const outside = (run - tests) / 1000;
-  if (outside > OUTSIDE_WARNING_SECONDS) outsideTests.push([job.name, outside]);
+  // A group's files load during its run, outside any test: only a file alone is checked.
+  if (outside > OUTSIDE_WARNING_SECONDS && job.files.length <= 1) outsideTests.push([job.name, outside]);
+}
+
+/** A group's files with their suite durations, and the ones that failed (a group's spec output names each file). */
+function groupResults(output) {
+  const text = output.replace(ansi, "");
+  return [...text.matchAll(/^([✔✖]) (packages\/\S+\.test\.ts) \(([\d.]+)ms\)$/gm)].map(([, mark, file, ms]) => ({
+    file,
+    seconds: Number(ms) / 1000,
+    failed: mark === "✖",
+  }));
 }
 
 async function runJob(job) {
@@ -198,8 +303,14 @@ async function runJob(job) {
   const result = await background(command, args, { cwd: job.cwd, env });
   process.stdout.write(`\n── ${job.name} (${result.seconds.toFixed(1)} s)\n${result.output}`);
   count(job, result.output);
-  if (result.status !== 0) failed.push(job.name);
+  if (job.files.length > 1) {
+    const files = groupResults(result.output);
+    for (const file of files) fileTimes.push([file.file, file.seconds]);
+    const failedFiles = files.filter((file) => file.failed).map((file) => file.file);
+    if (result.status !== 0) failed.push(...(failedFiles.length > 0 ? failedFiles : [job.name]));
+  } else if (result.status !== 0) failed.push(job.name);
   times.push([job.name, result.seconds]);
+  if (job.files.length <= 1) fileTimes.push([job.name, result.seconds]);
 }
 
 const testsStarted = Date.now();
@@ -226,7 +337,7 @@ await build;
 // Remember this run's times (the next run on this machine starts the slowest first).
 try {
   mkdirSync(path.dirname(TIMES_FILE), { recursive: true });
-  writeFileSync(TIMES_FILE, JSON.stringify({ ...lastTimes, ...Object.fromEntries(times) }, null, 1));
+  writeFileSync(TIMES_FILE, JSON.stringify({ ...lastTimes, ...Object.fromEntries(fileTimes) }, null, 1));
 } catch {
   // A read-only node_modules only loses the ordering.
 }

@@ -115,6 +115,7 @@ export {
 } from "./config/extensions-file.js";
 
 // --- Models and token counting.
+export { loadChatModelProviders } from "./model/chat-model-providers.js";
 export { createChatModel, type CreateChatModelOptions } from "./model/create-chat-model.js";
 export { DemoChatModel } from "./model/demo-model.js";
 export { describeRunError } from "./model/describe-run-error.js";

@@ -106,6 +106,7 @@ const VALUES = [
   "isHarnessError",
   "isSystemReminder",
   "isValidThreadId",
+  "loadChatModelProviders",
   "loadConfig",
   "loadSkills",
   "loopDetectionMiddleware",

@@ -33,8 +33,9 @@ import { type AdoptedMemory, adoptLocalMemory } from "../memory/adopt-local-memo
 import { normaliseUserId } from "../memory/memory-path.js";
 import type { MemoryService } from "../memory/memory-service.js";
 import { resumePendingMemory } from "../memory/resume-pending.js";
+import { loadChatModelProviders } from "../model/chat-model-providers.js";
 import { createChatModel } from "../model/create-chat-model.js";
-import { type ModelSelection, selectModel } from "../model/select-model.js";
+import { availableModels, type ModelSelection, selectModel } from "../model/select-model.js";
 import { countTokens, createTokenCounter } from "../model/tokens.js";
 import { createSandboxProvider } from "../sandbox/provider.js";
 import type { SandboxKind, SandboxProvider } from "../sandbox/sandbox.js";
@@ -438,6 +439,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const onWarning = options.onWarning ?? ((message: string) => logger.warn(message));
   const home = resolveHome({ home: options.home, env });
   const defaultModel = selectModel(config, {}, env);
+  await loadChatModelProviders(availableModels(config, env).models);
 
   const configTools = await loadConfigTools(
     config.tools,

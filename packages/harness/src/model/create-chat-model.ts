@@ -9,45 +9,20 @@
  * own: retries happen in one place, the model-retry middleware, so they are counted and reported once.
  * OpenAI-compatible clients also get the stream-head mending of openai-stream-fetch.ts (a first delta
  * without a role), and keep the finish reason of a streamed answer on the message (see
- * {@link FinishReasonCompletions}).
+ * FinishReasonCompletions in finish-reason-completions.ts).
+ *
+ * The provider SDKs load on demand (chat-model-providers.ts): await `loadChatModelProviders` for the
+ * entries before building their models.
  */
-import { ChatAnthropic } from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatOllama } from "@langchain/ollama";
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import type { BaseMessage } from "@langchain/core/messages";
-import type { ChatGenerationChunk } from "@langchain/core/outputs";
-import { ChatOpenAI, ChatOpenAICompletions, type ChatOpenAIFields } from "@langchain/openai";
+import type { ChatOpenAIFields } from "@langchain/openai";
 import type { ModelEntry } from "../config/schema.js";
 import { ConfigError, ModelError } from "../errors.js";
+import { providerSdk } from "./chat-model-providers.js";
 import { type ResponseShape, createDeadlineFetch } from "./deadline-fetch.js";
 import { DemoChatModel } from "./demo-model.js";
 import { createOpenAIStreamFetch } from "./openai-stream-fetch.js";
 import { LLM_DEFAULTS } from "../config/defaults.js";
-
-/**
- * The chat-completions half of ChatOpenAI, with the finish reason of a streamed answer kept on the
- * message. ChatOpenAI puts it only in the last chunk's generation info, which langchain drops when it
- * joins the chunks of a streamed call (a server run with `messages` streaming), so the answer would not
- * say it was cut at the output limit or stopped by a filter (the finish-reason middleware reads
- * `response_metadata.finish_reason`, where a non-streamed answer has it). Passed to ChatOpenAI as its
- * `completions`, so copies made by `bindTools`/`withConfig` keep it.
- */
-export class FinishReasonCompletions extends ChatOpenAICompletions {
-  override async *_streamResponseChunks(
-    messages: BaseMessage[],
-    options: this["ParsedCallOptions"],
-    runManager?: CallbackManagerForLLMRun,
-  ): AsyncGenerator<ChatGenerationChunk> {
-    for await (const chunk of super._streamResponseChunks(messages, options, runManager)) {
-      const reason = chunk.generationInfo?.finish_reason;
-      const metadata = (chunk.message.response_metadata ?? {}) as Record<string, unknown>;
-      if (typeof reason === "string" && metadata.finish_reason === undefined)
-        chunk.message.response_metadata = { ...metadata, finish_reason: reason };
-      yield chunk;
-    }
-  }
-}
 
 /** Deadline of one model call, whole response included, when neither the entry nor the caller sets one. */
 export const DEFAULT_MODEL_TIMEOUT_SECONDS = LLM_DEFAULTS.timeout_seconds;
@@ -80,6 +55,7 @@ export function modelLabel(entry: ModelEntry): string {
  * Builds the chat model an entry describes.
  *
  * @example
+ * await loadChatModelProviders(config.models);
  * const model = createChatModel({ name: "qwen", use: "openai", model: "qwen3", base_url: "http://localhost:8000/v1",
  *   supports_thinking: false, supports_vision: false });
  */
@@ -110,10 +86,11 @@ export function createChatModel(entry: ModelEntry, options: CreateChatModelOptio
         ...(extra_body ? { modelKwargs: extra_body } : {}),
         ...rest,
       };
+      const { ChatOpenAI, FinishReasonCompletions } = providerSdk("openai");
       return new ChatOpenAI({ ...fields, completions: new FinishReasonCompletions(fields) });
     }
     case "anthropic":
-      return new ChatAnthropic({
+      return new (providerSdk("anthropic").ChatAnthropic)({
         model: requireModelId(entry),
         apiKey: entry.api_key,
         anthropicApiUrl: entry.base_url ?? entry.api_base,
@@ -125,7 +102,7 @@ export function createChatModel(entry: ModelEntry, options: CreateChatModelOptio
         ...modeOptions,
       });
     case "ollama":
-      return new ChatOllama({
+      return new (providerSdk("ollama").ChatOllama)({
         model: requireModelId(entry),
         baseUrl: entry.base_url ?? entry.api_base,
         temperature: entry.temperature,

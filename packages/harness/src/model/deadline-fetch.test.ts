@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
 import type { ModelEntry } from "../config/schema.js";
 import { startFakeOpenAIServer, type FakeStep } from "../testing/index.js";
+import { loadChatModelProviders } from "./chat-model-providers.js";
 import { createChatModel } from "./create-chat-model.js";
 import { timerMs, MAX_TIMER_MS } from "./deadline-fetch.js";
 
@@ -16,6 +17,8 @@ const entryFor = (url: string, timeout?: number): ModelEntry => ({
   supports_vision: false,
   ...(timeout ? { timeout } : {}),
 });
+
+before(() => loadChatModelProviders([{ use: "openai" }]));
 
 async function callWith(step: FakeStep, options: { stream?: boolean; timeoutSeconds?: number } = {}) {
   const server = await startFakeOpenAIServer({ script: [step] });

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { ChatAnthropic } from "@langchain/anthropic";
 import { ChatOpenAI } from "@langchain/openai";
 import { parseConfigText } from "../config/load-config.js";
 import { ConfigError } from "../errors.js";
+import { loadChatModelProviders } from "./chat-model-providers.js";
 import { createChatModel } from "./create-chat-model.js";
 import { DemoChatModel } from "./demo-model.js";
 import { selectModel } from "./select-model.js";
@@ -13,6 +14,8 @@ const configured = parseConfigText(
   { source: "config.yaml", env: {} },
 );
 const empty = parseConfigText("", { source: null, env: {} });
+
+before(() => loadChatModelProviders([{ use: "openai" }, { use: "anthropic" }]));
 
 test("the first configured model is the default; model_name picks another", () => {
   assert.equal(selectModel(configured, {}, {}).entry.name, "fast");
