@@ -3,12 +3,14 @@
  * from a preset in the browser's time zone is listed with the next run the crons API reports; pause and
  * resume reach the API; made due (its next_run_at set to now in the server's SQLite file, as
  * packages/server/test/crons.test.ts does in-process; the scheduler looks every 10 s), it fires, the
- * page shows the last run's status and opens the thread the firing ran on; delete asks first.
+ * page shows the last run's status (axe-core finds no serious violation on it) and opens the thread the
+ * firing ran on; delete asks first.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
+import { seriousViolations } from "./axe.js";
 import { browserForFile, serveForFile, skipReason, withPage } from "./support.js";
 
 const skip = skipReason();
@@ -88,6 +90,7 @@ test("scheduled tasks: create from a preset, next run listed, pause, resume, a f
     makeDue(cron.cron_id);
     const lastRun = row.getByTestId("last-run");
     await lastRun.getByText("success").waitFor({ timeout: 60_000 });
+    assert.deepEqual(await seriousViolations(page, "scheduled tasks"), []);
     await lastRun.getByRole("link", { name: "Open thread" }).click();
     await page.waitForURL(/\/threads\/[0-9a-f-]+$/);
     await page.getByTestId("msg-human").filter({ hasText: PROMPT }).waitFor();
