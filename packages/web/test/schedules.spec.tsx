@@ -2,7 +2,7 @@
  * The scheduled tasks page (Vitest + jsdom + Testing Library): a preset fills in its cron expression
  * and an expression that matches a preset selects it; the preview lists the next five due times in the
  * chosen time zone; and through the real SDK client against a scripted server, the request a new task
- * sends and the server's 422 for a bad schedule shown under the schedule field.
+ * sends and the server's 422 shown under the field it is about (the schedule, or the time zone).
  */
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -149,5 +149,23 @@ describe("creating a task through the crons API", () => {
     expect(schedule().getAttribute("aria-invalid")).toBe("true");
     expect(schedule().getAttribute("aria-describedby")!.split(" ")).toContain(alert.id);
     expect((screen.getByLabelText("Prompt") as HTMLTextAreaElement).value).toBe("Check the queue");
+  });
+
+  it("shows a 422 about the time zone under the zone field", async () => {
+    const detail = 'Invalid timezone "Mars/Olympus": not an IANA time zone. Use a name such as "UTC".';
+    scriptServer({
+      "POST /runs/crons/search": () => ({ body: [] }),
+      "POST /runs/crons": () => ({ status: 422, body: { detail } }),
+    });
+    render(<SchedulesPage client={makeClient(undefined)} />);
+    await screen.findByText("No scheduled tasks yet.");
+    fireEvent.change(screen.getByLabelText("Prompt"), { target: { value: "Check the queue" } });
+    fireEvent.change(screen.getByLabelText("Time zone"), { target: { value: "Mars/Olympus" } });
+    expect(screen.getByTestId("preview-problem").textContent).toContain("not a time zone this browser knows");
+    fireEvent.click(screen.getByRole("button", { name: "Create task" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toBe(detail);
+    expect(screen.getByLabelText("Time zone").getAttribute("aria-describedby")).toBe(alert.id);
+    expect(schedule().getAttribute("aria-invalid")).toBeNull();
   });
 });
