@@ -1,7 +1,7 @@
 /**
  * The app once the server lets this browser in: thread sidebar, the chat of the thread the URL names,
  * the artifacts panel, the header (title, context meter, settings, the account menu when signed in),
- * the account pages, and the states around them: server unreachable (a banner that keeps retrying; the
+ * the account pages, the scheduled tasks page, and the states around them: server unreachable (a banner that keeps retrying; the
  * draft is kept), and a thread id that does not exist. A 401 goes back to the gate ({@link App}).
  */
 import { FolderOpen, Menu, Settings as SettingsIcon, WifiOff } from "lucide-react";
@@ -11,13 +11,17 @@ import { AccountMenu } from "./account/AccountMenu";
 import { apiFetch, apiUrl, isNotFound, isUnauthorized, makeClient } from "./api";
 import { Chat } from "./chat/Chat";
 import { Artifacts } from "./harness/Artifacts";
-import { type AccountTab, navigate, useRoute } from "./router";
+import { type AccountTab, navigate, SCHEDULES_URL, useRoute } from "./router";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import type { Settings } from "./settings/settings";
 import { headerTitle, loadThreads, Sidebar, type ThreadItem } from "./threads/Sidebar";
 
 // The account pages (tokens, password, users) load on first visit: most sessions never open them.
 const AccountPage = lazy(() => import("./account/AccountPage").then((module) => ({ default: module.AccountPage })));
+// So does the scheduled tasks page, with croner for its previews.
+const SchedulesPage = lazy(() =>
+  import("./schedules/SchedulesPage").then((module) => ({ default: module.SchedulesPage })),
+);
 
 type Connection = "checking" | "ok" | "offline";
 
@@ -63,6 +67,7 @@ export function Workspace({
   const threadId = route.page === "thread" ? route.threadId : null;
   // The account pages exist only with accounts; without, `/settings` is a new chat as before.
   const accountTab = route.page === "account" && user ? route.tab : undefined;
+  const schedules = route.page === "schedules";
 
   const refresh = useCallback(async () => {
     try {
@@ -135,11 +140,13 @@ export function Workspace({
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
   const title = accountTab
     ? ACCOUNT_TITLES[accountTab]
-    : headerTitle(
-        threads.find((thread) => thread.id === threadId),
-        threadState.title,
-        Boolean(threadId),
-      );
+    : schedules
+      ? "Scheduled tasks"
+      : headerTitle(
+          threads.find((thread) => thread.id === threadId),
+          threadState.title,
+          Boolean(threadId),
+        );
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the app closes the drawers
     <div
@@ -164,6 +171,11 @@ export function Workspace({
           setNewChatKey(`new-${Date.now()}`);
           navigate("/");
         }}
+        onSchedules={() => {
+          setShowSidebar(false);
+          navigate(SCHEDULES_URL);
+        }}
+        schedulesOpen={schedules}
         onRename={(id, newTitle) => {
           void client.threads.update(id, { metadata: { title: newTitle } }).then(refresh, () => undefined);
         }}
@@ -237,6 +249,10 @@ export function Workspace({
         {accountTab ? (
           <Suspense fallback={<div className="center-page muted">Loading…</div>}>
             <AccountPage tab={accountTab} user={user!} apiKey={apiKey} />
+          </Suspense>
+        ) : schedules ? (
+          <Suspense fallback={<div className="center-page muted">Loading…</div>}>
+            <SchedulesPage client={client} />
           </Suspense>
         ) : missing ? (
           <div className="center-page" data-testid="not-found">

@@ -1,7 +1,7 @@
 /**
- * The app's pages and the browser URL: `/` (a new chat), `/threads/{id}`, and the account pages at
- * `/settings?tab=tokens|password|users` (one path the server's page fallback already serves, so a
- * reload stays on the page). A tiny history-based router is enough, and it keeps the URL the one
+ * The app's pages and the browser URL: `/` (a new chat), `/threads/{id}`, the account pages at
+ * `/settings?tab=tokens|password|users` and the scheduled tasks at `/?page=schedules` (paths the
+ * server's page fallback already serves, so a reload stays on the page). A tiny history-based router is enough, and it keeps the URL the one
  * source of truth for what is open.
  */
 import { useEffect, useState } from "react";
@@ -10,11 +10,18 @@ import { useEffect, useState } from "react";
 export type AccountTab = "tokens" | "password" | "users";
 
 /** The page the URL names. */
-export type Route = { page: "new" } | { page: "thread"; threadId: string } | { page: "account"; tab: AccountTab };
+export type Route =
+  | { page: "new" }
+  | { page: "thread"; threadId: string }
+  | { page: "account"; tab: AccountTab }
+  | { page: "schedules" };
 
 const TABS: readonly AccountTab[] = ["tokens", "password", "users"];
 
-/** Parses a pathname (and its query, for the account pages). */
+/** The URL of the scheduled tasks page. */
+export const SCHEDULES_URL = "/?page=schedules";
+
+/** Parses a pathname (and its query, for the account and scheduled tasks pages). */
 export function parseRoute(pathname: string, search = ""): Route {
   const match = /^\/threads\/([^/]+)\/?$/.exec(pathname);
   if (match) return { page: "thread", threadId: decodeURIComponent(match[1]!) };
@@ -22,6 +29,7 @@ export function parseRoute(pathname: string, search = ""): Route {
     const tab = new URLSearchParams(search).get("tab") as AccountTab | null;
     return { page: "account", tab: tab && TABS.includes(tab) ? tab : "tokens" };
   }
+  if (/^\/?$/.test(pathname) && new URLSearchParams(search).get("page") === "schedules") return { page: "schedules" };
   return { page: "new" };
 }
 

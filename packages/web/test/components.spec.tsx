@@ -254,6 +254,8 @@ describe("Sidebar", () => {
         currentId="t1"
         onOpen={() => {}}
         onNew={() => {}}
+        onSchedules={() => {}}
+        schedulesOpen={false}
         onRename={() => {}}
         onDelete={onDelete}
       />,

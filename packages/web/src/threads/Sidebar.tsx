@@ -1,11 +1,12 @@
 /**
  * The thread list: most recently updated first, filtered by a search box, with rename and delete
- * (after a confirmation) on each entry and a New chat button. Titles come from the thread's state
+ * (after a confirmation) on each entry, a New chat button and the link to the scheduled tasks. Titles come from the thread's state
  * (`values.title`, set by the harness after the first exchange) or a rename stored in its metadata.
  */
 import type { Client, Thread } from "@langchain/langgraph-sdk";
-import { Check, MessageSquarePlus, Pencil, Search, Trash2, X } from "lucide-react";
+import { CalendarClock, Check, MessageSquarePlus, Pencil, Search, Trash2, X } from "lucide-react";
 import { useState } from "react";
+import { SCHEDULES_URL } from "../router";
 
 /** A thread as the sidebar lists it. */
 export interface ThreadItem {
@@ -62,12 +63,25 @@ export interface SidebarProps {
   currentId: string | null;
   onOpen: (id: string) => void;
   onNew: () => void;
+  /** Opens the scheduled tasks page. */
+  onSchedules: () => void;
+  /** The scheduled tasks page is open. */
+  schedulesOpen: boolean;
   onRename: (id: string, title: string) => void;
   onDelete: (id: string) => void;
 }
 
 /** Renders the sidebar. */
-export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete }: SidebarProps) {
+export function Sidebar({
+  threads,
+  currentId,
+  onOpen,
+  onNew,
+  onSchedules,
+  schedulesOpen,
+  onRename,
+  onDelete,
+}: SidebarProps) {
   const [query, setQuery] = useState("");
   const [editing, setEditing] = useState<{ id: string; title: string }>();
   const [confirming, setConfirming] = useState<string>();
@@ -77,6 +91,17 @@ export function Sidebar({ threads, currentId, onOpen, onNew, onRename, onDelete 
       <button type="button" className="new-chat" onClick={onNew}>
         <MessageSquarePlus size={16} aria-hidden /> New chat
       </button>
+      <a
+        href={SCHEDULES_URL}
+        className={`nav-link ${schedulesOpen ? "active" : ""}`}
+        aria-current={schedulesOpen ? "page" : undefined}
+        onClick={(event) => {
+          event.preventDefault();
+          onSchedules();
+        }}
+      >
+        <CalendarClock size={16} aria-hidden /> Scheduled tasks
+      </a>
       <label className="search">
         <Search size={14} aria-hidden />
         <input
