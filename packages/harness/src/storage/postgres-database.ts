@@ -239,6 +239,16 @@ CREATE TABLE IF NOT EXISTS deerflow_deliveries (
 CREATE INDEX IF NOT EXISTS deerflow_deliveries_open ON deerflow_deliveries (next_attempt_at) WHERE status = 'waiting';
 `,
   },
+  {
+    version: 8,
+    name: "one-shot crons and channel delivery",
+    // docs/schedules.md: a cron with run_at fires once at that time (DeerFlow's "once" scheduled
+    // tasks); deliver_to sends each firing's answer to a chat channel.
+    sql: `
+ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS run_at TEXT;
+ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS deliver_to JSONB;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */
