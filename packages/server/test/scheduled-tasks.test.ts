@@ -2,10 +2,12 @@
  * DeerFlow's Scheduled tasks routes (docs/schedules.md) with plain fetch, replaying the calls DeerFlow's
  * web app makes in its order (list, create, list, runs, pause, resume, trigger, runs, delete), against
  * a real server on SQLite: tasks are crons, a "once" task fires once and reports completed, a trigger
- * is a manual firing listed among the runs, and every bad body gets a 422 that says what is wrong.
+ * is a manual firing listed among the runs, and every bad body gets a 422 that says what is wrong. The
+ * page's calls and a once task run on Postgres too.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { testDatabase } from "@deerflow/harness/testing";
 import { startTestServer, type TestServer, until } from "./helpers.js";
 
 type Json = Record<string, unknown>;
@@ -25,10 +27,10 @@ async function call(
   return { status: response.status, json: (await response.json()) as Json & Json[] };
 }
 
-test("the Scheduled tasks page's calls, in its order: list, create, runs, pause, resume, trigger, runs, delete", async (t) => {
-  const s = await startTestServer({ script: () => ({ content: "Here is your brief." }) });
-  t.after(() => s.close());
+const ANSWER = "Here is your brief.";
 
+/** The page's calls in its order, checked. */
+async function pageCalls(s: TestServer): Promise<void> {
   assert.deepEqual((await call(s, "GET", "/scheduled-tasks")).json, []);
   const created = await call(s, "POST", "/scheduled-tasks", {
     title: "Morning brief",
@@ -76,17 +78,16 @@ test("the Scheduled tasks page's calls, in its order: list, create, runs, pause,
   const state = await s.client.threads.getState(run!.thread_id as string);
   const messages = (state.values as { messages: Array<{ type: string; content: unknown }> }).messages;
   assert.equal(messages[0]!.content, "Brief me on the news", "the prompt is the run's user message");
-  assert.equal(messages.at(-1)!.content, "Here is your brief.");
+  assert.equal(messages.at(-1)!.content, ANSWER);
   assert.equal((await call(s, "GET", `/scheduled-tasks/${id}`)).json.run_count, 1);
 
   assert.deepEqual((await call(s, "DELETE", `/scheduled-tasks/${id}`)).json, { id, deleted: true });
   assert.equal((await call(s, "GET", `/scheduled-tasks/${id}`)).status, 404);
   assert.deepEqual((await call(s, "GET", "/scheduled-tasks")).json, []);
-});
+}
 
-test("a once task fires at its time on its thread, then reports completed; a PATCH renames it", async (t) => {
-  const s = await startTestServer();
-  t.after(() => s.close());
+/** A once task on a thread: fires at its time, then reports completed. */
+async function onceTask(s: TestServer): Promise<void> {
   const thread = await s.client.threads.create();
   const runAt = new Date(Date.now() + 1500).toISOString();
   const created = await call(s, "POST", "/scheduled-tasks", {
@@ -120,6 +121,31 @@ test("a once task fires at its time on its thread, then reports completed; a PAT
     (await call(s, "GET", `/threads/${thread.thread_id}/scheduled-tasks`)).json.map((one) => one.id),
     [id],
   );
+}
+
+test("the Scheduled tasks page's calls, in its order: list, create, runs, pause, resume, trigger, runs, delete", async (t) => {
+  const s = await startTestServer({ script: () => ({ content: ANSWER }) });
+  t.after(() => s.close());
+  await pageCalls(s);
+});
+
+test("a once task fires at its time on its thread, then reports completed; a PATCH renames it", async (t) => {
+  const s = await startTestServer({ script: () => ({ content: ANSWER }) });
+  t.after(() => s.close());
+  await onceTask(s);
+});
+
+test("on Postgres: the page's calls and a once task", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  t.after(() => db.drop());
+  const s = await startTestServer({
+    script: () => ({ content: ANSWER }),
+    yaml: `database: {backend: postgres, url: '${db.url}'}`,
+  });
+  t.after(() => s.close());
+  await pageCalls(s);
+  await onceTask(s);
 });
 
 test("bad scheduled-task bodies are 422s that say what is wrong", async (t) => {
