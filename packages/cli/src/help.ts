@@ -142,7 +142,8 @@ A new token is shown once, alone on the last line of stdout: TOKEN=$(deerflow us
 `,
   cron: `Usage: deerflow cron [list] [--json] [--user NAME] [--config PATH]
        deerflow cron add --schedule "0 9 * * 1-5" [--timezone ZONE] [--thread ID] [--assistant ID]
-                         [--catch-up none|latest|all] [--keep-threads] [--user NAME] "TASK"
+                         [--catch-up none|latest|all] [--keep-threads] [--deliver-to CHANNEL:TARGET]
+                         [--user NAME] "TASK"
        deerflow cron remove ID [--user NAME] [--config PATH]
 
 Scheduled runs, kept in the thread database; deerflow serve fires them (docs/schedules.md).
@@ -154,6 +155,8 @@ Scheduled runs, kept in the thread database; deerflow serve fires them (docs/sch
     --assistant ID      the agent to run (default lead_agent)
     --catch-up MODE     after downtime: none, latest (default) or all missed runs
     --keep-threads      keep each run's new thread (default: deleted once the run ends)
+    --deliver-to C:T    post each run's answer to a chat: telegram:<chat id> or slack:<channel id>
+                        (the channel must be configured under channels: in config.yaml)
   remove ID             delete the cron (runs it started stay)
   --user NAME           the account that owns the crons (default: the home's local user)
 `,

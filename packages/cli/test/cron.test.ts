@@ -88,3 +88,31 @@ test("cron add refuses a bad schedule or time zone with the reason and an exampl
   assert.match(missing.stderr, /--schedule/);
   assert.match((await deerflow(cwd, ["cron", "list"])).stderr, /No crons/);
 });
+
+test("cron add --deliver-to: stored with a configured channel, refused (naming it) without one", async (t) => {
+  const cwd = home(t);
+  const unconfigured = await deerflow(cwd, [
+    "cron",
+    "add",
+    "--schedule",
+    "0 9 * * *",
+    "--deliver-to",
+    "telegram:123",
+    "task",
+  ]);
+  assert.equal(unconfigured.code, 2);
+  assert.match(unconfigured.stderr, /telegram channel is not configured.*channels\.telegram/);
+  const malformed = await deerflow(cwd, ["cron", "add", "--schedule", "0 9 * * *", "--deliver-to", "telegram", "task"]);
+  assert.equal(malformed.code, 2);
+  assert.match(malformed.stderr, /telegram:<chat id>/);
+
+  writeFileSync(
+    path.join(cwd, "config.yaml"),
+    `${CONFIG}channels:\n  telegram: {bot_token: '123:x', allowed_users: [1]}\n`,
+  );
+  const added = await deerflow(cwd, ["cron", "add", "--schedule", "0 9 * * *", "--deliver-to", "telegram:123", "task"]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stderr, /answer goes to telegram 123/);
+  const [cron] = JSON.parse((await deerflow(cwd, ["cron", "list", "--json"])).stdout) as Array<{ deliver_to: unknown }>;
+  assert.deepEqual(cron!.deliver_to, { channel: "telegram", target: "123" });
+});

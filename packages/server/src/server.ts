@@ -30,8 +30,10 @@ import { registerCompactRoutes } from "./routes/compact.js";
 import { registerGoalRoutes } from "./routes/goal.js";
 import { registerRunRoutes, runJson } from "./routes/runs.js";
 import { registerCronRoutes } from "./routes/crons.js";
+import { registerScheduledTaskRoutes } from "./routes/scheduled-tasks.js";
 import { createCronScheduler } from "./crons/scheduler.js";
 import { startCronRun } from "./crons/start-cron-run.js";
+import { sendToChannel } from "./crons/channel-delivery.js";
 import { createDeliverer } from "./webhooks/deliverer.js";
 import { runResult } from "./runs/create-run.js";
 import { registerSkillRoutes } from "./routes/skills.js";
@@ -77,6 +79,7 @@ ROUTES.push(
   registerGoalRoutes,
   registerAuthRoutes,
   registerChannelRoutes,
+  registerScheduledTaskRoutes,
 );
 
 /** Options of `createServer`; every field has a default. */
@@ -160,7 +163,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
   };
   const scheduler = createCronScheduler({
     store: services.crons,
-    startRun: (cron, ids) => startCronRun(context, cron, ids),
+    startRun: (cron, ids, dueAt) => startCronRun(context, cron, ids, dueAt),
     runStatus: async (runId) => (await services.runs.get(runId))?.status ?? null,
     maxSleepMs: resolved.cronMaxSleepMs,
     log: resolved.log,
@@ -182,6 +185,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     allowList: parseAllowList(config.web.allow_hosts),
     retryBaseMs: resolved.webhookRetryBaseMs,
     log: resolved.log,
+    sendToChannel: (target, body) => sendToChannel(context, target, body),
   });
   /** Starts what executes work in this process: the worker, the cron scheduler and the webhook deliverer. */
   const startWorking = async () => {

@@ -201,7 +201,7 @@ test("a firing whose process died after starting its run is finished by the next
   const [claim] = await store.claimDue(300, 1);
   assert.ok(claim, "the test's claim took the due cron");
   const due = new Date(claim.cron.next_run_at!);
-  await startCronRun(s.server.context, claim.cron as CronRecord, firingIds(cron.cron_id, due));
+  await startCronRun(s.server.context, claim.cron as CronRecord, firingIds(cron.cron_id, due), due);
   await s.server.context.announceCrons();
 
   await until(async () => (await cronOf(s.client, cron.cron_id)).last_run_id !== null, 10_000, "the takeover");

@@ -153,6 +153,43 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
       await s.b.client.crons.delete(own.cron_id);
     },
   ],
+  // Scheduled tasks (DeerFlow's routes over crons): A's task and A's thread are missing for B.
+  ["GET /scheduled-tasks/{id} of A's task", (s) => missing(s.b.fetch(`/scheduled-tasks/${s.ids.task}`))],
+  [
+    "PATCH /scheduled-tasks/{id} of A's task",
+    (s) => missing(s.b.fetch(`/scheduled-tasks/${s.ids.task}`, json({ title: "bravo" }, "PATCH"))),
+  ],
+  ...(["pause", "resume", "trigger"] as const).map((action): [string, (s: Scene) => Promise<void>] => [
+    `POST /scheduled-tasks/{id}/${action} of A's task`,
+    (s) => missing(s.b.fetch(`/scheduled-tasks/${s.ids.task}/${action}`, { method: "POST" })),
+  ]),
+  ["GET /scheduled-tasks/{id}/runs of A's task", (s) => missing(s.b.fetch(`/scheduled-tasks/${s.ids.task}/runs`))],
+  [
+    "DELETE /scheduled-tasks/{id} of A's task",
+    (s) => missing(s.b.fetch(`/scheduled-tasks/${s.ids.task}`, { method: "DELETE" })),
+  ],
+  ["GET /threads/{A's thread}/scheduled-tasks", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/scheduled-tasks`))],
+  [
+    "POST /scheduled-tasks on A's thread",
+    (s) =>
+      missing(
+        s.b.fetch(
+          "/scheduled-tasks",
+          json({
+            context_mode: "reuse_thread",
+            thread_id: s.ids.thread,
+            title: "bravo",
+            prompt: "bravo",
+            schedule_type: "cron",
+            schedule_spec: { cron: "0 9 1 1 *" },
+          }),
+        ),
+      ),
+  ],
+  [
+    "GET /scheduled-tasks lists none of A's",
+    async (s) => assert.deepEqual(await (await s.b.fetch("/scheduled-tasks")).json(), []),
+  ],
   // Stateless runs naming A's thread, and A's runs by run id alone.
   ...(["stream", "wait", "create"] as const).map((kind): [string, (s: Scene) => Promise<void>] => [
     `stateless runs.${kind} with configurable.thread_id = A's thread`,

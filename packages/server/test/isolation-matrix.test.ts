@@ -34,6 +34,7 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
   }
   const { tokens } = (await (await a.fetch("/v1/auth/tokens")).json()) as { tokens: Array<{ id: string }> };
   const crons = await a.client.crons.search({ limit: 100 });
+  const tasks = (await (await a.fetch("/scheduled-tasks")).json()) as Array<Record<string, unknown>>;
   return {
     metadata: thread.metadata,
     values: state.values,
@@ -43,6 +44,7 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
     report: await (await a.fetch(`/threads/${ids.thread}/artifacts${REPORT}`)).text(),
     tokens: tokens.map((token) => token.id),
     crons: crons.map((cron) => [cron.cron_id, cron.schedule, cron.enabled, cron.payload]),
+    tasks: tasks.map((task) => [task.id, task.title, task.status, task.schedule_spec]),
   };
 }
 
@@ -136,9 +138,25 @@ const CONTROLS: Array<[string, (s: Scene) => Promise<void>]> = [
   [
     "A changes A's cron (the cron routes B was refused)",
     async ({ a, ids }) => {
-      assert.equal(await a.client.crons.count({ threadId: ids.thread }), 1);
+      assert.equal(await a.client.crons.count({ threadId: ids.thread }), 2, "A's cron and A's scheduled task");
       const updated = await a.client.crons.update(ids.cron, { metadata: { checked: true } });
       assert.deepEqual(updated.metadata, { checked: true });
+    },
+  ],
+  [
+    "A reads and lists A's scheduled task (the task routes B was refused)",
+    async ({ a, ids }) => {
+      const task = (await (await a.fetch(`/scheduled-tasks/${ids.task}`)).json()) as { title: string };
+      assert.equal(task.title, "alpha task");
+      const onThread = (await (await a.fetch(`/threads/${ids.thread}/scheduled-tasks`)).json()) as Array<{
+        id: string;
+      }>;
+      assert.deepEqual(
+        onThread.map((one) => one.id),
+        [ids.task],
+      );
+      const runs = await a.fetch(`/scheduled-tasks/${ids.task}/runs`);
+      assert.equal(runs.status, 200);
     },
   ],
   [

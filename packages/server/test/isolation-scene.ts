@@ -65,6 +65,8 @@ export interface AIds {
   apiTokenId: string;
   /** A's cron on A's thread. */
   cron: string;
+  /** A's scheduled task (DeerFlow's routes) on A's thread. */
+  task: string;
 }
 
 /** The scene, ready for B's attempts. */
@@ -249,6 +251,21 @@ export async function startScene(yaml = ""): Promise<Scene> {
     schedule: "0 9 1 1 *",
     input: say("alpha cron"),
   });
+  const task = (await (
+    await a.fetch("/scheduled-tasks", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        context_mode: "reuse_thread",
+        thread_id: thread,
+        title: "alpha task",
+        prompt: "alpha prompt",
+        schedule_type: "cron",
+        schedule_spec: { cron: "0 9 1 1 *" },
+        timezone: "UTC",
+      }),
+    })
+  ).json()) as { id: string };
 
   recorded.length = 0; // the matrix starts here: B's set-up is not coverage
   return {
@@ -269,6 +286,7 @@ export async function startScene(yaml = ""): Promise<Scene> {
       cliThread,
       apiTokenId: made.id,
       cron: cron.cron_id,
+      task: task.id,
     },
     bThread,
     recorded,

@@ -17,7 +17,7 @@ import { UsageError } from "../usage-error.js";
 /** Each action and the flags it takes (besides --config and --user). */
 const ACTIONS: Record<string, string[]> = {
   list: ["json"],
-  add: ["schedule", "timezone", "thread", "assistant", "catch-up", "keep-threads"],
+  add: ["schedule", "timezone", "thread", "assistant", "catch-up", "keep-threads", "deliver-to"],
   remove: [],
 };
 
@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       assistant: { type: "string", default: "lead_agent" },
       "catch-up": { type: "string", default: "latest" },
       "keep-threads": { type: "boolean", default: false },
+      "deliver-to": { type: "string" },
       json: { type: "boolean", default: false },
     },
     allowPositionals: true,
@@ -102,6 +103,7 @@ async function add(
     assistant: string;
     "catch-up": string;
     "keep-threads": boolean;
+    "deliver-to"?: string;
   },
 ): Promise<number> {
   let cron: CronRecord;
@@ -117,6 +119,7 @@ async function add(
         catch_up: options["catch-up"],
         on_run_completed: options["keep-threads"] ? "keep" : "delete",
         input: { messages: [{ role: "user", content: task }] },
+        ...(options["deliver-to"] ? { deliver_to: deliverTo(options["deliver-to"]) } : {}),
       },
     );
   } catch (error) {
@@ -124,9 +127,20 @@ async function add(
     throw error;
   }
   say(`Added cron ${cron.cron_id}: "${cron.schedule}" (${cron.timezone}), next run ${cron.next_run_at ?? "never"}.`);
+  if (cron.deliver_to) say(`Each run's answer goes to ${cron.deliver_to.channel} ${cron.deliver_to.target}.`);
   say("deerflow serve fires it; deerflow cron list shows it.");
   writeOut(`${cron.cron_id}\n`);
   return 0;
+}
+
+/** `--deliver-to telegram:<chat id>` or `slack:<channel id>` as the cron's deliver_to. */
+function deliverTo(value: string): { channel: string; target: string } {
+  const colon = value.indexOf(":");
+  if (colon <= 0 || colon === value.length - 1)
+    throw new UsageError(
+      `--deliver-to "${terminalSafe(value)}" is not CHANNEL:TARGET. Use telegram:<chat id> or slack:<channel id>, e.g. --deliver-to telegram:123456789.`,
+    );
+  return { channel: value.slice(0, colon), target: value.slice(colon + 1) };
 }
 
 /** The task a cron sends: its first message's text. */
@@ -156,8 +170,9 @@ async function list(context: ServerContext, owner: string | null, json: boolean)
     const state = cron.enabled ? `next ${cron.next_run_at ?? "never"}` : "disabled";
     const last = cron.last_run_id ? `, last run ${cron.last_run_at}` : "";
     const where = cron.thread_id ? ` on thread ${cron.thread_id}` : "";
+    const to = cron.deliver_to ? ` to ${cron.deliver_to.channel}:${terminalSafe(cron.deliver_to.target)}` : "";
     writeOut(
-      `${cron.cron_id}  "${cron.schedule}" ${cron.timezone}  ${state}${last}${where}  ${terminalSafe(taskOf(cron)).slice(0, 80)}\n`,
+      `${cron.cron_id}  "${cron.schedule}" ${cron.timezone}  ${state}${last}${where}${to}  ${terminalSafe(taskOf(cron)).slice(0, 80)}\n`,
     );
   }
   return 0;

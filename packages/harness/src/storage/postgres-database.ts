@@ -249,6 +249,16 @@ CREATE INDEX IF NOT EXISTS server_threads_owner_updated ON server_threads (owner
 DROP INDEX IF EXISTS server_threads_owner;
 `,
   },
+  {
+    version: 9,
+    name: "one-shot crons and channel delivery",
+    // docs/schedules.md: a cron with run_at fires once at that time (DeerFlow's "once" scheduled
+    // tasks); deliver_to sends each firing's answer to a chat channel.
+    sql: `
+ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS run_at TEXT;
+ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS deliver_to JSONB;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -5,7 +5,7 @@
  */
 import type { Caller } from "../auth/caller.js";
 import type { ServerContext } from "../context.js";
-import { notFound } from "../http/errors.js";
+import { HttpError, notFound } from "../http/errors.js";
 import { check } from "../http/validate.js";
 import { findAssistant } from "../runs/assistants.js";
 import { uuid7 } from "../runs/ids.js";
@@ -13,11 +13,29 @@ import { RunCreateSchema } from "../runs/run-request.js";
 import { requireThread } from "../runs/threads.js";
 import { CronCreateSchema, payloadOf } from "./cron-request.js";
 import { nextDueAfter, parseSchedule } from "./schedule.js";
-import type { CronRecord } from "./types.js";
+import type { CronRecord, DeliverTo } from "./types.js";
 
 /** The next due time of a schedule from now (422 on a bad schedule or time zone), or null past end_time. */
 export function firstDue(schedule: string, timezone: string, endTime: string | null): string | null {
   return nextDueAfter(parseSchedule(schedule, timezone), new Date(), endTime)?.toISOString() ?? null;
+}
+
+/** The next due time of `cron` from now: a one-shot keeps its own (run_at until it fired, then none). */
+export function dueOf(
+  cron: Pick<CronRecord, "schedule" | "timezone" | "end_time" | "run_at" | "next_run_at">,
+): string | null {
+  if (cron.run_at) return cron.next_run_at;
+  return firstDue(cron.schedule, cron.timezone, cron.end_time);
+}
+
+/** Returns `deliverTo` when its channel is configured in config.yaml; else a 422 saying what to add. */
+export function checkDeliverTo(context: ServerContext, deliverTo: DeliverTo): DeliverTo {
+  if (!context.channels.configured(deliverTo.channel))
+    throw new HttpError(
+      422,
+      `Invalid body field "deliver_to": the ${deliverTo.channel} channel is not configured. Add channels.${deliverTo.channel} to config.yaml (docs/channels.md), or leave deliver_to out.`,
+    );
+  return deliverTo;
 }
 
 /** Checks that a firing's request would be accepted (the same schema createRun applies). */
@@ -50,6 +68,8 @@ export async function createCron(
     assistant_id: request.assistant_id,
     thread_id: threadId,
     schedule: request.schedule.trim(),
+    run_at: null,
+    deliver_to: request.deliver_to ? checkDeliverTo(context, request.deliver_to) : null,
     timezone,
     end_time: endTime,
     payload,

@@ -29,6 +29,11 @@ const payloadShape = Object.fromEntries(PAYLOAD_FIELDS.map((field) => [field, ru
 };
 const CatchUp = z.enum(["none", "latest", "all"]);
 const OnRunCompleted = z.enum(["delete", "keep"]);
+/** Where a firing's answer goes: a configured chat channel and a chat in it. */
+export const DeliverToSchema = z.strictObject({
+  channel: z.enum(["telegram", "slack"], { error: 'must be "telegram" or "slack"' }),
+  target: z.string().min(1, { error: "is required: a Telegram chat id or a Slack channel id" }),
+});
 const Time = z.iso.datetime({ offset: true, error: "must be an ISO 8601 time such as 2027-01-31T18:00:00Z" });
 
 /** `POST /runs/crons` and `POST /threads/{id}/runs/crons`. */
@@ -42,6 +47,7 @@ export const CronCreateSchema = z.strictObject({
   on_run_completed: OnRunCompleted.nullish(),
   catch_up: CatchUp.nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
+  deliver_to: DeliverToSchema.nullish(),
 });
 export type CronCreate = z.infer<typeof CronCreateSchema>;
 
@@ -55,6 +61,7 @@ export const CronUpdateSchema = z.strictObject({
   on_run_completed: OnRunCompleted.nullish(),
   catch_up: CatchUp.nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
+  deliver_to: DeliverToSchema.nullish(),
 });
 export type CronUpdate = z.infer<typeof CronUpdateSchema>;
 

@@ -2,7 +2,7 @@
  * The stored row of a cron and its record, shared by the SQLite and Postgres stores (which differ in
  * how JSON, booleans and times come back), and the filters both apply the same way.
  */
-import type { CatchUp, CronQuery, CronRecord } from "./types.js";
+import type { CatchUp, CronQuery, CronRecord, DeliverTo } from "./types.js";
 
 /** The crons table's columns, in the order the stores insert them. */
 export const CRON_COLUMNS = [
@@ -26,6 +26,8 @@ export const CRON_COLUMNS = [
   "last_error",
   "created_at",
   "updated_at",
+  "run_at",
+  "deliver_to",
 ] as const;
 
 /** A row as a driver returns it. */
@@ -50,6 +52,8 @@ export interface CronRow {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  run_at: string | null;
+  deliver_to: unknown;
 }
 
 const iso = (value: string | Date | null) => (value instanceof Date ? value.toISOString() : value);
@@ -65,6 +69,7 @@ export function cronFromRow(row: CronRow, json: (value: unknown) => unknown): Cr
     catch_up: row.catch_up as CatchUp,
     next_run_at: iso(row.next_run_at),
     skipped: Number(row.skipped),
+    deliver_to: row.deliver_to == null ? null : (json(row.deliver_to) as DeliverTo),
   };
 }
 

@@ -33,7 +33,9 @@ export function createPostgresCronStore(pool: pg.Pool): CronStore {
   return {
     async create(cron) {
       const values = CRON_COLUMNS.map((column) =>
-        column === "payload" || column === "metadata" ? JSON.stringify(cron[column]) : cron[column],
+        column === "payload" || column === "metadata" || column === "deliver_to"
+          ? JSON.stringify(cron[column])
+          : cron[column],
       );
       await pool.query(
         `INSERT INTO deerflow_crons (${CRON_COLUMNS.join(", ")}) VALUES (${CRON_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`,
@@ -69,7 +71,7 @@ export function createPostgresCronStore(pool: pg.Pool): CronStore {
       if (!current) return null;
       const next = { ...current, ...patch, updated_at: new Date().toISOString() };
       await pool.query(
-        "UPDATE deerflow_crons SET schedule = $1, timezone = $2, end_time = $3, payload = $4, metadata = $5, enabled = $6, on_run_completed = $7, catch_up = $8, next_run_at = $9, updated_at = $10 WHERE cron_id = $11 AND owner IS NOT DISTINCT FROM $12",
+        "UPDATE deerflow_crons SET schedule = $1, timezone = $2, end_time = $3, payload = $4, metadata = $5, enabled = $6, on_run_completed = $7, catch_up = $8, next_run_at = $9, updated_at = $10, thread_id = $13, run_at = $14, deliver_to = $15, last_run_id = $16, last_run_at = $17 WHERE cron_id = $11 AND owner IS NOT DISTINCT FROM $12",
         [
           next.schedule,
           next.timezone,
@@ -83,6 +85,11 @@ export function createPostgresCronStore(pool: pg.Pool): CronStore {
           next.updated_at,
           cronId,
           owner,
+          next.thread_id,
+          next.run_at,
+          JSON.stringify(next.deliver_to),
+          next.last_run_id,
+          next.last_run_at,
         ],
       );
       return next;

@@ -7,6 +7,8 @@ import type { CronRecord } from "./types.js";
 function hourly(catchUp: CronRecord["catch_up"], more: Partial<CronRecord> = {}): CronRecord {
   return {
     cron_id: "c",
+    run_at: null,
+    deliver_to: null,
     assistant_id: "lead_agent",
     thread_id: null,
     schedule: "0 * * * *",

@@ -8,7 +8,8 @@
  * After downtime, `catch_up` decides what the missed due times become: `none` fires none of them (a due
  * time more than a minute old counts as missed), `latest` fires the latest one, `all` fires each. When
  * the run of the cron's previous firing is still pending or running, the due time is skipped and
- * counted in the cron's `skipped`.
+ * counted in the cron's `skipped`. A one-shot cron (`run_at`) fires its one time, late or not, and is
+ * then left with no due time.
  */
 import type { RunStatus } from "../runs/types.js";
 import { createWakeups } from "../runs/wakeups.js";
@@ -29,7 +30,7 @@ const MIN_SLEEP_MS = 20;
 export interface SchedulerDeps {
   store: CronStore;
   /** Starts the firing's run with the given ids; throws (an HttpError) when it cannot start. */
-  startRun(cron: CronRecord, ids: { runId: string; threadId: string }): Promise<void>;
+  startRun(cron: CronRecord, ids: { runId: string; threadId: string }, dueAt: Date): Promise<void>;
   /** The status of a run, or null when there is no such run. */
   runStatus(runId: string): Promise<RunStatus | null>;
   /** Longest sleep without a look at the store (changes made by other processes also wake it on Postgres). */
@@ -41,6 +42,7 @@ export interface SchedulerDeps {
 
 /** The due times of a claimed cron to fire now, by its catch_up, and its next due time after now. */
 export function plan(cron: CronRecord, now: Date): { fire: Date[]; next: Date | null } {
+  if (cron.run_at) return { fire: [new Date(cron.run_at)], next: null };
   const schedule = parseSchedule(cron.schedule, cron.timezone);
   const end = cron.end_time ? Date.parse(cron.end_time) : Number.POSITIVE_INFINITY;
   const due = dueTimesUntil(schedule, new Date(cron.next_run_at!), now).filter((at) => at.getTime() <= end);
@@ -80,7 +82,7 @@ export function createCronScheduler(deps: SchedulerDeps) {
           continue;
         }
         try {
-          if (!fired) await deps.startRun(cron, ids);
+          if (!fired) await deps.startRun(cron, ids, dueAt);
           outcome.last_run_id = ids.runId;
           outcome.last_run_at = dueAt.toISOString();
           outcome.last_error = null;

@@ -42,9 +42,17 @@ CREATE INDEX IF NOT EXISTS deerflow_crons_owner ON deerflow_crons (owner);
 CREATE INDEX IF NOT EXISTS deerflow_crons_due ON deerflow_crons (next_run_at) WHERE enabled = 1;
 `,
   },
+  {
+    name: "crons-2",
+    sql: `
+ALTER TABLE deerflow_crons ADD COLUMN run_at TEXT;
+ALTER TABLE deerflow_crons ADD COLUMN deliver_to TEXT;
+`,
+  },
 ];
 
 const toCron = (row: CronRow) => cronFromRow(row, (value) => JSON.parse(value as string));
+const JSON_COLUMNS = new Set(["payload", "metadata", "deliver_to"]);
 
 /** Opens the cron store in `file`, migrating it first. */
 export function openSqliteCronStore(file: string): CronStore {
@@ -72,7 +80,7 @@ export function openSqliteCronStore(file: string): CronStore {
     async create(cron) {
       const values = CRON_COLUMNS.map((column) => {
         const value = cron[column];
-        if (column === "payload" || column === "metadata") return JSON.stringify(value);
+        if (JSON_COLUMNS.has(column)) return value === null ? null : JSON.stringify(value);
         if (column === "enabled") return value ? 1 : 0;
         return value;
       });
@@ -102,9 +110,14 @@ export function openSqliteCronStore(file: string): CronStore {
       if (!row) return null;
       const next = { ...toCron(row), ...patch, updated_at: now() };
       db.prepare(
-        "UPDATE deerflow_crons SET schedule = ?, timezone = ?, end_time = ?, payload = ?, metadata = ?, enabled = ?, on_run_completed = ?, catch_up = ?, next_run_at = ?, updated_at = ? WHERE cron_id = ?",
+        "UPDATE deerflow_crons SET last_run_id = ?, last_run_at = ?, thread_id = ?, schedule = ?, run_at = ?, deliver_to = ?, timezone = ?, end_time = ?, payload = ?, metadata = ?, enabled = ?, on_run_completed = ?, catch_up = ?, next_run_at = ?, updated_at = ? WHERE cron_id = ?",
       ).run(
+        next.last_run_id,
+        next.last_run_at,
+        next.thread_id,
         next.schedule,
+        next.run_at,
+        next.deliver_to === null ? null : JSON.stringify(next.deliver_to),
         next.timezone,
         next.end_time,
         JSON.stringify(next.payload),

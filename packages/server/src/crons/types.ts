@@ -7,14 +7,24 @@
 /** After downtime: fire nothing missed, only the latest missed due time, or every missed one. */
 export type CatchUp = "none" | "latest" | "all";
 
+/** A chat channel and the chat (Telegram chat id, Slack channel id) a firing's answer goes to. */
+export interface DeliverTo {
+  channel: "telegram" | "slack";
+  target: string;
+}
+
 /** A cron as stored. */
 export interface CronRecord {
   cron_id: string;
   assistant_id: string;
   /** The thread every firing runs on; null: a new thread per firing (a stateless cron). */
   thread_id: string | null;
-  /** Five-field cron expression (minute hour day-of-month month day-of-week). */
+  /** Five-field cron expression (minute hour day-of-month month day-of-week); unused when run_at is set. */
   schedule: string;
+  /** A one-shot cron: fires once at this time (ISO 8601), then has no due time left. */
+  run_at: string | null;
+  /** Where each firing's final answer is posted (a chat channel), or null. */
+  deliver_to: DeliverTo | null;
   /** IANA time zone the schedule is read in. */
   timezone: string;
   /** After this time the cron fires no more (ISO 8601), or null. */
@@ -67,6 +77,11 @@ export type CronPatch = Partial<
     | "on_run_completed"
     | "catch_up"
     | "next_run_at"
+    | "run_at"
+    | "deliver_to"
+    | "thread_id"
+    | "last_run_id"
+    | "last_run_at"
   >
 >;
 

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type { RegisterRoutes, ServerContext } from "../context.js";
 import { callerOf } from "../auth/caller.js";
-import { checkPayload, createCron, firstDue } from "../crons/create-cron.js";
+import { checkDeliverTo, checkPayload, createCron, dueOf } from "../crons/create-cron.js";
 import { CronCountSchema, CronSearchSchema, CronUpdateSchema, payloadOf } from "../crons/cron-request.js";
 import type { CronRecord } from "../crons/types.js";
 import { notFound } from "../http/errors.js";
@@ -29,6 +29,8 @@ async function cronJson(context: ServerContext, cron: CronRecord, fields?: strin
     enabled: cron.enabled,
     on_run_completed: cron.on_run_completed,
     catch_up: cron.catch_up,
+    run_at: cron.run_at,
+    deliver_to: cron.deliver_to,
     last_run_id: cron.last_run_id,
     last_run_at: cron.last_run_at,
     last_run_status: lastRun?.status ?? null,
@@ -102,7 +104,21 @@ export const registerCronRoutes: RegisterRoutes = (api, context) => {
       metadata: request.metadata ?? current.metadata,
       on_run_completed: request.on_run_completed ?? current.on_run_completed,
       catch_up: request.catch_up ?? current.catch_up,
-      ...(timing ? { next_run_at: firstDue(schedule, timezone, endTime) } : {}),
+      deliver_to:
+        request.deliver_to === undefined
+          ? current.deliver_to
+          : request.deliver_to && checkDeliverTo(context, request.deliver_to),
+      ...(timing
+        ? {
+            next_run_at: dueOf({
+              schedule,
+              timezone,
+              end_time: endTime,
+              run_at: current.run_at,
+              next_run_at: current.next_run_at,
+            }),
+          }
+        : {}),
     });
     if (!updated) throw notFound(`Cron ${cronId}`);
     await context.announceCrons();

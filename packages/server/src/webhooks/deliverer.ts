@@ -2,9 +2,12 @@
  * Sends webhook deliveries: wakes when runs end (the run queue's wake-ups), claims the deliveries whose
  * run is over, POSTs each body through the harness's SSRF-safe fetch (the one `web_fetch` uses: only
  * public addresses unless listed in `web.allow_hosts`, checked again on every redirect), signed, and
- * retries a failure with exponential backoff up to a number of attempts.
+ * retries a failure with exponential backoff up to a number of attempts. A delivery addressed to a chat
+ * channel (a cron's `deliver_to`, crons/channel-delivery.ts) is posted there instead, with the same retries.
  */
 import { type AllowList, safeFetch } from "@deerflow/harness";
+import { channelOf } from "../crons/channel-delivery.js";
+import type { DeliverTo } from "../crons/types.js";
 import { type Delivery, type DeliveryStore, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./deliveries.js";
 
 /** Deliveries taken per claim. */
@@ -29,6 +32,8 @@ export interface DelivererDeps {
   /** Wait before the second attempt, doubled for each later one (default 2 s). */
   retryBaseMs?: number;
   log: (line: string) => void;
+  /** Posts a run's body to a chat channel: null when sent, else why not (final: retrying cannot help). */
+  sendToChannel(target: DeliverTo, body: string): Promise<{ message: string; final: boolean } | null>;
 }
 
 /** The deliverer; `start()` begins sending, `stop()` ends the loop. */
@@ -56,7 +61,8 @@ export function createDeliverer(deps: DelivererDeps) {
       });
       return;
     }
-    const error = await post(delivery.url, body);
+    const channel = channelOf(delivery.url);
+    const error = channel ? await deps.sendToChannel(channel, body) : await post(delivery.url, body);
     const giveUp = error !== null && (error.final || attempts >= maxAttempts);
     await deps.store.update(delivery.delivery_id, {
       body,
