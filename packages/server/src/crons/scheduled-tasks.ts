@@ -276,8 +276,9 @@ export async function taskRuns(context: ServerContext, cron: CronRecord): Promis
           offset: 0,
           sort_by: "created_at",
           sort_order: "desc",
+          fields: ["thread_id"],
         })
-      ).threads.map((thread) => thread.thread_id);
+      ).threads.flatMap((thread) => (thread.thread_id ? [thread.thread_id] : []));
   const runs = await Promise.all(
     threads.map((threadId) => context.runs.list(threadId, { limit: MAX_TASK_RUNS, offset: 0 })),
   );
