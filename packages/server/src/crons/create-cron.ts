@@ -38,6 +38,22 @@ export function checkDeliverTo(context: ServerContext, deliverTo: DeliverTo): De
   return deliverTo;
 }
 
+/** What a cron carries before its first firing, beside its settings. */
+export const NEVER_FIRED = {
+  last_run_id: null,
+  last_run_at: null,
+  skipped: 0,
+  last_skipped_at: null,
+  last_error: null,
+} as const;
+
+/** Stores a new cron and wakes the scheduler of every process, so its first due time is not missed. */
+export async function saveNewCron(context: ServerContext, cron: CronRecord): Promise<CronRecord> {
+  await context.crons.create(cron);
+  await context.announceCrons();
+  return cron;
+}
+
 /** Checks that a firing's request would be accepted (the same schema createRun applies). */
 export function checkPayload(assistantId: string, payload: Record<string, unknown>): void {
   check(RunCreateSchema, { ...payload, assistant_id: assistantId }, "body");
@@ -79,15 +95,9 @@ export async function createCron(
     catch_up: request.catch_up ?? "latest",
     owner: caller.userId,
     next_run_at: firstDue(request.schedule, timezone, endTime),
-    last_run_id: null,
-    last_run_at: null,
-    skipped: 0,
-    last_skipped_at: null,
-    last_error: null,
+    ...NEVER_FIRED,
     created_at: at,
     updated_at: at,
   };
-  await context.crons.create(cron);
-  await context.announceCrons();
-  return cron;
+  return saveNewCron(context, cron);
 }

@@ -12,7 +12,7 @@ import { check } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
 import { requireThread } from "../runs/threads.js";
 import type { RunRecord, RunStatus } from "../runs/types.js";
-import { checkDeliverTo, checkPayload, firstDue } from "./create-cron.js";
+import { checkDeliverTo, checkPayload, firstDue, NEVER_FIRED, saveNewCron } from "./create-cron.js";
 import { checkTimezone } from "./schedule.js";
 import {
   type ScheduledTaskCreate,
@@ -145,17 +145,11 @@ export async function createTask(context: ServerContext, caller: Caller, body: u
     catch_up: "latest",
     owner: caller.userId,
     next_run_at: schedule.run_at ?? firstDue(schedule.schedule, request.timezone, null),
-    last_run_id: null,
-    last_run_at: null,
-    skipped: 0,
-    last_skipped_at: null,
-    last_error: null,
+    ...NEVER_FIRED,
     created_at: at,
     updated_at: at,
   };
-  await context.crons.create(cron);
-  await context.announceCrons();
-  return cron;
+  return saveNewCron(context, cron);
 }
 
 /** The caller's task `id` (404 "Scheduled task not found" for a missing cron, someone else's, or a plain cron). */
