@@ -36,11 +36,8 @@ export const DeliverToSchema = z.strictObject({
 });
 const Time = z.iso.datetime({ offset: true, error: "must be an ISO 8601 time such as 2027-01-31T18:00:00Z" });
 
-/** `POST /runs/crons` and `POST /threads/{id}/runs/crons`. */
-export const CronCreateSchema = z.strictObject({
-  ...payloadShape,
-  assistant_id: z.string().min(1),
-  schedule: z.string({ error: 'is required: a five-field cron expression such as "0 9 * * 1-5"' }),
+/** The cron's own settings, the same optional fields on create and on update. */
+const cronSettingsShape = {
   timezone: z.string().min(1).nullish(),
   end_time: Time.nullish(),
   enabled: z.boolean().nullish(),
@@ -48,6 +45,14 @@ export const CronCreateSchema = z.strictObject({
   catch_up: CatchUp.nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   deliver_to: DeliverToSchema.nullish(),
+};
+
+/** `POST /runs/crons` and `POST /threads/{id}/runs/crons`. */
+export const CronCreateSchema = z.strictObject({
+  ...payloadShape,
+  assistant_id: z.string().min(1),
+  schedule: z.string({ error: 'is required: a five-field cron expression such as "0 9 * * 1-5"' }),
+  ...cronSettingsShape,
 });
 export type CronCreate = z.infer<typeof CronCreateSchema>;
 
@@ -55,13 +60,7 @@ export type CronCreate = z.infer<typeof CronCreateSchema>;
 export const CronUpdateSchema = z.strictObject({
   ...payloadShape,
   schedule: z.string().nullish(),
-  timezone: z.string().min(1).nullish(),
-  end_time: Time.nullish(),
-  enabled: z.boolean().nullish(),
-  on_run_completed: OnRunCompleted.nullish(),
-  catch_up: CatchUp.nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-  deliver_to: DeliverToSchema.nullish(),
+  ...cronSettingsShape,
 });
 export type CronUpdate = z.infer<typeof CronUpdateSchema>;
 
