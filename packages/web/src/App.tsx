@@ -8,6 +8,7 @@ import { useCallback, useState } from "react";
 import { useAccess } from "./account/access";
 import { signOut } from "./account/account-api";
 import { FirstAdmin } from "./account/FirstAdmin";
+import { t, useLocale } from "./i18n";
 import { SignIn } from "./account/SignIn";
 import { saveApiKey, savedApiKey } from "./api";
 import { navigate } from "./router";
@@ -23,6 +24,7 @@ function forgetSessionDrafts(): void {
 
 /** The whole app. */
 export function App() {
+  useLocale();
   const [apiKey, setApiKey] = useState(savedApiKey);
   const [settings, updateSettings] = useSettings();
   const [access, recheck] = useAccess(apiKey);
@@ -39,7 +41,7 @@ export function App() {
   // Stable, so the app does not reload its thread list on every render of the gate.
   const unauthorized = useCallback(() => recheck({ refused: true }), [recheck]);
 
-  if (access.kind === "checking") return <div className="center-page muted">Loading…</div>;
+  if (access.kind === "checking") return <div className="center-page muted">{t("common.loading")}</div>;
   if (wantsKey || access.kind === "key") {
     const accounts = access.kind === "key" ? access.accounts : true;
     return (
