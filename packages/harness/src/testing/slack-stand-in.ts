@@ -7,12 +7,14 @@
  * `files.completeUploadExternal`), checks the bot token, and serves files users "shared" at private
  * URLs that need the token. As Slack's Events API it delivers events to an app's request URL, signed
  * with the signing secret (v0 HMAC-SHA256 of `v0:{timestamp}:{body}`), or signed wrongly on request.
+ * Its answers go out in pieces, as over a network (`network-delivery.ts`).
  */
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ChangeSignal } from "./change-signal.js";
 import { readMultipart } from "./multipart.js";
+import { deliver } from "./network-delivery.js";
 
 /** A message the app posted, with every text it was updated to (the first entry is the posted text). */
 export interface SlackPostedMessage {
@@ -126,7 +128,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
 
   const answer = (response: http.ServerResponse, status: number, body: object) => {
     response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify(body));
+    void deliver(response, Buffer.from(JSON.stringify(body)));
   };
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -139,14 +141,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (!pending) return answer(response, 404, { ok: false, error: "upload_not_found" });
       pending.data = uploadedBytes(body, request.headers["content-type"] ?? "");
       response.writeHead(200, { "content-type": "text/plain" });
-      return void response.end(`OK - ${pending.data.length}`);
+      return void deliver(response, Buffer.from(`OK - ${pending.data.length}`));
     }
     const download = /^\/files-pri\/(F\d+)$/.exec(url.pathname);
     if (download) {
       const data = shared.get(download[1]!);
       if (!authorized || !data) return answer(response, 404, { ok: false, error: "file_not_found" });
       response.writeHead(200, { "content-type": "application/octet-stream" });
-      return void response.end(data);
+      return void deliver(response, data);
     }
     const call = /^\/api\/([a-zA-Z.]+)$/.exec(url.pathname);
     if (!call) return answer(response, 404, { ok: false, error: "unknown_method" });

@@ -5,11 +5,13 @@
  * `sendDocument` (multipart), `getFile` and file downloads at `/file/bot<token>/<path>`, and refuses a
  * wrong token with 401 as Telegram does. A test plays users with `userSends` and reads what the bot did
  * in `sent` (every message with its edits) and `documents`; `until` waits for a condition to hold.
+ * Answers go out in pieces, as over a network (`network-delivery.ts`).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ChangeSignal } from "./change-signal.js";
 import { type MultipartPart, readMultipart } from "./multipart.js";
+import { deliver } from "./network-delivery.js";
 
 /** A user of the stand-in's chats. */
 export interface TelegramTestUser {
@@ -155,7 +157,7 @@ export async function startTelegramStandIn(options: TelegramStandInOptions = {})
 
   const answer = (response: http.ServerResponse, status: number, body: object) => {
     response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify(body));
+    void deliver(response, Buffer.from(JSON.stringify(body)));
   };
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -166,7 +168,7 @@ export async function startTelegramStandIn(options: TelegramStandInOptions = {})
       if (download[1] !== token || !file)
         return answer(response, 404, { ok: false, error_code: 404, description: "Not Found" });
       response.writeHead(200, { "content-type": "application/octet-stream" });
-      return void response.end(file.data);
+      return void deliver(response, file.data);
     }
     const call = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!call) return answer(response, 404, { ok: false, error_code: 404, description: "Not Found" });
