@@ -14,7 +14,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ChangeSignal } from "./change-signal.js";
 import { readMultipart } from "./multipart.js";
-import { deliver } from "./network-delivery.js";
+import { deliver as deliverInPieces } from "./network-delivery.js";
 
 /** A message the app posted, with every text it was updated to (the first entry is the posted text). */
 export interface SlackPostedMessage {
@@ -128,7 +128,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
 
   const answer = (response: http.ServerResponse, status: number, body: object) => {
     response.writeHead(status, { "content-type": "application/json" });
-    void deliver(response, Buffer.from(JSON.stringify(body)));
+    void deliverInPieces(response, Buffer.from(JSON.stringify(body)));
   };
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -141,14 +141,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (!pending) return answer(response, 404, { ok: false, error: "upload_not_found" });
       pending.data = uploadedBytes(body, request.headers["content-type"] ?? "");
       response.writeHead(200, { "content-type": "text/plain" });
-      return void deliver(response, Buffer.from(`OK - ${pending.data.length}`));
+      return void deliverInPieces(response, Buffer.from(`OK - ${pending.data.length}`));
     }
     const download = /^\/files-pri\/(F\d+)$/.exec(url.pathname);
     if (download) {
       const data = shared.get(download[1]!);
       if (!authorized || !data) return answer(response, 404, { ok: false, error: "file_not_found" });
       response.writeHead(200, { "content-type": "application/octet-stream" });
-      return void deliver(response, data);
+      return void deliverInPieces(response, data);
     }
     const call = /^\/api\/([a-zA-Z.]+)$/.exec(url.pathname);
     if (!call) return answer(response, 404, { ok: false, error: "unknown_method" });
