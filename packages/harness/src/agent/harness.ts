@@ -520,7 +520,9 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   try {
     // Listed once for every agent: a clash with any built-in, config or code tool name renames the MCP tool.
     const reserved = [...builtinTools(setup, true), ...configTools, ...(options.tools ?? [])].map((tool) => tool.name);
-    setup.mcpTools = mcp ? await mcp.tools({ reservedNames: [...reserved, "task", BATCH_TASK_TOOL_NAME, TOOL_SEARCH_TOOL_NAME] }) : [];
+    setup.mcpTools = mcp
+      ? await mcp.tools({ reservedNames: [...reserved, "task", BATCH_TASK_TOOL_NAME, TOOL_SEARCH_TOOL_NAME] })
+      : [];
   } catch (error) {
     await ownMcp?.close();
     throw error;
@@ -540,7 +542,11 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const store =
     options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
   setup.store = store;
-  setup.batchStore = store ? openSqliteBatchStore(store.db) : postgres ? openPostgresBatchStore(postgres.pool) : undefined;
+  setup.batchStore = store
+    ? openSqliteBatchStore(store.db)
+    : postgres
+      ? openPostgresBatchStore(postgres.pool)
+      : undefined;
   setup.archive = store ? createHistoryArchive(store.file) : undefined;
   // On Postgres the archive is in the database too, so every process sees a thread's compacted messages.
   setup.threadArchive = postgres

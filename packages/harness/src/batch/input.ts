@@ -21,7 +21,10 @@ const PLACEHOLDER = /\{item(?:\.([A-Za-z_][\w-]*))?\}/g;
 /** Checks a list of items: not empty, not over the limit, each small enough. */
 export function checkItems(values: readonly unknown[], source: string): ItemsResult {
   if (values.length === 0)
-    return { ok: false, error: `${source} has no items. Give at least one item (the list \`items\` or a file in \`items_file\`).` };
+    return {
+      ok: false,
+      error: `${source} has no items. Give at least one item (the list \`items\` or a file in \`items_file\`).`,
+    };
   if (values.length > MAX_BATCH_ITEMS)
     return {
       ok: false,

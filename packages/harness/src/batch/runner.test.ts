@@ -32,7 +32,10 @@ const parse = (text: string) =>
   text
     .trim()
     .split("\n")
-    .map((line) => JSON.parse(line) as { index: number; status: string; result?: string; error?: string; attempts: number });
+    .map(
+      (line) =>
+        JSON.parse(line) as { index: number; status: string; result?: string; error?: string; attempts: number },
+    );
 
 test("every item runs once, its result is recorded in order, and a second open finds the batch", async () => {
   const { store, batch } = await openBatch(25);
@@ -116,7 +119,11 @@ test("an expired lease is claimed again, and the first holder can no longer reco
   });
   assert.equal(outcome.counts.done, 3);
   assert.deepEqual(ran.sort(), ["Say w0", "Say w1", "Say w2"]);
-  assert.equal(await store.complete(batch.batchId, 0, "other-host:1:aaaa", "late"), false, "the stale holder is refused");
+  assert.equal(
+    await store.complete(batch.batchId, 0, "other-host:1:aaaa", "late"),
+    false,
+    "the stale holder is refused",
+  );
   const lines = parse(await resultLines(store, batch.batchId));
   assert.equal(lines[0]!.result, "r:Say w0");
   assert.equal(lines[0]!.attempts, 2, "the lost claim counted as an attempt");
@@ -161,7 +168,10 @@ test("a cancelled batch gives its claims back without counting the attempt", asy
   assert.equal(outcome.counts.running, 0);
   assert.equal(outcome.counts.pending, 8);
   const next = await store.claim(batch.batchId, "w", 10, Date.now(), 1000);
-  assert.ok(next.every((item) => item.attempt === 1), "released items start again at attempt 1");
+  assert.ok(
+    next.every((item) => item.attempt === 1),
+    "released items start again at attempt 1",
+  );
 });
 
 test("two runners on one batch record each item exactly once", async () => {

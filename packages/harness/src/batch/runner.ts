@@ -158,9 +158,16 @@ export async function resultLines(store: BatchStore, batchId: string): Promise<s
   for (;;) {
     const page = await store.settled(batchId, after, 1000);
     for (const row of page) {
-      const base = { index: row.index, item: JSON.parse(row.item) as unknown, status: row.state, attempts: row.attempts };
+      const base = {
+        index: row.index,
+        item: JSON.parse(row.item) as unknown,
+        status: row.state,
+        attempts: row.attempts,
+      };
       lines.push(
-        JSON.stringify(row.state === "done" ? { ...base, result: row.result ?? "" } : { ...base, error: row.error ?? "" }),
+        JSON.stringify(
+          row.state === "done" ? { ...base, result: row.result ?? "" } : { ...base, error: row.error ?? "" },
+        ),
       );
     }
     if (page.length < 1000) break;

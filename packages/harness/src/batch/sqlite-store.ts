@@ -5,15 +5,7 @@
  * only give the Postgres store's shape.
  */
 import type Database from "better-sqlite3";
-import type {
-  BatchCounts,
-  BatchRecord,
-  BatchStore,
-  ClaimedItem,
-  FailOutcome,
-  NewBatch,
-  SettledItem,
-} from "./store.js";
+import type { BatchCounts, BatchRecord, BatchStore, ClaimedItem, FailOutcome, NewBatch, SettledItem } from "./store.js";
 
 /** The tables, created on first use (named `batch-1` in docs/batch.md). Postgres has the same (migration 10). */
 export const SQLITE_BATCH_SCHEMA = `

@@ -136,8 +136,7 @@ async function callBatch(options: BatchTaskToolOptions, args: Args, runtime: Too
     return fail("this run has no thread id or tool call id, so the batch cannot be recorded.");
 
   let batch = await options.store.find(threadId, toolCallId);
-  if (batch && batch.owner !== (options.owner ?? null))
-    return fail("this batch belongs to another user.");
+  if (batch && batch.owner !== (options.owner ?? null)) return fail("this batch belongs to another user.");
   if (!batch) {
     const created = await createBatch(options, args, runtime, threadId, toolCallId);
     if (typeof created === "string") return fail(created);
@@ -199,7 +198,12 @@ async function callBatch(options: BatchTaskToolOptions, args: Args, runtime: Too
       `the batch was stopped with ${outcome.counts.done} of ${outcome.counts.total} items done; the run was cancelled.`,
     );
   }
-  const written = await writeResults(options.provider, runtime, record, await resultLines(options.store, record.batchId));
+  const written = await writeResults(
+    options.provider,
+    runtime,
+    record,
+    await resultLines(options.store, record.batchId),
+  );
   if (written !== null) return fail(written);
   await options.store.finish(record.batchId, Date.now());
   const { done, failed, total } = outcome.counts;
@@ -242,7 +246,8 @@ async function createBatch(
   if (!args.description.trim()) return "description is empty. Give the batch a short label.";
   if ((args.items === undefined) === (args.items_file === undefined || args.items_file === ""))
     return "give the items either inline in `items` or as a file in `items_file`, not both and not neither.";
-  const items = args.items !== undefined ? checkItems(args.items, "items") : await readItems(options, runtime, args.items_file!);
+  const items =
+    args.items !== undefined ? checkItems(args.items, "items") : await readItems(options, runtime, args.items_file!);
   if (!items.ok) return items.error;
   const template = args.prompt_template ?? null;
   const bad = checkTemplate(template, items.items);
