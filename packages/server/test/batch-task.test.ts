@@ -2,7 +2,7 @@
  * `batch_task` through the server: progress reaches the stream as `batch_progress` custom events, a
  * failing item is retried up to `max_attempts` and then recorded as failed, the results file is an
  * artifact only its owner can read (another user gets 404), and bad calls get errors that say what to
- * fix without recording anything. The crash test is batch-crash.test.ts.
+ * fix without recording anything; deleting the thread deletes its batch. The crash test is batch-crash.test.ts.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -113,6 +113,12 @@ test("batch_task streams progress, retries a failing item up to its limit, and w
   assert.equal(other.status, 404, "another user cannot read the results file");
   const anonymous = await fetch(artifact);
   assert.equal(anonymous.status, 401);
+
+  const db = server.harness.setup.store!.db;
+  const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  assert.deepEqual([count("deerflow_batches"), count("deerflow_batch_items")], [1, 4]);
+  await alice.client.threads.delete(thread);
+  assert.deepEqual([count("deerflow_batches"), count("deerflow_batch_items")], [0, 0], "deleted with the thread");
 });
 
 test("batch_task refuses bad calls with what to fix, and records nothing", async (t) => {

@@ -146,6 +146,10 @@ export function openPostgresBatchStore(pool: pg.Pool): BatchStore {
       );
       return rows.map(settledFromRow);
     },
+    async deleteThread(threadId) {
+      // The items go with their batch (ON DELETE CASCADE).
+      await pool.query("DELETE FROM deerflow_batches WHERE thread_id = $1", [threadId]);
+    },
     async finish(batchId, now) {
       await pool.query("UPDATE deerflow_batches SET finished_at = $2 WHERE batch_id = $1", [batchId, now]);
     },

@@ -134,6 +134,14 @@ export function openSqliteBatchStore(db: Database.Database): BatchStore {
      WHERE batch_id = ? AND idx > ? AND state IN ('done', 'failed') ORDER BY idx LIMIT ?`,
   );
   const finish = db.prepare("UPDATE deerflow_batches SET finished_at = ? WHERE batch_id = ?");
+  const deleteItems = db.prepare(
+    "DELETE FROM deerflow_batch_items WHERE batch_id IN (SELECT batch_id FROM deerflow_batches WHERE thread_id = ?)",
+  );
+  const deleteBatches = db.prepare("DELETE FROM deerflow_batches WHERE thread_id = ?");
+  const deleteThread = db.transaction((threadId: string) => {
+    deleteItems.run(threadId);
+    deleteBatches.run(threadId);
+  });
 
   const open = db.transaction((batch: NewBatch) => {
     const existing = selectBatch.get(batch.threadId, batch.toolCallId);
@@ -181,6 +189,7 @@ export function openSqliteBatchStore(db: Database.Database): BatchStore {
     holders: async (batchId) => holders.all(batchId).map((row) => row.lease_owner),
     counts: async (batchId) => countsOf(counts.all(batchId)),
     settled: async (batchId, afterIndex, limit) => settled.all(batchId, afterIndex, limit).map(settledFromRow),
+    deleteThread: async (threadId) => deleteThread.immediate(threadId),
     finish: async (batchId, now) => {
       finish.run(now, batchId);
     },

@@ -92,6 +92,8 @@ export interface BatchStore {
   counts(batchId: string): Promise<BatchCounts>;
   /** Settled items with an index above `afterIndex`, in index order, at most `limit`. */
   settled(batchId: string, afterIndex: number, limit: number): Promise<SettledItem[]>;
+  /** Deletes every batch of a thread with its items (the thread is being deleted). */
+  deleteThread(threadId: string): Promise<void>;
   /** Marks the batch finished (its results file written). */
   finish(batchId: string, now: number): Promise<void>;
 }
