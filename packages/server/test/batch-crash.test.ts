@@ -3,13 +3,19 @@
  * JSONL file, is SIGKILLed part-way, and a second process on the same home resumes the run. The batch
  * goes on from its table; the results file served by the artifacts route then holds every item exactly
  * once with its own result, and only the items in flight at the kill were asked of the model twice.
+ * The same on Postgres (skipped with the reason when no database is reachable).
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
-import { type ChatCompletionRequest, createTempHome, startFakeOpenAIServer } from "@deerflow/harness/testing";
-import { fakeModelConfig } from "@deerflow/harness/testing";
+import { type TestContext, test } from "node:test";
+import {
+  type ChatCompletionRequest,
+  createTempHome,
+  fakeModelConfig,
+  startFakeOpenAIServer,
+  testDatabase,
+} from "@deerflow/harness/testing";
 import { lastUserText, until } from "./helpers.js";
 import { type ServeProcess, startServe, stopServers } from "./serve-process.js";
 
@@ -24,6 +30,21 @@ function cpuSeconds(pid: number): number {
 }
 
 test("a 5,000-item batch_task finishes after the server is SIGKILLed midway, every item recorded exactly once", async (t) => {
+  await crashMidBatch(t, []);
+});
+
+test("on Postgres: the same 5,000-item batch survives a SIGKILL of the process running it", async (t) => {
+  const database = await testDatabase();
+  if ("skip" in database) {
+    t.skip(database.skip);
+    return;
+  }
+  t.after(() => database.drop());
+  await crashMidBatch(t, [`database: {backend: postgres, url: '${database.url}'}`]);
+});
+
+/** Starts the batch in one `deerflow serve`, SIGKILLs it after 1,500 items, and checks a second one finishes it. */
+async function crashMidBatch(t: TestContext, configLines: string[]) {
   const itemCalls = new Map<string, number>();
   const isItem = (body: ChatCompletionRequest) => !body.tools?.length && lastUserText(body).startsWith("Label this: ");
   const fake = await startFakeOpenAIServer({
@@ -52,7 +73,7 @@ test("a 5,000-item batch_task finishes after the server is SIGKILLed midway, eve
   });
   const home = createTempHome();
   const config = path.join(home.path, "config.yaml");
-  writeFileSync(config, fakeModelConfig(fake.url, "summarization: {enabled: false}"));
+  writeFileSync(config, fakeModelConfig(fake.url, "summarization: {enabled: false}", ...configLines));
   const procs: ServeProcess[] = [];
   t.after(async () => {
     await stopServers(procs);
@@ -115,4 +136,4 @@ test("a 5,000-item batch_task finishes after the server is SIGKILLed midway, eve
   t.diagnostic(
     `asked before the kill: ${askedBeforeKill}; asked twice: ${twice}; serve CPU: ${cpuBefore.toFixed(1)} s before the kill, ${cpuAfter.toFixed(1)} s after the restart`,
   );
-});
+}
