@@ -27,6 +27,7 @@ const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
 
 /** Seconds the slowest files took alone on a 2-core machine (docs/testing.md), to order a fresh clone's first run. */
 const KNOWN_SLOW = {
+  "packages/server/test/batch-crash.test.ts": 130,
   "packages/harness/test/context/long-thread.test.ts": 73,
   "packages/cli/test/users.test.ts": 62,
   "packages/cli/test/provider-dialects.test.ts": 55,

@@ -2,8 +2,8 @@
  * The web app end to end against `deerflow serve` configured with an OpenAI-compatible model (the fake
  * OpenAI server from @deerflow/harness/testing, driven through the real ChatOpenAI client): the answer
  * streams in, a reload mid-run rejoins the running stream, Stop cancels, a failed run shows its error
- * with a working Retry, a clarification is answered by clicking an option, and a delegated subagent
- * shows as a live card.
+ * with a working Retry, a clarification is answered by clicking an option, a delegated subagent
+ * shows as a live card, and a batch_task call shows a progress bar that fills as its items finish.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -32,6 +32,8 @@ const skip = skipReason();
 browserForFile();
 const slow = gate();
 const stopGate = gate();
+const batchGate = gate();
+let batchItems = 0;
 let failures = 0;
 let fake: FakeOpenAIServer;
 let server: Served;
@@ -43,6 +45,24 @@ before(async () => {
       const texts = userTexts(body);
       const last = texts[texts.length - 1] ?? "";
       const lastMessage = body.messages[body.messages.length - 1]!;
+      // batch_task's items: one model call each, without tools; all but the first 10 wait for the test.
+      if (!body.tools?.length && last.startsWith("Upper: ")) {
+        batchItems += 1;
+        if (batchItems > 10) await batchGate.wait;
+        return { content: last.slice("Upper: ".length).toUpperCase() };
+      }
+      if (last.includes("Batch the words")) {
+        if (lastMessage.role === "tool") return { content: "Batch finished." };
+        const items = Array.from({ length: 40 }, (_, index) => `word${index}`);
+        return {
+          tool_calls: [
+            {
+              name: "batch_task",
+              arguments: { description: "Shout words", prompt_template: "Upper: {item}", items, concurrency: 2 },
+            },
+          ],
+        };
+      }
       if (
         body.messages.some((m) => m.role === "system" && String(m.content).includes("subagent")) &&
         last.includes("Research deer quickly")
@@ -143,6 +163,7 @@ before(async () => {
 });
 after(async () => {
   slow.open();
+  batchGate.open();
   stopGate.open();
   await server?.stop();
   await fake?.close();
@@ -260,6 +281,23 @@ test("a delegated subagent shows as a card with its result", { skip }, async () 
     await page.reload();
     const saved = page.locator("[data-testid=subagent-card][data-status=completed]");
     await saved.getByText("Research deer").waitFor();
+  });
+});
+
+test("a batch_task call shows a progress bar on its tool card that fills as items finish", { skip }, async () => {
+  await withPage("live-batch", async (page) => {
+    await page.goto(`${server.url}/`);
+    await setSwitch(page, "Subagents", true);
+    await sendTask(page, "Batch the words");
+    const bar = page.getByRole("progressbar", { name: "Batch progress" });
+    await bar.waitFor();
+    await until(() => batchItems > 10, "items held by the fake model");
+    const held = Number(await bar.getAttribute("aria-valuenow"));
+    assert.ok(held < 100, `part-way while items are held (${held}%)`);
+    batchGate.open();
+    await page.getByTestId("batch-progress").getByText("40 of 40 done").waitFor();
+    assert.equal(await bar.getAttribute("aria-valuenow"), "100");
+    await page.getByText("Batch finished.").waitFor();
   });
 });
 

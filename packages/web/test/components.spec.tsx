@@ -4,19 +4,21 @@
  * readers of the wire format they rely on.
  */
 import type { Message, Thread } from "@langchain/langgraph-sdk";
-import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Composer } from "../src/chat/Composer";
 import { pendingClarification, reasoningOf, shortArgs, toolCallsOf } from "../src/chat/messages";
 import { MessageView } from "../src/chat/MessageView";
 import { ToolCard } from "../src/chat/ToolCard";
 import { previewKind } from "../src/harness/Artifacts";
+import { applyBatchEvent } from "../src/harness/batches";
 import { Clarification } from "../src/harness/Clarification";
 import { parseCsv } from "../src/harness/csv";
 import { Plan } from "../src/harness/Plan";
 import { Subagents } from "../src/harness/Subagents";
 import { applyTaskEvent, cardsFromState, type SubagentCard } from "../src/harness/subagents";
 import { headerTitle, Sidebar, threadTitle } from "../src/threads/Sidebar";
+import { setLocale } from "../src/i18n";
 
 afterEach(() => {
   cleanup();
@@ -129,6 +131,34 @@ describe("tool calls", () => {
     fireEvent.click(screen.getByRole("button", { expanded: false }));
     expect(screen.getByText("Error")).toBeTruthy();
     expect(screen.getAllByText("Error: no space").length).toBeGreaterThan(0);
+  });
+
+  it("a batch_task card shows its progress from batch_progress events, in the chosen language", () => {
+    let batches = applyBatchEvent({}, { type: "task_running", task_id: "x" });
+    expect(batches).toEqual({});
+    const event = { type: "batch_progress", tool_call_id: "b1", description: "Label", total: 200, done: 50, failed: 0 };
+    batches = applyBatchEvent(batches, event);
+    batches = applyBatchEvent(batches, { ...event, done: 99, failed: 1 });
+    expect(applyBatchEvent(batches, { ...event, done: 10 })).toBe(batches);
+    const message = {
+      type: "ai",
+      id: "a3",
+      content: "",
+      tool_calls: [{ id: "b1", name: "batch_task", args: { description: "Label" } }],
+    } as unknown as Message;
+    const tools = toolCallsOf(message, []);
+    const { rerender } = render(
+      <MessageView message={message} tools={tools} running={true} batches={Object.values(batches)} />,
+    );
+    const bar = screen.getByRole("progressbar", { name: "Batch progress" });
+    expect(bar.getAttribute("aria-valuenow")).toBe("50");
+    expect(screen.getByTestId("batch-progress").textContent).toContain("99 of 200 done, 1 failed");
+    batches = applyBatchEvent(batches, { ...event, done: 199, failed: 1 });
+    rerender(<MessageView message={message} tools={tools} running={true} batches={Object.values(batches)} />);
+    expect(screen.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("100");
+    act(() => setLocale("zh"));
+    expect(screen.getByTestId("batch-progress").textContent).toContain("已完成 199/200，失败 1");
+    act(() => setLocale(undefined));
   });
 
   it("an AI message renders Markdown and keeps reasoning collapsed", () => {

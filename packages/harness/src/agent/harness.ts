@@ -59,6 +59,11 @@ import { createTaskNoteTool } from "../tools/task-note.js";
 import { loadConfigTools } from "../tools/load-config-tools.js";
 import { createSandboxTools } from "../tools/sandbox-tools.js";
 import { createTaskTool } from "../tools/task.js";
+import { BATCH_TASK_TOOL_NAME, createBatchTaskTool } from "../tools/batch-task.js";
+import type { BatchStore } from "../batch/store.js";
+import { openSqliteBatchStore } from "../batch/sqlite-store.js";
+import { openPostgresBatchStore } from "../batch/postgres-store.js";
+import { runLeaseMs } from "../storage/thread-lease.js";
 import { createBackgroundTasksTool } from "../tools/background-tasks.js";
 import { BackgroundTasks } from "../subagents/background.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
@@ -183,6 +188,8 @@ export interface HarnessSetup {
   archive?: HistoryArchive;
   /** The history archive every caller uses: Postgres's on Postgres, else the SQLite one behind promises. */
   threadArchive?: AsyncHistoryArchive;
+  /** The `batch_task` tables (SQLite beside the checkpoints, or Postgres); absent with a checkpointer from code. */
+  batchStore?: BatchStore;
   /** Background subagents of every lead this harness builds, per thread (`task(run_in_background)`). */
   backgroundTasks: BackgroundTasks;
   /** The `read_conversation` access check in force (see {@link ThreadAccess}). */
@@ -242,12 +249,26 @@ function buildAgent(
       createTaskTool({
         registry,
         createSubagent,
-        parentTools: () => tools,
+        parentTools: () => tools.filter((candidate) => candidate.name !== BATCH_TASK_TOOL_NAME),
         defaultTimeoutSeconds: config.subagents.timeout_seconds,
         background: { tasks: setup.backgroundTasks, maxRunning: runtime.maxConcurrentSubagents },
       }),
       createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
+    if (setup.batchStore) {
+      tools.push(
+        createBatchTaskTool({
+          store: setup.batchStore,
+          provider: sandbox,
+          model,
+          registry,
+          createSubagent,
+          parentTools: () => tools,
+          owner: run.user_id,
+          leaseMs: runLeaseMs(env),
+        }),
+      );
+    }
   }
   // The built-in tools go out without zod's `$schema` line, which every request would carry (context-engineering.md).
   for (const tool of tools) withoutSchemaDialect(tool);
@@ -499,7 +520,9 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   try {
     // Listed once for every agent: a clash with any built-in, config or code tool name renames the MCP tool.
     const reserved = [...builtinTools(setup, true), ...configTools, ...(options.tools ?? [])].map((tool) => tool.name);
-    setup.mcpTools = mcp ? await mcp.tools({ reservedNames: [...reserved, "task", TOOL_SEARCH_TOOL_NAME] }) : [];
+    setup.mcpTools = mcp
+      ? await mcp.tools({ reservedNames: [...reserved, "task", BATCH_TASK_TOOL_NAME, TOOL_SEARCH_TOOL_NAME] })
+      : [];
   } catch (error) {
     await ownMcp?.close();
     throw error;
@@ -519,6 +542,11 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const store =
     options.checkpointer === undefined && !postgres ? openCheckpointStore(databaseFile(home, config.database)) : null;
   setup.store = store;
+  setup.batchStore = store
+    ? openSqliteBatchStore(store.db)
+    : postgres
+      ? openPostgresBatchStore(postgres.pool)
+      : undefined;
   setup.archive = store ? createHistoryArchive(store.file) : undefined;
   // On Postgres the archive is in the database too, so every process sees a thread's compacted messages.
   setup.threadArchive = postgres

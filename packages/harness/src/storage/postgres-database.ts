@@ -259,6 +259,43 @@ ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS run_at TEXT;
 ALTER TABLE deerflow_crons ADD COLUMN IF NOT EXISTS deliver_to JSONB;
 `,
   },
+  {
+    version: 10,
+    name: "batch_task: batches and their items",
+    // docs/batch.md: one row per batch_task call and one per item, claimed with leases; the SQLite file
+    // has the same tables (batch/sqlite-store.ts). Times are epoch milliseconds.
+    sql: `
+CREATE TABLE IF NOT EXISTS deerflow_batches (
+  batch_id TEXT PRIMARY KEY,
+  thread_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  owner TEXT,
+  description TEXT NOT NULL,
+  template TEXT,
+  subagent_type TEXT NOT NULL,
+  concurrency INTEGER NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  output_path TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  finished_at BIGINT,
+  UNIQUE (thread_id, tool_call_id)
+);
+CREATE TABLE IF NOT EXISTS deerflow_batch_items (
+  batch_id TEXT NOT NULL REFERENCES deerflow_batches (batch_id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  item TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'running', 'done', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  lease_expires_at BIGINT,
+  result TEXT,
+  error TEXT,
+  PRIMARY KEY (batch_id, idx)
+);
+CREATE INDEX IF NOT EXISTS deerflow_batch_items_state ON deerflow_batch_items (batch_id, state, idx);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -122,7 +122,7 @@ export async function adoptCheckpointThreads(context: ServerContext): Promise<vo
 
 /**
  * Deletes a thread: stops its runs, then removes its record, runs, checkpoints, history archive,
- * events, sandbox and files. Returns false when there was nothing to delete.
+ * events, batches, sandbox and files. Returns false when there was nothing to delete.
  */
 export async function deleteThread(context: ServerContext, threadId: string): Promise<boolean> {
   const thread = await findThread(context, threadId);
@@ -138,6 +138,7 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
   await removeThreadFiles(context.harness, threadId);
   // Its crons would only fail at each due time from now on.
   await context.crons.deleteForThread(threadId);
+  await context.harness.setup.batchStore?.deleteThread(threadId);
   await context.threads.delete(threadId);
   return thread !== null;
 }

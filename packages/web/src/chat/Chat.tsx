@@ -15,6 +15,7 @@ import { Approvals, pendingApprovals } from "../harness/Approval";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
+import { applyBatchEvent, type BatchProgress } from "../harness/batches";
 import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
 import { Composer, type SendResult } from "./Composer";
@@ -66,6 +67,7 @@ export function Chat({
   conversations,
 }: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
+  const [batches, setBatches] = useState<Record<string, BatchProgress>>({});
   const created = useRef<string | null>(null);
   const currentRun = useRef<{ run_id: string; thread_id: string } | undefined>(undefined);
   /**
@@ -92,7 +94,10 @@ export function Chat({
       currentRun.current = run;
       pendingSend.current?.settle();
     },
-    onCustomEvent: (data) => setCards((current) => applyTaskEvent(current, data)),
+    onCustomEvent: (data) => {
+      setCards((current) => applyTaskEvent(current, data));
+      setBatches((current) => applyBatchEvent(current, data));
+    },
     onError: (error, run) => {
       // No run yet: the server refused to start it. The composer shows why and keeps the text.
       const pending = pendingSend.current;
@@ -108,7 +113,10 @@ export function Chat({
 
   // A different thread (not the one this chat just created) starts with no subagent cards.
   useEffect(() => {
-    if (threadId !== created.current) setCards({});
+    if (threadId !== created.current) {
+      setCards({});
+      setBatches({});
+    }
     setCompacted(undefined);
   }, [threadId]);
 
@@ -288,7 +296,7 @@ export function Chat({
             Earlier messages of this conversation were summarised to fit the model's context.
           </div>
         )}
-        <MessageList messages={messages} running={running} cards={allCards} scroller={scroller} />
+        <MessageList messages={messages} running={running} cards={allCards} batches={batches} scroller={scroller} />
         {compacted && (
           <div className="notice" role="status" data-testid="compact-notice">
             {compacted}

@@ -8,6 +8,7 @@
 import type { Message } from "@langchain/langgraph-sdk";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
+import type { BatchProgress } from "../harness/batches";
 import type { SubagentCard } from "../harness/subagents";
 import { estimateHeight } from "./estimate-height";
 import { warmMarkdown } from "./Markdown";
@@ -25,14 +26,17 @@ export interface MessageListProps {
   running: boolean;
   /** Subagent cards by task call id. */
   cards: Record<string, SubagentCard>;
+  /** `batch_task` progress by tool call id. */
+  batches?: Record<string, BatchProgress>;
   /** The scrolling element around the list. */
   scroller: RefObject<HTMLDivElement | null>;
 }
 
 const NO_CARDS: SubagentCard[] = [];
+const NO_BATCHES: BatchProgress[] = [];
 
 /** Renders the thread's messages. */
-export function MessageList({ messages, running, cards, scroller }: MessageListProps) {
+export function MessageList({ messages, running, cards, batches = {}, scroller }: MessageListProps) {
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   // Tool results only, so pairing a row's calls does not scan the whole thread.
   const results = useMemo(() => messages.filter((m) => m.type === "tool"), [messages]);
@@ -45,6 +49,12 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
     );
     return found.length > 0 ? found : NO_CARDS;
   };
+  const batchesOf = (message: Message): BatchProgress[] => {
+    const found = ((message as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? []).flatMap((call) =>
+      call.name === "batch_task" && call.id && batches[call.id] ? [batches[call.id]!] : [],
+    );
+    return found.length > 0 ? found : NO_BATCHES;
+  };
   const row = (message: Message, index: number, key?: string | number) => (
     <MessageView
       key={key}
@@ -52,6 +62,7 @@ export function MessageList({ messages, running, cards, scroller }: MessageListP
       tools={toolCallsOf(message, results)}
       running={index === streamingIndex}
       subagents={cardsOf(message)}
+      batches={batchesOf(message)}
     />
   );
 

@@ -8,10 +8,11 @@ import type { Message } from "@langchain/langgraph-sdk";
 import { Brain, Paperclip } from "lucide-react";
 import { memo } from "react";
 import { Subagents } from "../harness/Subagents";
+import type { BatchProgress } from "../harness/batches";
 import type { SubagentCard } from "../harness/subagents";
 import { Markdown } from "./Markdown";
 import { reasoningOf, shownText, type ToolCallView } from "./messages";
-import { sameCards, sameMessage, sameTools } from "./same-message";
+import { sameCards, sameMessage, sameProgress, sameTools } from "./same-message";
 import { ToolCard } from "./ToolCard";
 
 /** Props of {@link MessageView}. */
@@ -21,6 +22,8 @@ export interface MessageViewProps {
   running: boolean;
   /** Subagent cards of this message's `task` calls (the card's id is the tool call's id). */
   subagents?: SubagentCard[];
+  /** Progress of this message's `batch_task` calls (by tool call id). */
+  batches?: BatchProgress[];
 }
 
 /**
@@ -34,7 +37,7 @@ function countRender(message: Message): void {
 
 /** Renders a human or AI message. */
 export const MessageView = memo(
-  function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
+  function MessageView({ message, tools, running, subagents = [], batches = [] }: MessageViewProps) {
     countRender(message);
     const text = shownText(message);
     if (message.type === "human") {
@@ -70,7 +73,12 @@ export const MessageView = memo(
         )}
         {text && <Markdown text={text} streaming={running} />}
         {tools.map((view, index) => (
-          <ToolCard key={view.call.id ?? index} view={view} running={running} />
+          <ToolCard
+            key={view.call.id ?? index}
+            view={view}
+            running={running}
+            progress={batches.find((progress) => progress.toolCallId === view.call.id)}
+          />
         ))}
         <Subagents cards={subagents} />
       </div>
@@ -80,5 +88,6 @@ export const MessageView = memo(
     sameMessage(before.message, after.message) &&
     before.running === after.running &&
     sameTools(before.tools, after.tools) &&
-    sameCards(before.subagents, after.subagents),
+    sameCards(before.subagents, after.subagents) &&
+    sameProgress(before.batches, after.batches),
 );

@@ -5,10 +5,21 @@
  */
 import { AlertTriangle, Check, ChevronRight, Loader2, Wrench } from "lucide-react";
 import { useState } from "react";
+import { type BatchProgress, settledPercent } from "../harness/batches";
+import { t, useLocale } from "../i18n";
 import { shortArgs, type ToolCallView } from "./messages";
 
-/** Renders a tool call and its result. */
-export function ToolCard({ view, running }: { view: ToolCallView; running: boolean }) {
+/** Renders a tool call and its result; `progress` adds a `batch_task` call's progress bar. */
+export function ToolCard({
+  view,
+  running,
+  progress,
+}: {
+  view: ToolCallView;
+  running: boolean;
+  progress?: BatchProgress;
+}) {
+  useLocale();
   const [open, setOpen] = useState(false);
   const { call, result } = view;
   const state = result ? (result.error ? "error" : "done") : running ? "running" : "stopped";
@@ -23,6 +34,7 @@ export function ToolCard({ view, running }: { view: ToolCallView; running: boole
         {state === "done" && <Check size={14} aria-label="done" />}
         {state === "error" && <AlertTriangle size={14} aria-label="failed" />}
       </button>
+      {progress && <BatchBar progress={progress} />}
       {!open && result && <div className="tool-preview">{result.text.slice(0, 160)}</div>}
       {open && (
         <div className="tool-body">
@@ -36,6 +48,29 @@ export function ToolCard({ view, running }: { view: ToolCallView; running: boole
           )}
         </div>
       )}
+    </div>
+  );
+}
+
+/** A batch's progress: a bar of the settled share and the counts. */
+function BatchBar({ progress }: { progress: BatchProgress }) {
+  const percent = settledPercent(progress);
+  const vars = { done: progress.done, total: progress.total, failed: progress.failed };
+  return (
+    <div className="batch-progress" data-testid="batch-progress">
+      <div
+        className="batch-bar"
+        role="progressbar"
+        aria-label={t("batch.progressLabel")}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+      >
+        <div className="batch-bar-fill" style={{ width: `${percent}%` }} />
+      </div>
+      <span className="batch-counts">
+        {progress.failed > 0 ? t("batch.progressFailed", vars) : t("batch.progress", vars)}
+      </span>
     </div>
   );
 }

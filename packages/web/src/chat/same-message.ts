@@ -5,6 +5,7 @@
  * message view actually reads: id, kind, text, reasoning, files, tool calls with their results, cards.
  */
 import type { Message } from "@langchain/langgraph-sdk";
+import type { BatchProgress } from "../harness/batches";
 import type { SubagentCard } from "../harness/subagents";
 import { reasoningOf, shownText, type ToolCallView } from "./messages";
 
@@ -43,6 +44,11 @@ export function sameTools(a: readonly ToolCallView[], b: readonly ToolCallView[]
       );
     })
   );
+}
+
+/** True when two lists of batch progress show the same counts. */
+export function sameProgress(a: readonly BatchProgress[] = [], b: readonly BatchProgress[] = []): boolean {
+  return a.length === b.length && a.every((progress, index) => sameJson(progress, b[index]));
 }
 
 /** True when two lists of subagent cards show the same (cards rebuilt from state are new objects). */

@@ -8,6 +8,10 @@ export const en = {
   "settings.language.browser": "Follow the browser",
   "settings.language.en": "English",
   "settings.language.zh": "中文",
+  // batch_task: the progress bar on the tool card
+  "batch.progress": "{done} of {total} done",
+  "batch.progressFailed": "{done} of {total} done, {failed} failed",
+  "batch.progressLabel": "Batch progress",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -7,4 +7,8 @@ export const zh: Record<MessageKey, string> = {
   "settings.language.browser": "跟随浏览器",
   "settings.language.en": "English",
   "settings.language.zh": "中文",
+  // batch_task: the progress bar on the tool card
+  "batch.progress": "已完成 {done}/{total}",
+  "batch.progressFailed": "已完成 {done}/{total}，失败 {failed}",
+  "batch.progressLabel": "批量任务进度",
 };
