@@ -99,7 +99,7 @@ test("an unknown agent, another user's agent and a bad name are refused before a
     assert.throws(() => t.harness.agents.create("../x", {}, null), /not valid/);
     assert.throws(() => t.harness.agents.create("Mine", {}, "ann"), /already exists/);
     assert.throws(
-      () => t.harness.agents.create("y", { settings: { colour: "red" } }, null),
+      () => t.harness.agents.create("y", { settings: { colour: "red" } as never }, null),
       /Unknown agent setting colour/,
     );
     assert.equal(t.server.requests.length, 0);
