@@ -141,3 +141,23 @@ test("update_agent changes the soul for the next turn; setup_agent saves a boots
     await t.close();
   }
 });
+
+test("the first admin adopts the local user's agents (soul and settings) with their memory", async () => {
+  const t = await setUp(() => ({ content: "x" }));
+  try {
+    t.harness.agents.create("writer", { soul: "You write.", settings: { tool_groups: ["web"] } }, null);
+    fs.mkdirSync(path.join(t.home.path, "agents", "old-style"), { recursive: true });
+    await t.harness.adoptLocalMemory("admin1");
+    assert.deepEqual(
+      t.harness.agents.list("admin1").map((agent) => [agent.name, agent.soul, agent.settings.tool_groups ?? null]),
+      [
+        ["old-style", "", null],
+        ["writer", "You write.", ["web"]],
+      ],
+    );
+    assert.deepEqual(t.harness.agents.list(null), []);
+    assert.ok(t.harness.agent({ agent_name: "writer", user_id: "admin1" }));
+  } finally {
+    await t.close();
+  }
+});
