@@ -14,6 +14,8 @@ Usage:
   deerflow mcp list [--json]        MCP servers (mcp_servers, extensions_config.json): status and tools
   deerflow skills [list|enable NAME|disable NAME|install FILE.skill [--force]]
                                     the skills the agent can use
+  deerflow agents [list|show|create|edit|delete NAME]
+                                    custom agents: a soul (SOUL.md) and settings; run one with --agent NAME
   deerflow serve [--host H] [--port P] the LangGraph-compatible agent server (SDK, agent-chat-ui, DeerFlow UI)
   deerflow db migrate               migrate the Postgres database (database.backend postgres) to this version
   deerflow users [list|add NAME|token NAME|revoke PREFIX|remove NAME]
@@ -37,7 +39,7 @@ const COMMON = `  --config PATH        config file (default: DEER_FLOW_CONFIG_PA
   --thinking           ask for thinking (models with supports_thinking only)
   --subagents          let the agent delegate to subagents
   --max-subagents N    task calls allowed per response (1-4, default 3)
-  --agent NAME         a named agent (its own memory)
+  --agent NAME         a custom agent (deerflow agents list): its soul, settings and memory
   --wait SECONDS       when another run holds the thread, wait up to SECONDS for it (default 0)
   --no-stream          print the answer once it is complete (on a terminal it streams as it is written)
 `;
@@ -113,6 +115,31 @@ DEER_FLOW_EXTENSIONS_CONFIG_PATH, then ./, then ../; created in ./ when there is
                         into {skills.path}/custom; checked first (size, paths, symlinks, SKILL.md),
                         and refused with the reason, writing nothing, when a check fails
   --force               replace an installed skill of the same name
+`,
+  agents: `Usage: deerflow agents [list] [--json] [--config PATH]
+       deerflow agents show NAME
+       deerflow agents create NAME [--soul TEXT | --soul-file FILE] [settings]
+       deerflow agents edit NAME [--soul TEXT | --soul-file FILE] [settings] [--clear SETTING]
+       deerflow agents delete NAME
+
+Custom agents of this home ({home}/agents/NAME/: SOUL.md and config.yaml, DeerFlow's layout). A run
+with --agent NAME (run, chat) gets the agent's soul in its system prompt, its settings and its own
+memory; deerflow serve offers the same agents to the home's local user (docs/agents.md).
+  list                  name and description; --json prints every field
+  show NAME             the agent's settings and soul as JSON
+  create NAME           NAME: letters, digits and "-" (stored lower-cased)
+  edit NAME             change what the flags give; the rest stays
+  delete NAME           delete the agent with its soul, settings and memory
+Settings:
+  --soul TEXT, --soul-file FILE ("-": stdin)   the persona and standing instructions
+  --description TEXT    one line saying what the agent does
+  --model NAME          its model (a name from config.yaml); --model on run/chat still wins
+  --temperature N, --max-tokens N               sampling settings over the model's
+  --tool-groups LIST    comma-separated: file:read, file:write, bash, web (and tools: groups)
+  --skills LIST         skills it may use ("" for none)
+  --mcp-servers LIST    MCP servers whose tools it gets ("" for none)
+  --subagents LIST      subagent kinds it may delegate to ("" for none)
+  --clear SETTING       remove a setting (no restriction again), e.g. --clear tool_groups
 `,
   users: `Usage: deerflow users [list] [--json] [--config PATH]
        deerflow users add NAME [--admin] [--password-stdin] [--config PATH]

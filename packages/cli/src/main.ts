@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<num
   history: () => import("./commands/history.js"),
   mcp: () => import("./commands/mcp.js"),
   skills: () => import("./commands/skills.js"),
+  agents: () => import("./commands/agents.js"),
   serve: () => import("./commands/serve.js"),
   db: () => import("./commands/db.js"),
   users: () => import("./commands/users.js"),

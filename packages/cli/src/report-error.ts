@@ -16,6 +16,8 @@ const SETUP_ERRORS = new Set([
   "thread_invalid",
   "sandbox_failed",
   "storage_unusable",
+  "agent_not_found",
+  "agent_exists",
 ]);
 
 /** A failure as the CLI reports it: exit code, a machine-readable code, and the one-line message. */

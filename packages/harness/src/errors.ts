@@ -23,7 +23,9 @@ export type HarnessErrorCode =
   | "compaction_unavailable"
   | "compaction_failed"
   | "storage_unusable"
-  | "skill_rejected";
+  | "skill_rejected"
+  | "agent_not_found"
+  | "agent_exists";
 
 /** Base class of every error the harness throws on purpose. `message` is written for the end user. */
 export class HarnessError extends Error {

@@ -145,6 +145,22 @@ export {
 } from "./sandbox/virtual-paths.js";
 
 // --- Memory.
+export {
+  AGENT_NAME,
+  type AgentDefinition,
+  AgentSettings,
+  normaliseAgentDefinitionName,
+  SETTING_KEYS,
+  TOOL_GROUPS,
+} from "./custom-agents/agent-definition.js";
+export {
+  type AgentChanges,
+  type AgentRecord,
+  type AgentStore,
+  type AgentVersion,
+  agentsDir,
+  createAgentStore,
+} from "./custom-agents/agent-store.js";
 export { type AdoptedMemory, adoptLocalMemory } from "./memory/adopt-local-memory.js";
 export { addManualFact, type ManualFactRefusal } from "./memory/apply-update.js";
 export { formatMemoryForDisplay } from "./memory/display.js";

@@ -10,6 +10,14 @@ import ts from "typescript";
 import * as harness from "../src/index.js";
 
 const VALUES = [
+  // Custom agents (docs/agents.md).
+  "AGENT_NAME",
+  "AgentSettings",
+  "SETTING_KEYS",
+  "TOOL_GROUPS",
+  "agentsDir",
+  "createAgentStore",
+  "normaliseAgentDefinitionName",
   "BUNDLED_SKILLS_DIR",
   "ConfigError",
   "ContextSize",
@@ -183,6 +191,12 @@ const VALUES = [
 ];
 
 const TYPES = [
+  // Custom agents (docs/agents.md).
+  "AgentChanges",
+  "AgentDefinition",
+  "AgentRecord",
+  "AgentStore",
+  "AgentVersion",
   "ThreadAccess",
   "GoalCommand",
   "AdoptedMemory",

@@ -20,6 +20,7 @@ import { registerAuthRoutes } from "./routes/auth.js";
 import { registerArtifactRoutes } from "./routes/artifacts.js";
 import { registerChannelRoutes } from "./routes/channels.js";
 import { type ChannelOptions, createChannels } from "./channels/index.js";
+import { registerAgentRoutes } from "./routes/agents.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerGatewayMetaRoutes } from "./routes/gateway-meta.js";
 import { registerMcpConfigRoutes } from "./routes/mcp-config.js";
@@ -61,6 +62,7 @@ function checkKeyStrength(keys: readonly string[], host: string): void {
 const ROUTES: RegisterRoutes[] = [
   registerMetaRoutes,
   registerAssistantRoutes,
+  registerAgentRoutes,
   registerThreadRoutes,
   registerCronRoutes,
   registerRunRoutes,

@@ -59,7 +59,7 @@ test("models, features, auth/me and setup-status answer for the local user; no a
     assert.equal(((await (await fetch(`${t.url}/api/models/vision`)).json()) as { name: string }).name, "vision");
     assert.equal((await fetch(`${t.url}/api/models/nope`)).status, 404);
     const features = (await (await fetch(`${t.url}/api/features`)).json()) as Record<string, { enabled: boolean }>;
-    assert.equal(features.agents_api!.enabled, false);
+    assert.equal(features.agents_api!.enabled, true);
     // No admin yet: DeerFlow's frontend offers first-admin setup, which turns accounts on (docs/auth.md).
     assert.deepEqual(await (await fetch(`${t.url}/api/v1/auth/setup-status`)).json(), {
       needs_setup: true,

@@ -56,6 +56,67 @@ async function forbidden(response: Promise<Response>): Promise<void> {
 
 /** B's attempts, in order (destructive ones included: A's data is compared afterwards). */
 export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
+  // Custom agents (DeerFlow's routes) and the assistants over them: A's agent is missing for B.
+  ["GET /agents/{A's agent}", (s) => missing(s.b.fetch(`/agents/${s.ids.agent}`))],
+  ["PUT /agents/{A's agent}", (s) => missing(s.b.fetch(`/agents/${s.ids.agent}`, json({ soul: "bravo" }, "PUT")))],
+  ["DELETE /agents/{A's agent}", (s) => missing(s.b.fetch(`/agents/${s.ids.agent}`, { method: "DELETE" }))],
+  [
+    "GET /agents lists none of A's; check says A's name is free for B; B's own agent of that name is B's",
+    async (s) => {
+      assert.deepEqual(await (await s.b.fetch("/agents")).json(), { agents: [] });
+      assert.deepEqual(await (await s.b.fetch(`/agents/check?name=${s.ids.agent}`)).json(), {
+        available: true,
+        name: s.ids.agent,
+      });
+      const made = await s.b.fetch("/agents", json({ name: s.ids.agent, soul: "bravo soul" }));
+      const text = await made.text();
+      assert.equal(made.status, 201, text);
+      assert.ok(!text.includes("alpha"), text);
+      assert.equal((await s.b.fetch(`/agents/${s.ids.agent}`, { method: "DELETE" })).status, 204);
+    },
+  ],
+  [
+    "GET /user-profile is B's own (empty), PUT writes B's own",
+    async (s) => {
+      assert.deepEqual(await (await s.b.fetch("/user-profile")).json(), { content: null });
+      assert.equal((await s.b.fetch("/user-profile", json({ content: "bravo" }, "PUT"))).status, 200);
+    },
+  ],
+  ["assistants.get of A's agent by id", (s) => refused(s.b.client.assistants.get(s.ids.agentAssistant))],
+  ["assistants.get of A's agent by name", (s) => refused(s.b.client.assistants.get(s.ids.agent))],
+  ["assistants.getGraph of A's agent", (s) => refused(s.b.client.assistants.getGraph(s.ids.agentAssistant))],
+  ["assistants.getSchemas of A's agent", (s) => refused(s.b.client.assistants.getSchemas(s.ids.agentAssistant))],
+  ["assistants.getSubgraphs of A's agent", (s) => refused(s.b.client.assistants.getSubgraphs(s.ids.agentAssistant))],
+  [
+    "assistants.update of A's agent",
+    (s) => refused(s.b.client.assistants.update(s.ids.agentAssistant, { context: { soul: "bravo" } })),
+  ],
+  ["assistants.delete of A's agent", (s) => refused(s.b.client.assistants.delete(s.ids.agentAssistant))],
+  ["assistants.getVersions of A's agent", (s) => refused(s.b.client.assistants.getVersions(s.ids.agentAssistant))],
+  ["assistants.setLatest of A's agent", (s) => refused(s.b.client.assistants.setLatest(s.ids.agentAssistant, 1))],
+  [
+    "assistants.search and count show B none of A's; B's own assistant is B's",
+    async (s) => {
+      const seen = await s.b.client.assistants.search({ limit: 100 });
+      assert.deepEqual(
+        seen.map((assistant) => assistant.name),
+        ["lead_agent"],
+      );
+      assert.equal(await s.b.client.assistants.count(), 1);
+      const own = await s.b.client.assistants.create({ graphId: "lead_agent", name: "bravo-agent" });
+      assert.equal((await s.b.client.assistants.search({ limit: 100 })).length, 2);
+      await s.b.client.assistants.delete(own.assistant_id);
+    },
+  ],
+  [
+    "runs with A's agent (by assistant id, or agent_name in context)",
+    async (s) => {
+      await refused(s.b.client.runs.wait(s.bThread, s.ids.agentAssistant, { input: say("x") }));
+      await refused(
+        s.b.client.runs.wait(s.bThread, "lead_agent", { input: say("x"), context: { agent_name: s.ids.agent } }),
+      );
+    },
+  ],
   // Threads.
   ["threads.get", (s) => refused(s.b.client.threads.get(s.ids.thread))],
   ["threads.update", (s) => refused(s.b.client.threads.update(s.ids.thread, { metadata: { project: "bravo" } }))],

@@ -35,7 +35,11 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
   const { tokens } = (await (await a.fetch("/v1/auth/tokens")).json()) as { tokens: Array<{ id: string }> };
   const crons = await a.client.crons.search({ limit: 100 });
   const tasks = (await (await a.fetch("/scheduled-tasks")).json()) as Array<Record<string, unknown>>;
+  const assistant = await a.client.assistants.get(ids.agentAssistant);
   return {
+    agents: await (await a.fetch("/agents")).json(),
+    assistant: [assistant.version, assistant.context],
+    profile: await (await a.fetch("/user-profile")).json(),
     metadata: thread.metadata,
     values: state.values,
     checkpoints: history.map((entry) => entry.checkpoint.checkpoint_id),
@@ -50,6 +54,18 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
 
 /** A's own requests for what B was refused: they answer, so B's 404s were refusals, not wrong ids. */
 const CONTROLS: Array<[string, (s: Scene) => Promise<void>]> = [
+  [
+    "A's agent: get, assistants, and a run whose prompt carries A's soul",
+    async ({ a, t, ids }) => {
+      assert.equal((await a.fetch(`/agents/${ids.agent}`)).status, 200);
+      assert.equal((await a.client.assistants.get(ids.agentAssistant)).name, ids.agent);
+      await a.client.assistants.getVersions(ids.agentAssistant);
+      const thread = (await a.client.threads.create()).thread_id;
+      await a.client.runs.wait(thread, ids.agentAssistant, { input: say("alpha agent run") });
+      const body = t.fake.requests.at(-1)!;
+      assert.ok(JSON.stringify(body.messages).includes("alpha soul"), "A's soul reached A's run");
+    },
+  ],
   [
     "thread, state, checkpoint and history",
     async ({ a, ids }) => {

@@ -7,12 +7,6 @@
 export const NOT_PER_USER: Record<string, string> = {
   "GET /ok": "health check, open to anyone",
   "GET /info": "server version and flags, open to anyone",
-  "POST /assistants/search": "assistants are the server's agents (lead_agent, custom agent folders), shared",
-  "POST /assistants/count": "assistants are shared",
-  "GET /assistants/:assistant_id": "assistants are shared",
-  "GET /assistants/:assistant_id/graph": "assistants are shared",
-  "GET /assistants/:assistant_id/schemas": "assistants are shared",
-  "GET /assistants/:assistant_id/subgraphs": "assistants are shared",
   "GET /models": "the configured models (described, never their keys), shared",
   "GET /models/:name": "one configured model, shared",
   "GET /features": "feature flags from the config",

@@ -23,6 +23,10 @@ export const STREAM_MODES = [
   "checkpoints",
 ] as const;
 
+/** A's agent's soul and A's profile: they must never reach B. */
+export const A_SOUL = "alpha soul: the private persona of user A";
+export const A_PROFILE = "alpha profile: A's private background";
+
 /** What only A wrote: it must never reach B. */
 export const A_UPLOAD = "alpha upload: quarterly numbers nobody else may read\n";
 export const A_REPORT = "# Alpha report\nPrivate findings of user A.\n";
@@ -67,6 +71,9 @@ export interface AIds {
   cron: string;
   /** A's scheduled task (DeerFlow's routes) on A's thread. */
   task: string;
+  /** A's custom agent (its name) and its assistant id. */
+  agent: string;
+  agentAssistant: string;
 }
 
 /** The scene, ready for B's attempts. */
@@ -113,6 +120,10 @@ function script(held: Promise<void>) {
     if (text.includes("hold on")) await held;
     return { content: `echo: ${text.slice(0, 40)}` };
   };
+}
+
+function jsonInit(body: unknown, method = "POST"): RequestInit {
+  return { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }
 
 /** An upload body with one file. */
@@ -267,6 +278,15 @@ export async function startScene(yaml = ""): Promise<Scene> {
     })
   ).json()) as { id: string };
 
+  // A: a custom agent with a soul, run once, and a user profile.
+  const agentMade = await a.fetch(
+    "/agents",
+    jsonInit({ name: "secret-agent", description: "alpha agent", soul: A_SOUL, tool_groups: ["file:read"] }),
+  );
+  if (agentMade.status !== 201) throw new Error(`A's agent failed: ${agentMade.status} ${await agentMade.text()}`);
+  const agentAssistant = (await a.client.assistants.get("secret-agent")).assistant_id;
+  await a.fetch("/user-profile", jsonInit({ content: A_PROFILE }, "PUT"));
+
   recorded.length = 0; // the matrix starts here: B's set-up is not coverage
   return {
     t,
@@ -287,6 +307,8 @@ export async function startScene(yaml = ""): Promise<Scene> {
       apiTokenId: made.id,
       cron: cron.cron_id,
       task: task.id,
+      agent: "secret-agent",
+      agentAssistant,
     },
     bThread,
     recorded,

@@ -11,13 +11,16 @@ import { AccountMenu } from "./account/AccountMenu";
 import { apiFetch, apiUrl, isNotFound, isUnauthorized, makeClient } from "./api";
 import { Chat } from "./chat/Chat";
 import { Artifacts } from "./harness/Artifacts";
-import { type AccountTab, navigate, SCHEDULES_URL, useRoute } from "./router";
+import { AGENTS_URL, type AccountTab, navigate, SCHEDULES_URL, useRoute } from "./router";
+import { t, useLocale } from "./i18n";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import type { Settings } from "./settings/settings";
 import { headerTitle, loadThreads, Sidebar, type ThreadItem } from "./threads/Sidebar";
 
 // The account pages (tokens, password, users) load on first visit: most sessions never open them.
 const AccountPage = lazy(() => import("./account/AccountPage").then((module) => ({ default: module.AccountPage })));
+// And the Agents page.
+const AgentsPage = lazy(() => import("./agents/AgentsPage").then((module) => ({ default: module.AgentsPage })));
 // So does the scheduled tasks page, with croner for its previews.
 const SchedulesPage = lazy(() =>
   import("./schedules/SchedulesPage").then((module) => ({ default: module.SchedulesPage })),
@@ -50,6 +53,7 @@ export function Workspace({
   onSignOut,
   onForgetKey,
 }: WorkspaceProps) {
+  useLocale();
   const route = useRoute();
   const client = useMemo(() => makeClient(apiKey), [apiKey]);
   const [connection, setConnection] = useState<Connection>("checking");
@@ -68,6 +72,7 @@ export function Workspace({
   // The account pages exist only with accounts; without, `/settings` is a new chat as before.
   const accountTab = route.page === "account" && user ? route.tab : undefined;
   const schedules = route.page === "schedules";
+  const agentsPage = route.page === "agents";
 
   const refresh = useCallback(async () => {
     try {
@@ -142,11 +147,13 @@ export function Workspace({
     ? ACCOUNT_TITLES[accountTab]
     : schedules
       ? "Scheduled tasks"
-      : headerTitle(
-          threads.find((thread) => thread.id === threadId),
-          threadState.title,
-          Boolean(threadId),
-        );
+      : agentsPage
+        ? t("agents.title")
+        : headerTitle(
+            threads.find((thread) => thread.id === threadId),
+            threadState.title,
+            Boolean(threadId),
+          );
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the app closes the drawers
     <div
@@ -176,6 +183,11 @@ export function Workspace({
           navigate(SCHEDULES_URL);
         }}
         schedulesOpen={schedules}
+        onAgents={() => {
+          setShowSidebar(false);
+          navigate(AGENTS_URL);
+        }}
+        agentsOpen={agentsPage}
         onRename={(id, newTitle) => {
           void client.threads.update(id, { metadata: { title: newTitle } }).then(refresh, () => undefined);
         }}
@@ -199,6 +211,19 @@ export function Workspace({
           <h2 className="title" data-testid="thread-title">
             {title}
           </h2>
+          {settings.agent && !agentsPage && (
+            <span className="agent-chip" data-testid="agent-chip">
+              {t("agents.chip", { name: settings.agent })}
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label={t("agents.chipClear")}
+                onClick={() => onSettings({ agent: "" })}
+              >
+                ×
+              </button>
+            </span>
+          )}
           {threadState.tokens !== undefined && (
             <span
               className="meter muted small"
@@ -249,6 +274,19 @@ export function Workspace({
         {accountTab ? (
           <Suspense fallback={<div className="center-page muted">Loading…</div>}>
             <AccountPage tab={accountTab} user={user!} apiKey={apiKey} />
+          </Suspense>
+        ) : agentsPage ? (
+          <Suspense fallback={<div className="center-page muted">{t("common.loading")}</div>}>
+            <AgentsPage
+              apiKey={apiKey}
+              models={models}
+              current={settings.agent ?? ""}
+              onChat={(name) => {
+                onSettings({ agent: name });
+                setNewChatKey(`new-${Date.now()}`);
+                navigate("/");
+              }}
+            />
           </Suspense>
         ) : schedules ? (
           <Suspense fallback={<div className="center-page muted">Loading…</div>}>

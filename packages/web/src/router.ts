@@ -14,12 +14,15 @@ export type Route =
   | { page: "new" }
   | { page: "thread"; threadId: string }
   | { page: "account"; tab: AccountTab }
-  | { page: "schedules" };
+  | { page: "schedules" }
+  | { page: "agents" };
 
 const TABS: readonly AccountTab[] = ["tokens", "password", "users"];
 
 /** The URL of the scheduled tasks page. */
 export const SCHEDULES_URL = "/?page=schedules";
+/** The URL of the Agents page. */
+export const AGENTS_URL = "/?page=agents";
 
 /** Parses a pathname (and its query, for the account and scheduled tasks pages). */
 export function parseRoute(pathname: string, search = ""): Route {
@@ -30,6 +33,7 @@ export function parseRoute(pathname: string, search = ""): Route {
     return { page: "account", tab: tab && TABS.includes(tab) ? tab : "tokens" };
   }
   if (/^\/?$/.test(pathname) && new URLSearchParams(search).get("page") === "schedules") return { page: "schedules" };
+  if (/^\/?$/.test(pathname) && new URLSearchParams(search).get("page") === "agents") return { page: "agents" };
   return { page: "new" };
 }
 

@@ -68,6 +68,10 @@ import { createBackgroundTasksTool } from "../tools/background-tasks.js";
 import { BackgroundTasks } from "../subagents/background.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
 import { withoutSchemaDialect } from "../tools/tool-args.js";
+import { createSetupAgentTool, createUpdateAgentTool } from "../tools/agent-tools.js";
+import type { AgentDefinition } from "../custom-agents/agent-definition.js";
+import { type AgentStore, createAgentStore } from "../custom-agents/agent-store.js";
+import { restrictSkills, restrictTools } from "../custom-agents/restrict.js";
 import { renderWebPromptSection } from "../tools/web/prompt-section.js";
 import { composeChain } from "./compose-chain.js";
 import { buildLeadChain, buildSubagentChain, type LeadRuntime } from "./lead-agent-chain.js";
@@ -88,6 +92,11 @@ export interface AgentRunOptions {
   /** Cap on `task` calls per run; default `subagents.max_total_per_run`, clamped to [1, 50]. */
   max_total_subagents?: number;
   agent_name?: string;
+  /**
+   * The conversation that sets up the custom agent `agent_name` (DeerFlow's bootstrap): the agent need not
+   * exist yet, its settings are not applied, and the model gets `setup_agent` to save it.
+   */
+  is_bootstrap?: boolean;
   /**
    * Nobody can answer a question (a scheduled or webhook run): `ask_clarification` is not offered and the
    * model is told to proceed on its best assumption. DeerFlow's run-context flag of the same name.
@@ -202,6 +211,8 @@ export interface HarnessSetup {
   deferredTools: StructuredToolInterface[];
   /** The model chosen when a run names none. */
   defaultModel: ModelSelection;
+  /** Custom agents (SOUL.md and settings per agent and owner). */
+  agents: AgentStore;
   options: HarnessOptions;
 }
 
@@ -211,12 +222,22 @@ function buildAgent(
   run: AgentRunOptions,
   models: ModelCache,
   memoryFor: (agentName?: string, userId?: string) => MemoryService | null,
+  definition?: AgentDefinition,
 ) {
   const { config, env, onWarning, sandbox, options } = setup;
-  const selection = selectModel(config, { modelName: run.model_name, thinkingEnabled: run.thinking_enabled }, env);
+  const settings = definition?.settings;
+  // Request first, then the custom agent's own choice, then the config's default (DeerFlow's order).
+  const selection = selectModel(
+    config,
+    {
+      modelName: run.model_name ?? settings?.model ?? undefined,
+      thinkingEnabled: run.thinking_enabled ?? settings?.thinking_enabled ?? undefined,
+    },
+    env,
+  );
   selection.warnings.forEach(onWarning);
-  const model =
-    options.chatModel ?? models.get(selection.entry, selection.thinkingEnabled, callTimeout(config, selection.entry));
+  const entry = withModelSettings(selection.entry, settings?.model_settings);
+  const model = options.chatModel ?? models.get(entry, selection.thinkingEnabled, callTimeout(config, entry));
 
   const runtime: LeadRuntime = {
     isPlanMode: run.is_plan_mode ?? false,
@@ -242,6 +263,7 @@ function buildAgent(
     tokenBudget: config.subagents.token_budget,
     overrides: config.subagents.agents,
     customAgents: config.subagents.custom_agents,
+    allowed: settings?.subagents ?? undefined,
   });
   if (runtime.subagentEnabled) {
     const createSubagent = subagentFactory(setup, selection.entry, models);
@@ -270,6 +292,12 @@ function buildAgent(
       );
     }
   }
+  const owner = run.user_id ?? null;
+  const checkModel = (name: string) => void selectModel(config, { modelName: name }, env);
+  if (run.agent_name && run.is_bootstrap)
+    tools.push(createSetupAgentTool({ store: setup.agents, agentName: run.agent_name, owner, checkModel }));
+  else if (definition)
+    tools.push(createUpdateAgentTool({ store: setup.agents, agentName: definition.name, owner, checkModel }));
   // The built-in tools go out without zod's `$schema` line, which every request would carry (context-engineering.md).
   for (const tool of tools) withoutSchemaDialect(tool);
   tools.push(...setup.configTools);
@@ -277,11 +305,22 @@ function buildAgent(
   // MCP tools come last and were renamed on a clash, so they never break the built-in names.
   tools.push(...setup.mcpTools);
   assertUniqueToolNames(tools);
-  const deferredTools = setup.deferredTools;
+  let deferredTools = setup.deferredTools;
+  let skills = setup.skills.enabled;
+  if (settings) {
+    // In place: the task tool hands subagents the lead's tools, so they inherit the agent's restriction.
+    const groups = new Map(config.tools.flatMap((entry) => (entry.group ? [[entry.name, entry.group] as const] : [])));
+    tools.splice(0, tools.length, ...restrictTools(tools, settings, groups));
+    deferredTools = restrictTools(deferredTools, settings, groups);
+    skills = restrictSkills(skills, settings.skills);
+  }
 
   const systemPrompt = renderLeadPrompt({
-    agentName: runtime.agentName,
-    skills: setup.skills.enabled,
+    agentName: run.is_bootstrap ? undefined : runtime.agentName,
+    soul: definition?.soul,
+    selfUpdate: definition !== undefined,
+    bootstrapAgent: run.is_bootstrap ? run.agent_name : undefined,
+    skills,
     skillsContainerPath: config.skills.container_path,
     subagentSection: runtime.subagentEnabled
       ? renderSubagentPromptSection({
@@ -322,7 +361,7 @@ function buildAgent(
     deferredTools,
     backgroundTasks: setup.backgroundTasks,
     readConversation: checkpointer !== undefined,
-    skills: { skills: setup.skills.enabled, disabled: setup.skills.disabled },
+    skills: { skills, disabled: setup.skills.disabled },
     onWarning,
     logger: setup.logger,
   });
@@ -401,6 +440,8 @@ export interface Harness {
   readonly sandbox: LeadAgentInfo["sandbox"];
   /** The model a run without `model_name` uses. */
   readonly defaultModel: ModelSelection;
+  /** Custom agents: what a run with `agent_name` applies (docs/agents.md). */
+  readonly agents: AgentStore;
   /**
    * The lead graph for these options, built on first use and cached (LRU). Options that cannot be
    * honoured (unknown model, bad agent name or user id) throw a HarnessError before any model call.
@@ -515,6 +556,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     mcpTools: [],
     deferredTools: [],
     defaultModel,
+    agents: createAgentStore(home, { onWarning }),
     options,
   };
   try {
@@ -593,17 +635,23 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   const cacheSize = Math.max(1, options.agentCacheSize ?? 16);
   const agents = new Map<string, HarnessAgent>();
   const agent = (run: AgentRunOptions = {}): HarnessAgent => {
+    const definition = run.agent_name && !run.is_bootstrap ? customAgent(setup.agents, run) : undefined;
     // The memory block is part of the system prompt, so a changed memory file means a new graph; the user
     // id is part of the option key, so each user's graph carries their own block and memory middleware.
+    // The agent's soul and settings are read on every call, so an edit reaches the next run.
     const memory = memoryFor(run.agent_name, run.user_id);
-    const key = JSON.stringify([optionKey(run), memory?.promptBlock() ?? ""]);
+    const key = JSON.stringify([
+      optionKey(run),
+      memory?.promptBlock() ?? "",
+      definition ? [definition.settings, definition.soul] : null,
+    ]);
     const cached = agents.get(key);
     if (cached) {
       agents.delete(key);
       agents.set(key, cached);
       return cached;
     }
-    const built = buildAgent(setup, run, models, memoryFor);
+    const built = buildAgent(setup, run, models, memoryFor, definition);
     agents.set(key, built);
     while (agents.size > cacheSize) agents.delete(agents.keys().next().value!);
     return built;
@@ -616,6 +664,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     home,
     sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
     defaultModel,
+    agents: setup.agents,
     agent,
     memory: memoryFor,
     async adoptLocalMemory(userId) {
@@ -626,6 +675,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
         await memory.service?.close(); // its unfinished conversations are released in the journal, then moved
       }
       const adopted = adoptLocalMemory(home, config, userId, { onWarning });
+      setup.agents.adoptLocal(userId);
       agents.clear();
       resumePendingMemory(config, home, memoryFor, onWarning);
       return adopted;
@@ -671,7 +721,8 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
 class ModelCache {
   private readonly models = new Map<string, BaseChatModel>();
   get(entry: ModelEntry, thinkingEnabled: boolean, timeoutSeconds: number): BaseChatModel {
-    const key = `${entry.name}\u0000${thinkingEnabled}\u0000${timeoutSeconds}`;
+    // A custom agent's model_settings make a different client of the same entry.
+    const key = `${entry.name}\u0000${thinkingEnabled}\u0000${timeoutSeconds}\u0000${entry.temperature}\u0000${entry.max_tokens}`;
     let model = this.models.get(key);
     if (!model) {
       model = createChatModel(entry, { thinkingEnabled, timeoutSeconds });
@@ -777,7 +828,32 @@ function optionKey(run: AgentRunOptions): string {
     run.agent_name ?? null,
     run.user_id ?? null,
     run.disable_clarification ?? null,
+    run.is_bootstrap ?? null,
   ]);
+}
+
+/** The custom agent a run names, for the run's user; `agent_not_found` saying how to make one. */
+function customAgent(store: AgentStore, run: AgentRunOptions): AgentDefinition {
+  const found = store.get(run.agent_name!, run.user_id ?? null);
+  if (!found) {
+    throw new HarnessError(
+      "agent_not_found",
+      `Agent "${run.agent_name}" does not exist. Create it first (deerflow agents create ${run.agent_name}, POST /api/agents, or the web app's Agents page), or leave agent_name out for the default agent.`,
+    );
+  }
+  return found;
+}
+
+/** The model entry with a custom agent's temperature and max_tokens laid over it. */
+function withModelSettings(entry: ModelEntry, settings: AgentDefinition["settings"]["model_settings"]): ModelEntry {
+  if (!settings) return entry;
+  return {
+    ...entry,
+    ...(settings.temperature === null || settings.temperature === undefined
+      ? {}
+      : { temperature: settings.temperature }),
+    ...(settings.max_tokens === null || settings.max_tokens === undefined ? {} : { max_tokens: settings.max_tokens }),
+  };
 }
 
 function assertUniqueToolNames(tools: readonly StructuredToolInterface[]): void {

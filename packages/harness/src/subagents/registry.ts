@@ -43,6 +43,8 @@ export interface SubagentRegistryOptions {
   overrides?: Record<string, SubagentTypeSettings>;
   /** Extra kinds (config `subagents.custom_agents`). Defaults: 50 turns, 900 s, the parent's model. */
   customAgents?: Record<string, SubagentTypeSettings>;
+  /** The kinds a custom agent may delegate to (its `subagents` setting); absent: every kind. */
+  allowed?: readonly string[];
 }
 
 /** The resolved set of subagent kinds. */
@@ -142,7 +144,10 @@ export function createSubagentRegistry(options: SubagentRegistryOptions = {}): S
       );
     }
   }
-  const resolved = types.map((type) => applyOverride(type, options.overrides?.[type.name]));
+  const allowed = options.allowed ? new Set(options.allowed) : null;
+  const resolved = types
+    .map((type) => applyOverride(type, options.overrides?.[type.name]))
+    .filter((type) => !allowed || allowed.has(type.name));
   const byName = new Map(resolved.map((type) => [type.name, type]));
 
   return {

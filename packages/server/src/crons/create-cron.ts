@@ -72,7 +72,8 @@ export async function createCron(
   body: unknown,
 ): Promise<CronRecord> {
   const request = check(CronCreateSchema, body, "body");
-  if (!findAssistant(context.assistants(), request.assistant_id)) throw notFound(`Assistant "${request.assistant_id}"`);
+  if (!findAssistant(context.assistants(caller.userId), request.assistant_id))
+    throw notFound(`Assistant "${request.assistant_id}"`);
   if (threadId !== null) await requireThread(context, caller, threadId);
   const timezone = request.timezone ?? "UTC";
   const endTime = request.end_time ?? null;

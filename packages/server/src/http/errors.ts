@@ -35,6 +35,8 @@ export function errorResponse(error: unknown, c: Context, log: (line: string) =>
   if (isHarnessError(error) && (error.code === "config_invalid" || error.code === "model_unknown")) {
     return c.json({ detail: error.message }, 422);
   }
+  if (isHarnessError(error) && error.code === "agent_not_found") return c.json({ detail: error.message }, 404);
+  if (isHarnessError(error) && error.code === "agent_exists") return c.json({ detail: error.message }, 409);
   const status = (error as { status?: unknown }).status;
   if (status === 413) return c.json({ detail: "Request body is too large." }, 413);
   if (isDiskFull(error)) {

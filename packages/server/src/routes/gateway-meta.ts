@@ -50,7 +50,7 @@ export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
 
   api.get("/features", (c) =>
     c.json({
-      agents_api: { enabled: false },
+      agents_api: { enabled: true },
       browser_control: { enabled: false },
       mcp_tasks: { enabled: false },
       memory: { enabled: context.config.memory.enabled },

@@ -1,12 +1,13 @@
 /**
- * The assistants the server offers: `lead_agent` (DeerFlow's graph id, which every client sends as
- * `assistant_id`) and one per custom agent (a directory `{home}/agents/{name}/`, DeerFlow's layout, where
- * its memory lives), all of the same graph with `agent_name` set. An assistant id may be
- * given as the graph id, the assistant's name or its UUID (uuidv5 of the name, as langgraph-api does).
+ * The assistants the server offers a caller: `lead_agent` (DeerFlow's graph id, which every client sends
+ * as `assistant_id`) and one per custom agent of theirs (harness `agents`: `{home}/agents/{name}/` for the
+ * local user, `{home}/users/{id}/agents/{name}/` for a user), all of the same graph with `agent_name`
+ * set. An assistant id may be given as the graph id, the assistant's name or its UUID (uuidv5 of the
+ * name for the local user, as langgraph-api derives ids; of owner and name for a user; or the id a
+ * client chose when it created the assistant).
  */
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
-import path from "node:path";
+import type { AgentDefinition, AgentRecord, AgentStore } from "@deerflow/harness";
 
 /** The LangGraph namespace langgraph-api derives assistant ids with. */
 const NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
@@ -39,31 +40,57 @@ export function uuidv5(name: string, namespace = NAMESPACE): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The assistants under `home`, lead first. */
-export function listAssistants(home: string, startedAt: string): Assistant[] {
-  const make = (name: string, description: string | null, agentName?: string): Assistant => ({
-    assistant_id: uuidv5(name),
+/** The derived id of `owner`'s agent `name` (the local user's keep the ids they always had). */
+export function agentAssistantId(name: string, owner: string | null): string {
+  return uuidv5(owner === null ? name : `users/${owner}/agents/${name}`);
+}
+
+/** The run options and settings an agent's assistant carries in `context` (and `config.configurable`). */
+export function agentContext(definition: Pick<AgentDefinition, "name" | "settings" | "soul">): Record<string, unknown> {
+  const { name: _name, description: _description, ...settings } = definition.settings;
+  const set = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== null && value !== undefined));
+  return { agent_name: definition.name, ...set, soul: definition.soul };
+}
+
+/** The assistant of a custom agent. */
+export function agentAssistant(definition: AgentDefinition, record: AgentRecord): Assistant {
+  const context = agentContext(definition);
+  return {
+    assistant_id: record.assistant_id ?? agentAssistantId(definition.name, definition.owner),
     graph_id: GRAPH_ID,
-    name,
-    description,
-    config: agentName ? { configurable: { agent_name: agentName } } : {},
-    context: agentName ? { agent_name: agentName } : {},
+    name: definition.name,
+    description: definition.settings.description || null,
+    config: { configurable: { ...context } },
+    context,
+    metadata: record.metadata,
+    version: record.version,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+/** The built-in lead agent. */
+export function leadAssistant(startedAt: string): Assistant {
+  return {
+    assistant_id: uuidv5(GRAPH_ID),
+    graph_id: GRAPH_ID,
+    name: GRAPH_ID,
+    description: "DeerFlow's lead agent",
+    config: {},
+    context: {},
     metadata: { created_by: "system" },
     version: 1,
     created_at: startedAt,
     updated_at: startedAt,
-  });
-  let names: string[] = [];
-  try {
-    names = readdirSync(path.join(home, "agents"), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9-]+$/.test(entry.name))
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    // No custom agents yet.
-  }
-  const custom = names.map((name) => make(name, `Custom agent ${name}`, name));
-  return [make(GRAPH_ID, "DeerFlow's lead agent"), ...custom];
+  };
+}
+
+/** The assistants `owner` sees, lead first. */
+export function listAssistants(agents: AgentStore, owner: string | null, startedAt: string): Assistant[] {
+  const custom = agents
+    .list(owner)
+    .map((definition) => agentAssistant(definition, agents.record(definition.name, owner)));
+  return [leadAssistant(startedAt), ...custom];
 }
 
 /** Finds an assistant by UUID, name or graph id. */

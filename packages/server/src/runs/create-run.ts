@@ -45,7 +45,7 @@ export async function createRun(
   if (request.webhook) checkWebhookUrl(request.webhook);
   const existing = ids.runId ? await context.runs.get(ids.runId) : null;
   if (existing) return { run: existing, request };
-  const assistant = findAssistant(context.assistants(), request.assistant_id);
+  const assistant = findAssistant(context.assistants(caller.userId), request.assistant_id);
   if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
   const runOptions = runOptionsOf(request, assistant.context);
   // Builds (and caches) the graph now, so an unknown model or agent name is a 422 and no run is recorded.

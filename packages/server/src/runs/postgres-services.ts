@@ -100,7 +100,7 @@ export function openPostgresRunServices(
     deliveries: createPostgresDeliveryStore(db.pool),
     announceCrons: () => notifier.notify(CHANNELS.crons, ""),
     onCronsAnnounced: (listener) => notifier.on(CHANNELS.crons, listener),
-    assistants: () => listAssistants(harness.home, startedAt),
+    assistants: (owner) => listAssistants(harness.agents, owner, startedAt),
     async health() {
       const [ok, streamOk] = await Promise.all([db.healthy(), live?.healthy()]);
       const database = { backend: "postgres", ok, notifications: notifier.connected() };

@@ -78,6 +78,7 @@ const RunOptionsSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, "use letters, digits and '-' only")
     .optional(),
   disable_clarification: z.boolean().optional(),
+  is_bootstrap: z.boolean().optional(),
 });
 const RUN_OPTION_KEYS = Object.keys(RunOptionsSchema.shape);
 

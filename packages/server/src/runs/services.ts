@@ -35,8 +35,8 @@ export interface RunServices {
   announceCrons(): Promise<void>;
   /** Calls `listener` when crons changed (in this process or, on Postgres, any other); returns the unsubscribe. */
   onCronsAnnounced(listener: () => void): () => void;
-  /** The assistants (lead_agent and custom agents), re-read on each call. */
-  assistants(): Assistant[];
+  /** The assistants `owner` sees (lead_agent and their custom agents), re-read on each call. */
+  assistants(owner: string | null): Assistant[];
   /** Database (and Redis) health for `GET /ok` (not for the local file alone: it needs no probe). */
   health?(): Promise<{ ok: boolean; database: Record<string, unknown>; stream?: { backend: "redis"; ok: boolean } }>;
   /** Connects what must answer before the server starts (Redis); rejects saying what is wrong. */
@@ -137,7 +137,7 @@ export function openRunServices(
       cronListeners.add(listener);
       return () => cronListeners.delete(listener);
     },
-    assistants: () => listAssistants(harness.home, startedAt),
+    assistants: (owner) => listAssistants(harness.agents, owner, startedAt),
     open: live?.open,
     health: live
       ? async () => {

@@ -11,10 +11,12 @@ export interface Settings {
   thinking: boolean;
   subagents: boolean;
   model: string;
+  /** The custom agent new runs use ("" for the default agent). */
+  agent?: string;
   theme: "system" | "light" | "dark";
 }
 
-const DEFAULTS: Settings = { planMode: true, thinking: false, subagents: false, model: "", theme: "system" };
+const DEFAULTS: Settings = { planMode: true, thinking: false, subagents: false, model: "", agent: "", theme: "system" };
 const STORAGE = "deerflow.settings";
 
 function load(): Settings {
@@ -48,5 +50,6 @@ export function runContext(settings: Settings): Record<string, unknown> {
     thinking_enabled: settings.thinking,
     subagent_enabled: settings.subagents,
     ...(settings.model ? { model_name: settings.model } : {}),
+    ...(settings.agent ? { agent_name: settings.agent } : {}),
   };
 }

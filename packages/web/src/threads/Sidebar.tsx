@@ -4,9 +4,10 @@
  * (`values.title`, set by the harness after the first exchange) or a rename stored in its metadata.
  */
 import type { Client, Thread } from "@langchain/langgraph-sdk";
-import { CalendarClock, Check, MessageSquarePlus, Pencil, Search, Trash2, X } from "lucide-react";
+import { Bot, CalendarClock, Check, MessageSquarePlus, Pencil, Search, Trash2, X } from "lucide-react";
 import { useState } from "react";
-import { SCHEDULES_URL } from "../router";
+import { t, useLocale } from "../i18n";
+import { AGENTS_URL, SCHEDULES_URL } from "../router";
 
 /** A thread as the sidebar lists it. */
 export interface ThreadItem {
@@ -65,6 +66,9 @@ export interface SidebarProps {
   onNew: () => void;
   /** Opens the scheduled tasks page. */
   onSchedules: () => void;
+  /** Opens the Agents page (no link without it). */
+  onAgents?: () => void;
+  agentsOpen?: boolean;
   /** The scheduled tasks page is open. */
   schedulesOpen: boolean;
   onRename: (id: string, title: string) => void;
@@ -79,9 +83,12 @@ export function Sidebar({
   onNew,
   onSchedules,
   schedulesOpen,
+  onAgents,
+  agentsOpen,
   onRename,
   onDelete,
 }: SidebarProps) {
+  useLocale();
   const [query, setQuery] = useState("");
   const [editing, setEditing] = useState<{ id: string; title: string }>();
   const [confirming, setConfirming] = useState<string>();
@@ -102,6 +109,19 @@ export function Sidebar({
       >
         <CalendarClock size={16} aria-hidden /> Scheduled tasks
       </a>
+      {onAgents && (
+        <a
+          href={AGENTS_URL}
+          className={`nav-link ${agentsOpen ? "active" : ""}`}
+          aria-current={agentsOpen ? "page" : undefined}
+          onClick={(event) => {
+            event.preventDefault();
+            onAgents();
+          }}
+        >
+          <Bot size={16} aria-hidden /> {t("agents.title")}
+        </a>
+      )}
       <label className="search">
         <Search size={14} aria-hidden />
         <input
