@@ -86,10 +86,14 @@ export const threadStateFields = {
       reducer: (current: ToolReceipt[], next: ToolReceipt[]) => mergeToolReceipts(current, next),
     },
   ),
+  // Nullable so a client can clear the list (`acceptance_gaps: null`); the reducer stores [] for it.
   acceptance_gaps: new ReducedValue(
-    z.array(AcceptanceGap).default(() => []),
+    z
+      .array(AcceptanceGap)
+      .nullable()
+      .default(() => []),
     {
-      reducer: (current: AcceptanceGap[], next: AcceptanceGap[] | null) => mergeAcceptanceGaps(current, next),
+      reducer: (current: AcceptanceGap[] | null, next: AcceptanceGap[] | null) => mergeAcceptanceGaps(current, next),
     },
   ),
 };

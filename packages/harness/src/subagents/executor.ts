@@ -125,11 +125,17 @@ function settle(
   return { status: "completed", result: tracker.finalAnswer(), ...(guard ? { stopReason: guard } : {}), ...usage };
 }
 
-/** The result with the subagent's receipts and the check of its report against them. */
+/**
+ * The result with the subagent's receipts and the check of its report against them. A run with nothing
+ * to check (no receipt, no citation, no flag, no criterion) is returned as it is.
+ */
 function verified(options: RunSubagentOptions, tracker: StepTracker, result: SubagentResult): SubagentResult {
   const receipts = tracker.receipts;
   const report = result.status === "completed" ? result.result : undefined;
-  return { ...result, receipts, verification: verifyReport(report, receipts, options.acceptanceCriteria ?? []) };
+  const verification = verifyReport(report, receipts, options.acceptanceCriteria ?? []);
+  const { citations, flags, criteria } = verification;
+  if (receipts.length + citations.length + flags.length + criteria.length === 0) return result;
+  return { ...result, ...(receipts.length > 0 ? { receipts } : {}), verification };
 }
 
 function emitTerminal(emit: TaskEventSink, task_id: string, result: SubagentResult): void {

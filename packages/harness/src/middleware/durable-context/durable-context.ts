@@ -34,7 +34,7 @@ interface CaptureState {
   messages: BaseMessage[];
   delegations?: DelegationEntry[];
   skill_context?: SkillEntry[];
-  acceptance_gaps?: AcceptanceGap[];
+  acceptance_gaps?: AcceptanceGap[] | null;
 }
 
 /** The run's id: the server passes it in `configurable.run_id`; a caller may pass it in the context. */
@@ -114,7 +114,7 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
         delegations: request.state.delegations,
         skills: request.state.skill_context,
         taskNotes: request.state.task_notes,
-        acceptanceGaps: request.state.acceptance_gaps,
+        acceptanceGaps: request.state.acceptance_gaps ?? [],
         historySearch: request.tools?.some((tool) => (tool as { name?: string }).name === "search_history"),
       });
       const projected = projectDurableContext(request.messages, request.systemMessage, block);
