@@ -154,7 +154,8 @@ function describeVerification(event: Extract<TaskEvent, { type: "task_verified" 
   const parts = [`${event.receipts} receipts`];
   for (const flag of event.flags)
     parts.push(flag.kind === "unknown_citation" ? `FLAG cites unknown ${flag.detail}` : `FLAG unbacked ${flag.detail}`);
-  if (event.criteria.length > 0) parts.push(`criteria ${event.criteria.length - open.length}/${event.criteria.length} met`);
+  if (event.criteria.length > 0)
+    parts.push(`criteria ${event.criteria.length - open.length}/${event.criteria.length} met`);
   return firstLine(parts.join("; "));
 }
 

@@ -14,7 +14,10 @@ test("a report citing a receipt that does not exist is flagged on the stream and
       const all = JSON.stringify(body.messages);
       if (all.includes("You are a subagent")) {
         if (body.messages.some((message) => message.role === "tool"))
-          return { content: "Listed the workspace [r1]. Checked notes.md [r5].\n\nAcceptance:\nC1: unmet - notes.md is missing" };
+          return {
+            content:
+              "Listed the workspace [r1]. Checked notes.md [r5].\n\nAcceptance:\nC1: unmet - notes.md is missing",
+          };
         return { tool_calls: [{ name: "ls", arguments: { description: "look", path: "/mnt/user-data/workspace" } }] };
       }
       if (body.messages.some((message) => message.role === "tool")) return { content: "The notes are still missing." };
@@ -65,10 +68,9 @@ test("a report citing a receipt that does not exist is flagged on the stream and
     }>(thread.thread_id);
     const result = state.values.messages.find((message) => message.type === "tool" && message.name === "task");
     assert.match(String(result?.content), /FLAG: the report cites r5/);
-    assert.deepEqual(
-      (result?.additional_kwargs?.subagent_verification as { flags: unknown[] }).flags,
-      [{ kind: "unknown_citation", detail: "r5" }],
-    );
+    assert.deepEqual((result?.additional_kwargs?.subagent_verification as { flags: unknown[] }).flags, [
+      { kind: "unknown_citation", detail: "r5" },
+    ]);
     assert.deepEqual(
       state.values.acceptance_gaps.map((gap) => [gap.criterion, gap.status]),
       [["notes.md exists", "unmet"]],
