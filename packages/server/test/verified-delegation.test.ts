@@ -67,10 +67,12 @@ test("a report citing a receipt that does not exist is flagged on the stream and
       tool_receipts: unknown[];
     }>(thread.thread_id);
     const result = state.values.messages.find((message) => message.type === "tool" && message.name === "task");
-    assert.match(String(result?.content), /FLAG: the report cites r5/);
-    assert.deepEqual((result?.additional_kwargs?.subagent_verification as { flags: unknown[] }).flags, [
-      { kind: "unknown_citation", detail: "r5" },
-    ]);
+    assert.ok(result, "the task result is in the thread");
+    assert.match(String(result.content), /FLAG: the report cites r5/);
+    assert.deepEqual(
+      (result.additional_kwargs as { subagent_verification: { flags: unknown[] } }).subagent_verification.flags,
+      [{ kind: "unknown_citation", detail: "r5" }],
+    );
     assert.deepEqual(
       state.values.acceptance_gaps.map((gap) => [gap.criterion, gap.status]),
       [["notes.md exists", "unmet"]],
