@@ -15,7 +15,7 @@ import { Clarification } from "../src/harness/Clarification";
 import { parseCsv } from "../src/harness/csv";
 import { Plan } from "../src/harness/Plan";
 import { Subagents } from "../src/harness/Subagents";
-import { applyTaskEvent, cardsFromState, type SubagentCard } from "../src/harness/subagents";
+import { applyTaskEvent, cardsFromState, type SubagentCard, withSavedVerification } from "../src/harness/subagents";
 import { headerTitle, Sidebar, threadTitle } from "../src/threads/Sidebar";
 
 afterEach(() => {
@@ -238,6 +238,31 @@ describe("what the harness does", () => {
     expect(cards.call_1).toMatchObject({ status: "timed_out", description: "Summarise", result: "partial" });
     render(<Subagents cards={Object.values(cards)} />);
     expect(screen.getByTestId("subagent-card").textContent).not.toMatch(/\d+s/);
+  });
+
+  it("a saved card gets its report's check from the task result", () => {
+    const cards = withSavedVerification(
+      cardsFromState([{ id: "call_2", description: "Check", subagent_type: "bash", status: "completed" }]),
+      [
+        {
+          type: "tool",
+          name: "task",
+          tool_call_id: "call_2",
+          content: "Task Succeeded.",
+          additional_kwargs: {
+            subagent_verification: {
+              receipts: 2,
+              citations: ["r4"],
+              flags: [{ kind: "unknown_citation", detail: "r4" }],
+              criteria: [{ criterion: "docs updated", status: "unverified", citations: [] }],
+            },
+          },
+        },
+      ],
+    );
+    expect(cards.call_2).toMatchObject({ receipts: 2, flags: [{ detail: "r4" }] });
+    render(<Subagents cards={Object.values(cards)} />);
+    expect(screen.getByTestId("subagent-card").textContent).toContain("Unverified: docs updated");
   });
 
   it("a clarification offers its options as buttons", () => {

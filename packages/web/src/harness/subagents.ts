@@ -95,6 +95,38 @@ export function cardsFromState(
   return cards;
 }
 
+/**
+ * Saved cards with the runtime's check of their reports, read from the `task` results
+ * (`additional_kwargs.subagent_verification`), for threads opened after their run.
+ */
+export function withSavedVerification(
+  cards: Record<string, SubagentCard>,
+  messages: readonly unknown[] | null | undefined,
+): Record<string, SubagentCard> {
+  let next = cards;
+  for (const message of messages ?? []) {
+    const m = message as {
+      type?: string;
+      name?: string;
+      tool_call_id?: string;
+      additional_kwargs?: Record<string, unknown>;
+    };
+    const check = m?.additional_kwargs?.subagent_verification as Record<string, unknown> | undefined;
+    const card = m?.type === "tool" && m.name === "task" && m.tool_call_id ? next[m.tool_call_id] : undefined;
+    if (!card || !check || typeof check !== "object") continue;
+    next = {
+      ...next,
+      [card.id]: {
+        ...card,
+        receipts: typeof check.receipts === "number" ? check.receipts : 0,
+        flags: flagsOf(check.flags),
+        criteria: criteriaOf(check.criteria),
+      },
+    };
+  }
+  return next;
+}
+
 interface StepMessage {
   content?: string;
   text?: string;
