@@ -166,12 +166,12 @@ export function lastValue<T>(current: T, next: T | undefined): T {
   return next === undefined ? current : next;
 }
 
-export const TOOL_RECEIPTS_MAX_ENTRIES = 500;
+export const TOOL_RECEIPTS_MAX_ENTRIES = 200;
 export const ACCEPTANCE_GAPS_MAX_ENTRIES = 30;
 
 /**
  * `tool_receipts`: receipts keyed by id, in the order issued; a known id keeps its first version (a
- * receipt is never edited). `undefined`/`null`/`[]` next keeps the current list. Past 500 receipts the
+ * receipt is never edited). `undefined`/`null`/`[]` next keeps the current list. Past 200 receipts the
  * oldest are dropped.
  */
 export function mergeToolReceipts(
