@@ -139,9 +139,24 @@ export class ProgressRenderer {
           ? describeStep(event.message)
           : event.type === "task_completed"
             ? firstLine(event.result)
-            : firstLine(event.error ?? "");
+            : event.type === "task_verified"
+              ? describeVerification(event)
+              : event.type === "task_queued"
+                ? `waiting for a subagent slot (position ${event.position})`
+                : firstLine(event.error ?? "");
     this.line(`    ⤷ [${id}] ${event.type.replace("task_", "")}${detail ? `: ${detail}` : ""}`);
   }
+}
+
+/** A `task_verified` event in one line: receipts, flags and open criteria. */
+function describeVerification(event: Extract<TaskEvent, { type: "task_verified" }>): string {
+  const open = event.criteria.filter((check) => check.status !== "met");
+  const parts = [`${event.receipts} receipts`];
+  for (const flag of event.flags)
+    parts.push(flag.kind === "unknown_citation" ? `FLAG cites unknown ${flag.detail}` : `FLAG unbacked ${flag.detail}`);
+  if (event.criteria.length > 0)
+    parts.push(`criteria ${event.criteria.length - open.length}/${event.criteria.length} met`);
+  return firstLine(parts.join("; "));
 }
 
 /** One subagent step (a `SubagentStepSummary`): its text, the tools it called, or the tool that answered. */

@@ -16,7 +16,7 @@ import { Clarification } from "../src/harness/Clarification";
 import { parseCsv } from "../src/harness/csv";
 import { Plan } from "../src/harness/Plan";
 import { Subagents } from "../src/harness/Subagents";
-import { applyTaskEvent, cardsFromState, type SubagentCard } from "../src/harness/subagents";
+import { applyTaskEvent, cardsFromState, type SubagentCard, withSavedVerification } from "../src/harness/subagents";
 import { headerTitle, Sidebar, threadTitle } from "../src/threads/Sidebar";
 import { setLocale } from "../src/i18n";
 
@@ -219,6 +219,48 @@ describe("what the harness does", () => {
     expect(card.textContent).toContain("Deer are ruminants.");
   });
 
+  it("a verified task's card shows its receipts, the flags with a note, and each criterion's status", () => {
+    let cards: Record<string, SubagentCard> = {};
+    cards = applyTaskEvent(
+      cards,
+      { type: "task_started", task_id: "t2", description: "Run tests", subagent_type: "bash" },
+      1000,
+    );
+    cards = applyTaskEvent(cards, { type: "task_queued", task_id: "t2", position: 2 }, 1000);
+    expect(cards.t2!.queuePosition).toBe(2);
+    cards = applyTaskEvent(cards, {
+      type: "task_verified",
+      task_id: "t2",
+      receipts: 3,
+      citations: ["r1", "r9"],
+      flags: [
+        { kind: "unknown_citation", detail: "r9" },
+        { kind: "unbacked_claim", detail: 'tests passed: "All tests passed."' },
+        { kind: "bogus", detail: "dropped" },
+      ],
+      criteria: [
+        { criterion: "npm test passes", status: "met", citations: ["r1"] },
+        { criterion: "docs updated", status: "unmet", citations: [] },
+      ],
+    });
+    cards = applyTaskEvent(cards, { type: "task_completed", task_id: "t2", result: "Done [r1] [r9]." }, 3000);
+    expect(cards.t2!.flags).toHaveLength(2);
+    render(<Subagents cards={Object.values(cards)} />);
+    const card = screen.getByTestId("subagent-card");
+    expect(screen.getByTestId("subagent-flag-badge").textContent).toContain("2 flagged");
+    expect(card.textContent).toContain("3 tool receipts");
+    const flags = screen.getByTestId("subagent-flags");
+    expect(flags.textContent).toContain("no tool receipt supports");
+    expect(flags.textContent).toContain("Cites r9, which no tool call produced");
+    expect(flags.textContent).toContain("Claims tests passed");
+    const criteria = screen.getByTestId("subagent-criteria").querySelectorAll("li");
+    expect([...criteria].map((li) => [li.dataset.status, li.textContent?.trim()])).toEqual([
+      ["met", "Met: npm test passes"],
+      ["unmet", "Unmet: docs updated"],
+    ]);
+    expect(card.textContent).not.toContain("Waiting for a subagent slot");
+  });
+
   it("saved delegations become cards when a thread is opened after its run", () => {
     const cards = cardsFromState([
       { id: "call_1", description: "Summarise", subagent_type: "bash", status: "timed_out", result_brief: "partial" },
@@ -226,6 +268,31 @@ describe("what the harness does", () => {
     expect(cards.call_1).toMatchObject({ status: "timed_out", description: "Summarise", result: "partial" });
     render(<Subagents cards={Object.values(cards)} />);
     expect(screen.getByTestId("subagent-card").textContent).not.toMatch(/\d+s/);
+  });
+
+  it("a saved card gets its report's check from the task result", () => {
+    const cards = withSavedVerification(
+      cardsFromState([{ id: "call_2", description: "Check", subagent_type: "bash", status: "completed" }]),
+      [
+        {
+          type: "tool",
+          name: "task",
+          tool_call_id: "call_2",
+          content: "Task Succeeded.",
+          additional_kwargs: {
+            subagent_verification: {
+              receipts: 2,
+              citations: ["r4"],
+              flags: [{ kind: "unknown_citation", detail: "r4" }],
+              criteria: [{ criterion: "docs updated", status: "unverified", citations: [] }],
+            },
+          },
+        },
+      ],
+    );
+    expect(cards.call_2).toMatchObject({ receipts: 2, flags: [{ detail: "r4" }] });
+    render(<Subagents cards={Object.values(cards)} />);
+    expect(screen.getByTestId("subagent-card").textContent).toContain("Unverified: docs updated");
   });
 
   it("a clarification offers its options as buttons", () => {

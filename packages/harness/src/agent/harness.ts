@@ -66,6 +66,7 @@ import { openPostgresBatchStore } from "../batch/postgres-store.js";
 import { runLeaseMs } from "../storage/thread-lease.js";
 import { createBackgroundTasksTool } from "../tools/background-tasks.js";
 import { BackgroundTasks } from "../subagents/background.js";
+import { SubagentQueue } from "../subagents/queue.js";
 import { createWebTools } from "../tools/web/create-web-tools.js";
 import { withoutSchemaDialect } from "../tools/tool-args.js";
 import { createSetupAgentTool, createUpdateAgentTool } from "../tools/agent-tools.js";
@@ -201,6 +202,8 @@ export interface HarnessSetup {
   batchStore?: BatchStore;
   /** Background subagents of every lead this harness builds, per thread (`task(run_in_background)`). */
   backgroundTasks: BackgroundTasks;
+  /** The bound on subagents running at once across every lead this harness builds (`subagents.queue`). */
+  subagentQueue: SubagentQueue;
   /** The `read_conversation` access check in force (see {@link ThreadAccess}). */
   threadAccess: ThreadAccess;
   /** Tools from the config's `tools:` section, loaded once. */
@@ -274,6 +277,7 @@ function buildAgent(
         parentTools: () => tools.filter((candidate) => candidate.name !== BATCH_TASK_TOOL_NAME),
         defaultTimeoutSeconds: config.subagents.timeout_seconds,
         background: { tasks: setup.backgroundTasks, maxRunning: runtime.maxConcurrentSubagents },
+        queue: setup.subagentQueue,
       }),
       createBackgroundTasksTool({ tasks: setup.backgroundTasks }),
     );
@@ -551,6 +555,12 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
     sandbox,
     store: null,
     backgroundTasks: new BackgroundTasks(),
+    subagentQueue: new SubagentQueue({
+      maxRunning: config.subagents.queue.max_running,
+      maxWaiting: config.subagents.queue.max_waiting,
+      waitTimeoutSeconds: config.subagents.queue.wait_timeout_seconds,
+      rejectPolicy: config.subagents.queue.reject_policy,
+    }),
     threadAccess: options.threadAccess ?? localThreadAccess,
     configTools,
     mcpTools: [],

@@ -30,6 +30,7 @@ const FULL_CHAIN = [
   "thread-data",
   "uploads",
   "sandbox",
+  "tool-receipts",
   "tool-progress",
   "tool-result-sanitization",
   "tool-errors",

@@ -40,6 +40,7 @@ import { todoListMiddleware } from "../middleware/todo-list.js";
 import { toolErrorsMiddleware } from "../middleware/tool-errors.js";
 import { toolProgressMiddleware } from "../middleware/tool-progress.js";
 import { toolResultSanitizationMiddleware } from "../middleware/tool-result-sanitization.js";
+import { toolReceiptsMiddleware } from "../middleware/tool-receipts.js";
 import { toolCallRepairMiddleware } from "../middleware/tool-call-repair.js";
 import { toolPolicyMiddleware } from "../middleware/tool-policy.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
@@ -110,6 +111,8 @@ export function buildLeadChain(input: LeadChainInput): AgentMiddleware[] {
     uploadsMiddleware({ home: input.home, logger: input.logger?.child("uploads") }),
     // 3. Sandbox lifecycle; acquired lazily by the first tool call, released at shutdown.
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
+    // 3a0. Outermost result wrapper: the receipt is stamped on the result the model will see, errors included.
+    toolReceiptsMiddleware(),
     // 3a. Outside tool-errors, so a tool's exception reaches these as the error result they count and neutralize.
     config.tool_progress.enabled && toolProgress(config, input.onWarning, input.logger),
     toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),
@@ -299,6 +302,8 @@ export function buildSubagentChain(input: SubagentChainInput): AgentMiddleware[]
     threadDataMiddleware({ home: input.home }),
     // 2. The parent's sandbox, acquired lazily.
     sandboxMiddleware({ provider: input.sandbox, logger: input.logger?.child("sandbox") }),
+    // 2a0. Receipts as for the lead, and shown after each result: the subagent's report cites them.
+    toolReceiptsMiddleware({ showInRequest: true }),
     // 2a. Outside tool-errors, as for the lead: exceptions reach them as error results.
     config.tool_progress.enabled && toolProgress(config, input.onWarning, input.logger),
     toolResultSanitizationMiddleware({ logger: input.logger?.child("tool-result-sanitization") }),

@@ -12,9 +12,10 @@ import { DEFAULT_MODEL_TIMEOUT_SECONDS } from "../model/create-chat-model.js";
 
 test("an empty config.yaml gets exactly the shared defaults, section by section", () => {
   const config = parseConfigObject({}, { source: null, env: {} });
-  const sections = Object.values(config as Record<string, unknown>).filter(
-    (value): value is Record<string, unknown> => typeof value === "object" && value !== null,
-  );
+  const isSection = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+  const topLevel = Object.values(config as Record<string, unknown>).filter(isSection);
+  // Nested sections too (`subagents.queue`), after the top-level ones.
+  const sections = [...topLevel, ...topLevel.flatMap((section) => Object.values(section).filter(isSection))];
   // Every defaults object of defaults.ts, found by its keys in the config section that uses it.
   for (const [name, values] of Object.entries(defaults)) {
     const section = sections.find((candidate) => Object.keys(values).every((key) => key in candidate));

@@ -35,6 +35,9 @@ export const MEMORY_DEFAULTS = Object.freeze({
 /** `subagents:` limits (subagent-limit middleware and the `task` tool). */
 export const SUBAGENTS_DEFAULTS = Object.freeze({ max_concurrent: 3, max_total_per_run: 6, timeout_seconds: 1800 });
 
+/** `subagents.queue:` the process-wide bound on running subagents (DeerFlow.ts's own; DeerFlow has none). */
+export const SUBAGENT_QUEUE_DEFAULTS = Object.freeze({ max_running: 16, max_waiting: 64, wait_timeout_seconds: 600 });
+
 /** `sandbox:` output and size limits of the sandbox tools (DeerFlow's). */
 export const SANDBOX_LIMIT_DEFAULTS = Object.freeze({
   bash_output_max_chars: 20_000,

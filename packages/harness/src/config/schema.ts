@@ -198,6 +198,18 @@ export const SubagentTokenBudgetConfig = z.strictObject({
   max_tokens: z.number().int().min(1000).default(2_000_000),
 });
 
+/**
+ * `subagents.queue`: the process-wide bound on running subagents (subagents/queue.ts). Past
+ * `max_running`, tasks wait in FIFO order, at most `max_waiting` of them for `wait_timeout_seconds`; when
+ * the line is full `reject_policy` turns away the newcomer (`reject_new`) or the longest waiter (`drop_oldest`).
+ */
+export const SubagentQueueConfig = z.strictObject({
+  max_running: z.number().int().min(1).max(1000).default(defaults.SUBAGENT_QUEUE_DEFAULTS.max_running),
+  max_waiting: z.number().int().min(0).max(10_000).default(defaults.SUBAGENT_QUEUE_DEFAULTS.max_waiting),
+  wait_timeout_seconds: Seconds.default(defaults.SUBAGENT_QUEUE_DEFAULTS.wait_timeout_seconds),
+  reject_policy: z.enum(["reject_new", "drop_oldest"]).default("reject_new"),
+});
+
 export const SubagentTypeConfig = z.strictObject({
   description: z.string().optional(),
   system_prompt: z.string().optional(),
@@ -216,6 +228,7 @@ export const SubagentsConfig = z.strictObject({
   max_turns: z.number().int().positive().nullable().default(null),
   max_total_per_run: z.number().int().min(1).max(50).default(defaults.SUBAGENTS_DEFAULTS.max_total_per_run),
   token_budget: SubagentTokenBudgetConfig.prefault({}),
+  queue: SubagentQueueConfig.prefault({}),
   agents: z.record(z.string(), SubagentTypeConfig).default({}),
   custom_agents: z.record(z.string(), SubagentTypeConfig).default({}),
 });

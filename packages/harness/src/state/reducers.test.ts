@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
+  mergeAcceptanceGaps,
   mergeArtifacts,
   mergeDelegations,
   mergeGoal,
@@ -8,6 +9,7 @@ import {
   mergeSkillContext,
   mergeTaskNotes,
   mergeTodos,
+  mergeToolReceipts,
   mergeViewedImages,
 } from "./reducers.js";
 import type { DelegationEntry, SkillEntry } from "./shapes.js";
@@ -203,4 +205,51 @@ describe("mergeTaskNotes", () => {
     assert.equal(merged.length, 20);
     assert.equal(merged[0]!.id, "n5");
   });
+});
+
+test("mergeAcceptanceGaps: keyed by criterion, met removes, null clears, idempotent", () => {
+  const gap = (criterion: string, status: "met" | "unmet" | "unverified", task_id = "t1") => ({
+    criterion,
+    status,
+    task_id,
+    created_at: "2026-01-01T00:00:00Z",
+  });
+  const open = mergeAcceptanceGaps([], [gap("Tests pass", "unmet"), gap("Docs", "unverified")]);
+  assert.deepEqual(
+    open.map((g) => [g.criterion, g.status]),
+    [
+      ["Tests pass", "unmet"],
+      ["Docs", "unverified"],
+    ],
+  );
+  assert.deepEqual(mergeAcceptanceGaps(open, open), open, "re-emitting the current list changes nothing");
+  assert.deepEqual(
+    mergeAcceptanceGaps(open, [gap("tests   PASS", "met", "t2")]).map((g) => g.criterion),
+    ["Docs"],
+    "a later task meeting the same criterion (case and spacing aside) closes it",
+  );
+  assert.deepEqual(mergeAcceptanceGaps(open, null), []);
+  assert.deepEqual(mergeAcceptanceGaps(open, undefined), open);
+  assert.deepEqual(mergeAcceptanceGaps([], [gap("x", "met")]), [], "met is never stored");
+});
+
+test("mergeToolReceipts: keyed by id, first version kept, idempotent", () => {
+  const receipt = (id: string, bytes: number) => ({
+    id,
+    tool: "bash",
+    tool_call_id: `c-${id}`,
+    args_sha256: "a".repeat(16),
+    result_sha256: "b".repeat(16),
+    status: "ok" as const,
+    result_bytes: bytes,
+  });
+  const list = mergeToolReceipts([receipt("r1", 1)], [receipt("r2", 2), receipt("r1", 99)]);
+  assert.deepEqual(
+    list.map((r) => [r.id, r.result_bytes]),
+    [
+      ["r1", 1],
+      ["r2", 2],
+    ],
+  );
+  assert.deepEqual(mergeToolReceipts(list, list), list);
 });

@@ -7,6 +7,7 @@
  */
 
 import {
+  type AcceptanceGap,
   type DelegationEntry,
   type DelegationStatus,
   type GoalState,
@@ -15,6 +16,7 @@ import {
   type TaskNote,
   TerminalDelegationStatus,
   type TodoItem,
+  type ToolReceipt,
   type ViewedImage,
 } from "./shapes.js";
 
@@ -162,4 +164,53 @@ export function mergeTaskNotes(
 /** Last-value channels (`thread_data`, `title`, `uploaded_files`, `summary_text`): `undefined` keeps. */
 export function lastValue<T>(current: T, next: T | undefined): T {
   return next === undefined ? current : next;
+}
+
+/** Receipts the channel keeps: the newest, since every change rewrites the whole list in the checkpoint. */
+export const TOOL_RECEIPTS_MAX_ENTRIES = 20;
+export const ACCEPTANCE_GAPS_MAX_ENTRIES = 30;
+
+/**
+ * `tool_receipts`: receipts keyed by id, in the order issued; a known id keeps its first version (a
+ * receipt is never edited). `undefined`/`null`/`[]` next keeps the current list. Past
+ * {@link TOOL_RECEIPTS_MAX_ENTRIES} receipts the oldest are dropped.
+ */
+export function mergeToolReceipts(
+  current: readonly ToolReceipt[] | null | undefined,
+  next: readonly ToolReceipt[] | null | undefined,
+): ToolReceipt[] {
+  const byId = new Map<string, ToolReceipt>();
+  for (const receipt of [...(current ?? []), ...(next ?? [])]) if (!byId.has(receipt.id)) byId.set(receipt.id, receipt);
+  const merged = [...byId.values()];
+  return merged.slice(Math.max(0, merged.length - TOOL_RECEIPTS_MAX_ENTRIES));
+}
+
+/** The key two criteria share when they say the same thing: lower case, whitespace collapsed. */
+export function criterionKey(criterion: string): string {
+  return criterion.toLowerCase().split(/\s+/).filter(Boolean).join(" ");
+}
+
+/**
+ * `acceptance_gaps`: open criteria keyed by {@link criterionKey}. A `met` entry removes the gap with the
+ * same key; an `unmet`/`unverified` one adds it or replaces it (moving it to the end). `null` clears the
+ * list (the user's "clear"); `undefined`/`[]` keeps it. Past 30 gaps the oldest are dropped.
+ */
+export function mergeAcceptanceGaps(
+  current: readonly AcceptanceGap[] | null | undefined,
+  next: readonly AcceptanceGap[] | null | undefined,
+): AcceptanceGap[] {
+  if (next === null) return [];
+  const byKey = new Map<string, AcceptanceGap>();
+  for (const gap of current ?? []) if (gap.status !== "met") byKey.set(criterionKey(gap.criterion), gap);
+  for (const gap of next ?? []) {
+    const key = criterionKey(gap.criterion);
+    const stored = byKey.get(key);
+    if (gap.status === "met") byKey.delete(key);
+    else if (!stored || stored.task_id !== gap.task_id || stored.status !== gap.status || stored.note !== gap.note) {
+      byKey.delete(key);
+      byKey.set(key, gap);
+    }
+  }
+  const merged = [...byKey.values()];
+  return merged.slice(Math.max(0, merged.length - ACCEPTANCE_GAPS_MAX_ENTRIES));
 }

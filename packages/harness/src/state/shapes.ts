@@ -104,3 +104,44 @@ export const TaskNote = z.object({
   created_at: z.string(),
 });
 export type TaskNote = z.infer<typeof TaskNote>;
+
+/**
+ * A tool call's receipt, stamped by the runtime (the tool-receipts middleware), never by the model: which
+ * tool ran, hashes of its arguments and result, whether it failed, and how big its result was. A
+ * subagent's report cites receipts by `id` (`[r3]`) so the lead can check the work it claims.
+ */
+export const ToolReceipt = z.object({
+  /** Short id, `r1`, `r2`, … in the order the calls finished within the thread (or subagent run). */
+  id: z.string(),
+  tool: z.string(),
+  tool_call_id: z.string(),
+  /** First 16 hex chars of the SHA-256 of the arguments as canonical JSON (keys sorted). */
+  args_sha256: z.string(),
+  /** First 16 hex chars of the SHA-256 of the result text. */
+  result_sha256: z.string(),
+  status: z.enum(["ok", "error"]),
+  /** UTF-8 bytes of the result text. */
+  result_bytes: z.number(),
+});
+export type ToolReceipt = z.infer<typeof ToolReceipt>;
+
+/** Where a delegated acceptance criterion stands after the lead checked the subagent's report. */
+export const CriterionStatus = z.enum(["met", "unmet", "unverified"]);
+export type CriterionStatus = z.infer<typeof CriterionStatus>;
+
+/**
+ * An acceptance criterion a delegated task left unmet or unverified. Kept in state (durable context),
+ * so it outlives compaction, until a later task meets the same criterion or the user clears the list.
+ */
+export const AcceptanceGap = z.object({
+  /** The criterion as written in `task(acceptance_criteria)`. */
+  criterion: z.string(),
+  /** `met` only travels in updates, where it removes the gap; stored gaps are `unmet` or `unverified`. */
+  status: CriterionStatus,
+  /** The `task` call (its tool call id) whose report left it open. */
+  task_id: z.string(),
+  /** The report's own words about it, cut to 300 chars. */
+  note: z.string().optional(),
+  created_at: z.string(),
+});
+export type AcceptanceGap = z.infer<typeof AcceptanceGap>;

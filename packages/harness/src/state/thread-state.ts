@@ -9,6 +9,7 @@
 import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import {
+  mergeAcceptanceGaps,
   mergeArtifacts,
   mergeDelegations,
   mergeGoal,
@@ -16,9 +17,11 @@ import {
   mergeSkillContext,
   mergeTaskNotes,
   mergeTodos,
+  mergeToolReceipts,
   mergeViewedImages,
 } from "./reducers.js";
 import {
+  AcceptanceGap,
   DelegationEntry,
   GoalState,
   SandboxState,
@@ -26,6 +29,7 @@ import {
   TaskNote,
   ThreadDataState,
   TodoItem,
+  ToolReceipt,
   UploadedFile,
   ViewedImage,
 } from "./shapes.js";
@@ -76,6 +80,22 @@ export const threadStateFields = {
       reducer: (current: TaskNote[], next: TaskNote[]) => mergeTaskNotes(current, next),
     },
   ),
+  tool_receipts: new ReducedValue(
+    z.array(ToolReceipt).default(() => []),
+    {
+      reducer: (current: ToolReceipt[], next: ToolReceipt[]) => mergeToolReceipts(current, next),
+    },
+  ),
+  // Nullable so a client can clear the list (`acceptance_gaps: null`); the reducer stores [] for it.
+  acceptance_gaps: new ReducedValue(
+    z
+      .array(AcceptanceGap)
+      .nullable()
+      .default(() => []),
+    {
+      reducer: (current: AcceptanceGap[] | null, next: AcceptanceGap[] | null) => mergeAcceptanceGaps(current, next),
+    },
+  ),
 };
 
 /** The agent-level state schema passed to `createAgent`. */
@@ -97,6 +117,10 @@ export interface ThreadState {
   goal: GoalState | null;
   /** The agent's own notes about the task (`task_note`), shown to the model on every call. */
   task_notes: TaskNote[];
+  /** Runtime-stamped receipts of the thread's tool calls (`r1`, `r2`, …). */
+  tool_receipts: ToolReceipt[];
+  /** Delegated acceptance criteria still unmet or unverified; kept past compaction. */
+  acceptance_gaps: AcceptanceGap[];
 }
 
 /** Picks channels from `threadStateFields` for a middleware's own `stateSchema`. */

@@ -10,6 +10,7 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { TokenCounts } from "../state/shapes.js";
+import { CriterionCheck, VerificationFlag } from "./verification.js";
 
 /** Longest text kept from a step's content. */
 export const STEP_TEXT_MAX_CHARS = 500;
@@ -61,6 +62,17 @@ export const TaskEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("task_failed"), task_id: z.string(), error: z.string() }),
   z.object({ type: z.literal("task_cancelled"), task_id: z.string(), error: z.string().optional() }),
   z.object({ type: z.literal("task_timed_out"), task_id: z.string(), error: z.string() }),
+  /** Right before the terminal event: the lead runtime's check of the report (receipts, flags, criteria). */
+  z.object({
+    type: z.literal("task_verified"),
+    task_id: z.string(),
+    receipts: z.number(),
+    citations: z.array(z.string()),
+    flags: z.array(VerificationFlag),
+    criteria: z.array(CriterionCheck),
+  }),
+  /** A task waiting for a free subagent slot (`subagents.queue`); `position` counts from 1. */
+  z.object({ type: z.literal("task_queued"), task_id: z.string(), position: z.number() }),
 ]);
 export type TaskEvent = z.infer<typeof TaskEvent>;
 

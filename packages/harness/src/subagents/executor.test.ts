@@ -6,6 +6,7 @@ import { GENERAL_PURPOSE_SUBAGENT } from "./builtins.js";
 import type { TaskEvent } from "./events.js";
 import { runSubagent, type RunSubagentOptions } from "./executor.js";
 import type { SubagentGraph, SubagentInput, SubagentRunConfig, SubagentType } from "./types.js";
+import { reportInstructions } from "./verification.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { composeChain } from "../agent/compose-chain.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
@@ -76,7 +77,7 @@ test("a real createAgent subagent runs from its own prompt and reports every ste
   const firstCall = model.calls[0]?.messages ?? [];
   assert.equal(firstCall.length, 2, "the subagent sees only its own system prompt and the job");
   assert.ok(SystemMessage.isInstance(firstCall[0]));
-  assert.equal(firstCall[0].text, GENERAL_PURPOSE_SUBAGENT.systemPrompt);
+  assert.equal(firstCall[0].text, `${GENERAL_PURPOSE_SUBAGENT.systemPrompt}\n\n${reportInstructions([])}`);
   assert.ok(HumanMessage.isInstance(firstCall[1]));
   assert.equal(firstCall[1].text, "Echo hello and report.");
 

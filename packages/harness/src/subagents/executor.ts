@@ -19,6 +19,7 @@ import type { SandboxState, ThreadDataState } from "../state/shapes.js";
 import { type TaskEventSink, fanOut } from "./events.js";
 import { StepTracker } from "./step-tracker.js";
 import type { CreateSubagent, SubagentInput, SubagentResult, SubagentType } from "./types.js";
+import { reportInstructions, verifyReport } from "./verification.js";
 
 /** Options of {@link runSubagent}. */
 export interface RunSubagentOptions {
@@ -37,6 +38,8 @@ export interface RunSubagentOptions {
   signal?: AbortSignal;
   timeoutSeconds: number;
   emit?: TaskEventSink;
+  /** What the report must show (`task(acceptance_criteria)`); listed in the subagent's prompt and checked after. */
+  acceptanceCriteria?: readonly string[];
 }
 
 type StopCause = "cancelled" | "timed_out";
@@ -57,7 +60,10 @@ function errorText(error: unknown): string {
 function drive(options: RunSubagentOptions, tracker: StepTracker, signal: AbortSignal): Promise<void> {
   const { type, parentState } = options;
   const input: SubagentInput = {
-    messages: [new SystemMessage(type.systemPrompt), new HumanMessage(options.prompt)],
+    messages: [
+      new SystemMessage(`${type.systemPrompt}\n\n${reportInstructions(options.acceptanceCriteria ?? [])}`),
+      new HumanMessage(options.prompt),
+    ],
     ...(parentState?.sandbox ? { sandbox: parentState.sandbox } : {}),
     ...(parentState?.thread_data ? { thread_data: parentState.thread_data } : {}),
   };
@@ -119,7 +125,24 @@ function settle(
   return { status: "completed", result: tracker.finalAnswer(), ...(guard ? { stopReason: guard } : {}), ...usage };
 }
 
+/**
+ * The result with the subagent's receipts and the check of its report against them. A run with nothing
+ * to check (no receipt, no citation, no flag, no criterion) is returned as it is.
+ */
+function verified(options: RunSubagentOptions, tracker: StepTracker, result: SubagentResult): SubagentResult {
+  const receipts = tracker.receipts;
+  const report = result.status === "completed" ? result.result : undefined;
+  const verification = verifyReport(report, receipts, options.acceptanceCriteria ?? []);
+  const { citations, flags, criteria } = verification;
+  if (receipts.length + citations.length + flags.length + criteria.length === 0) return result;
+  return { ...result, ...(receipts.length > 0 ? { receipts } : {}), verification };
+}
+
 function emitTerminal(emit: TaskEventSink, task_id: string, result: SubagentResult): void {
+  if (result.verification) {
+    const { receipts, citations, flags, criteria } = result.verification;
+    emit({ type: "task_verified", task_id, receipts, citations, flags, criteria });
+  }
   if (result.status === "completed") {
     emit({
       type: "task_completed",
@@ -150,7 +173,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
     emit({ type: "task_running", task_id, message_index, message }),
   );
   if (options.signal?.aborted) {
-    const result = settle(options, tracker, { stop: "cancelled" });
+    const result = verified(options, tracker, settle(options, tracker, { stop: "cancelled" }));
     emitTerminal(emit, task_id, result);
     return result;
   }
@@ -182,7 +205,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onParentAbort);
   }
-  const result = settle(options, tracker, { stop, error });
+  const result = verified(options, tracker, settle(options, tracker, { stop, error }));
   emitTerminal(emit, task_id, result);
   return result;
 }

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import type { SubagentResult, SubagentStatus, SubagentStopReason, SubagentTokenUsage } from "./types.js";
+import { type Verification, formatVerification } from "./verification.js";
 
 /** Longest `subagent_result_brief` / `subagent_error`, in characters. */
 export const SUBAGENT_TEXT_MAX_CHARS = 2000;
@@ -25,6 +26,10 @@ export interface TaskResultMetadata {
   subagent_token_usage?: SubagentTokenUsage;
   /** The subagent's model, when its kind names one. */
   subagent_model_name?: string;
+  /** DeerFlow.ts's own key: the runtime's check of the report (receipt count, citations, flags, criteria). */
+  subagent_verification?: Verification;
+  /** DeerFlow.ts's own key: the task never started; the subagent queue `rejected` it or it `timed_out` there. */
+  subagent_queue_outcome?: "rejected" | "timed_out";
 }
 
 const STOP_REASON_LABELS: Record<SubagentStopReason, string> = {
@@ -57,6 +62,12 @@ export function sha256Hex(text: string): string {
  * `Task failed (capped: turn budget). Error: …`, `Task Succeeded (capped: token budget). Result: …`, `Task timed out.`, `Task cancelled by user.`.
  */
 export function formatTaskResultText(result: SubagentResult): string {
+  const text = statusText(result);
+  const verification = result.verification ? formatVerification(result.verification) : "";
+  return verification ? `${text}\n\n${verification}` : text;
+}
+
+function statusText(result: SubagentResult): string {
   const capped = result.stopReason ? ` (capped: ${STOP_REASON_LABELS[result.stopReason]})` : "";
   const error = result.error ? ` Error: ${result.error}` : "";
   switch (result.status) {
@@ -87,5 +98,7 @@ export function taskResultMetadata(result: SubagentResult, modelName?: string): 
   if (result.stopReason) metadata.subagent_stop_reason = result.stopReason;
   if (result.tokenUsage) metadata.subagent_token_usage = { ...result.tokenUsage };
   if (modelName) metadata.subagent_model_name = modelName;
+  if (result.verification) metadata.subagent_verification = result.verification;
+  if (result.queueOutcome) metadata.subagent_queue_outcome = result.queueOutcome;
   return metadata;
 }

@@ -8,6 +8,8 @@
  * `stop_reason` a guard middleware (token budget, loop detection) stamps on the response it ends a run with.
  */
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { receiptOf } from "../middleware/tool-receipts.js";
+import { ToolReceipt } from "../state/shapes.js";
 import { type SubagentStepSummary, summarizeStep } from "./events.js";
 import type { SubagentStopReason, SubagentTokenUsage } from "./types.js";
 
@@ -30,6 +32,7 @@ export class StepTracker {
   private latestAiText = "";
   private lastMessages: BaseMessage[] = [];
   private guardStop: SubagentStopReason | undefined;
+  private readonly receiptsById = new Map<string, ToolReceipt>();
 
   /** `onStep` receives every new AI or tool message, numbered from 1. */
   constructor(private readonly onStep: (index: number, summary: SubagentStepSummary) => void) {}
@@ -38,6 +41,7 @@ export class StepTracker {
   observe(chunk: unknown): void {
     const messages = messagesOf(chunk);
     if (messages.length > 0) this.lastMessages = messages;
+    this.recordReceipts(chunk, messages);
     for (const message of messages) {
       if (!AIMessage.isInstance(message) && !ToolMessage.isInstance(message)) continue;
       // A guard replaces the response it stops on (same id, note appended), so AI text and the stop
@@ -65,11 +69,33 @@ export class StepTracker {
     return this.usage ? { ...this.usage } : undefined;
   }
 
+  /**
+   * The receipts of the run's tool calls, in id order: those on its tool results and those in its
+   * `tool_receipts` channel, so results that compaction removed still count.
+   */
+  get receipts(): ToolReceipt[] {
+    const number = (receipt: ToolReceipt) => Number(receipt.id.slice(1)) || 0;
+    return [...this.receiptsById.values()].sort((a, b) => number(a) - number(b));
+  }
+
   /** The answer of a finished run: the latest AI text, else the last message's text, else a placeholder. */
   finalAnswer(): string {
     if (this.latestAiText !== "") return this.latestAiText;
     const last = this.lastMessages.at(-1);
     return last && last.text.trim() !== "" ? last.text : NO_RESPONSE_TEXT;
+  }
+
+  private recordReceipts(chunk: unknown, messages: readonly BaseMessage[]): void {
+    const channel = (chunk as { tool_receipts?: unknown } | null)?.tool_receipts;
+    const stored = Array.isArray(channel) ? channel : [];
+    for (const candidate of stored) {
+      const parsed = ToolReceipt.safeParse(candidate);
+      if (parsed.success && !this.receiptsById.has(parsed.data.id)) this.receiptsById.set(parsed.data.id, parsed.data);
+    }
+    for (const message of messages) {
+      const receipt = receiptOf(message);
+      if (receipt && !this.receiptsById.has(receipt.id)) this.receiptsById.set(receipt.id, receipt);
+    }
   }
 
   private isSeen(message: BaseMessage): boolean {

@@ -7,8 +7,15 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { DelegationStopReason, SandboxState, TerminalDelegationStatus, ThreadDataState } from "../state/shapes.js";
+import type {
+  DelegationStopReason,
+  SandboxState,
+  TerminalDelegationStatus,
+  ThreadDataState,
+  ToolReceipt,
+} from "../state/shapes.js";
 import type { SubagentTokenUsage } from "./events.js";
+import type { Verification } from "./verification.js";
 
 /** One kind of subagent the lead may delegate to through `task(subagent_type=...)`. */
 export interface SubagentType {
@@ -55,6 +62,12 @@ export interface SubagentResult {
   error?: string;
   stopReason?: SubagentStopReason;
   tokenUsage?: SubagentTokenUsage;
+  /** The runtime-stamped receipts of the subagent's tool calls (`r1`, `r2`, …). */
+  receipts?: ToolReceipt[];
+  /** The lead runtime's check of the report against those receipts and the task's acceptance criteria. */
+  verification?: Verification;
+  /** Set when the task never started because the subagent queue turned it away or it waited too long. */
+  queueOutcome?: "rejected" | "timed_out";
 }
 
 /** What the injected factory receives to build one subagent graph. */

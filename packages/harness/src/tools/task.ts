@@ -16,7 +16,9 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { SandboxState, ThreadDataState } from "../state/shapes.js";
 import { type TaskEvent, type TaskEventSink, fanOut } from "../subagents/events.js";
-import { runSubagent } from "../subagents/executor.js";
+import { type RunSubagentOptions, runSubagent } from "../subagents/executor.js";
+import type { SubagentQueue } from "../subagents/queue.js";
+import { MAX_ACCEPTANCE_CRITERIA, MAX_CRITERION_CHARS } from "../subagents/verification.js";
 import { type BackgroundTasks, backgroundThreadKey } from "../subagents/background.js";
 import type { SubagentRegistry } from "../subagents/registry.js";
 import { formatTaskResultText, taskResultMetadata } from "../subagents/status-contract.js";
@@ -45,6 +47,8 @@ export interface TaskToolOptions {
    * tool), at most `maxRunning` at once per thread. Absent: every task is waited for.
    */
   background?: { tasks: BackgroundTasks; maxRunning: number };
+  /** The process's subagent queue (`subagents.queue`); absent: subagents start at once. */
+  queue?: SubagentQueue;
 }
 
 const TaskArgs = z.object({
@@ -57,6 +61,13 @@ const TaskArgs = z.object({
   subagent_type: z
     .string()
     .describe("Which kind of subagent runs the job; one of the types listed in the tool description."),
+  acceptance_criteria: z
+    .array(z.string().trim().min(1).max(MAX_CRITERION_CHARS))
+    .max(MAX_ACCEPTANCE_CRITERIA)
+    .optional()
+    .describe(
+      `Optional checks the result must pass, one short sentence each (at most ${MAX_ACCEPTANCE_CRITERIA}), e.g. "npm test passes". The subagent answers each as met or unmet, citing the receipts of its tool calls; criteria left unmet or unverified stay on your list of open criteria until a later task meets them.`,
+    ),
 });
 
 const BackgroundTaskArgs = TaskArgs.extend({
@@ -81,6 +92,34 @@ export function selectSubagentTools(
   return parentTools.filter(
     (candidate) => !denied.has(candidate.name) && (allowed === undefined || allowed.has(candidate.name)),
   );
+}
+
+/**
+ * Runs `run` once the queue grants a slot (at once without a queue). A task the queue turns away or
+ * times out never starts: it ends `failed` (rejected) or `timed_out` with a result that says so, and
+ * the terminal task event is emitted here since the executor never ran.
+ */
+async function runQueued(queue: SubagentQueue | undefined, run: RunSubagentOptions): Promise<SubagentResult> {
+  if (queue === undefined) return runSubagent(run);
+  const emit = fanOut(run.emit);
+  const slot = await queue.acquire({
+    signal: run.signal,
+    onQueued: (position) => emit({ type: "task_queued", task_id: run.taskId, position }),
+  });
+  if (slot.ok) {
+    try {
+      return await runSubagent(run);
+    } finally {
+      slot.release();
+    }
+  }
+  if (slot.reason === "cancelled") {
+    emit({ type: "task_cancelled", task_id: run.taskId, error: slot.message });
+    return { status: "cancelled", error: slot.message };
+  }
+  const status = slot.reason === "rejected" ? "failed" : "timed_out";
+  emit({ type: status === "failed" ? "task_failed" : "task_timed_out", task_id: run.taskId, error: slot.message });
+  return { status, error: slot.message, queueOutcome: slot.reason };
 }
 
 /** The ToolMessage a finished delegation answers with. */
@@ -156,7 +195,13 @@ export function createTaskTool(options: TaskToolOptions) {
   const timeoutDefault = options.defaultTimeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS;
   return tool(
     async (
-      { description, prompt, subagent_type, run_in_background }: z.infer<typeof BackgroundTaskArgs>,
+      {
+        description,
+        prompt,
+        subagent_type,
+        acceptance_criteria,
+        run_in_background,
+      }: z.infer<typeof BackgroundTaskArgs>,
       runtime: ToolRuntime,
     ) => {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? randomUUID();
@@ -172,7 +217,7 @@ export function createTaskTool(options: TaskToolOptions) {
       const writer = runtime.writer ?? (runtime.config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
       const threadId = runtime.configurable?.thread_id ?? runtime.config?.configurable?.thread_id;
       const signal = runtime.signal ?? runtime.config?.signal;
-      const run = {
+      const run: RunSubagentOptions = {
         taskId: toolCallId,
         description,
         prompt,
@@ -187,6 +232,7 @@ export function createTaskTool(options: TaskToolOptions) {
         parentThreadId: typeof threadId === "string" ? threadId : undefined,
         timeoutSeconds: type.timeoutSeconds ?? timeoutDefault,
         emit: fanOut(writer as ((event: TaskEvent) => void) | undefined, options.emit),
+        ...(acceptance_criteria?.length ? { acceptanceCriteria: acceptance_criteria } : {}),
       };
       const background = options.background;
       if (run_in_background && background) {
@@ -198,7 +244,7 @@ export function createTaskTool(options: TaskToolOptions) {
           maxRunning: background.maxRunning,
           signal,
           run: (taskSignal, onStep) =>
-            runSubagent({
+            runQueued(options.queue, {
               ...run,
               signal: taskSignal,
               emit: fanOut(run.emit, (event) => event.type === "task_running" && onStep()),
@@ -207,7 +253,7 @@ export function createTaskTool(options: TaskToolOptions) {
         if (!started.ok) return taskToolMessage({ status: "failed", error: started.error }, toolCallId);
         return startedMessage(toolCallId);
       }
-      const result = await runSubagent({ ...run, signal });
+      const result = await runQueued(options.queue, { ...run, signal });
       return taskToolMessage(result, toolCallId, type.model);
     },
     {

@@ -16,7 +16,13 @@ import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
 import { Subagents } from "../harness/Subagents";
 import { applyBatchEvent, type BatchProgress } from "../harness/batches";
-import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
+import {
+  applyTaskEvent,
+  cardsFromState,
+  type SavedDelegation,
+  type SubagentCard,
+  withSavedVerification,
+} from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
 import { Composer, type SendResult } from "./Composer";
 import { compactNotice, compactThread, isCompactCommand } from "./compact";
@@ -262,7 +268,10 @@ export function Chat({
   const clarification = running ? undefined : pendingClarification(messages);
   const approvals = running ? [] : pendingApprovals(stream.interrupts);
   // Live cards from this session's events win over the ones saved in state (a thread opened later).
-  const allCards = useMemo(() => ({ ...cardsFromState(values?.delegations), ...cards }), [values?.delegations, cards]);
+  const allCards = useMemo(
+    () => ({ ...withSavedVerification(cardsFromState(values?.delegations), messages), ...cards }),
+    [values?.delegations, messages, cards],
+  );
   const taskCallIds = new Set(
     messages.flatMap((m) =>
       ((m as { tool_calls?: { id?: string; name: string }[] }).tool_calls ?? [])

@@ -1,8 +1,20 @@
 /**
  * Subagent progress from the run's `custom` events (`task_started`, `task_running`, `task_completed`,
- * `task_failed`, `task_cancelled`, `task_timed_out`; see the harness's subagents/events.ts), folded into
- * one card state per task. Pure, so it is tested without a browser.
+ * `task_failed`, `task_cancelled`, `task_timed_out`, `task_verified`, `task_queued`; see the harness's
+ * subagents/events.ts), folded into one card state per task. Pure, so it is tested without a browser.
  */
+
+/** Something in the subagent's report its tool receipts do not support (the harness's verification). */
+export interface VerificationFlag {
+  kind: "unknown_citation" | "unbacked_claim";
+  detail: string;
+}
+
+/** One acceptance criterion of the task and where it stands after the check. */
+export interface CriterionCheck {
+  criterion: string;
+  status: "met" | "unmet" | "unverified";
+}
 
 /** What a subagent card shows. */
 export interface SubagentCard {
@@ -17,6 +29,12 @@ export interface SubagentCard {
   /** When the card's events began (ms); absent for cards rebuilt from saved state. */
   startedAt?: number;
   endedAt?: number;
+  /** From `task_verified`: how many tool receipts the subagent's calls produced. */
+  receipts?: number;
+  flags?: VerificationFlag[];
+  criteria?: CriterionCheck[];
+  /** From `task_queued`: the task waits for a subagent slot at this position. */
+  queuePosition?: number;
 }
 
 /** A delegation as saved in `values.delegations` (kept by the harness after the run). */
@@ -26,6 +44,27 @@ export interface SavedDelegation {
   subagent_type: string;
   status: string;
   result_brief?: string;
+}
+
+const FLAG_KINDS = new Set(["unknown_citation", "unbacked_claim"]);
+const CRITERION_STATUSES = new Set(["met", "unmet", "unverified"]);
+
+function flagsOf(value: unknown): VerificationFlag[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((flag) =>
+    flag && FLAG_KINDS.has(flag.kind) && typeof flag.detail === "string"
+      ? [{ kind: flag.kind, detail: flag.detail } as VerificationFlag]
+      : [],
+  );
+}
+
+function criteriaOf(value: unknown): CriterionCheck[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((check) =>
+    check && typeof check.criterion === "string" && CRITERION_STATUSES.has(check.status)
+      ? [{ criterion: check.criterion, status: check.status } as CriterionCheck]
+      : [],
+  );
 }
 
 /** Cards for delegations saved in state, for threads opened after their run (no live events). */
@@ -54,6 +93,38 @@ export function cardsFromState(
     };
   }
   return cards;
+}
+
+/**
+ * Saved cards with the runtime's check of their reports, read from the `task` results
+ * (`additional_kwargs.subagent_verification`), for threads opened after their run.
+ */
+export function withSavedVerification(
+  cards: Record<string, SubagentCard>,
+  messages: readonly unknown[] | null | undefined,
+): Record<string, SubagentCard> {
+  let next = cards;
+  for (const message of messages ?? []) {
+    const m = message as {
+      type?: string;
+      name?: string;
+      tool_call_id?: string;
+      additional_kwargs?: Record<string, unknown>;
+    };
+    const check = m?.additional_kwargs?.subagent_verification as Record<string, unknown> | undefined;
+    const card = m?.type === "tool" && m.name === "task" && m.tool_call_id ? next[m.tool_call_id] : undefined;
+    if (!card || !check || typeof check !== "object") continue;
+    next = {
+      ...next,
+      [card.id]: {
+        ...card,
+        receipts: typeof check.receipts === "number" ? check.receipts : 0,
+        flags: flagsOf(check.flags),
+        criteria: criteriaOf(check.criteria),
+      },
+    };
+  }
+  return next;
 }
 
 interface StepMessage {
@@ -103,6 +174,18 @@ export function applyTaskEvent(
         description: String(e.description ?? ""),
         subagentType: String(e.subagent_type ?? ""),
         status: "running",
+        queuePosition: undefined,
+      };
+      break;
+    case "task_queued":
+      next = { ...card, queuePosition: typeof e.position === "number" ? e.position : undefined };
+      break;
+    case "task_verified":
+      next = {
+        ...card,
+        receipts: typeof e.receipts === "number" ? e.receipts : 0,
+        flags: flagsOf(e.flags),
+        criteria: criteriaOf(e.criteria),
       };
       break;
     case "task_running":
@@ -119,6 +202,7 @@ export function applyTaskEvent(
         status: e.type === "task_failed" ? "failed" : e.type === "task_cancelled" ? "cancelled" : "timed_out",
         error: String(e.error ?? ""),
         endedAt: now,
+        queuePosition: undefined,
       };
       break;
     default:

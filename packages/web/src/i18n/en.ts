@@ -41,6 +41,17 @@ export const en = {
   "agents.cancel": "Cancel",
   "agents.chip": "Agent: {name}",
   "agents.chipClear": "Use the default agent",
+  // Verified delegation (subagent cards: receipts, flags, acceptance criteria, queue)
+  "subagents.receipts": "{count} tool receipts",
+  "subagents.flagged": "{count} flagged",
+  "subagents.flagsNote":
+    "The runtime found parts of this report that no tool receipt supports; check them before relying on them.",
+  "subagents.flag.unknownCitation": "Cites {id}, which no tool call produced",
+  "subagents.flag.unbackedClaim": "Claims {claim} without a receipt showing it",
+  "subagents.criterion.met": "Met",
+  "subagents.criterion.unmet": "Unmet",
+  "subagents.criterion.unverified": "Unverified",
+  "subagents.queued": "Waiting for a subagent slot (position {position})",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -8,7 +8,7 @@
  * `durable_context_data` and `hide_from_ui`, which exists in the request only.
  */
 import { type BaseMessage, HumanMessage, type SystemMessage } from "@langchain/core/messages";
-import type { DelegationEntry, SkillEntry, TaskNote } from "../../state/shapes.js";
+import type { AcceptanceGap, DelegationEntry, SkillEntry, TaskNote } from "../../state/shapes.js";
 import { boundText, collapseWhitespace, escapeData } from "../../messages/text.js";
 
 /** Rules appended to the system message whenever the data block is sent. */
@@ -23,6 +23,7 @@ export const DURABLE_CONTEXT_LIMITS = {
   ledgerChars: 6000,
   resultBriefChars: 120,
   notesChars: 4000,
+  criteriaChars: 3000,
 } as const;
 
 /** The kwarg that marks our data message; user input carrying it is stripped. */
@@ -88,6 +89,26 @@ function renderTaskNotes(notes: readonly TaskNote[]): string {
   return ["## Your task notes (written with task_note, oldest first)", ...lines].join("\n");
 }
 
+function renderAcceptanceGaps(gaps: readonly AcceptanceGap[]): string {
+  const lines: string[] = [];
+  let used = 0;
+  for (const gap of gaps) {
+    const note = gap.note ? ` (${field(gap.note)})` : "";
+    const line = `- [${gap.status}] ${field(gap.criterion)}${note}`;
+    if (used + line.length + 1 > DURABLE_CONTEXT_LIMITS.criteriaChars) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  const omitted = gaps.length - lines.length;
+  if (omitted > 0)
+    lines.push(`- ... ${omitted} more open criteria omitted from this model view because of context budget`);
+  return [
+    "## Open acceptance criteria",
+    "Delegated work did not meet or could not show these. The work is not done until a task meets them; do not report them as met.",
+    ...lines,
+  ].join("\n");
+}
+
 /** The durable context a request needs. */
 export interface DurableContextData {
   summaryText?: string | null;
@@ -95,6 +116,8 @@ export interface DurableContextData {
   skills?: readonly SkillEntry[];
   /** Notes the agent wrote with `task_note`, oldest first. */
   taskNotes?: readonly TaskNote[];
+  /** Delegated acceptance criteria still unmet or unverified. */
+  acceptanceGaps?: readonly AcceptanceGap[];
   /** The `search_history` tool is bound: once compacted, the block says the exact earlier messages can be searched. */
   historySearch?: boolean;
 }
@@ -124,6 +147,7 @@ export function renderDurableContext(data: DurableContextData): string | null {
       ["## Active skills (loaded earlier - re-read the file before applying its instructions)", ...lines].join("\n"),
     );
   }
+  if (data.acceptanceGaps?.length) sections.push(renderAcceptanceGaps(data.acceptanceGaps));
   if (data.taskNotes?.length) sections.push(renderTaskNotes(data.taskNotes));
   return sections.length === 0 ? null : `<durable_context_data>\n${sections.join("\n\n")}\n</durable_context_data>`;
 }

@@ -9,7 +9,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { mergeSkillContext } from "../../state/reducers.js";
-import type { DelegationEntry, SkillEntry } from "../../state/shapes.js";
+import type { AcceptanceGap, DelegationEntry, SkillEntry } from "../../state/shapes.js";
+import { changedAcceptanceGaps, extractAcceptanceUpdates } from "./acceptance-capture.js";
 import { threadStateSubset } from "../../state/thread-state.js";
 import { changedDelegations, currentRunMessages, extractDelegations } from "./delegation-capture.js";
 import { projectDurableContext, renderDurableContext } from "./durable-context-render.js";
@@ -33,6 +34,7 @@ interface CaptureState {
   messages: BaseMessage[];
   delegations?: DelegationEntry[];
   skill_context?: SkillEntry[];
+  acceptance_gaps?: AcceptanceGap[] | null;
 }
 
 /** The run's id: the server passes it in `configurable.run_id`; a caller may pass it in the context. */
@@ -65,6 +67,13 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
     return changed.length > 0 ? { delegations: changed } : {};
   };
 
+  const captureAcceptance = (state: CaptureState, runId: string | undefined) => {
+    const updates = extractAcceptanceUpdates(currentRunMessages(state.messages, runId));
+    const changed = changedAcceptanceGaps(state.acceptance_gaps ?? [], updates);
+    if (changed.length > 0) options.logger?.debug(`captured ${changed.length} acceptance criterion update(s)`);
+    return changed.length > 0 ? { acceptance_gaps: changed } : {};
+  };
+
   const captureSkills = (state: CaptureState) => {
     if (skillOptions.skillReadToolNames.length === 0) return {};
     const { entries, skipped } = extractSkills(state.messages, skillOptions);
@@ -84,10 +93,18 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
 
   return createMiddleware({
     name: "durable-context",
-    stateSchema: threadStateSubset("summary_text", "delegations", "skill_context", "goal", "task_notes"),
+    stateSchema: threadStateSubset(
+      "summary_text",
+      "delegations",
+      "skill_context",
+      "goal",
+      "task_notes",
+      "acceptance_gaps",
+    ),
     beforeModel: (state, runtime) =>
       update({
         ...captureDelegations(state, runIdOf(runtime)),
+        ...captureAcceptance(state, runIdOf(runtime)),
         ...captureSkills(state),
       }),
     afterModel: (state, runtime) => update(captureDelegations(state, runIdOf(runtime))),
@@ -97,6 +114,7 @@ export function durableContextMiddleware(options: DurableContextOptions = {}) {
         delegations: request.state.delegations,
         skills: request.state.skill_context,
         taskNotes: request.state.task_notes,
+        acceptanceGaps: request.state.acceptance_gaps ?? [],
         historySearch: request.tools?.some((tool) => (tool as { name?: string }).name === "search_history"),
       });
       const projected = projectDurableContext(request.messages, request.systemMessage, block);
