@@ -155,6 +155,36 @@ test("the lead's own tool calls get receipts in state", async () => {
   assert.ok(receipts.every((r) => r.tool === "bash" && r.status === "ok"));
 });
 
+test("the receipts channel keeps the newest 20 and never takes back the older ones the messages still hold", async () => {
+  const step = (n: number) => ({
+    tool_calls: [
+      { name: "bash", args: { command: `echo ${n}a` } },
+      { name: "bash", args: { command: `echo ${n}b` } },
+    ],
+  });
+  const model = new ScriptedChatModel([
+    ...Array.from({ length: 13 }, (_, n) => step(n)),
+    { content: "Done." },
+    { tool_calls: [{ name: "bash", args: { command: "echo last" } }] },
+    { content: "Done again." },
+  ]);
+  const agent = lead(model, () => {
+    throw new Error("no subagent");
+  }, []);
+  const config = { configurable: { thread_id: "lead-cap" }, recursionLimit: 200 };
+  const ids = (out: unknown) => (out as { tool_receipts: { id: string }[] }).tool_receipts.map((r) => r.id);
+  const first = await agent.invoke({ messages: [new HumanMessage("many")] }, config);
+  assert.deepEqual(
+    ids(first),
+    Array.from({ length: 20 }, (_, n) => `r${n + 7}`),
+  );
+  const second = await agent.invoke({ messages: [new HumanMessage("one more")] }, config);
+  assert.deepEqual(
+    ids(second),
+    Array.from({ length: 20 }, (_, n) => `r${n + 8}`),
+  );
+});
+
 test("unmet and unverified criteria stay in durable context past a compaction until a later task meets them", async () => {
   const criteria = ["npm test passes", "README documents the flag"];
   const { createSubagent } = scriptedSubagents([
