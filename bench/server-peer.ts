@@ -44,7 +44,13 @@ export interface PeerReport {
    * `deerflow serve` on a Postgres database of its own, in the streamed-run rounds only: CPU per run is
    * its process's plus its Postgres backends' (null: no Postgres answered).
    */
-  postgres: { cpuPerRunMs: number; serveCpuPerRunMs: number; backendCpuPerRunMs: number; runs: number; failed: number } | null;
+  postgres: {
+    cpuPerRunMs: number;
+    serveCpuPerRunMs: number;
+    backendCpuPerRunMs: number;
+    runs: number;
+    failed: number;
+  } | null;
   threads: number;
   searchLimit: number;
 }

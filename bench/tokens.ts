@@ -123,7 +123,8 @@ export async function measureTokens(turns: number, log: (line: string) => void):
       }
       if (key === "a") {
         const { agentTools, agentSystemPrompt } = variant.recorder;
-        if (!agentTools || agentSystemPrompt === undefined) throw new Error("(a) made no agent call with a system prompt.");
+        if (!agentTools || agentSystemPrompt === undefined)
+          throw new Error("(a) made no agent call with a system prompt.");
         aTools = { tools: agentTools, systemPrompt: agentSystemPrompt };
       }
       out[key] = summarize(variant.recorder.requests!, turnOfRequest, turns);
