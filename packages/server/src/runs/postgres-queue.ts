@@ -21,6 +21,8 @@
  *   (`expectWork`), a wake-up from another process (the NOTIFY names its sender, so this process's own
  *   is told apart), a sweep that requeued runs, or a second since the last query (the fallback poll, as
  *   before). A run finishing here frees only its own thread, which has nothing pending then.
+ * - The statements that make a run claimable (the run store's insert, a run leaving `running`) carry the
+ *   wake-up NOTIFY themselves; the `notify` that follows them here then only wakes this process.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -38,6 +40,8 @@ const RUN_COLUMNS =
 
 /** The claim falls back to a query at least this often, even when nothing was pending (ms). */
 const CLAIM_POLL_MS = 1000;
+/** How long a store statement's wake-up stands in for the queue's next `notify` (ms). */
+const ANNOUNCED_MS = 1000;
 /** How long a cancel with no subscriber yet is kept for the executor that subscribes next (ms). */
 const EARLY_CANCEL_MS = 60_000;
 
@@ -58,6 +62,8 @@ export interface PostgresRunQueue extends RunQueue {
   sweep(): Promise<{ requeued: RunRecord[]; exhausted: RunRecord[] }>;
   /** A run was inserted by this process: the next claim queries even when the last one left nothing pending. */
   expectWork(): void;
+  /** A store statement just sent the queue's wake-up to every process: the next `notify` sends none. */
+  announced(): void;
   /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
   fence(runId: string): () => Promise<boolean>;
   fenceCondition(runId: string): { sql: string; params: unknown[] } | undefined;
@@ -91,6 +97,8 @@ export function createPostgresRunQueue(
   /** True while the last claim query left no pending run and nothing since can have added one. */
   let nothingPending = false;
   let lastClaimQuery = 0;
+  /** When a store statement last carried the wake-up (0: its notice was used). */
+  let lastAnnounced = 0;
   /** Counts what can have added claimable work, so a claim that raced with one does not mark the queue quiet. */
   let changes = 0;
   const mayHaveWork = () => {
@@ -146,6 +154,9 @@ export function createPostgresRunQueue(
     expectWork() {
       mayHaveWork();
     },
+    announced() {
+      lastAnnounced = Date.now();
+    },
     async claim() {
       if (nothingPending && Date.now() - lastClaimQuery < CLAIM_POLL_MS) return null;
       const token = `${workerId}/${randomUUID().slice(0, 8)}`;
@@ -187,6 +198,11 @@ export function createPostgresRunQueue(
     },
     notify() {
       wakeAll();
+      // The insert or the status change that calls for this wake-up already carried it (within a second).
+      if (Date.now() - lastAnnounced < ANNOUNCED_MS) {
+        lastAnnounced = 0;
+        return;
+      }
       void notifier.notify(CHANNELS.runs, workerId).catch(() => {});
     },
     wait(ms) {

@@ -27,7 +27,10 @@ export function openPostgresRunServices(
   const threads = createPostgresThreadStore(db.pool);
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
   // A run inserted here is work for the next claim even when the last one found the queue empty.
-  const runs = createPostgresRunStore(db.pool, { onInserted: () => queue.expectWork() });
+  const runs = createPostgresRunStore(db.pool, {
+    onInserted: () => queue.expectWork(),
+    wake: { channel: CHANNELS.runs, payload: queue.workerId, sent: () => queue.announced() },
+  });
   const tableLog = live
     ? undefined
     : createPostgresEventLog(db.pool, notifier, {

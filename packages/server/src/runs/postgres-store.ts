@@ -152,8 +152,21 @@ async function admitUnderLock(client: pg.PoolClient, quota: RunQuota, superseded
   );
 }
 
+/** What the run store tells the queue (postgres-services.ts wires them). */
+export interface RunStoreHooks {
+  /** A run was inserted by this process. */
+  onInserted?: () => void;
+  /**
+   * The queue's wake-up, sent by the statements that make a run claimable (an insert, a run leaving
+   * `running`) inside themselves; `sent` is called after each, so the queue's own `notify` can skip its
+   * NOTIFY right after.
+   */
+  wake?: { channel: string; payload: string; sent(): void };
+}
+
 /** The run store on Postgres. */
-export function createPostgresRunStore(pool: pg.Pool, hooks: { onInserted?: () => void } = {}): RunStore {
+export function createPostgresRunStore(pool: pg.Pool, hooks: RunStoreHooks = {}): RunStore {
+  const wake = hooks.wake;
   return {
     async insert(run, quota) {
       // Two round trips (postgres-batch): the locks and the thread's in-flight runs, then the writes and
@@ -206,10 +219,12 @@ export function createPostgresRunStore(pool: pg.Pool, hooks: { onInserted?: () =
             run.multitask_strategy,
             JSON.stringify(run.kwargs),
           ]),
+          ...(wake ? [`SELECT pg_notify(${sqlLiteral(wake.channel)}, ${sqlLiteral(wake.payload)})`] : []),
           "COMMIT",
         );
         await queryBatch(client, writes);
         hooks.onInserted?.();
+        wake?.sent();
         return { superseded: stopped };
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});
@@ -248,11 +263,20 @@ export function createPostgresRunStore(pool: pg.Pool, hooks: { onInserted?: () =
       }
       if (patch.kwargs)
         sets.push(`kwargs = kwargs || $${params.push(JSON.stringify(stripUndefined(patch.kwargs)))}::jsonb`);
+      // A run leaving `running` frees its thread: the queue's wake-up goes with the update.
+      const waking = wake && patch.status && patch.status !== "running";
+      const update = `UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`;
       const result = await pool.query<RunRow>(
-        `UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`,
+        waking
+          ? `WITH updated AS (${update}) SELECT updated.*, pg_notify($${params.push(wake.channel)}, $${params.push(wake.payload)}) AS woke FROM updated`
+          : update,
         params,
       );
-      return result.rows[0] ? toRun(result.rows[0]) : null;
+      if (waking && result.rows[0]) wake.sent();
+      const row = result.rows[0];
+      if (!row) return null;
+      const { woke: _woke, ...run } = row as RunRow & { woke?: unknown };
+      return toRun(run as RunRow);
     },
     async delete(runId) {
       return ((await pool.query("DELETE FROM server_runs WHERE run_id = $1", [runId])).rowCount ?? 0) > 0;
