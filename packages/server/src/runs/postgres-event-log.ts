@@ -351,7 +351,7 @@ export function createPostgresEventLog(
     /** Resolves once every event appended to the run so far is written (or its write failed). */
     async settled(runId: string) {
       const buffer = buffers.get(runId);
-      if (buffer && buffer.events.length > 0 && !buffer.timer) await flush(runId).catch(() => {});
+      if (buffer && buffer.events.length > 0) await flush(runId).catch(() => {});
       while (buffer && buffer.writing > 0) await buffer.chain.catch(() => {});
     },
     async has(runId: string) {
