@@ -1,6 +1,7 @@
 /**
  * The Postgres checkpointer: `@langchain/langgraph-checkpoint-postgres`'s saver with long strings stored
- * once (`postgres-large-values.ts`), versions unique across branches, and writes batched.
+ * once (`postgres-large-values.ts`), versions unique across branches, and writes batched: the large
+ * values a checkpoint or a task's writes refer to go into its own statement.
  *
  * The stock saver sends one `INSERT` per channel blob and per pending write, inside `BEGIN`/`COMMIT`: a
  * one-turn run of `deerflow serve` spent about 75 of its 164 statements there. Here a checkpoint (its
