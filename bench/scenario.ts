@@ -15,6 +15,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createDeepAgent } from "deepagents";
 import { createAgent, summarizationMiddleware } from "langchain";
@@ -36,6 +37,10 @@ export interface Recorder {
   /** Of each agent request, the messages without the system prompt: what a token trigger measures. */
   conversationTokens: number[];
   summarizerCalls: number;
+  /** The tools bound to the first agent call, as bound (a peer variant can be given the same schemas). */
+  agentTools?: BindToolsInput[];
+  /** The system prompt of the first agent call. */
+  agentSystemPrompt?: string;
   /** Bytes of the conversation's own new content (user text, model text and tool-call args, tool output). */
   newMessageBytes: number;
   /** Every model request, in order, when asked for (the token figures, bench/tokens.ts). */
@@ -114,6 +119,11 @@ class BenchModel extends BaseChatModel {
     const id = `bench-${String(process.pid).padStart(7, "0")}-${String(++this.seq).padStart(8, "0")}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`;
     let message: AIMessage;
     const kind = requestKind(messages, this.toolNames.includes("note"));
+    if (kind === "agent" && !this.recorder.agentTools) {
+      this.recorder.agentTools = this.tools;
+      const system = messages.find((m) => m.getType() === "system");
+      if (system) this.recorder.agentSystemPrompt = system.text;
+    }
     if (kind === "title") message = new AIMessage({ id, content: "Repeated lookups and reports" });
     else if (kind === "memory") message = new AIMessage({ id, content: '{"newFacts": []}' });
     else if (kind === "summarizer") {
@@ -188,6 +198,27 @@ export const SUMMARIZATION_TRIGGER_TOKENS = 4000;
 export interface VariantOptions {
   recordRequests?: boolean;
   titleAndMemory?: boolean;
+  /**
+   * (d) only: bind these tools' schemas (another variant's, as recorded from its first agent call) and
+   * send this system prompt instead of the one `note` tool and the one-line prompt. Only `note` runs;
+   * the others are stand-ins with the same name, description and argument schema.
+   */
+  peerTools?: { tools: BindToolsInput[]; systemPrompt: string };
+  /** (d) only: the summarization trigger counts with the harness's `countTokens` instead of langchain's estimate. */
+  harnessCounter?: boolean;
+}
+
+/** A stand-in with the schema a model would be shown for `bound` (a langchain tool or an OpenAI-format tool). */
+function standIn(bound: BindToolsInput, note: ReturnType<typeof noteTool>) {
+  const openai = convertToOpenAITool(bound as never) as {
+    function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  };
+  if (openai.function.name === "note") return note;
+  return tool(async () => "unused", {
+    name: openai.function.name,
+    description: openai.function.description ?? "",
+    schema: openai.function.parameters ?? { type: "object", properties: {} },
+  });
 }
 
 /** Builds a variant in `dir` (a fresh directory). */
@@ -235,15 +266,18 @@ export async function buildVariant(name: VariantName, dir: string, options: Vari
     model,
     trigger: { tokens: SUMMARIZATION_TRIGGER_TOKENS },
     keep: { messages: 10 },
+    ...(options.harnessCounter ? { tokenCounter: (messages: BaseMessage[]) => countTokens(messages) } : {}),
   });
+  const peerTools = options.peerTools?.tools.map((bound) => standIn(bound, tools[0]!)) ?? tools;
+  const peerPrompt = options.peerTools?.systemPrompt ?? "You are a helpful agent.";
   const agent =
     name === "createAgent"
       ? createAgent({ model, tools, systemPrompt: "You are a helpful agent.", checkpointer })
       : name === "summarizing"
         ? createAgent({
             model,
-            tools,
-            systemPrompt: "You are a helpful agent.",
+            tools: peerTools,
+            systemPrompt: peerPrompt,
             checkpointer,
             middleware: [summarizing],
           })

@@ -13,7 +13,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createTempHome, fakeModelConfig, startFakeOpenAIServer } from "@deerflow/harness/testing";
+import { createTempHome, fakeModelConfig, startFakeOpenAIServer, testDatabase } from "@deerflow/harness/testing";
+import pg from "pg";
 import { Client } from "@langchain/langgraph-sdk";
 import { median, percentile } from "./measure.js";
 import { type Serve, startServe, stopAll } from "./server-processes.js";
@@ -39,6 +40,17 @@ export interface PeerSide {
 export interface PeerReport {
   ours: PeerSide;
   peer: PeerSide;
+  /**
+   * `deerflow serve` on a Postgres database of its own, in the streamed-run rounds only: CPU per run is
+   * its process's plus its Postgres backends' (null: no Postgres answered).
+   */
+  postgres: {
+    cpuPerRunMs: number;
+    serveCpuPerRunMs: number;
+    backendCpuPerRunMs: number;
+    runs: number;
+    failed: number;
+  } | null;
   threads: number;
   searchLimit: number;
 }
@@ -99,6 +111,32 @@ function cpuMs(child: ChildProcess, tick: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / tick;
 }
 
+/**
+ * CPU time so far of the Postgres backends serving database `name` (their /proc stat: the database runs
+ * on this machine), by backend pid. `admin` is connected to another database, so it is not counted.
+ */
+async function backendCpuMs(admin: pg.Client, name: string, tick: number): Promise<Map<number, number>> {
+  const result = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [name]);
+  const out = new Map<number, number>();
+  for (const { pid } of result.rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / tick);
+    } catch {
+      // The backend exited between the query and the read.
+    }
+  }
+  return out;
+}
+
+/** CPU the backends spent between two readings (a backend that appeared in between counts from zero). */
+function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 function clockTick(): number {
   try {
     return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
@@ -128,6 +166,8 @@ async function sdkRun(client: Client, threadId: string, text: string): Promise<{
 
 interface Side {
   name: string;
+  /** Of `cpu`, the Postgres backends' share (the Postgres side only). */
+  backendCpu?: number;
   serve: Serve;
   client: Client;
   creates: number[];
@@ -159,6 +199,8 @@ export async function measurePeer(options: {
   const configFile = path.join(temp.path, "config.yaml");
   writeFileSync(configFile, fakeModelConfig(fake.url, "database: {backend: sqlite}"));
   const serves: Serve[] = [];
+  const db = await testDatabase();
+  let admin: pg.Client | undefined;
   try {
     const cli = path.join(root, "packages/cli/dist/main.js");
     const oursServe = await startServe(cli, configFile, path.join(temp.path, "ours-home"));
@@ -181,9 +223,24 @@ export async function measurePeer(options: {
     });
     const sides = [side("ours", oursServe), side("peer", peerServe)];
     log(`  ours at ${oursServe.url}, peer at ${peerServe.url}`);
+    // `deerflow serve` on Postgres, for CPU per run counted with its database backends'.
+    let pgSide: (Side & { dbName: string }) | undefined;
+    if (!("skip" in db)) {
+      const pgConfig = path.join(temp.path, "config-pg.yaml");
+      writeFileSync(pgConfig, fakeModelConfig(fake.url, `database: {backend: postgres, url: '${db.url}'}`));
+      const pgServe = await startServe(cli, pgConfig, path.join(temp.path, "ours-pg-home"));
+      serves.push(pgServe);
+      pgSide = { ...side("ours-postgres", pgServe), backendCpu: 0, dbName: new URL(db.url).pathname.slice(1) };
+      const adminUrl = new URL(db.url);
+      adminUrl.pathname = "/postgres";
+      admin = new pg.Client({ connectionString: adminUrl.toString() });
+      await admin.connect();
+      log(`  ours on Postgres at ${pgServe.url}`);
+    }
+    const runSides = pgSide ? [...sides, pgSide] : sides;
 
     // Warm-up: graph build, JIT, first database pages.
-    for (const s of sides)
+    for (const s of runSides)
       for (let index = 0; index < 5; index += 1) {
         const thread = await s.client.threads.create();
         await sdkRun(s.client, thread.thread_id, "warm");
@@ -219,8 +276,10 @@ export async function measurePeer(options: {
     for (const level of [10, 50]) {
       const rounds = quick ? 2 : Math.max(4, Math.ceil(200 / level));
       for (let round = 0; round < rounds; round += 1)
-        for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
+        for (const s of round % 2 === 0 ? runSides : [...runSides].reverse()) {
           const threads = await Promise.all(Array.from({ length: level }, () => s.client.threads.create()));
+          const backends = s === pgSide ? () => backendCpuMs(admin!, pgSide.dbName, tick) : undefined;
+          const backendsBefore = await backends?.();
           const before = cpuMs(s.serve.child, tick);
           const started = performance.now();
           const results = await Promise.all(
@@ -228,6 +287,11 @@ export async function measurePeer(options: {
           );
           s.wall.set(level, (s.wall.get(level) ?? 0) + (performance.now() - started));
           s.cpu += cpuMs(s.serve.child, tick) - before;
+          if (backends) {
+            const spent = backendDelta(backendsBefore!, await backends());
+            s.backendCpu = (s.backendCpu ?? 0) + spent;
+            s.cpu += spent;
+          }
           s.runs += results.length;
           s.failed += results.filter((result) => !result.ok).length;
           s.ttfe.set(level, [...(s.ttfe.get(level) ?? []), ...results.map((result) => result.ttfeMs)]);
@@ -250,9 +314,25 @@ export async function measurePeer(options: {
         perSecond: times.length / (s.wall.get(level)! / 1000),
       })),
     });
-    return { ours: report(sides[0]!), peer: report(sides[1]!), threads: threadCount, searchLimit };
+    return {
+      ours: report(sides[0]!),
+      peer: report(sides[1]!),
+      postgres: pgSide
+        ? {
+            cpuPerRunMs: pgSide.cpu / pgSide.runs,
+            backendCpuPerRunMs: (pgSide.backendCpu ?? 0) / pgSide.runs,
+            serveCpuPerRunMs: (pgSide.cpu - (pgSide.backendCpu ?? 0)) / pgSide.runs,
+            runs: pgSide.runs,
+            failed: pgSide.failed,
+          }
+        : null,
+      threads: threadCount,
+      searchLimit,
+    };
   } finally {
+    await admin?.end().catch(() => {});
     await stopAll(serves);
+    if (!("skip" in db)) await db.drop().catch(() => {});
     await fake.close();
     temp.cleanup();
   }
@@ -278,6 +358,11 @@ export function peerTable(report: PeerReport): string {
     `| Server CPU per \`threads.create\` (ms) | ${fmt(ours.createCpuMs, 2)} | ${fmt(peer.createCpuMs, 2)} | ${ratio(ours.createCpuMs, peer.createCpuMs)} |`,
     `| Server CPU per \`threads.search\` (ms) | ${fmt(ours.searchCpuMs, 2)} | ${fmt(peer.searchCpuMs, 2)} | ${ratio(ours.searchCpuMs, peer.searchCpuMs)} |`,
     `| Runs, of them failed | ${ours.runs}, ${ours.failed} | ${peer.runs}, ${peer.failed} | |`,
+    ...(report.postgres
+      ? [
+          `| Server CPU per run on Postgres (ms): \`deerflow serve\` + its Postgres backends (${fmt(report.postgres.serveCpuPerRunMs)} + ${fmt(report.postgres.backendCpuPerRunMs)}), ${report.postgres.runs} runs, ${report.postgres.failed} failed | ${fmt(report.postgres.cpuPerRunMs)} | ${fmt(peer.cpuPerRunMs)} | ${ratio(report.postgres.cpuPerRunMs, peer.cpuPerRunMs)} |`,
+        ]
+      : ["| Server CPU per run on Postgres | skipped: no Postgres | | |"]),
   ];
   return [
     `| Same lead agent, SDK calls | DeerFlow.ts (\`deerflow serve\`, SQLite) | peer (\`@langchain/langgraph-api\` ${PEER_VERSION}, in memory) | ours / peer |`,

@@ -25,8 +25,9 @@ export interface RoundTrips {
 }
 
 const KINDS: Array<[string, RegExp]> = [
-  // The stock saver's INSERTs, and ours: one statement per checkpoint or per task's writes (a CTE).
-  ["checkpointer writes", /^(WITH guard AS .*)?INSERT INTO "public"\.checkpoint/],
+  // The stock saver's INSERTs, and ours: one statement per checkpoint or per task's writes (a CTE, with
+  // the large values its rows refer to).
+  ["checkpointer writes", /^WITH guard AS|^INSERT INTO "public"\.checkpoint/],
   ["event log (append, read, notify)", /run_events|run_event_trims|pg_notify/],
   ["transaction BEGIN/COMMIT", /^(BEGIN|COMMIT|ROLLBACK)$/],
   ["run fence (still the run's worker?)", /^SELECT 1 (WHERE EXISTS \(SELECT 1 )?FROM server_runs WHERE run_id/],

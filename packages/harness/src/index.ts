@@ -206,6 +206,7 @@ export { checkpointsPath, databaseFile, resolveHome } from "./storage/home.js";
 export { collectLargeValues } from "./storage/large-values.js";
 export { collectPostgresLargeValues } from "./storage/postgres-large-values.js";
 export { createPostgresPruner } from "./storage/postgres-retention.js";
+export { inlineParams, queryBatch, sqlLiteral } from "./storage/postgres-batch.js";
 export type { LeanPostgresSaver, WriteGuard } from "./storage/postgres-saver.js";
 export {
   type CheckpointPruner,

@@ -188,6 +188,10 @@ const VALUES = [
   "importSqliteArchive",
   "inTransaction",
   "runLeaseMs",
+  // Several statements in one round trip (storage/postgres-batch.ts), used by the server's Postgres stores.
+  "inlineParams",
+  "queryBatch",
+  "sqlLiteral",
 ];
 
 const TYPES = [

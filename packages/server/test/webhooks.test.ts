@@ -162,3 +162,25 @@ test("a delivery not yet made when the server stops is made by the next start", 
     await second.stopServer();
   }
 });
+
+test("on Postgres, each run's webhook is delivered, a second one too after the deliverer found none waiting", async (t) => {
+  const { testDatabase } = await import("@deerflow/harness/testing");
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  t.after(() => db.drop());
+  const receiver = await startReceiver(t);
+  const s = await startTestServer({
+    yaml: `database: {backend: postgres, url: '${db.url}'}\nweb: {allow_hosts: ["127.0.0.1:${receiver.port}"]}\nserver: {webhook_secret: ${SECRET}}`,
+  });
+  t.after(() => s.close());
+  const thread = await s.client.threads.create();
+  // A run without a webhook first: the deliverer then finds nothing waiting.
+  await s.client.runs.wait(thread.thread_id, "lead_agent", { input: say("no hook") });
+  for (const text of ["first", "second"]) {
+    const count = receiver.received.length;
+    const run = await s.client.runs.create(thread.thread_id, "lead_agent", { input: say(text), webhook: receiver.url });
+    await until(() => receiver.received.length === count + 1, 10_000, `the delivery of the ${text} run`);
+    const body = JSON.parse(receiver.received.at(-1)!.body) as { run_id: string; status: string };
+    assert.deepEqual([body.run_id, body.status], [run.run_id, "success"]);
+  }
+});

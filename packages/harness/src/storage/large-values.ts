@@ -47,6 +47,12 @@ export interface LargeValueTable {
   readonly where: string;
   /** Stores values by hash; a hash already stored is left as it is. */
   put(values: ReadonlyMap<string, string>): void | Promise<void>;
+  /**
+   * Calls `fn` once the values the last `put` gave are stored for good. A table that defers its puts
+   * into the checkpoint's own statement (Postgres) calls it when that statement commits, and never if it
+   * fails; without this method, at once.
+   */
+  whenStored?(fn: () => void): void;
   /** The stored bodies of those of `hashes` that exist. */
   get(hashes: readonly string[]): Map<string, string> | Promise<Map<string, string>>;
 }
@@ -228,9 +234,14 @@ export function createLargeValueSerde(
       refs[i] = `\u0000dfm:${hash}`;
       if (isObject) fresh.push([message, { ref: refs[i] as string, at: now, fields: messageFields(message) }]);
     }
-    // Stored before the checkpoint that refers to them is written, and remembered only once stored.
+    // Stored before (or with) the checkpoint that refers to them, and remembered only once stored: a
+    // checkpoint written later must not refer to a message whose write failed without storing it.
     if (stored.size > 0) await table.put(stored);
-    for (const [message, entry] of fresh) storedMessages.set(message, entry);
+    const remember = () => {
+      for (const [message, entry] of fresh) storedMessages.set(message, entry);
+    };
+    if (stored.size > 0 && table.whenStored) table.whenStored(remember);
+    else remember();
     return refs;
   };
 

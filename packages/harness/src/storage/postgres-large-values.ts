@@ -6,9 +6,29 @@
  * A value's `used_at` is refreshed whenever a checkpoint stores it again, and `deerflow threads prune`
  * collects only values no checkpoint or pending write refers to that were not used for an hour, so a
  * checkpoint another process is writing at that moment never loses its value.
+ *
+ * The checkpointer serializes a checkpoint (or a task's writes) inside `deferLargeValues`: the values it
+ * stores then are collected instead of written, and go into the checkpoint's own statement, so storing
+ * them costs no round trip of its own. Messages the serializer stored are remembered as stored only once
+ * that statement commits (`whenStored`).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import type { LargeValueTable } from "./large-values.js";
+
+/** Values collected for one statement, and what to do once it commits. */
+export interface DeferredLargeValues {
+  values: Map<string, string>;
+  onStored: (() => void)[];
+}
+
+const deferred = new AsyncLocalStorage<DeferredLargeValues>();
+
+/** Runs `work` (a serialization) with its large-value puts collected; returns its result and what was collected. */
+export async function deferLargeValues<T>(work: () => Promise<T>): Promise<[T, DeferredLargeValues]> {
+  const collected: DeferredLargeValues = { values: new Map(), onStored: [] };
+  return [await deferred.run(collected, work), collected];
+}
 
 /** The `large_values` table of a migrated database (an unmigrated one reads as holding nothing). */
 export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
@@ -16,11 +36,21 @@ export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
     writable: true,
     where: "the large_values table of the Postgres database",
     async put(values) {
+      const collecting = deferred.getStore();
+      if (collecting) {
+        for (const [hash, body] of values) collecting.values.set(hash, body);
+        return;
+      }
       await pool.query(
         `INSERT INTO large_values (hash, body) SELECT * FROM unnest($1::text[], $2::text[])
          ON CONFLICT (hash) DO UPDATE SET used_at = now()`,
         [[...values.keys()], [...values.values()]],
       );
+    },
+    whenStored(fn) {
+      const collecting = deferred.getStore();
+      if (collecting) collecting.onStored.push(fn);
+      else fn();
     },
     async get(hashes) {
       try {

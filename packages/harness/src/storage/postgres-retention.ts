@@ -10,8 +10,11 @@
  * transaction per thread, holding a per-thread advisory lock so two pruners of the same thread (two
  * servers, a CLI prune beside a worker) take turns. Postgres reuses the freed space itself (autovacuum),
  * so there is no vacuum step; the report counts the bytes the deleted rows took (`pg_column_size`).
+ * The transaction is two round trips (`postgres-batch.ts`): the lock and the read, then the delete and
+ * the commit.
  */
 import type pg from "pg";
+import { inlineParams, queryBatch, sqlLiteral } from "./postgres-batch.js";
 import { type CheckpointPruner, type PruneReport, planPrune, type RetentionPolicy } from "./retention.js";
 
 /** Any number the per-thread prune lock can be told apart by ("DFPR" in ASCII). */
@@ -31,11 +34,9 @@ export function createPostgresPruner(pool: pg.Pool): CheckpointPruner {
       if (policy === "all") return none;
       const client = await pool.connect();
       try {
-        await client.query("BEGIN");
         try {
-          const report = await pruneIn(client, threadId, policy);
-          await client.query("COMMIT");
-          return report;
+          // Ends with the transaction committed.
+          return await pruneIn(client, threadId, policy);
         } catch (error) {
           await client.query("ROLLBACK").catch(() => {});
           // Never set up (no checkpoint table yet): nothing to prune.
@@ -50,19 +51,25 @@ export function createPostgresPruner(pool: pg.Pool): CheckpointPruner {
 }
 
 async function pruneIn(client: pg.PoolClient, threadId: string, policy: RetentionPolicy): Promise<PruneReport> {
-  await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [PRUNE_LOCK, threadId]);
+  const thread = sqlLiteral(threadId);
   // Checkpoint ids are time-ordered (UUIDv6); the metadata as text, as the shared chooser reads it.
-  const rows = await client.query<{ checkpoint_id: string; parent_checkpoint_id: string | null; metadata: string }>(
-    "SELECT checkpoint_id, parent_checkpoint_id, metadata::text AS metadata FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id",
-    [threadId],
-  );
-  const { keep, relink } = planPrune(rows.rows, policy);
-  const drop = rows.rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
-  if (drop.length === 0) return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
+  const [, , read] = await queryBatch(client, [
+    "BEGIN",
+    `SELECT pg_advisory_xact_lock(${PRUNE_LOCK}, hashtext(${thread}))`,
+    `SELECT checkpoint_id, parent_checkpoint_id, metadata::text AS metadata FROM checkpoints WHERE thread_id = ${thread} AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+  ]);
+  const rows = read!.rows as { checkpoint_id: string; parent_checkpoint_id: string | null; metadata: string }[];
+  const { keep, relink } = planPrune(rows, policy);
+  const drop = rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
+  if (drop.length === 0) {
+    await client.query("COMMIT");
+    return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
+  }
   // One statement: every part reads the snapshot from before it, so the blobs still named are those of
-  // the checkpoints not dropped.
-  const result = await client.query<{ checkpoints: number; writes: number; blobs: number; bytes: number }>(
-    `WITH gone_checkpoints AS (
+  // the checkpoints not dropped. The commit goes with it.
+  const [result] = await queryBatch(client, [
+    inlineParams(
+      `WITH gone_checkpoints AS (
        DELETE FROM checkpoints c WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = ANY($2)
        RETURNING pg_column_size(c.*) AS size
      ), gone_writes AS (
@@ -82,7 +89,12 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
        (SELECT count(*) FROM gone_blobs)::int AS blobs,
        (SELECT COALESCE(sum(size), 0) FROM (SELECT size FROM gone_checkpoints UNION ALL SELECT size FROM gone_writes
          UNION ALL SELECT size FROM gone_blobs) gone)::float8 AS bytes`,
-    [threadId, drop, [...relink.keys()], [...relink.values()]],
-  );
-  return { threads: 1, ...result.rows[0]! };
+      [threadId, drop, [...relink.keys()], [...relink.values()]],
+    ),
+    "COMMIT",
+  ]);
+  return {
+    threads: 1,
+    ...(result!.rows[0] as { checkpoints: number; writes: number; blobs: number; bytes: number }),
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * The Postgres checkpointer: `@langchain/langgraph-checkpoint-postgres`'s saver with long strings stored
- * once (`postgres-large-values.ts`), versions unique across branches, and writes batched.
+ * once (`postgres-large-values.ts`), versions unique across branches, and writes batched: the large
+ * values a checkpoint or a task's writes refer to go into its own statement.
  *
  * The stock saver sends one `INSERT` per channel blob and per pending write, inside `BEGIN`/`COMMIT`: a
  * one-turn run of `deerflow serve` spent about 75 of its 164 statements there. Here a checkpoint (its
@@ -15,7 +16,7 @@ import { JsonPlusSerializer, WRITES_IDX_MAP } from "@langchain/langgraph-checkpo
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { createLargeValueSerde } from "./large-values.js";
-import { postgresLargeValues } from "./postgres-large-values.js";
+import { type DeferredLargeValues, deferLargeValues, postgresLargeValues } from "./postgres-large-values.js";
 
 /** A condition every guarded write must meet, checked in the write's statement. */
 export interface WriteGuard {
@@ -78,23 +79,28 @@ export function createPostgresSaver(pool: pg.Pool): LeanPostgresSaver {
     override async put(...[config, checkpoint, metadata, newVersions]: PutArgs) {
       if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
       const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
-      const [blobs, dumpedMetadata] = await Promise.all([
-        this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      const [[blobs, values], dumpedMetadata] = await Promise.all([
+        deferLargeValues(() => this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions)),
         this._dumpMetadata(metadata),
       ]);
       // _dumpBlobs rows: thread, namespace, channel, version, type, blob (undefined for an empty channel).
-      await this.guardedWrite("put", [
-        thread_id,
-        checkpoint_ns,
-        checkpoint.id,
-        checkpoint_id ?? null,
-        this._dumpCheckpoint(checkpoint),
-        dumpedMetadata,
-        blobs.map((row) => row[2]),
-        blobs.map((row) => row[3]),
-        blobs.map((row) => row[4]),
-        blobs.map((row) => row[5] ?? null),
-      ]);
+      await this.guardedWrite(
+        "put",
+        [
+          thread_id,
+          checkpoint_ns,
+          checkpoint.id,
+          checkpoint_id ?? null,
+          this._dumpCheckpoint(checkpoint),
+          dumpedMetadata,
+          blobs.map((row) => row[2]),
+          blobs.map((row) => row[3]),
+          blobs.map((row) => row[4]),
+          blobs.map((row) => row[5] ?? null),
+          ...largeValueParams(values),
+        ],
+        values,
+      );
       return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
     }
 
@@ -103,32 +109,43 @@ export function createPostgresSaver(pool: pg.Pool): LeanPostgresSaver {
       // Special channels (errors, interrupts, resumes) replace an earlier write at their index; others never do.
       const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
       const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
-      const dumped = await this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes);
+      const [dumped, values] = await deferLargeValues(() =>
+        this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes),
+      );
       // One row per index, as the stock saver's one statement per write leaves it: the last when replacing.
       const byIndex = new Map<number, (typeof dumped)[number]>();
       for (const row of dumped) if (replace || !byIndex.has(row[4])) byIndex.set(row[4], row);
       const rows = [...byIndex.values()];
       if (rows.length === 0) return;
-      await this.guardedWrite(replace ? "replaceWrites" : "insertWrites", [
-        thread_id,
-        checkpoint_ns,
-        checkpoint_id,
-        taskId,
-        rows.map((row) => row[4]),
-        rows.map((row) => row[5]),
-        rows.map((row) => row[6]),
-        rows.map((row) => row[7]),
-      ]);
+      await this.guardedWrite(
+        replace ? "replaceWrites" : "insertWrites",
+        [
+          thread_id,
+          checkpoint_ns,
+          checkpoint_id,
+          taskId,
+          rows.map((row) => row[4]),
+          rows.map((row) => row[5]),
+          rows.map((row) => row[6]),
+          rows.map((row) => row[7]),
+          ...largeValueParams(values),
+        ],
+        values,
+      );
     }
 
-    /** Runs one of the write statements behind the guard (if any); throws the guard's error when it failed. */
-    private async guardedWrite(kind: keyof typeof WRITE_SQL, params: unknown[]) {
+    /**
+     * Runs one of the write statements behind the guard (if any), with the large values its rows refer
+     * to; throws the guard's error when it failed. The values count as stored once it committed.
+     */
+    private async guardedWrite(kind: keyof typeof WRITE_SQL, params: unknown[], values: DeferredLargeValues) {
       const guard = this.guard;
       const result = await pool.query<{ held: boolean }>({
         ...preparedWrite(kind, guard),
         values: guard ? [...guard.params, ...params] : params,
       });
       if (guard && !result.rows[0]?.held) throw guard.lost();
+      for (const stored of values.onStored) stored();
     }
   }
   return new Saver(pool, createLargeValueSerde(postgresLargeValues(pool)), { schema: SCHEMA });
@@ -140,10 +157,29 @@ const SCHEMA = "public";
 /** `$n` placeholders numbered from `first`. */
 const placeholders = (first: number, count: number) => Array.from({ length: count }, (_, i) => `$${first + i}`);
 
-/** Inserts the checkpoint and its blobs when `guard` holds; returns whether it did. */
+/** The statement's two last parameters: the hashes and bodies of the large values its rows refer to. */
+function largeValueParams(values: DeferredLargeValues): [string[], string[]] {
+  return [[...values.values.keys()], [...values.values.values()]];
+}
+
+/** Stores the large values (`hashes`, `bodies`: text arrays) when the guard holds; refreshes `used_at` of those stored before. */
+function largeValuesCte(hashes: string, bodies: string): string {
+  return `stored_values AS (
+  INSERT INTO large_values (hash, body) SELECT v.hash, v.body
+  FROM guard, unnest(${hashes}::text[], ${bodies}::text[]) AS v(hash, body)
+  WHERE guard.held
+  ON CONFLICT (hash) DO UPDATE SET used_at = now()
+),`;
+}
+
+/** Inserts the checkpoint, its blobs and the large values they refer to when `guard` holds; returns whether it did. */
 function putSql(guard: string, first: number): string {
-  const [thread, ns, id, parent, checkpoint, metadata, channels, versions, types, blobs] = placeholders(first, 10);
+  const [thread, ns, id, parent, checkpoint, metadata, channels, versions, types, blobs, hashes, bodies] = placeholders(
+    first,
+    12,
+  );
   return `WITH guard AS (SELECT ${guard} AS held),
+${largeValuesCte(hashes!, bodies!)}
 blobs AS (
   INSERT INTO "${SCHEMA}".checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
   SELECT ${thread}::text, ${ns}::text, b.channel, b.version, b.type, b.blob
@@ -160,11 +196,12 @@ saved AS (
 SELECT held FROM guard`;
 }
 
-/** Inserts a task's pending writes when `guard` holds, leaving (or replacing) rows already at their index. */
+/** Inserts a task's pending writes (and their large values) when `guard` holds, leaving (or replacing) rows already at their index. */
 function writesSql(onConflict: string) {
   return (guard: string, first: number): string => {
-    const [thread, ns, checkpointId, task, indexes, channels, types, blobs] = placeholders(first, 8);
+    const [thread, ns, checkpointId, task, indexes, channels, types, blobs, hashes, bodies] = placeholders(first, 10);
     return `WITH guard AS (SELECT ${guard} AS held),
+${largeValuesCte(hashes!, bodies!)}
 written AS (
   INSERT INTO "${SCHEMA}".checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
   SELECT ${thread}::text, ${ns}::text, ${checkpointId}::text, ${task}::text, w.idx, w.channel, w.type, w.blob

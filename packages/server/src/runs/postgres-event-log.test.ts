@@ -28,14 +28,17 @@ test("postgres log: a run keeps at most maxEvents (end kept), an older cursor ge
     await db.drop();
   });
   const signal = new AbortController().signal;
-  // Non-token events are written one row each, so the cap is exact here.
+  // Each event is let written before the next, so each is a row of its own and the cap is exact here.
   await writer.append("r", "metadata", "{}");
   let early!: StreamEvent;
   for await (const item of other.follow("r", "-1", signal)) {
     early = item as StreamEvent;
     break;
   }
-  for (let index = 0; index < 7; index++) await writer.append("r", "values", String(index));
+  for (let index = 0; index < 7; index++) {
+    await writer.append("r", "values", String(index));
+    await writer.settled("r");
+  }
   await writer.end("r");
 
   const replay = (await read(other.follow("r", "-1", signal))) as StreamEvent[];
@@ -94,6 +97,7 @@ test("postgres log: token events coalesced into rows are capped by whole rows, n
   for (let row = 0; row < 6; row++) {
     for (let token = 0; token < 4; token++) await log.append("tokens", "messages", `"${row}.${token}"`);
     await log.append("tokens", "values", String(row)); // flushes the tokens with it: one row of 5 events
+    await log.settled("tokens");
   }
   await log.end("tokens");
   const replay = (await read(log.follow("tokens", "-1", new AbortController().signal))) as StreamEvent[];
@@ -147,7 +151,7 @@ test("postgres log: a follower in another process takes rows from their notifica
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
     const text = typeof config === "string" ? config : String((config as { text?: string }).text);
-    if (/^SELECT t\.through/.test(text.trim())) reads.push(text);
+    if (/^SELECT (t\.through|l\.id)/.test(text.trim())) reads.push(text);
     return (original as (...args: unknown[]) => unknown).call(this, config, ...rest);
   } as typeof original;
   t.after(() => {
@@ -157,9 +161,11 @@ test("postgres log: a follower in another process takes rows from their notifica
   const follower = other.follow("r", "-1", new AbortController().signal)[Symbol.asyncIterator]();
   // The follower's first read is done once it has the metadata; what follows reaches it as notifications.
   const first = (await follower.next()).value as StreamEvent;
-  for (let index = 0; index < 5; index++) await writer.append("r", "values", String(index));
-  await writer.append("r", "values", big);
-  await writer.append("r", "values", "5");
+  // Each a row of its own (a burst would share one).
+  for (const data of ["0", "1", "2", "3", "4", big, "5"]) {
+    await writer.append("r", "values", data);
+    await writer.settled("r");
+  }
   await writer.end("r");
   const events = [first, ...((await read({ [Symbol.asyncIterator]: () => follower })) as StreamEvent[])];
   assert.deepEqual(

@@ -3,7 +3,11 @@
  *
  * Rows of `run_events` hold batches: token-sized events (`messages`, `events`) wait up to
  * `coalesceMs` and go out together, so a long answer is a handful of rows, not one per token; every
- * other event flushes the batch at once, keeping order. A row's id comes from a sequence and an event's
+ * other event flushes the batch at once, keeping order, unless a row of the run is being written: then
+ * it waits for that write and goes out with whatever else came meanwhile (group commit), so an append
+ * does not wait for its row and a step's burst of events is one statement. A run's first row is written
+ * before its append returns (a follower in another process must find the log); a failed write is thrown
+ * by the run's next append or its `end`. `has` answers from memory for logs this process wrote. A row's id comes from a sequence and an event's
  * id is `row id × 10000 + its index in the row`, so ids grow across rows and a cursor names one event.
  * A row's INSERT sends its NOTIFY in the same statement: the run id, the row's id, the id of the run's
  * row before it and, when they fit in a notification, the row's events. A follower that has read
@@ -84,6 +88,10 @@ interface RunBuffer {
   timer?: NodeJS.Timeout;
   /** The chain of flushes of this run, so rows are written in order. */
   chain: Promise<void>;
+  /** Rows being written now (flushed, not yet committed). */
+  writing: number;
+  /** What a write in the background failed with, for the run's next append or its end to throw. */
+  failed?: unknown;
 }
 
 /** Options of the Postgres log. */
@@ -102,7 +110,7 @@ export function createPostgresEventLog(
   pool: pg.Pool,
   notifier: Notifier,
   options: PostgresEventLogOptions,
-): EventLog & { prune(): Promise<number>; close(): Promise<void> } {
+): EventLog & { prune(): Promise<number>; settled(runId: string): Promise<void>; close(): Promise<void> } {
   const coalesceMs = options.coalesceMs ?? 25;
   const pollMs = options.pollMs ?? 1000;
   const maxEvents = options.maxEvents ?? 20_000;
@@ -110,6 +118,8 @@ export function createPostgresEventLog(
   /** Events this process believes a run holds (read once from the table, then counted as rows are written). */
   const counts = new Map<string, number>();
   const ended = new Set<string>();
+  /** Runs whose log this process has written: `has` answers for them without a query. */
+  const known = new Set<string>();
   const wakers = new Map<string, Set<(row?: NotifiedRow) => void>>();
   /** Tells the run's followers here of a new row (or, without one, to re-read). */
   const wake = (runId: string, row?: NotifiedRow) => {
@@ -118,12 +128,14 @@ export function createPostgresEventLog(
   const unlisten = notifier.on(CHANNELS.events, (payload) => {
     const space = payload.indexOf(" ");
     const runId = space < 0 ? payload : payload.slice(0, space);
+    // A notification without a row: the run's log was dropped (by any process).
+    if (space < 0) known.delete(runId);
     if (wakers.has(runId)) wake(runId, space < 0 ? undefined : notifiedRow(payload.slice(space + 1)));
   });
 
   const bufferOf = (runId: string): RunBuffer => {
     let buffer = buffers.get(runId);
-    if (!buffer) buffers.set(runId, (buffer = { events: [], chain: Promise.resolve() }));
+    if (!buffer) buffers.set(runId, (buffer = { events: [], chain: Promise.resolve(), writing: 0 }));
     return buffer;
   };
 
@@ -134,6 +146,7 @@ export function createPostgresEventLog(
     buffer.timer = undefined;
     const batch = buffer.events.splice(0);
     if (batch.length === 0) return buffer.chain;
+    buffer.writing += 1;
     buffer.chain = buffer.chain.then(async () => {
       let count = counts.get(runId);
       for (let start = 0; start < batch.length; start += PER_ROW) {
@@ -158,7 +171,12 @@ export function createPostgresEventLog(
       if (isEnd) counts.delete(runId);
       else counts.set(runId, total);
     });
-    const written = buffer.chain;
+    const written = buffer.chain.finally(() => {
+      buffer.writing -= 1;
+      // Events that came while this row was written go out together, as the next row.
+      if (buffer.writing === 0 && buffer.events.length > 0 && !buffer.timer && buffers.get(runId) === buffer)
+        void flush(runId).catch((error) => (buffer.failed ??= error));
+    });
     // A failed write must not block the run's later writes; the caller that awaited it sees the error.
     buffer.chain = written.catch(() => {});
     return written;
@@ -234,6 +252,57 @@ export function createPostgresEventLog(
     };
   };
 
+  /** {@link startOf} and {@link read} from `cursor` in one statement. */
+  const startAndRead = async (
+    runId: string,
+    cursor: number,
+  ): Promise<Awaited<ReturnType<typeof read>> & { start: Awaited<ReturnType<typeof startOf>> }> => {
+    const result = await pool.query<{
+      last_id: string | null;
+      last_n: number;
+      end_id: string | null;
+      end_n: number;
+      through: string | null;
+      id: string | null;
+      events: [string, string][] | null;
+    }>(
+      `SELECT l.id AS last_id, jsonb_array_length(l.events) AS last_n, e.id AS end_id, jsonb_array_length(e.events) AS end_n,
+         t.through, r.id, r.events
+       FROM (SELECT 1) one
+       LEFT JOIN LATERAL (SELECT id, events FROM run_events WHERE run_id = $1 ORDER BY id DESC LIMIT 1) l ON true
+       LEFT JOIN LATERAL (SELECT id, events FROM run_events WHERE run_id = $1 AND is_end LIMIT 1) e ON true
+       LEFT JOIN run_event_trims t ON t.run_id = $1
+       LEFT JOIN run_events r ON r.run_id = $1 AND r.id >= $2
+       ORDER BY r.id`,
+      [runId, Math.floor(cursor / PER_ROW)],
+    );
+    const first = result.rows[0];
+    const start =
+      !first || first.last_id === null
+        ? null
+        : {
+            last: Number(first.last_id) * PER_ROW + first.last_n - 1,
+            end: first.end_id === null ? null : Number(first.end_id) * PER_ROW + first.end_n - 1,
+          };
+    const events: StreamEvent[] = [];
+    let rows = 0;
+    let lastRow: number | null = null;
+    for (const row of result.rows) {
+      if (row.id === null || !row.events) continue;
+      rows += 1;
+      lastRow = Number(row.id);
+      events.push(...eventsAfter(lastRow, row.events, cursor));
+    }
+    const through = first?.through;
+    return {
+      start,
+      events,
+      rows,
+      lastRow,
+      trimmedThrough: through === null || through === undefined ? null : Number(through),
+    };
+  };
+
   const pruneTimer = setInterval(
     () => void log.prune().catch(() => {}),
     Math.max(1000, Math.min(options.retentionMs, 60_000)),
@@ -244,24 +313,50 @@ export function createPostgresEventLog(
     async append(runId: string, event: string, data: string) {
       if (ended.has(runId)) return "";
       const buffer = bufferOf(runId);
+      if (buffer.failed !== undefined) {
+        const failed = buffer.failed;
+        buffer.failed = undefined;
+        throw failed;
+      }
+      // A log's first row is written before the append returns: from then on every process sees the log.
+      const first = !known.has(runId);
+      known.add(runId);
       buffer.events.push([event, data]);
+      if (first) {
+        await flush(runId);
+        return "";
+      }
       if (COALESCED.test(event)) {
         buffer.timer ??= setTimeout(() => void flush(runId).catch(() => {}), coalesceMs);
         return "";
       }
-      await flush(runId);
+      // Written now, or, while a row of this run is being written, with whatever else comes meanwhile as
+      // the next row (group commit): a run's events cost a statement per burst, not one each.
+      if (buffer.writing === 0) void flush(runId).catch((error) => (buffer.failed ??= error));
       return "";
     },
     async end(runId: string) {
       if (ended.has(runId)) return;
       ended.add(runId);
-      setTimeout(() => ended.delete(runId), options.retentionMs).unref();
-      bufferOf(runId).events.push(["end", "null"]);
+      setTimeout(() => {
+        ended.delete(runId);
+        known.delete(runId);
+      }, options.retentionMs).unref();
+      const buffer = bufferOf(runId);
+      buffer.events.push(["end", "null"]);
       await flush(runId, true);
       buffers.delete(runId);
+      if (buffer.failed !== undefined) throw buffer.failed;
+    },
+    /** Resolves once every event appended to the run so far is written (or its write failed). */
+    async settled(runId: string) {
+      const buffer = buffers.get(runId);
+      if (buffer && buffer.events.length > 0) await flush(runId).catch(() => {});
+      while (buffer && buffer.writing > 0) await buffer.chain.catch(() => {});
     },
     async has(runId: string) {
-      if ((buffers.get(runId)?.events.length ?? 0) > 0) return true;
+      // A log this process wrote (or is writing) is there until it is dropped or pruned.
+      if (known.has(runId) || (buffers.get(runId)?.events.length ?? 0) > 0) return true;
       return ((await pool.query("SELECT 1 FROM run_events WHERE run_id = $1 LIMIT 1", [runId])).rowCount ?? 0) > 0;
     },
     async ended(runId: string) {
@@ -274,6 +369,9 @@ export function createPostgresEventLog(
       if (buffer?.timer) clearTimeout(buffer.timer);
       buffers.delete(runId);
       counts.delete(runId);
+      known.delete(runId);
+      // A row still being written would land after the delete.
+      await buffer?.chain.catch(() => {});
       await pool.query("DELETE FROM run_events WHERE run_id = $1", [runId]);
       await pool.query("DELETE FROM run_event_trims WHERE run_id = $1", [runId]);
       wake(runId);
@@ -293,16 +391,22 @@ export function createPostgresEventLog(
       if (!set) wakers.set(runId, (set = new Set()));
       set.add(listener);
       try {
-        // Events still buffered here count as a log, as for `has`.
-        const start =
-          (await startOf(runId)) ?? ((buffers.get(runId)?.events.length ?? 0) > 0 ? { last: 0, end: null } : null);
-        if (!start) return;
-        let cursor: number;
-        if (after === null) cursor = start.last;
-        else {
+        // A cursor given up front: where the log stands and the first read come in one statement.
+        let cursor = 0;
+        if (after !== null) {
           cursor = after === "-1" ? 0 : Number.parseInt(after, 10);
           if (!Number.isFinite(cursor) || cursor < 0) cursor = 0;
         }
+        let prefetched = after === null ? undefined : await startAndRead(runId, cursor);
+        // Events buffered or being written here count as a log, as for `has`.
+        const buffer = buffers.get(runId);
+        const start =
+          (after === null ? await startOf(runId) : prefetched!.start) ??
+          ((buffer?.events.length ?? 0) > 0 || (buffer?.writing ?? 0) > 0 || known.has(runId)
+            ? { last: 0, end: null }
+            : null);
+        if (!start) return;
+        if (after === null) cursor = start.last;
         if (start.end !== null && cursor >= start.end) {
           // At or past the end of a finished run (a reconnect after `end`, a made-up id): the run is over.
           yield { id: String(start.end), event: "end", data: "null" };
@@ -318,7 +422,8 @@ export function createPostgresEventLog(
         while (!signal.aborted) {
           if (mustRead) {
             mustRead = false;
-            const { events, rows, trimmedThrough, lastRow: readThrough } = await read(runId, cursor);
+            const { events, rows, trimmedThrough, lastRow: readThrough } = prefetched ?? (await read(runId, cursor));
+            prefetched = undefined;
             lastRow = readThrough;
             if (rows > 0) seen = true;
             if (trimmedThrough !== null && cursor < trimmedThrough && (strict || cursor > 0)) {

@@ -14,7 +14,15 @@
  *   check; checkpoint writes check it inside their own statement (`fenceCondition`), so the check costs
  *   no round trip. The token is per claim, so a run this same process claims again is fenced too.
  * - Wake-ups and cancels travel over LISTEN/NOTIFY; a cancel is also a durable column, read by the
- *   heartbeat, so it reaches the owner even when a notification is lost.
+ *   heartbeat, so it reaches the owner even when a notification is lost. A cancel that arrives before
+ *   its run's executor subscribes (between the claim and the subscription) is kept for it a minute.
+ * - A claim also counts the pending runs it left. When it left none, the next claims answer "nothing"
+ *   without a query until something can have changed that: a run inserted by this process
+ *   (`expectWork`), a wake-up from another process (the NOTIFY names its sender, so this process's own
+ *   is told apart), a sweep that requeued runs, or a second since the last query (the fallback poll, as
+ *   before). A run finishing here frees only its own thread, which has nothing pending then.
+ * - The statements that make a run claimable (the run store's insert, a run leaving `running`) carry the
+ *   wake-up NOTIFY themselves; the `notify` that follows them here then only wakes this process.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -29,6 +37,13 @@ const OWNED = "EXISTS (SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id
 
 const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
+
+/** The claim falls back to a query at least this often, even when nothing was pending (ms). */
+const CLAIM_POLL_MS = 1000;
+/** How long a store statement's wake-up stands in for the queue's next `notify` (ms). */
+const ANNOUNCED_MS = 1000;
+/** How long a cancel with no subscriber yet is kept for the executor that subscribes next (ms). */
+const EARLY_CANCEL_MS = 60_000;
 
 /** Options of the Postgres queue. */
 export interface PostgresQueueOptions {
@@ -45,6 +60,10 @@ export interface PostgresRunQueue extends RunQueue {
   readonly workerId: string;
   /** Runs whose owner's lease expired: those with attempts left go back to pending; the rest are returned to be failed. */
   sweep(): Promise<{ requeued: RunRecord[]; exhausted: RunRecord[] }>;
+  /** A run was inserted by this process: the next claim queries even when the last one left nothing pending. */
+  expectWork(): void;
+  /** A store statement just sent the queue's wake-up to every process: the next `notify` sends none. */
+  announced(): void;
   /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
   fence(runId: string): () => Promise<boolean>;
   fenceCondition(runId: string): { sql: string; params: unknown[] } | undefined;
@@ -64,13 +83,36 @@ export function createPostgresRunQueue(
   const cancelListeners = new Map<string, Set<(action: CancelAction) => void>>();
   const wakeups = createWakeups();
   const wakeAll = () => wakeups.wakeAll();
+  /** Cancels that came before anyone here subscribed to their run. */
+  const earlyCancels = new Map<string, CancelAction>();
   const deliverCancel = (runId: string, action: CancelAction) => {
-    for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener(action);
+    const listeners = cancelListeners.get(runId);
+    if (!listeners || listeners.size === 0) {
+      earlyCancels.set(runId, action);
+      setTimeout(() => earlyCancels.delete(runId), EARLY_CANCEL_MS).unref();
+      return;
+    }
+    for (const listener of [...listeners]) listener(action);
+  };
+  /** True while the last claim query left no pending run and nothing since can have added one. */
+  let nothingPending = false;
+  let lastClaimQuery = 0;
+  /** When a store statement last carried the wake-up (0: its notice was used). */
+  let lastAnnounced = 0;
+  /** Counts what can have added claimable work, so a claim that raced with one does not mark the queue quiet. */
+  let changes = 0;
+  const mayHaveWork = () => {
+    changes += 1;
+    nothingPending = false;
   };
   // The lease token of each run's latest claim here, and the executions to tell when theirs is gone.
   const tokens = new Map<string, string>();
   const lostListeners = new Map<string, { runId: string; listener: () => void }>();
-  const offRuns = notifier.on(CHANNELS.runs, wakeAll);
+  const offRuns = notifier.on(CHANNELS.runs, (payload) => {
+    // Another process's wake-up (its own carry this process's id): something may be claimable.
+    if (payload !== workerId) mayHaveWork();
+    wakeAll();
+  });
   const offCancel = notifier.on(CHANNELS.cancel, (payload) => {
     const [runId, action] = payload.split(":");
     if (runId && (action === "interrupt" || action === "rollback")) deliverCancel(runId, action);
@@ -109,11 +151,23 @@ export function createPostgresRunQueue(
 
   return {
     workerId,
+    expectWork() {
+      mayHaveWork();
+    },
+    announced() {
+      lastAnnounced = Date.now();
+    },
     async claim() {
+      if (nothingPending && Date.now() - lastClaimQuery < CLAIM_POLL_MS) return null;
       const token = `${workerId}/${randomUUID().slice(0, 8)}`;
+      nothingPending = false;
+      lastClaimQuery = Date.now();
+      const seen = changes;
       try {
-        const result = await pool.query<RunRow>(
-          `UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3
+        // `pending` is counted in the statement's snapshot, from before the claim (so it includes it).
+        const result = await pool.query<RunRow & { pending: string; claimed: boolean }>(
+          `WITH claimed AS (
+           UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3
            WHERE seq = (
              SELECT r.seq FROM server_runs r
              WHERE r.status = 'pending' AND r.cancel_action IS NULL
@@ -122,12 +176,20 @@ export function createPostgresRunQueue(
                AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
              ORDER BY r.seq FOR UPDATE SKIP LOCKED LIMIT 1
            ) AND status = 'pending'
-           RETURNING ${RUN_COLUMNS}`,
+           RETURNING ${RUN_COLUMNS}
+           )
+           SELECT c.*, c.run_id IS NOT NULL AS claimed, (SELECT count(*) FROM server_runs WHERE status = 'pending') AS pending
+           FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
           [token, leaseMs / 1000, new Date().toISOString()],
         );
-        if (!result.rows[0]) return null;
-        tokens.set(result.rows[0].run_id, token);
-        return toRun(result.rows[0]);
+        const row = result.rows[0];
+        const left = Number(row?.pending ?? 1) - (row?.claimed ? 1 : 0);
+        // Only if nothing woke the queue while the statement ran.
+        if (left <= 0 && changes === seen) nothingPending = true;
+        if (!row?.claimed) return null;
+        const { pending: _pending, claimed: _claimed, ...run } = row;
+        tokens.set(run.run_id, token);
+        return toRun(run as RunRow);
       } catch (error) {
         // Another process claimed a run of the same thread first (partial unique index): try again later.
         if ((error as { code?: string }).code === "23505") return null;
@@ -136,7 +198,12 @@ export function createPostgresRunQueue(
     },
     notify() {
       wakeAll();
-      void notifier.notify(CHANNELS.runs, "").catch(() => {});
+      // The insert or the status change that calls for this wake-up already carried it (within a second).
+      if (Date.now() - lastAnnounced < ANNOUNCED_MS) {
+        lastAnnounced = 0;
+        return;
+      }
+      void notifier.notify(CHANNELS.runs, workerId).catch(() => {});
     },
     wait(ms) {
       return wakeups.wait(ms);
@@ -157,14 +224,15 @@ export function createPostgresRunQueue(
       let set = cancelListeners.get(runId);
       if (!set) cancelListeners.set(runId, (set = new Set()));
       set.add(listener);
-      // A cancel recorded before this subscription (between the claim and now) is delivered too.
-      void pool
-        .query<{ cancel_action: string | null }>("SELECT cancel_action FROM server_runs WHERE run_id = $1", [runId])
-        .then((result) => {
-          const action = result.rows[0]?.cancel_action;
-          if (action && set!.has(listener)) listener(action as CancelAction);
-        })
-        .catch(() => {});
+      // A cancel that came between the claim and now (its notification, or this process's own cancel) is
+      // delivered too; one whose notification was lost reaches the heartbeat, as at any other time.
+      const early = earlyCancels.get(runId);
+      if (early) {
+        earlyCancels.delete(runId);
+        queueMicrotask(() => {
+          if (set!.has(listener)) listener(early);
+        });
+      }
       return () => {
         set!.delete(listener);
         if (set!.size === 0) cancelListeners.delete(runId);
@@ -219,7 +287,10 @@ export function createPostgresRunQueue(
          RETURNING ${RUN_COLUMNS}`,
         [workerId, leaseMs / 1000, maxAttempts],
       );
-      if (requeued.rows.length > 0) this.notify();
+      if (requeued.rows.length > 0) {
+        mayHaveWork();
+        this.notify();
+      }
       return { requeued: requeued.rows.map(toRun), exhausted: exhausted.rows.map(toRun) };
     },
     close() {

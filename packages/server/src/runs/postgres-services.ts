@@ -25,8 +25,12 @@ export function openPostgresRunServices(
   const leaseMs = runLeaseMs();
   const notifier = createNotifier(db.url, db.pool, options.log);
   const threads = createPostgresThreadStore(db.pool);
-  const runs = createPostgresRunStore(db.pool);
   const queue = createPostgresRunQueue(db.pool, notifier, { leaseMs, log: options.log });
+  // A run inserted here is work for the next claim even when the last one found the queue empty.
+  const runs = createPostgresRunStore(db.pool, {
+    onInserted: () => queue.expectWork(),
+    wake: { channel: CHANNELS.runs, payload: queue.workerId, sent: () => queue.announced() },
+  });
   const tableLog = live
     ? undefined
     : createPostgresEventLog(db.pool, notifier, {

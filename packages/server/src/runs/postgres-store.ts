@@ -5,9 +5,11 @@
  * unique index on running runs is what finally makes "one running run per thread" hold. A run with a
  * quota also holds its owner's lock (taken first, so the two locks never wait on each other in a cycle)
  * while the owner's runs are counted and the new one is inserted: a user's last slot goes to one process.
+ * That transaction is two round trips without a quota (the locks and the read, then the writes and the
+ * commit, each a batch of statements: harness `postgres-batch.ts`).
  * A thread search is one statement: its page in index order with the total counted beside it.
  */
-import { inTransaction as transaction } from "@deerflow/harness";
+import { inlineParams, queryBatch, sqlLiteral, inTransaction as transaction } from "@deerflow/harness";
 import type pg from "pg";
 import type { CheckpointAdmin } from "./worker.js";
 import {
@@ -150,52 +152,86 @@ async function admitUnderLock(client: pg.PoolClient, quota: RunQuota, superseded
   );
 }
 
+/** What the run store tells the queue (postgres-services.ts wires them). */
+export interface RunStoreHooks {
+  /** A run was inserted by this process. */
+  onInserted?: () => void;
+  /**
+   * The queue's wake-up, sent by the statements that make a run claimable (an insert, a run leaving
+   * `running`) inside themselves; `sent` is called after each, so the queue's own `notify` can skip its
+   * NOTIFY right after.
+   */
+  wake?: { channel: string; payload: string; sent(): void };
+}
+
 /** The run store on Postgres. */
-export function createPostgresRunStore(pool: pg.Pool): RunStore {
+export function createPostgresRunStore(pool: pg.Pool, hooks: RunStoreHooks = {}): RunStore {
+  const wake = hooks.wake;
   return {
     async insert(run, quota) {
-      const superseded = await transaction(pool, async (client) => {
-        // Serializes a user's admissions across every process; always taken before the thread's lock.
-        if (quota) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [QUOTA_LOCK, quota.owner]);
-        // Serializes strategy decisions per thread across every process.
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [run.thread_id]);
-        const active = (
-          await client.query<RunRow>(
-            `SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`,
-            [run.thread_id],
-          )
-        ).rows.map(toRun);
+      // Two round trips (postgres-batch): the locks and the thread's in-flight runs, then the writes and
+      // the commit; a quota adds its own reads in between.
+      const client = await pool.connect();
+      try {
+        const thread = sqlLiteral(run.thread_id);
+        const read = await queryBatch(client, [
+          "BEGIN",
+          // Serializes a user's admissions across every process; always taken before the thread's lock.
+          ...(quota ? [`SELECT pg_advisory_xact_lock(${QUOTA_LOCK}, hashtext(${sqlLiteral(quota.owner)}))`] : []),
+          // Serializes strategy decisions per thread across every process.
+          `SELECT pg_advisory_xact_lock(hashtext(${thread}))`,
+          `SELECT ${RUN_COLUMNS} FROM server_runs WHERE thread_id = ${thread} AND status IN ('pending', 'running') ORDER BY seq`,
+        ]);
+        const active = (read.at(-1)!.rows as RunRow[]).map(toRun);
         const stopped: RunRecord[] = [];
+        const writes: string[] = [];
         if (active.length > 0) {
           if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
           if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
             for (const old of active) {
               if (old.status === "running") stopped.push(old);
               else if (run.multitask_strategy === "rollback")
-                await client.query("DELETE FROM server_runs WHERE run_id = $1", [old.run_id]);
+                writes.push(inlineParams("DELETE FROM server_runs WHERE run_id = $1", [old.run_id]));
               else
-                await client.query("UPDATE server_runs SET status = 'interrupted', updated_at = $2 WHERE run_id = $1", [
-                  old.run_id,
-                  now(),
-                ]);
+                writes.push(
+                  inlineParams("UPDATE server_runs SET status = 'interrupted', updated_at = $2 WHERE run_id = $1", [
+                    old.run_id,
+                    now(),
+                  ]),
+                );
             }
           }
         }
-        if (quota) await admitUnderLock(client, quota, stopped.length);
-        await client.query(`INSERT INTO server_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
-          run.run_id,
-          run.thread_id,
-          run.assistant_id,
-          run.created_at,
-          run.updated_at,
-          run.status,
-          JSON.stringify(run.metadata),
-          run.multitask_strategy,
-          JSON.stringify(run.kwargs),
-        ]);
-        return stopped;
-      });
-      return { superseded };
+        if (quota) {
+          // The settled pending runs are not counted: they go first.
+          if (writes.length > 0) await queryBatch(client, writes.splice(0));
+          await admitUnderLock(client, quota, stopped.length);
+        }
+        writes.push(
+          inlineParams(`INSERT INTO server_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+            run.run_id,
+            run.thread_id,
+            run.assistant_id,
+            run.created_at,
+            run.updated_at,
+            run.status,
+            JSON.stringify(run.metadata),
+            run.multitask_strategy,
+            JSON.stringify(run.kwargs),
+          ]),
+          ...(wake ? [`SELECT pg_notify(${sqlLiteral(wake.channel)}, ${sqlLiteral(wake.payload)})`] : []),
+          "COMMIT",
+        );
+        await queryBatch(client, writes);
+        hooks.onInserted?.();
+        wake?.sent();
+        return { superseded: stopped };
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
     },
     async get(runId) {
       const result = await pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM server_runs WHERE run_id = $1`, [runId]);
@@ -227,11 +263,20 @@ export function createPostgresRunStore(pool: pg.Pool): RunStore {
       }
       if (patch.kwargs)
         sets.push(`kwargs = kwargs || $${params.push(JSON.stringify(stripUndefined(patch.kwargs)))}::jsonb`);
+      // A run leaving `running` frees its thread: the queue's wake-up goes with the update.
+      const waking = wake && patch.status && patch.status !== "running";
+      const update = `UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`;
       const result = await pool.query<RunRow>(
-        `UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = $1 RETURNING ${RUN_COLUMNS}`,
+        waking
+          ? `WITH updated AS (${update}) SELECT updated.*, pg_notify($${params.push(wake.channel)}, $${params.push(wake.payload)}) AS woke FROM updated`
+          : update,
         params,
       );
-      return result.rows[0] ? toRun(result.rows[0]) : null;
+      if (waking && result.rows[0]) wake.sent();
+      const row = result.rows[0];
+      if (!row) return null;
+      const { woke: _woke, ...run } = row as RunRow & { woke?: unknown };
+      return toRun(run as RunRow);
     },
     async delete(runId) {
       return ((await pool.query("DELETE FROM server_runs WHERE run_id = $1", [runId])).rowCount ?? 0) > 0;
