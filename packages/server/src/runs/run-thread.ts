@@ -19,7 +19,20 @@ const LEASE_WAIT_MS = 120_000;
 
 const port = parentPort!;
 const data = workerData as RunThreadData;
-const post = (message: FromRunThread) => port.postMessage(message);
+/**
+ * Messages wait in an outbox until the current turn of the event loop ends, then go in one `postMessage`:
+ * a run's events come in bursts, and one message per event cost more than the events themselves.
+ */
+let outbox: FromRunThread[] = [];
+const flush = () => {
+  if (outbox.length === 0) return;
+  const batch = outbox;
+  outbox = [];
+  port.postMessage(batch.length === 1 ? batch[0] : ({ type: "batch", messages: batch } satisfies FromRunThread));
+};
+const post = (message: FromRunThread) => {
+  if (outbox.push(message) === 1) setImmediate(flush);
+};
 const log = (line: string) => post({ type: "log", line });
 
 let nextCall = 0;
@@ -137,6 +150,7 @@ async function main(): Promise<void> {
           .catch((error: Error) => log(`run thread: shutdown failed: ${error.message}`))
           .finally(() => {
             post({ type: "drained" });
+            flush();
             port.close();
           });
         break;
@@ -146,4 +160,7 @@ async function main(): Promise<void> {
   post({ type: "ready" });
 }
 
-main().catch((error: Error) => post({ type: "failed", message: error.stack ?? error.message }));
+main().catch((error: Error) => {
+  post({ type: "failed", message: error.stack ?? error.message });
+  flush();
+});

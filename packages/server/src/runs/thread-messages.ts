@@ -46,4 +46,6 @@ export type FromRunThread =
   | { type: "tokens"; run: RunRecord; tokens: number }
   | { type: "log"; line: string }
   | { type: "notify" }
-  | { type: "drained" };
+  | { type: "drained" }
+  /** Several of the above, in order (what one turn of the thread's event loop sent). */
+  | { type: "batch"; messages: FromRunThread[] };

@@ -133,8 +133,11 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
     member.drained = new Promise<void>((resolve) => (resolveDrained = resolve));
     return new Promise<void>((resolve, reject) => {
       let ready = false;
-      worker.on("message", (message: FromRunThread) => {
+      const receive = (message: FromRunThread): void => {
         switch (message.type) {
+          case "batch":
+            for (const each of message.messages) receive(each);
+            break;
           case "ready":
             ready = true;
             resolve();
@@ -178,7 +181,8 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
             resolveDrained();
             break;
         }
-      });
+      };
+      worker.on("message", receive);
       worker.on("error", (error) => {
         settings.log(`run worker thread failed: ${error.stack ?? error.message}`);
         if (!ready) reject(error);
