@@ -10,7 +10,7 @@ import { startTestServer } from "./helpers.js";
 
 process.env.DEERFLOW_TEST_RUN_WORKERS = "2";
 
-test("with run_workers, graphs run on worker threads: the HTTP thread executes none and answers while they work", async () => {
+test("with run_workers, graphs run on worker threads: the HTTP thread executes none of them", async () => {
   const t = await startTestServer({ script: () => ({ content: "from a thread" }) });
   try {
     let graphsOnHttpThread = 0;
