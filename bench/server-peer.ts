@@ -51,6 +51,8 @@ export interface PeerReport {
     runs: number;
     failed: number;
   } | null;
+  /** Ours with `server.run_workers` (runs on worker threads), when measured. */
+  threaded?: PeerSide & { runWorkers: number };
   threads: number;
   searchLimit: number;
 }
@@ -186,8 +188,11 @@ export async function measurePeer(options: {
   root: string;
   quick: boolean;
   log: (line: string) => void;
+  /** Also measure ours with `server.run_workers` this many threads (a third server in the same rounds). */
+  runWorkers?: number;
 }): Promise<PeerReport> {
   const { root, quick, log } = options;
+  const runWorkers = options.runWorkers ?? 0;
   ensurePeer(root, log);
   const tick = clockTick();
   const threadCount = quick ? 100 : 1000;
@@ -207,6 +212,16 @@ export async function measurePeer(options: {
     serves.push(oursServe);
     const peerServe = await startPeer(root, temp.path, configFile);
     serves.push(peerServe);
+    let threadedServe: Serve | undefined;
+    if (runWorkers > 0) {
+      const threadedConfig = path.join(temp.path, "config-threads.yaml");
+      writeFileSync(
+        threadedConfig,
+        fakeModelConfig(fake.url, `database: {backend: sqlite}\nserver: {run_workers: ${runWorkers}}`),
+      );
+      threadedServe = await startServe(cli, threadedConfig, path.join(temp.path, "threads-home"));
+      serves.push(threadedServe);
+    }
     const side = (name: string, serve: Serve): Side => ({
       name,
       serve,
@@ -221,7 +236,11 @@ export async function measurePeer(options: {
       ttfe: new Map(),
       wall: new Map(),
     });
-    const sides = [side("ours", oursServe), side("peer", peerServe)];
+    const sides = [
+      side("ours", oursServe),
+      side("peer", peerServe),
+      ...(threadedServe ? [side("threads", threadedServe)] : []),
+    ];
     log(`  ours at ${oursServe.url}, peer at ${peerServe.url}`);
     // `deerflow serve` on Postgres, for CPU per run counted with its database backends'.
     let pgSide: (Side & { dbName: string }) | undefined;
@@ -248,7 +267,7 @@ export async function measurePeer(options: {
 
     // create-thread, 100 at a time per side, alternating; then threads.search over them, 10 at a time.
     for (let done = 0; done < threadCount; done += 100) {
-      for (const s of done % 200 === 0 ? sides : [...sides].reverse()) {
+      for (const s of rotate(sides, done / 100)) {
         const before = cpuMs(s.serve.child, tick);
         for (let index = 0; index < 100; index += 1) {
           const start = performance.now();
@@ -259,7 +278,7 @@ export async function measurePeer(options: {
       }
     }
     for (let round = 0; round < (quick ? 5 : 20); round += 1)
-      for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (const s of rotate(sides, round)) {
         const before = cpuMs(s.serve.child, tick);
         for (let index = 0; index < SEARCHES_PER_ROUND; index += 1) {
           const start = performance.now();
@@ -276,7 +295,7 @@ export async function measurePeer(options: {
     for (const level of [10, 50]) {
       const rounds = quick ? 2 : Math.max(4, Math.ceil(200 / level));
       for (let round = 0; round < rounds; round += 1)
-        for (const s of round % 2 === 0 ? runSides : [...runSides].reverse()) {
+        for (const s of rotate(runSides, round)) {
           const threads = await Promise.all(Array.from({ length: level }, () => s.client.threads.create()));
           const backends = s === pgSide ? () => backendCpuMs(admin!, pgSide.dbName, tick) : undefined;
           const backendsBefore = await backends?.();
@@ -326,6 +345,7 @@ export async function measurePeer(options: {
             failed: pgSide.failed,
           }
         : null,
+      ...(sides[2] ? { threaded: { ...report(sides[2]), runWorkers } } : {}),
       threads: threadCount,
       searchLimit,
     };
@@ -338,43 +358,59 @@ export async function measurePeer(options: {
   }
 }
 
-/** The figures as markdown: each with its ratio ours/peer. */
-export function peerTable(report: PeerReport): string {
-  const { ours, peer } = report;
-  const fmt = (value: number, digits = 1) => value.toFixed(digits);
-  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-  const rows = [
-    `| Server CPU per run (ms) | ${fmt(ours.cpuPerRunMs)} | ${fmt(peer.cpuPerRunMs)} | ${ratio(ours.cpuPerRunMs, peer.cpuPerRunMs)} |`,
-    ...ours.levels.flatMap((level, index) => {
-      const other = peer.levels[index]!;
-      return [
-        `| First event p50 at ${level.level} concurrent (ms) | ${fmt(level.p50)} | ${fmt(other.p50)} | ${ratio(level.p50, other.p50)} |`,
-        `| First event p99 at ${level.level} concurrent (ms) | ${fmt(level.p99)} | ${fmt(other.p99)} | ${ratio(level.p99, other.p99)} |`,
-        `| Runs per second at ${level.level} concurrent | ${fmt(level.perSecond)} | ${fmt(other.perSecond)} | ${ratio(level.perSecond, other.perSecond)} |`,
-      ];
-    }),
-    `| \`threads.create\`, median (ms) | ${fmt(ours.createMs, 2)} | ${fmt(peer.createMs, 2)} | ${ratio(ours.createMs, peer.createMs)} |`,
-    `| \`threads.search\` over ${report.threads} threads, limit ${report.searchLimit}, median (ms) | ${fmt(ours.searchMs, 2)} | ${fmt(peer.searchMs, 2)} | ${ratio(ours.searchMs, peer.searchMs)} |`,
-    `| Server CPU per \`threads.create\` (ms) | ${fmt(ours.createCpuMs, 2)} | ${fmt(peer.createCpuMs, 2)} | ${ratio(ours.createCpuMs, peer.createCpuMs)} |`,
-    `| Server CPU per \`threads.search\` (ms) | ${fmt(ours.searchCpuMs, 2)} | ${fmt(peer.searchCpuMs, 2)} | ${ratio(ours.searchCpuMs, peer.searchCpuMs)} |`,
-    `| Runs, of them failed | ${ours.runs}, ${ours.failed} | ${peer.runs}, ${peer.failed} | |`,
-    ...(report.postgres
-      ? [
-          `| Server CPU per run on Postgres (ms): \`deerflow serve\` + its Postgres backends (${fmt(report.postgres.serveCpuPerRunMs)} + ${fmt(report.postgres.backendCpuPerRunMs)}), ${report.postgres.runs} runs, ${report.postgres.failed} failed | ${fmt(report.postgres.cpuPerRunMs)} | ${fmt(peer.cpuPerRunMs)} | ${ratio(report.postgres.cpuPerRunMs, peer.cpuPerRunMs)} |`,
-        ]
-      : ["| Server CPU per run on Postgres | skipped: no Postgres | | |"]),
-  ];
-  return [
-    `| Same lead agent, SDK calls | DeerFlow.ts (\`deerflow serve\`, SQLite) | peer (\`@langchain/langgraph-api\` ${PEER_VERSION}, in memory) | ours / peer |`,
-    "|---|---|---|---|",
-    ...rows,
-  ].join("\n");
+/** The sides in round `round`'s order: each side goes first, last and in between equally often. */
+function rotate<T>(sides: T[], round: number): T[] {
+  const order = round % 2 === 0 ? sides : [...sides].reverse();
+  const shift = Math.floor(round / 2) % order.length;
+  return [...order.slice(shift), ...order.slice(0, shift)];
 }
 
-/** `node --import tsx bench/server-peer.ts [--quick]`: the peer comparison alone, printed, nothing written. */
+/** The figures as markdown: each with its ratio ours/peer (and ours with run worker threads, when measured). */
+export function peerTable(report: PeerReport): string {
+  const { ours, peer, threaded } = report;
+  const fmt = (value: number, digits = 1) => value.toFixed(digits);
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  /** One row: ours, the peer, ours/peer, then (when measured) ours with threads and threads/peer. */
+  const row = (label: string, pick: (side: PeerSide) => number, digits = 1) => {
+    const cells = [fmt(pick(ours), digits), fmt(pick(peer), digits), ratio(pick(ours), pick(peer))];
+    if (threaded) cells.push(fmt(pick(threaded), digits), ratio(pick(threaded), pick(peer)));
+    return `| ${label} | ${cells.join(" | ")} |`;
+  };
+  const rows = [
+    row("Server CPU per run (ms)", (side) => side.cpuPerRunMs),
+    ...ours.levels.flatMap((level, index) => [
+      row(`First event p50 at ${level.level} concurrent (ms)`, (side) => side.levels[index]!.p50),
+      row(`First event p99 at ${level.level} concurrent (ms)`, (side) => side.levels[index]!.p99),
+      row(`Runs per second at ${level.level} concurrent`, (side) => side.levels[index]!.perSecond),
+    ]),
+    row("`threads.create`, median (ms)", (side) => side.createMs, 2),
+    row(
+      `\`threads.search\` over ${report.threads} threads, limit ${report.searchLimit}, median (ms)`,
+      (side) => side.searchMs,
+      2,
+    ),
+    row("Server CPU per `threads.create` (ms)", (side) => side.createCpuMs, 2),
+    row("Server CPU per `threads.search` (ms)", (side) => side.searchCpuMs, 2),
+    `| Runs, of them failed | ${ours.runs}, ${ours.failed} | ${peer.runs}, ${peer.failed} | |${threaded ? ` ${threaded.runs}, ${threaded.failed} | |` : ""}`,
+    ...(report.postgres
+      ? [
+          `| Server CPU per run on Postgres (ms): \`deerflow serve\` + its Postgres backends (${fmt(report.postgres.serveCpuPerRunMs)} + ${fmt(report.postgres.backendCpuPerRunMs)}), ${report.postgres.runs} runs, ${report.postgres.failed} failed | ${fmt(report.postgres.cpuPerRunMs)} | ${fmt(peer.cpuPerRunMs)} | ${ratio(report.postgres.cpuPerRunMs, peer.cpuPerRunMs)} |${threaded ? " | |" : ""}`,
+        ]
+      : [`| Server CPU per run on Postgres | skipped: no Postgres | | |${threaded ? " | |" : ""}`]),
+  ];
+  const header = `| Same lead agent, SDK calls | DeerFlow.ts (\`deerflow serve\`, SQLite) | peer (\`@langchain/langgraph-api\` ${PEER_VERSION}, in memory) | ours / peer |${threaded ? ` DeerFlow.ts, \`server.run_workers: ${threaded.runWorkers}\` | threads / peer |` : ""}`;
+  return [header, threaded ? "|---|---|---|---|---|---|" : "|---|---|---|---|", ...rows].join("\n");
+}
+
+/**
+ * `node --import tsx bench/server-peer.ts [--quick] [--run-workers N]`: the peer comparison alone, printed,
+ * nothing written; with `--run-workers N` a third server, ours with N run worker threads, in the same rounds.
+ */
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const report = await measurePeer({ root, quick: process.argv.includes("--quick"), log });
+  const at = process.argv.indexOf("--run-workers");
+  const runWorkers = at > 0 ? Number(process.argv[at + 1]) : 0;
+  const report = await measurePeer({ root, quick: process.argv.includes("--quick"), log, runWorkers });
   process.stdout.write(`${peerTable(report)}\n`);
 }

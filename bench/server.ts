@@ -193,7 +193,7 @@ export async function main(quick: boolean): Promise<void> {
     const processes = await measureProcesses({ root, quick, level: processLevel, streamRun, modes: UI_MODES, log });
 
     // The peer (`@langchain/langgraph-api`) serving the same lead agent; Postgres round trips of one run.
-    const peer = await measurePeer({ root, quick, log });
+    const peer = await measurePeer({ root, quick, log, runWorkers: 2 });
     const roundTrips = await measureRoundTrips({ root, quick, log });
 
     const fmt = (value: number, digits = 1) => value.toFixed(digits);

@@ -74,6 +74,8 @@ const RUN_ALONE = [
   // They set process.env for their servers (restored after); kept apart all the same.
   "packages/server/test/postgres-fencing.test.ts",
   "packages/server/test/disk-full.test.ts",
+  // Sets DEERFLOW_TEST_RUN_WORKERS and imports the runs, streaming and human-in-the-loop files again.
+  "packages/server/test/run-threads.test.ts",
   // Child processes and signals: not tried in a group.
   "packages/server/test/hostile-requests.test.ts",
   "packages/server/test/redis-outage.test.ts",

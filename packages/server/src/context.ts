@@ -20,6 +20,8 @@ export interface ResolvedServerOptions {
   heartbeatMs: number;
   /** Runs executed at the same time (on different threads). */
   maxConcurrentRuns: number;
+  /** Worker threads executing runs (SQLite only); 0 executes them on the HTTP event loop. */
+  runWorkers: number;
   /** How long a finished run's events stay replayable, in ms. */
   eventRetentionMs: number;
   /** Most events kept per run; older ones are dropped (the terminal event never is). */

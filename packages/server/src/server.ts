@@ -125,6 +125,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     maxBodyBytes: options.maxBodyBytes ?? config.server.max_body_bytes,
     heartbeatMs: options.heartbeatMs ?? 5000,
     maxConcurrentRuns: options.maxConcurrentRuns ?? config.server.max_concurrent_runs,
+    runWorkers: options.runWorkers ?? config.server.run_workers,
     eventRetentionMs: options.eventRetentionMs ?? 10 * 60_000,
     maxEventsPerRun: options.maxEventsPerRun ?? 20_000,
     drainGraceMs: options.drainGraceMs ?? 20_000,

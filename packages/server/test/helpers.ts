@@ -76,6 +76,8 @@ async function boot(fake: FakeOpenAIServer, home: TempHome, options: TestServerO
     heartbeatMs: 1000,
     drainGraceMs: 2000,
     log: (line) => logs.push(line),
+    // run-threads.test.ts runs the runs, streaming and human-in-the-loop files again with worker threads.
+    ...(process.env.DEERFLOW_TEST_RUN_WORKERS ? { runWorkers: Number(process.env.DEERFLOW_TEST_RUN_WORKERS) } : {}),
     ...options,
   });
   const { url } = await server.start({ host: "127.0.0.1", port: 0 });

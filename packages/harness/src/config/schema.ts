@@ -394,6 +394,12 @@ export const ServerConfig = z.strictObject({
   max_body_bytes: z.number().int().positive().default(1048576),
   /** Runs one process executes at the same time (on different threads). */
   max_concurrent_runs: z.number().int().min(1).max(1000).default(10),
+  /**
+   * Worker threads that execute runs (SQLite only; docs/server.md "How runs execute"): 0 runs graphs on the
+   * event loop that answers HTTP (the default), N spreads them over N threads with their own event loops
+   * and SQLite connections, so new requests are answered while runs work.
+   */
+  run_workers: z.number().int().min(0).max(64).default(0),
   /** Allow `PUT /api/mcp/config` to rewrite `mcpServers` in extensions_config.json (off: 403). */
   mcp_config_writes: z.boolean().default(false),
   /**

@@ -17,6 +17,7 @@ import { openSqliteCronStore } from "../crons/sqlite-crons.js";
 import type { CronStore } from "../crons/types.js";
 import type { DeliveryStore } from "../webhooks/deliveries.js";
 import { openSqliteDeliveryStore } from "../webhooks/sqlite-deliveries.js";
+import { createRunThreadPool, unsharableHarnessOptions } from "./thread-pool.js";
 import { type CheckpointAdmin, createBackendWorker, type RunWorker, type WorkerDeps } from "./worker.js";
 
 /** The run machinery as the routes see it. */
@@ -55,6 +56,8 @@ export interface LiveEventLog {
 /** Options of the run machinery. */
 export interface RunServicesOptions {
   maxConcurrentRuns: number;
+  /** Worker threads executing runs (SQLite; runs/thread-pool.ts); 0 or absent: on the HTTP thread. */
+  runWorkers?: number;
   maxEventsPerRun: number;
   eventRetentionMs: number;
   log: (line: string) => void;
@@ -96,7 +99,13 @@ export function openRunServices(
   options: RunServicesOptions,
 ): RunServices & { close(): void | Promise<void> } {
   const live = openLiveEventLog(harness.setup.config, options);
-  if (harness.setup.postgres) return openPostgresRunServices(harness, harness.setup.postgres, options, live);
+  if (harness.setup.postgres) {
+    if (options.runWorkers)
+      options.log(
+        "server.run_workers is ignored on Postgres: runs execute in this process; `deerflow serve --workers N` spreads them over processes.",
+      );
+    return openPostgresRunServices(harness, harness.setup.postgres, options, live);
+  }
   const file = harness.setup.store?.file;
   if (!file) {
     throw new Error(
@@ -104,7 +113,7 @@ export function openRunServices(
     );
   }
   const stores = openSqliteRunStores(file);
-  const queue = createLocalRunQueue(stores);
+  const localQueue = createLocalRunQueue(stores);
   const events =
     live?.events ?? createMemoryEventLog({ maxEvents: options.maxEventsPerRun, retentionMs: options.eventRetentionMs });
   const checkpoints: CheckpointAdmin = {
@@ -112,11 +121,30 @@ export function openRunServices(
     deleteThreadState: stores.deleteThreadState,
     copyThreadState: stores.copyThreadState,
   };
-  const worker = createBackendWorker(
-    harness,
-    { threads: stores.threads, runs: stores.runs, queue, events, checkpoints },
-    options,
-  );
+  const unsharable = options.runWorkers ? unsharableHarnessOptions(harness) : [];
+  if (unsharable.length > 0)
+    options.log(
+      `warning: server.run_workers is ignored: the harness was given ${unsharable.join(", ")} in code, which a worker thread cannot rebuild; runs execute on the HTTP thread.`,
+    );
+  const { worker, queue } =
+    options.runWorkers && unsharable.length === 0
+      ? createRunThreadPool({
+          harness,
+          file,
+          queue: localQueue,
+          runs: stores.runs,
+          events,
+          count: options.runWorkers,
+          settings: options,
+        })
+      : {
+          queue: localQueue,
+          worker: createBackendWorker(
+            harness,
+            { threads: stores.threads, runs: stores.runs, queue: localQueue, events, checkpoints },
+            options,
+          ),
+        };
   const crons = openSqliteCronStore(file);
   const deliveries = openSqliteDeliveryStore(file);
   const cronListeners = new Set<() => void>();

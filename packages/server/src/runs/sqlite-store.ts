@@ -153,6 +153,42 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   );
   const setRunStatus = db.prepare("UPDATE server_runs SET status = ?, updated_at = ? WHERE run_id = ?");
   const deleteRun = db.prepare("DELETE FROM server_runs WHERE run_id = ?");
+  const updateRun = db.prepare("UPDATE server_runs SET status = ?, kwargs = ?, updated_at = ? WHERE run_id = ?");
+  const updateThread = db.prepare(
+    'UPDATE server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ? WHERE thread_id = ?',
+  );
+  const claimable = db.prepare<[string], RunRow>(
+    "SELECT * FROM server_runs WHERE status = 'pending' AND thread_id NOT IN (SELECT thread_id FROM server_runs WHERE status = 'running') AND coalesce(json_extract(kwargs, '$.not_before'), '') <= ? ORDER BY seq LIMIT 1",
+  );
+  // Read-modify-write steps are IMMEDIATE transactions: with run worker threads (runs/thread-pool.ts) other
+  // connections write the same rows, and a deferred transaction that read first could not take the write lock.
+  const patchThread = db.transaction((threadId: string, patch: Parameters<ThreadStore["patch"]>[1]) => {
+    const row = getThread.get(threadId);
+    if (!row) return null;
+    const current = toThread(row);
+    const at = now();
+    const next: ThreadRecord = {
+      ...current,
+      metadata: patch.metadata ? { ...current.metadata, ...patch.metadata } : current.metadata,
+      status: patch.status ?? current.status,
+      values: patch.values !== undefined ? patch.values : current.values,
+      interrupts: patch.interrupts ?? current.interrupts,
+      error: patch.error !== undefined ? patch.error : current.error,
+      updated_at: at,
+      state_updated_at: patch.values !== undefined ? at : current.state_updated_at,
+    };
+    updateThread.run(
+      next.updated_at,
+      next.state_updated_at,
+      JSON.stringify(next.metadata),
+      next.status,
+      next.values === null ? null : JSON.stringify(next.values),
+      JSON.stringify(next.interrupts),
+      next.error,
+      threadId,
+    );
+    return next;
+  });
 
   const threads: ThreadStore = {
     async create(threadId, metadata, ifExists, owner = null) {
@@ -194,39 +230,15 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       return countThreads(query);
     },
     async patch(threadId, patch) {
-      const row = getThread.get(threadId);
-      if (!row) return null;
-      const current = toThread(row);
-      const at = now();
-      const next: ThreadRecord = {
-        ...current,
-        metadata: patch.metadata ? { ...current.metadata, ...patch.metadata } : current.metadata,
-        status: patch.status ?? current.status,
-        values: patch.values !== undefined ? patch.values : current.values,
-        interrupts: patch.interrupts ?? current.interrupts,
-        error: patch.error !== undefined ? patch.error : current.error,
-        updated_at: at,
-        state_updated_at: patch.values !== undefined ? at : current.state_updated_at,
-      };
-      db.prepare(
-        'UPDATE server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ? WHERE thread_id = ?',
-      ).run(
-        next.updated_at,
-        next.state_updated_at,
-        JSON.stringify(next.metadata),
-        next.status,
-        next.values === null ? null : JSON.stringify(next.values),
-        JSON.stringify(next.interrupts),
-        next.error,
-        threadId,
-      );
-      return next;
+      return patchThread.immediate(threadId, patch);
     },
     async delete(threadId, options = {}) {
-      return db.transaction(() => {
-        if (!options.keepRuns) db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
-        return db.prepare("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
-      })();
+      return db
+        .transaction(() => {
+          if (!options.keepRuns) db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
+          return db.prepare("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
+        })
+        .immediate();
     },
   };
 
@@ -304,9 +316,23 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     return superseded;
   });
 
+  const patchRun = db.transaction((runId: string, patch: Parameters<RunStore["update"]>[1]): RunRecord | null => {
+    const row = getRun.get(runId);
+    if (!row) return null;
+    const run = toRun(row);
+    const next = {
+      ...run,
+      status: patch.status ?? run.status,
+      kwargs: patch.kwargs ? { ...run.kwargs, ...patch.kwargs } : run.kwargs,
+      updated_at: now(),
+    };
+    updateRun.run(next.status, JSON.stringify(next.kwargs), next.updated_at, runId);
+    return next;
+  });
+
   const runs: RunStore = {
     async insert(run, quota) {
-      return { superseded: insertWithStrategy(run, quota) };
+      return { superseded: insertWithStrategy.immediate(run, quota) };
     },
     async get(runId) {
       const row = getRun.get(runId);
@@ -330,22 +356,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       return activeRuns.all(threadId).map(toRun);
     },
     async update(runId, patch) {
-      const row = getRun.get(runId);
-      if (!row) return null;
-      const run = toRun(row);
-      const next = {
-        ...run,
-        status: patch.status ?? run.status,
-        kwargs: patch.kwargs ? { ...run.kwargs, ...patch.kwargs } : run.kwargs,
-        updated_at: now(),
-      };
-      db.prepare("UPDATE server_runs SET status = ?, kwargs = ?, updated_at = ? WHERE run_id = ?").run(
-        next.status,
-        JSON.stringify(next.kwargs),
-        next.updated_at,
-        runId,
-      );
-      return next;
+      return patchRun.immediate(runId, patch);
     },
     async delete(runId) {
       return deleteRun.run(runId).changes > 0;
@@ -356,11 +367,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   };
 
   const claimTx = db.transaction((): RunRecord | null => {
-    const row = db
-      .prepare<[string], RunRow>(
-        "SELECT * FROM server_runs WHERE status = 'pending' AND thread_id NOT IN (SELECT thread_id FROM server_runs WHERE status = 'running') AND coalesce(json_extract(kwargs, '$.not_before'), '') <= ? ORDER BY seq LIMIT 1",
-      )
-      .get(now());
+    const row = claimable.get(now());
     if (!row) return null;
     setRunStatus.run("running", now(), row.run_id);
     return toRun({ ...row, status: "running" });
@@ -369,7 +376,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   return {
     threads,
     runs,
-    claim: () => claimTx(),
+    claim: () => claimTx.immediate(),
     requeueRunning() {
       const rows = db.prepare<[], RunRow>("SELECT * FROM server_runs WHERE status = 'running' ORDER BY seq").all();
       db.prepare("UPDATE server_runs SET status = 'pending' WHERE status = 'running'").run();
