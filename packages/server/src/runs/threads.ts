@@ -138,6 +138,8 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
   await removeThreadFiles(context.harness, threadId);
   // Its crons would only fail at each due time from now on.
   await context.crons.deleteForThread(threadId);
+  await context.feedback.deleteForThread(threadId);
+  await context.threadTtl.clear(threadId);
   await context.threads.delete(threadId);
   return thread !== null;
 }
