@@ -67,6 +67,8 @@ export interface AIds {
   cron: string;
   /** A's scheduled task (DeerFlow's routes) on A's thread. */
   task: string;
+  /** A's thumbs up on the finished run. */
+  feedback: string;
 }
 
 /** The scene, ready for B's attempts. */
@@ -174,6 +176,16 @@ export async function startScene(yaml = ""): Promise<Scene> {
   const finishedRun = (parts.find((part) => part.event === "metadata")!.data as { run_id: string }).run_id;
   const state = await a.client.threads.getState<{ messages: Array<{ id: string; type: string }> }>(thread);
   const messages = state.values.messages;
+
+  // A: a thumbs up on the finished run, and an item in the LangGraph store.
+  const feedback = (await (
+    await a.fetch(`/threads/${thread}/runs/${finishedRun}/feedback`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rating: 1, comment: "alpha-secret praise" }),
+    })
+  ).json()) as { feedback_id: string };
+  await a.client.store.putItem(["notes", "alpha"], "plan", { text: "alpha-secret plan" });
 
   // A: threads whose ids are also route names, each with an upload.
   for (const id of ["search", "count"]) {
@@ -287,6 +299,7 @@ export async function startScene(yaml = ""): Promise<Scene> {
       apiTokenId: made.id,
       cron: cron.cron_id,
       task: task.id,
+      feedback: feedback.feedback_id,
     },
     bThread,
     recorded,
