@@ -81,6 +81,7 @@ export function exportFileName(title: string | null, format: ExportFormat): stri
   const base =
     (title ?? "")
       .replace(/[^\p{L}\p{N}_\- ]/gu, "")
+      .replace(/\s+/g, " ")
       .trim()
       .slice(0, 80) || "conversation";
   return `${base}.${format}`;

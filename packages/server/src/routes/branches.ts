@@ -109,7 +109,8 @@ export const registerBranchRoutes: RegisterRoutes = (api, context) => {
 
     const branchId = uuid7();
     const now = new Date().toISOString();
-    const sourceTitle = (snapshot.values as { title?: unknown }).title;
+    // The source's title now: the branch point may predate a rename.
+    const sourceTitle = source.values?.title ?? (snapshot.values as { title?: unknown }).title;
     const title =
       body.title ?? `${typeof sourceTitle === "string" && sourceTitle ? sourceTitle : "Conversation"} (branch)`;
     const inherited = Object.fromEntries(
