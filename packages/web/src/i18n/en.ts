@@ -8,6 +8,16 @@ export const en = {
   "settings.language.browser": "Follow the browser",
   "settings.language.en": "English",
   "settings.language.zh": "中文",
+  // Answer actions (suggestions, feedback, export).
+  "answer.thumbsUp": "Good answer",
+  "answer.thumbsDown": "Bad answer",
+  "answer.thanks": "Thanks for the feedback",
+  "answer.commentPlaceholder": "Add a comment (optional)",
+  "answer.commentSend": "Send",
+  "answer.export": "Export",
+  "answer.exportMarkdown": "Markdown (.md)",
+  "answer.exportJson": "JSON (.json)",
+  "answer.suggestions": "Suggested follow-up questions",
 } as const;
 
 export type MessageKey = keyof typeof en;
