@@ -178,13 +178,13 @@ export function AnswerActions({ threadId, messages, apiKey, model, onSuggestion 
         </div>
       )}
       {suggestions.length > 0 && (
-        <div className="suggestions" role="group" aria-label={t("answer.suggestions")}>
+        <fieldset className="suggestions" aria-label={t("answer.suggestions")}>
           {suggestions.map((text) => (
             <button key={text} type="button" className="chip suggestion" onClick={() => onSuggestion(text)}>
               <Sparkles size={12} aria-hidden /> {text}
             </button>
           ))}
-        </div>
+        </fieldset>
       )}
     </div>
   );

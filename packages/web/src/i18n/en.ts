@@ -13,7 +13,7 @@ export const en = {
   "answer.thumbsDown": "Bad answer",
   "answer.thanks": "Thanks for the feedback",
   "answer.commentPlaceholder": "Add a comment (optional)",
-  "answer.commentSend": "Send",
+  "answer.commentSend": "Save comment",
   "answer.export": "Export",
   "answer.exportMarkdown": "Markdown (.md)",
   "answer.exportJson": "JSON (.json)",

@@ -12,7 +12,7 @@ export const zh: Record<MessageKey, string> = {
   "answer.thumbsDown": "回答不好",
   "answer.thanks": "感谢您的反馈",
   "answer.commentPlaceholder": "补充说明（可选）",
-  "answer.commentSend": "发送",
+  "answer.commentSend": "保存评论",
   "answer.export": "导出",
   "answer.exportMarkdown": "Markdown (.md)",
   "answer.exportJson": "JSON (.json)",
