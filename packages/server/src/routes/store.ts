@@ -91,13 +91,17 @@ export const registerStoreRoutes: RegisterRoutes = (api, context) => {
     const body = await parseBody(c, SearchSchema);
     const owner = callerOf(c).userId;
     const needle = body.query?.toLowerCase();
-    const matches = (await items.rowsUnder(owner, body.namespace_prefix)).filter((row) => {
+    const filter = body.filter && Object.keys(body.filter).length > 0 ? body.filter : undefined;
+    // Without a filter or query the database pages; with one, the prefix's rows are matched here.
+    const window = { limit: body.limit, offset: body.offset };
+    const rows = await items.rowsUnder(owner, body.namespace_prefix, needle || filter ? undefined : window);
+    const matches = rows.filter((row) => {
       if (needle && !row.value.toLowerCase().includes(needle)) return false;
-      if (!body.filter) return true;
+      if (!filter) return true;
       const value = JSON.parse(row.value) as Record<string, unknown>;
-      return Object.entries(body.filter).every(([field, wanted]) => isDeepStrictEqual(value[field], wanted));
+      return Object.entries(filter).every(([field, wanted]) => isDeepStrictEqual(value[field], wanted));
     });
-    const page = matches.slice(body.offset, body.offset + body.limit).map(itemOf);
+    const page = (needle || filter ? matches.slice(body.offset, body.offset + body.limit) : matches).map(itemOf);
     if (body.refresh_ttl) await items.refresh(owner, page);
     return c.json({ items: page });
   });

@@ -37,12 +37,13 @@ export function createPostgresItemStore(pool: pg.Pool): ItemStore {
         key,
       ]);
     },
-    async rowsUnder(owner, prefix) {
+    async rowsUnder(owner, prefix, page) {
       const start = encodeNamespace(prefix);
       const result = await pool.query<ItemRow>(
         `SELECT ${COLUMNS} FROM deerflow_store_items
-         WHERE owner = $1 AND left(namespace, $2) = $3 AND ${LIVE} ORDER BY deerflow_store_items.updated_at DESC, namespace, key`,
-        [ownerKey(owner), start.length, start],
+         WHERE owner = $1 AND left(namespace, $2) = $3 AND ${LIVE} ORDER BY deerflow_store_items.updated_at DESC, namespace, key
+         LIMIT $4 OFFSET $5`,
+        [ownerKey(owner), start.length, start, page?.limit ?? null, page?.offset ?? 0],
       );
       return result.rows;
     },

@@ -74,14 +74,15 @@ export function openSqliteItemStore(file: string): ItemStore {
         key,
       );
     },
-    async rowsUnder(owner, prefix) {
+    async rowsUnder(owner, prefix, page) {
       const start = encodeNamespace(prefix);
       return db
         .prepare<unknown[], ItemRow>(
           `SELECT namespace, key, value, created_at, updated_at FROM deerflow_store_items
-           WHERE owner = ? AND substr(namespace, 1, ?) = ? AND ${LIVE} ORDER BY updated_at DESC, namespace, key`,
+           WHERE owner = ? AND substr(namespace, 1, ?) = ? AND ${LIVE} ORDER BY updated_at DESC, namespace, key
+           LIMIT ? OFFSET ?`,
         )
-        .all(ownerKey(owner), start.length, start, now());
+        .all(ownerKey(owner), start.length, start, now(), page?.limit ?? -1, page?.offset ?? 0);
     },
     async refresh(owner, items) {
       db.transaction(() => {

@@ -33,8 +33,8 @@ export interface ItemStore {
   /** The item, or null when absent or expired; `refreshTtl` restarts its time to live. */
   get(owner: string | null, namespace: string[], key: string, refreshTtl: boolean): Promise<StoreItem | null>;
   delete(owner: string | null, namespace: string[], key: string): Promise<void>;
-  /** Unexpired rows whose namespace starts with `prefix`, most recently updated first. */
-  rowsUnder(owner: string | null, prefix: string[]): Promise<ItemRow[]>;
+  /** Unexpired rows whose namespace starts with `prefix`, most recently updated first; `page` pages in SQL. */
+  rowsUnder(owner: string | null, prefix: string[], page?: { limit: number; offset: number }): Promise<ItemRow[]>;
   /** Restarts the time to live of these items (search with `refresh_ttl`). */
   refresh(owner: string | null, items: { namespace: string[]; key: string }[]): Promise<void>;
   /** The distinct namespaces of the owner's unexpired items. */
