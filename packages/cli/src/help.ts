@@ -7,6 +7,7 @@ Usage:
   deerflow chat [options]           talk with the agent on one thread (/new starts a thread, /exit leaves)
   deerflow threads [--limit N]      list saved threads, newest first
   deerflow threads delete ID        delete a thread (its checkpoints, history and files)
+  deerflow threads export ID        print a thread's conversation as Markdown (--format json, --out FILE)
   deerflow threads prune            drop old checkpoints (checkpoints.retention) and reclaim disk space
   deerflow history --thread ID      a thread's whole conversation, including compacted messages
   deerflow memory [show|clear|forget ID|export [FILE]|import FILE]
@@ -190,6 +191,7 @@ Scheduled runs, kept in the thread database; deerflow serve fires them (docs/sch
   threads: `Usage: deerflow threads [--limit N] [--config PATH]
        deerflow threads delete ID [--config PATH]
        deerflow threads prune [--retention runs|latest|all] [--config PATH]
+       deerflow threads export ID [--format md|json] [--out FILE] [--config PATH]
 
 Lists saved threads, newest first: id, last update, message count and title (when there is one).
 --limit N shows the N newest. Works on a read-only home.
@@ -198,6 +200,8 @@ that a run holds is refused.
 prune applies a checkpoint retention policy (default: checkpoints.retention from the config) to
 every thread no run holds and vacuums the SQLite file (Postgres reuses the space itself); it
 reports what it freed.
+export prints the conversation (the user's questions and the answers, compacted history included)
+as Markdown, or as JSON with --format json; --out FILE writes it to a file instead.
 `,
 };
 

@@ -283,3 +283,18 @@ export {
   SandboxError,
 } from "./errors.js";
 export { createLogger, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
+export {
+  type ConversationLine,
+  FOLLOW_UP_INSTRUCTION_START,
+  parseQuestionList,
+  suggestFollowUps,
+} from "./suggestions/follow-ups.js";
+export {
+  EXPORT_FORMATS,
+  type ExportedThread,
+  type ExportFormat,
+  exportConversation,
+  exportFileName,
+  type TranscriptMessage,
+  transcriptOf,
+} from "./history/export-conversation.js";

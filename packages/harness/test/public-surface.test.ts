@@ -192,6 +192,14 @@ const VALUES = [
   "inlineParams",
   "queryBatch",
   "sqlLiteral",
+  // Product routes (suggestions, export).
+  "EXPORT_FORMATS",
+  "FOLLOW_UP_INSTRUCTION_START",
+  "exportConversation",
+  "exportFileName",
+  "parseQuestionList",
+  "suggestFollowUps",
+  "transcriptOf",
 ];
 
 const TYPES = [
@@ -320,6 +328,11 @@ const TYPES = [
   "AnyHistoryArchive",
   "ArchiveImport",
   "AsyncHistoryArchive",
+  // Product routes (suggestions, export).
+  "ConversationLine",
+  "ExportedThread",
+  "ExportFormat",
+  "TranscriptMessage",
 ];
 
 /** The names `index.ts` exports, split into values and type-only exports, read from its syntax. */

@@ -44,6 +44,8 @@ export interface ResolvedServerOptions {
   cronMaxSleepMs: number;
   /** Wait before a failed webhook delivery's second attempt, doubled for each later one, in ms. */
   webhookRetryBaseMs: number;
+  /** How often expired thread TTLs and store items are swept, in ms. */
+  ttlSweepMs: number;
   /** Execute runs in this process (false: API only; another process on the same Postgres runs them). */
   runWorker: boolean;
   /** Receives one-line log messages. */

@@ -29,6 +29,13 @@ import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRegenerateRoutes } from "./routes/regenerate.js";
 import { registerCompactRoutes } from "./routes/compact.js";
 import { registerGoalRoutes } from "./routes/goal.js";
+import { registerSuggestionRoutes } from "./routes/suggestions.js";
+import { registerFeedbackRoutes } from "./routes/feedback.js";
+import { registerStoreRoutes } from "./routes/store.js";
+import { registerBranchRoutes } from "./routes/branches.js";
+import { registerExportRoutes } from "./routes/export.js";
+import { registerRunEventRoutes } from "./routes/run-events.js";
+import { sweepExpiredThreads } from "./runs/prune-thread.js";
 import { registerRunRoutes, runJson } from "./routes/runs.js";
 import { registerCronRoutes } from "./routes/crons.js";
 import { registerScheduledTaskRoutes } from "./routes/scheduled-tasks.js";
@@ -66,6 +73,7 @@ const ROUTES: RegisterRoutes[] = [
   registerThreadRoutes,
   registerCronRoutes,
   registerRunRoutes,
+  registerStoreRoutes,
 ];
 /** DeerFlow gateway routes (contract §B.4). */
 ROUTES.push(
@@ -79,6 +87,11 @@ ROUTES.push(
   registerRegenerateRoutes,
   registerCompactRoutes,
   registerGoalRoutes,
+  registerSuggestionRoutes,
+  registerFeedbackRoutes,
+  registerBranchRoutes,
+  registerExportRoutes,
+  registerRunEventRoutes,
   registerAuthRoutes,
   registerChannelRoutes,
   registerScheduledTaskRoutes,
@@ -136,6 +149,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     runWorker: options.runWorker ?? true,
     cronMaxSleepMs: options.cronMaxSleepMs ?? 10_000,
     webhookRetryBaseMs: options.webhookRetryBaseMs ?? 2000,
+    ttlSweepMs: options.ttlSweepMs ?? 60_000,
   };
   for (const entry of config.server.mcp_stdio_allow.filter(isBareRunnerEntry))
     resolved.log(
@@ -190,11 +204,23 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     log: resolved.log,
     sendToChannel: (target, body) => sendToChannel(context, target, body),
   });
-  /** Starts what executes work in this process: the worker, the cron scheduler and the webhook deliverer. */
+  /** Deletes or prunes threads whose TTL ran out and deletes expired store items (runs/thread-ttl.ts). */
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweepTtls = () =>
+    (sweeping = sweeping
+      .then(async () => {
+        await sweepExpiredThreads(context);
+        await services.items.sweep();
+      })
+      .catch((error: Error) => resolved.log(`ttl sweep: ${error.message}`)));
+  let ttlTimer: NodeJS.Timeout | undefined;
+  /** Starts what executes work in this process: the worker, the cron scheduler, the webhook deliverer and the TTL sweep. */
   const startWorking = async () => {
     await services.worker.start();
     scheduler.start();
     deliverer.start();
+    ttlTimer = setInterval(sweepTtls, resolved.ttlSweepMs);
+    ttlTimer.unref();
   };
   // read_conversation reads only threads their run's user owns.
   harness.setThreadAccess(threadAccessOf(context));
@@ -266,6 +292,8 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       await context.channels.stop();
       offCrons();
       await scheduler.stop();
+      clearInterval(ttlTimer);
+      await sweeping;
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       await services.worker.drain(resolved.drainGraceMs);
       await deliverer.stop();

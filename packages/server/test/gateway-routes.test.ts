@@ -79,13 +79,13 @@ test("models, features, auth/me and setup-status answer for the local user; no a
   }
 });
 
-test("suggestions answer 'off' and channels list what config.yaml sets up, in DeerFlow's shapes", async () => {
+test("the suggestions config and the channels list follow config.yaml, in DeerFlow's shapes", async () => {
   const t = await startTestServer();
   try {
-    // A 404 here made the frontend assume suggestions are on and POST for them after every answer.
+    // DeerFlow's default: on, three at most.
     const suggestions = await fetch(`${t.url}/api/suggestions/config`);
     assert.equal(suggestions.status, 200);
-    assert.deepEqual(await suggestions.json(), { enabled: false, max_suggestions: 3 });
+    assert.deepEqual(await suggestions.json(), { enabled: true, max_suggestions: 3 });
     // A 404 here left three skeleton rows under "Channels" and a retry loop.
     const providers = await fetch(`${t.url}/api/channels/providers`);
     assert.equal(providers.status, 200);

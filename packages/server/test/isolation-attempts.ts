@@ -133,7 +133,14 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["threads.getHistory", (s) => refused(s.b.client.threads.getHistory(s.ids.thread))],
   ["GET history (no such route)", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/history`))],
-  ["threads.patchState (no such route)", (s) => refused(s.b.client.threads.patchState(s.ids.thread, { x: 1 }))],
+  ["threads.patchState", (s) => refused(s.b.client.threads.patchState(s.ids.thread, { x: 1 }))],
+  [
+    "threads.prune of A's thread prunes nothing",
+    async (s) => {
+      for (const strategy of ["delete", "keep_latest"] as const)
+        assert.deepEqual(await s.b.client.threads.prune([s.ids.thread], { strategy }), { pruned_count: 0 });
+    },
+  ],
   [
     "threads.create with A's id says only that the id is taken",
     async (s) => {
@@ -324,6 +331,68 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["POST compact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/compact`, json({ force: true })))],
   ["GET goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`))],
+  ...(
+    [
+      ["PUT", "", { rating: -1 }],
+      ["POST", "", { rating: -1, comment: "bravo" }],
+      ["GET", "", undefined],
+      ["GET", "/stats", undefined],
+      ["DELETE", "", undefined],
+    ] as const
+  ).map(([method, tail, body]): [string, (s: Scene) => Promise<void>] => [
+    `${method} feedback${tail} of A's run`,
+    (s) =>
+      missing(
+        s.b.fetch(
+          `/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/feedback${tail}`,
+          body ? json(body, method) : { method },
+        ),
+      ),
+  ]),
+  [
+    "DELETE A's feedback by id",
+    (s) =>
+      missing(
+        s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/feedback/${s.ids.feedback}`, {
+          method: "DELETE",
+        }),
+      ),
+  ],
+  [
+    "feedback on A's run through B's own thread",
+    (s) => missing(s.b.fetch(`/threads/${s.bThread}/runs/${s.ids.finishedRun}/feedback`, json({ rating: 1 }, "PUT"))),
+  ],
+  ["GET run events of A's run", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/events`))],
+  [
+    "GET run events of A's run through B's own thread",
+    (s) => missing(s.b.fetch(`/threads/${s.bThread}/runs/${s.ids.finishedRun}/events`)),
+  ],
+  [
+    "POST suggestions on A's thread",
+    (s) =>
+      missing(
+        s.b.fetch(`/threads/${s.ids.thread}/suggestions`, json({ messages: [{ role: "user", content: "x" }], n: 2 })),
+      ),
+  ],
+  [
+    "POST branches from A's answer",
+    (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/branches`, json({ message_id: s.ids.aiMessage }))),
+  ],
+  ["GET export of A's thread", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/export?format=json`))],
+  [
+    "store: B sees none of A's items, and B's writes under the same names are B's own",
+    async (s) => {
+      const store = s.b.client.store;
+      assert.equal(await store.getItem(["notes", "alpha"], "plan"), null);
+      assert.deepEqual((await store.searchItems(["notes"])).items, []);
+      assert.deepEqual((await store.searchItems([], { query: "alpha" })).items, []);
+      assert.deepEqual((await store.listNamespaces()).namespaces, []);
+      await store.deleteItem(["notes", "alpha"], "plan");
+      await store.putItem(["notes", "alpha"], "plan", { text: "bravo plan" });
+      assert.deepEqual((await store.getItem(["notes", "alpha"], "plan"))?.value, { text: "bravo plan" });
+      await store.deleteItem(["notes", "alpha"], "plan");
+    },
+  ],
   ["PUT goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`, json({ objective: "bravo" }, "PUT")))],
   ["DELETE goal", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/goal`, { method: "DELETE" }))],
   ["HEAD an artifact", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/artifacts${REPORT}`, { method: "HEAD" }))],

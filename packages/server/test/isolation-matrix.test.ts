@@ -36,10 +36,14 @@ async function snapshotOfA(s: Scene): Promise<unknown> {
   const crons = await a.client.crons.search({ limit: 100 });
   const tasks = (await (await a.fetch("/scheduled-tasks")).json()) as Array<Record<string, unknown>>;
   const assistant = await a.client.assistants.get(ids.agentAssistant);
+  const feedback = await (await a.fetch(`/threads/${ids.thread}/runs/${ids.finishedRun}/feedback`)).json();
+  const item = await a.client.store.getItem(["notes", "alpha"], "plan");
   return {
     agents: await (await a.fetch("/agents")).json(),
     assistant: [assistant.version, assistant.context],
     profile: await (await a.fetch("/user-profile")).json(),
+    feedback,
+    store: [item?.value, (await a.client.store.listNamespaces()).namespaces],
     metadata: thread.metadata,
     values: state.values,
     checkpoints: history.map((entry) => entry.checkpoint.checkpoint_id),
@@ -121,6 +125,28 @@ const CONTROLS: Array<[string, (s: Scene) => Promise<void>]> = [
         json({ human_message_id: human.id, replacement_text: "hold on, edited" }),
       );
       assert.equal(edit.status, 200, await edit.text());
+    },
+  ],
+  [
+    "A's feedback, run events, suggestions, export, branch, store item and state patch (what B was refused)",
+    async ({ a, ids }) => {
+      const base = `/threads/${ids.thread}/runs/${ids.finishedRun}`;
+      const stats = (await (await a.fetch(`${base}/feedback/stats`)).json()) as { positive: number };
+      assert.equal(stats.positive, 1);
+      assert.equal((await a.fetch(`${base}/events`)).status, 200);
+      const suggestions = await a.fetch(
+        `/threads/${ids.thread}/suggestions`,
+        json({ messages: [{ role: "user", content: "x" }], n: 1 }),
+      );
+      assert.equal(suggestions.status, 200, await suggestions.text());
+      assert.match(await (await a.fetch(`/threads/${ids.thread}/export?format=md`)).text(), /write the report/);
+      const branch = await a.fetch(`/threads/${ids.thread}/branches`, json({ message_id: ids.aiMessage }));
+      assert.equal(branch.status, 200, await branch.text());
+      assert.deepEqual((await a.client.store.getItem(["notes", "alpha"], "plan"))?.value, {
+        text: "alpha-secret plan",
+      });
+      await a.client.threads.patchState(ids.thread, { reviewed: true });
+      assert.equal((await a.fetch(`${base}/feedback/${ids.feedback}`, { method: "DELETE" })).status, 200);
     },
   ],
   [

@@ -10,7 +10,7 @@ export const NOT_PER_USER: Record<string, string> = {
   "GET /models": "the configured models (described, never their keys), shared",
   "GET /models/:name": "one configured model, shared",
   "GET /features": "feature flags from the config",
-  "GET /suggestions/config": "a constant 'off' answer",
+  "GET /suggestions/config": "the suggestions settings of config.yaml, the same for everyone",
   "GET /channels/providers": "the chat platforms config.yaml sets up and whether they run, server-wide",
   "GET /channels/connections": "the configured chat platforms' bot accounts, server-wide",
   "GET /channels": "whether the configured chat platforms run, server-wide",

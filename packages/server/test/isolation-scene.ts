@@ -74,6 +74,8 @@ export interface AIds {
   /** A's custom agent (its name) and its assistant id. */
   agent: string;
   agentAssistant: string;
+  /** A's thumbs up on the finished run. */
+  feedback: string;
 }
 
 /** The scene, ready for B's attempts. */
@@ -185,6 +187,16 @@ export async function startScene(yaml = ""): Promise<Scene> {
   const finishedRun = (parts.find((part) => part.event === "metadata")!.data as { run_id: string }).run_id;
   const state = await a.client.threads.getState<{ messages: Array<{ id: string; type: string }> }>(thread);
   const messages = state.values.messages;
+
+  // A: a thumbs up on the finished run, and an item in the LangGraph store.
+  const feedback = (await (
+    await a.fetch(`/threads/${thread}/runs/${finishedRun}/feedback`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rating: 1, comment: "alpha-secret praise" }),
+    })
+  ).json()) as { feedback_id: string };
+  await a.client.store.putItem(["notes", "alpha"], "plan", { text: "alpha-secret plan" });
 
   // A: threads whose ids are also route names, each with an upload.
   for (const id of ["search", "count"]) {
@@ -309,6 +321,7 @@ export async function startScene(yaml = ""): Promise<Scene> {
       task: task.id,
       agent: "secret-agent",
       agentAssistant,
+      feedback: feedback.feedback_id,
     },
     bThread,
     recorded,

@@ -3,17 +3,23 @@
  * update. `deerflow threads delete ID`: removes a thread's checkpoints, archived history and files,
  * unless a run holds it. `deerflow threads prune [--retention runs|latest|all]`: applies a checkpoint
  * retention policy (default: the config's) to every idle thread and vacuums the file (on Postgres it
- * reports the bytes the deleted rows took; the database reuses them itself). Listing opens
- * the database read-only (it works on a read-only home).
+ * reports the bytes the deleted rows took; the database reuses them itself).
+ * `deerflow threads export ID [--format md|json] [--out FILE]`: the conversation as Markdown or JSON
+ * (what `GET /threads/{id}/export` answers), to stdout or a file. Listing and export open the database
+ * read-only (they work on a read-only home).
  */
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   collectLargeValues,
   collectPostgresLargeValues,
   createPostgresPruner,
   createSqlitePruner,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportConversation,
   isValidThreadId,
+  mergeHistory,
   openPostgresThreadLeases,
   openThreadLeases,
   reclaimSpace,
@@ -31,7 +37,13 @@ import { parseCommandArgs } from "../command-args.js";
 export async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs("threads", {
     args: argv,
-    options: { config: { type: "string" }, limit: { type: "string" }, retention: { type: "string" } },
+    options: {
+      config: { type: "string" },
+      limit: { type: "string" },
+      retention: { type: "string" },
+      format: { type: "string" },
+      out: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -40,6 +52,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!id || extra.length > 0)
       throw new UsageError("Give one thread id: deerflow threads delete ID (deerflow threads lists them).");
     return deleteThread(parsed.values.config, id);
+  }
+  if (action === "export") {
+    if (!id || extra.length > 0)
+      throw new UsageError("Give one thread id: deerflow threads export ID [--format md|json] [--out FILE].");
+    return exportThread(parsed.values.config, id, parsed.values.format, parsed.values.out);
   }
   if (action === "prune") {
     if (id !== undefined)
@@ -50,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (action !== undefined)
     throw new UsageError(
-      `Unknown threads action "${action}". Use deerflow threads [--limit N] or deerflow threads delete ID.`,
+      `Unknown threads action "${action}". Use deerflow threads [--limit N], deerflow threads delete ID, deerflow threads export ID or deerflow threads prune.`,
     );
   const limitRaw = parsed.values.limit;
   const limit = limitRaw === undefined ? undefined : Number(limitRaw);
@@ -101,6 +118,38 @@ async function deleteThread(configPath: string | undefined, threadId: string): P
     }
   } finally {
     await leases.close();
+    await reader.close();
+  }
+}
+
+async function exportThread(
+  configPath: string | undefined,
+  threadId: string,
+  formatRaw: string | undefined,
+  out: string | undefined,
+): Promise<number> {
+  if (!isValidThreadId(threadId)) throw new UsageError(`Thread id "${threadId}" is not valid: use ${THREAD_ID_RULE}.`);
+  const format = (formatRaw === "markdown" ? "md" : (formatRaw ?? "md")) as ExportFormat;
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format takes md (or markdown) or json, got "${formatRaw}".`);
+  const reader = await openThreadReader(configPath);
+  try {
+    const saved = await reader.read(threadId);
+    if (!saved) {
+      process.stderr.write(`No thread ${threadId} in ${reader.where}. deerflow threads lists the saved threads.\n`);
+      return 1;
+    }
+    const entries = mergeHistory(await reader.archive.read(threadId), saved.values.messages ?? []);
+    const title = typeof saved.values.title === "string" ? saved.values.title : null;
+    const text = exportConversation({ threadId, title, createdAt: null }, entries, format);
+    if (out === undefined) {
+      writeOut(text);
+      return 0;
+    }
+    writeFileSync(out, text);
+    process.stderr.write(`Exported thread ${threadId} to ${out}\n`);
+    return 0;
+  } finally {
     await reader.close();
   }
 }

@@ -150,6 +150,14 @@ export const TitleConfig = z.strictObject({
     }),
 });
 
+/** `suggestions:` follow-up questions offered under the last answer (DeerFlow's `suggestions` section). */
+export const SuggestionsConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_suggestions: z.number().int().min(1).max(5).default(3),
+  /** The model that writes them; null: the model the request names, else the default model. */
+  model_name: z.string().nullable().default(null),
+});
+
 /** One `sandbox.mounts` entry: a host directory shown in the sandbox (checked when the sandbox is built). */
 export const SandboxMountConfig = z.strictObject({
   host_path: z.string().min(1),
@@ -514,6 +522,7 @@ export const AppConfigSchema = z.strictObject({
   summarization: SummarizationConfig.prefault({}),
   memory: MemoryConfig.prefault({}),
   title: TitleConfig.prefault({}),
+  suggestions: SuggestionsConfig.prefault({}),
   sandbox: SandboxConfig.prefault({}),
   skills: SkillsConfig.prefault({}),
   uploads: UploadsConfig.prefault({}),

@@ -8,6 +8,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { contentText } from "../messages/content.js";
+import { FOLLOW_UP_INSTRUCTION_START } from "../suggestions/follow-ups.js";
 
 /** What the demo model does next: call tools, or answer. */
 export interface DemoStep {
@@ -34,6 +35,9 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
   const has = (name: string) => toolNames.includes(name);
   const notePath = `/mnt/user-data/outputs/${slugify(task)}.md`;
 
+  const instruction = messages[0]?.getType() === "system" ? contentText(messages[0].content) : "";
+  if (toolNames.length === 0 && instruction.startsWith(FOLLOW_UP_INSTRUCTION_START))
+    return answer(JSON.stringify(demoFollowUps(lastText(messages))));
   if (toolNames.length === 0)
     return answer(
       `${LABEL} ${NOT_AN_LLM} It was asked to respond without tools, so here is an echo of the request: ${clip(lastText(messages), 300)}`,
@@ -80,6 +84,23 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
   return answer(
     `${LABEL} ${NOT_AN_LLM} No file tools are available in this run, so it can only acknowledge the task: ${clip(task, 200)}`,
   );
+}
+
+/**
+ * Follow-up questions for a suggestions request (`suggestions/follow-ups.ts`): fixed ones about the demo
+ * itself, the first naming the user's last question, each saying it comes from the demo model.
+ */
+function demoFollowUps(request: string): string[] {
+  const userLines = [...request.matchAll(/^User: (.+)$/gm)].map((match) => match[1]!.trim());
+  const topic = clip(userLines.at(-1) ?? "", 60).replace(/[?.!]+$/, "");
+  const count = Number(/Write (\d+) follow-up/.exec(request)?.[1] ?? 3);
+  return [
+    topic ? `(demo model) Can you go deeper into "${topic}"?` : "(demo model) Can you go deeper into that?",
+    "(demo model) What would a real model do differently here?",
+    "(demo model) How do I configure a real model in config.yaml?",
+    "(demo model) Which files did you write for me?",
+    "(demo model) What can the harness do without an API key?",
+  ].slice(0, Math.max(1, count));
 }
 
 function plan(statuses: ["pending" | "in_progress" | "completed", ...("pending" | "in_progress" | "completed")[]]) {

@@ -296,6 +296,45 @@ CREATE TABLE IF NOT EXISTS deerflow_batch_items (
 CREATE INDEX IF NOT EXISTS deerflow_batch_items_state ON deerflow_batch_items (batch_id, state, idx);
 `,
   },
+  {
+    version: 11,
+    name: "product routes: feedback, store items, thread TTLs",
+    // Thumbs up/down per run and person (routes/feedback.ts), the LangGraph store API's items per owner
+    // (store/), and thread TTLs swept by the server (runs/thread-ttl.ts). Owner '' is the local user.
+    sql: `
+CREATE TABLE IF NOT EXISTS deerflow_feedback (
+  feedback_id TEXT PRIMARY KEY,
+  thread_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  rating INTEGER NOT NULL,
+  comment TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (run_id, owner, message_id)
+);
+CREATE INDEX IF NOT EXISTS deerflow_feedback_thread ON deerflow_feedback (thread_id, run_id);
+CREATE TABLE IF NOT EXISTS deerflow_store_items (
+  owner TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value JSONB NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  ttl_minutes DOUBLE PRECISION,
+  expires_at TIMESTAMPTZ,
+  PRIMARY KEY (owner, namespace, key)
+);
+CREATE INDEX IF NOT EXISTS deerflow_store_items_expiry ON deerflow_store_items (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS deerflow_thread_ttl (
+  thread_id TEXT PRIMARY KEY,
+  strategy TEXT NOT NULL,
+  ttl_minutes DOUBLE PRECISION NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deerflow_thread_ttl_expiry ON deerflow_thread_ttl (expires_at);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { parseConfigText } from "../config/load-config.js";
 import { fakeModelConfig } from "./config-yaml.js";
 
-test("fakeModelConfig is a valid config with the fake model, the local sandbox, no memory or titles", () => {
+test("fakeModelConfig is a valid config with the fake model, the local sandbox, no memory, titles or suggestions", () => {
   const config = parseConfigText(fakeModelConfig("http://127.0.0.1:9/v1", "summarization: {enabled: false}"), {
     source: null,
     env: {},
@@ -15,5 +15,6 @@ test("fakeModelConfig is a valid config with the fake model, the local sandbox, 
   assert.equal(config.sandbox.use, "local");
   assert.equal(config.memory.enabled, false);
   assert.equal(config.title.enabled, false);
+  assert.equal(config.suggestions.enabled, false);
   assert.equal(config.summarization.enabled, false);
 });

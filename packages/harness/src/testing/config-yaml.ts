@@ -5,8 +5,9 @@
  */
 
 /**
- * One `openai` model named "fake" at `url` (the fake server's), no retries, the local sandbox, and memory
- * and titles off (each would be one more model call the script must answer). `extra` lines are appended.
+ * One `openai` model named "fake" at `url` (the fake server's), no retries, the local sandbox, and memory,
+ * titles and follow-up suggestions off (each would be one more model call the script must answer).
+ * `extra` lines are appended.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@ export function fakeModelConfig(url: string, ...extra: string[]): string {
     "sandbox: {use: local}",
     "memory: {enabled: false}",
     "title: {enabled: false}",
+    "suggestions: {enabled: false}",
     ...extra,
     "",
   ].join("\n");

@@ -18,8 +18,8 @@ import { findThread, reservationFile, reservedBy } from "../runs/threads.js";
 import { routePath } from "./authenticate.js";
 import { type Caller, callerOf, owns } from "./caller.js";
 
-/** `POST /threads/search` and `/threads/count` are routes; under any other method or path those are thread ids. */
-const COLLECTION_ROUTES = new Set(["/threads/search", "/threads/count"]);
+/** `POST /threads/search`, `/threads/count` and `/threads/prune` are routes; under any other method or path those are thread ids. */
+const COLLECTION_ROUTES = new Set(["/threads/search", "/threads/count", "/threads/prune"]);
 
 /** Reserves a thread id for `caller` unless someone holds it; false when someone else does. */
 async function reserve(context: ServerContext, caller: Caller, threadId: string): Promise<boolean> {

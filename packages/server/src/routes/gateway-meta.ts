@@ -1,8 +1,7 @@
 /**
  * DeerFlow gateway routes the chat page reads before anything else (contract §B.4, tier 0): the models
- * a run may pick, the feature flags that gate optional UI, and the "off" answer of follow-up suggestions,
- * which we do not have. DeerFlow's frontend treats a 404 there as an older backend: it then assumes
- * suggestions are on and posts for them after every answer. (Channels: routes/channels.ts.)
+ * a run may pick and the feature flags that gate optional UI. (Suggestions: routes/suggestions.ts;
+ * channels: routes/channels.ts.)
  *
  * Model entries are described, never dumped: `api_key`, `base_url` and provider settings stay on the
  * server (DeerFlow's own route once leaked keys through a raw config dump).
@@ -26,7 +25,7 @@ function describeModel(entry: ModelEntry, isDefault: boolean): Record<string, un
   };
 }
 
-/** Registers models, features and the off switch of suggestions (auth: routes/auth.ts). */
+/** Registers models and features (auth: routes/auth.ts). */
 export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
   const models = () => {
     const { models: entries } = availableModels(context.config, context.harness.setup.env);
@@ -58,7 +57,4 @@ export const registerGatewayMetaRoutes: RegisterRoutes = (api, context) => {
       uploads: { enabled: true },
     }),
   );
-
-  // DeerFlow's shapes with nothing on: `max_suggestions` keeps DeerFlow's default (it must be at least 1).
-  api.get("/suggestions/config", (c) => c.json({ enabled: false, max_suggestions: 3 }));
 };

@@ -14,17 +14,30 @@ import { Id, parseBody, pathId } from "../http/validate.js";
 import { uuid7 } from "../runs/ids.js";
 import { emptyThreadState, threadState } from "../runs/state.js";
 import { deleteThread, findThread, implicitCreationFile, requireThread, visibleThread } from "../runs/threads.js";
+import { patchCheckpointMetadata, pruneThread } from "../runs/prune-thread.js";
 import { updateThreadValues } from "../runs/update-state.js";
 import { THREAD_FIELDS } from "../runs/store-rows.js";
 import { type ThreadField, type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
 
+/** LangGraph's thread TTL: minutes, or `{ttl, strategy}` (runs/thread-ttl.ts). */
+const Ttl = z.union(
+  [
+    z.number().positive().max(5_256_000),
+    z.strictObject({
+      ttl: z.number().positive("must be a positive number of minutes").max(5_256_000),
+      strategy: z.enum(["delete", "keep_latest"]).default("delete"),
+    }),
+  ],
+  { error: 'give minutes, or {ttl: minutes, strategy: "delete" | "keep_latest"}' },
+);
+
 const CreateSchema = z.strictObject({
   thread_id: Id.nullish(),
   metadata: Metadata.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
-  ttl: z.unknown().optional(),
+  ttl: Ttl.nullish(),
   supersteps: z
     .array(z.unknown())
     .max(0, "supersteps are not supported yet; create the thread, then POST /threads/{id}/state")
@@ -45,7 +58,12 @@ const SearchSchema = z.strictObject({
   extract: z.unknown().optional(),
 });
 
-const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: z.unknown().optional() });
+const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: Ttl.nullish() });
+const PatchStateSchema = z.strictObject({ metadata: Metadata });
+const PruneSchema = z.strictObject({
+  thread_ids: z.array(Id).min(1, "name at least one thread").max(1000),
+  strategy: z.enum(["delete", "keep_latest"]).default("delete"),
+});
 
 const CheckpointRef = z.looseObject({
   checkpoint_id: z.string().nullish(),
@@ -85,6 +103,11 @@ function thread(record: Partial<ThreadRecord>, fields?: string[] | null): Record
 /** Registers the thread routes. */
 export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   const graph = () => context.harness.agent().graph;
+  const setTtl = async (threadId: string, ttl: z.infer<typeof Ttl> | null | undefined) => {
+    if (ttl == null) return;
+    const { ttl: minutes, strategy } = typeof ttl === "number" ? { ttl, strategy: "delete" as const } : ttl;
+    await context.threadTtl.set(threadId, minutes, strategy);
+  };
   /** True once for a thread `/goal` created before its client did (see implicitCreationFile). */
   const claimImplicitThread = (threadId: string) =>
     rm(implicitCreationFile(context, threadId)).then(
@@ -113,6 +136,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     // Someone else's thread id is taken, and says no more than that.
     if (!created && (ifExists === "raise" || !owns(caller, record.owner)))
       throw new HttpError(409, `Thread ${threadId} already exists.`);
+    if (created) await setTtl(threadId, body.ttl);
     return c.json(thread(record));
   });
 
@@ -133,6 +157,18 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     c.header("x-pagination-total", String(total));
     if (body.offset + threads.length < total) c.header("x-pagination-next", String(body.offset + threads.length));
     return c.json(threads.map((record) => thread(record, body.select)));
+  });
+
+  // Threads not the caller's, or unknown, are skipped: the count says how many were pruned.
+  api.post("/threads/prune", async (c) => {
+    const body = await parseBody(c, PruneSchema);
+    const caller = callerOf(c);
+    let pruned = 0;
+    for (const threadId of new Set(body.thread_ids)) {
+      if (!(await visibleThread(context, caller, threadId))) continue;
+      if (await pruneThread(context, threadId, body.strategy)) pruned += 1;
+    }
+    return c.json({ pruned_count: pruned });
   });
 
   api.post("/threads/count", async (c) => {
@@ -159,6 +195,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
     const body = await parseBody(c, PatchSchema);
     await requireThread(context, callerOf(c), threadId);
     const record = await context.threads.patch(threadId, { metadata: body.metadata ?? {} });
+    await setTtl(threadId, body.ttl);
     if ((c.req.header("prefer") ?? "").includes("return=minimal")) return c.body(null, 204);
     return c.json(thread(record!));
   });
@@ -262,6 +299,17 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
       checkpoint_map: null,
     };
     return c.json({ checkpoint, configurable: checkpoint });
+  });
+
+  // The SDK's patchState: merges metadata into the thread's latest checkpoint (no new checkpoint).
+  api.patch("/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const body = await parseBody(c, PatchStateSchema);
+    await requireThread(context, callerOf(c), threadId);
+    if ((await context.runs.active(threadId)).length > 0)
+      throw new HttpError(409, `Thread ${threadId} has a run in progress; patch its state after the run ends.`);
+    await patchCheckpointMetadata(context, threadId, body.metadata);
+    return c.json({});
   });
 
   api.post("/threads/:thread_id/history", async (c) => {

@@ -9,6 +9,9 @@ import { createPostgresEventLog } from "./postgres-event-log.js";
 import { CHANNELS, createNotifier } from "./postgres-notify.js";
 import { createPostgresCronStore } from "../crons/postgres-crons.js";
 import { createPostgresDeliveryStore } from "../webhooks/postgres-deliveries.js";
+import { createPostgresFeedbackStore } from "../feedback/postgres-feedback.js";
+import { createPostgresItemStore } from "../store/postgres-items.js";
+import { createPostgresThreadTtlStore } from "./thread-ttl.js";
 import { createPostgresRunQueue } from "./postgres-queue.js";
 import { createPostgresCheckpointAdmin, createPostgresRunStore, createPostgresThreadStore } from "./postgres-store.js";
 import type { LiveEventLog, RunServices, RunServicesOptions } from "./services.js";
@@ -102,6 +105,9 @@ export function openPostgresRunServices(
     worker,
     crons: createPostgresCronStore(db.pool),
     deliveries: createPostgresDeliveryStore(db.pool),
+    feedback: createPostgresFeedbackStore(db.pool),
+    items: createPostgresItemStore(db.pool),
+    threadTtl: createPostgresThreadTtlStore(db.pool),
     announceCrons: () => notifier.notify(CHANNELS.crons, ""),
     onCronsAnnounced: (listener) => notifier.on(CHANNELS.crons, listener),
     assistants: (owner) => listAssistants(harness.agents, owner, startedAt),

@@ -16,6 +16,11 @@ import type { EventLog, RunQueue, RunStore, ThreadStore } from "./types.js";
 import { openSqliteCronStore } from "../crons/sqlite-crons.js";
 import type { CronStore } from "../crons/types.js";
 import type { DeliveryStore } from "../webhooks/deliveries.js";
+import { openSqliteFeedbackStore } from "../feedback/sqlite-feedback.js";
+import type { FeedbackStore } from "../feedback/types.js";
+import { openSqliteItemStore } from "../store/sqlite-items.js";
+import type { ItemStore } from "../store/types.js";
+import { openSqliteThreadTtlStore, type ThreadTtlStore } from "./thread-ttl.js";
 import { openSqliteDeliveryStore } from "../webhooks/sqlite-deliveries.js";
 import { createRunThreadPool, unsharableHarnessOptions } from "./thread-pool.js";
 import { type CheckpointAdmin, createBackendWorker, type RunWorker, type WorkerDeps } from "./worker.js";
@@ -32,6 +37,12 @@ export interface RunServices {
   crons: CronStore;
   /** Webhook deliveries (webhooks/). */
   deliveries: DeliveryStore;
+  /** Thumbs up/down on runs (feedback/). */
+  feedback: FeedbackStore;
+  /** The LangGraph store API's items (store/). */
+  items: ItemStore;
+  /** Thread TTLs (runs/thread-ttl.ts). */
+  threadTtl: ThreadTtlStore;
   /** Tells the scheduler of every process on the database that crons changed. */
   announceCrons(): Promise<void>;
   /** Calls `listener` when crons changed (in this process or, on Postgres, any other); returns the unsubscribe. */
@@ -147,6 +158,9 @@ export function openRunServices(
         };
   const crons = openSqliteCronStore(file);
   const deliveries = openSqliteDeliveryStore(file);
+  const feedback = openSqliteFeedbackStore(file);
+  const items = openSqliteItemStore(file);
+  const threadTtl = openSqliteThreadTtlStore(file);
   const cronListeners = new Set<() => void>();
   const startedAt = new Date().toISOString();
   return {
@@ -158,6 +172,9 @@ export function openRunServices(
     worker,
     crons,
     deliveries,
+    feedback,
+    items,
+    threadTtl,
     async announceCrons() {
       for (const listener of cronListeners) listener();
     },
@@ -176,6 +193,9 @@ export function openRunServices(
     async close() {
       crons.close();
       deliveries.close();
+      feedback.close();
+      items.close();
+      threadTtl.close();
       stores.close();
       await live?.close();
     },

@@ -139,6 +139,8 @@ export async function deleteThread(context: ServerContext, threadId: string): Pr
   // Its crons would only fail at each due time from now on.
   await context.crons.deleteForThread(threadId);
   await context.harness.setup.batchStore?.deleteThread(threadId);
+  await context.feedback.deleteForThread(threadId);
+  await context.threadTtl.clear(threadId);
   await context.threads.delete(threadId);
   return thread !== null;
 }

@@ -16,6 +16,13 @@ export interface StateUpdateTarget {
   asNode?: string;
 }
 
+/** The graph's node names (without LangGraph's start node), for error messages. */
+function nodeNames(graph: { nodes?: Record<string, unknown> }): string {
+  return Object.keys(graph.nodes ?? {})
+    .filter((name) => name !== "__start__")
+    .join(", ");
+}
+
 /** Applies `values` to the thread's state; returns the new checkpoint's config. */
 export async function updateThreadValues(
   context: ServerContext,
@@ -36,7 +43,13 @@ export async function updateThreadValues(
       return graph.updateState(config, values as never, "model_request");
     });
   } catch (error) {
-    throw new HttpError(400, `The state could not be updated: ${(error as Error).message.split("\n")[0]}`);
+    const message = (error as Error).message.split("\n")[0] ?? "";
+    // An unknown as_node: say which names the graph has.
+    const nodes = asNode && /does not exist|Unknown node|not found/i.test(message) ? nodeNames(graph) : "";
+    throw new HttpError(
+      400,
+      `The state could not be updated: ${message}${nodes ? `. as_node must be one of the graph's nodes: ${nodes}` : ""}`,
+    );
   }
   const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
   await context.threads.patch(threadId, {

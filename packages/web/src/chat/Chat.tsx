@@ -31,6 +31,7 @@ import { GoalBanner } from "./GoalBanner";
 import type { ConversationRef } from "./ReferencePicker";
 import { uploadFiles } from "./uploads";
 import { MessageList } from "./MessageList";
+import { AnswerActions } from "./AnswerActions";
 import { isShown, latestTokenUsage, pendingClarification } from "./messages";
 
 /** The thread state the app reads (the harness's ThreadState, as JSON). */
@@ -321,6 +322,15 @@ export function Chat({
               </button>
             ))}
           </div>
+        )}
+        {!running && threadId && !clarification && approvals.length === 0 && (
+          <AnswerActions
+            threadId={threadId}
+            messages={messages}
+            apiKey={apiKey}
+            model={settings.model || undefined}
+            onSuggestion={(text) => void send(text)}
+          />
         )}
         {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
         {approvals.length > 0 && (

@@ -52,6 +52,16 @@ export const en = {
   "subagents.criterion.unmet": "Unmet",
   "subagents.criterion.unverified": "Unverified",
   "subagents.queued": "Waiting for a subagent slot (position {position})",
+  // Answer actions (suggestions, feedback, export).
+  "answer.thumbsUp": "Good answer",
+  "answer.thumbsDown": "Bad answer",
+  "answer.thanks": "Thanks for the feedback",
+  "answer.commentPlaceholder": "Add a comment (optional)",
+  "answer.commentSend": "Save comment",
+  "answer.export": "Export",
+  "answer.exportMarkdown": "Markdown (.md)",
+  "answer.exportJson": "JSON (.json)",
+  "answer.suggestions": "Suggested follow-up questions",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -50,4 +50,14 @@ export const zh: Record<MessageKey, string> = {
   "subagents.criterion.unmet": "未满足",
   "subagents.criterion.unverified": "未验证",
   "subagents.queued": "正在等待子代理名额（第 {position} 位）",
+  // Answer actions (suggestions, feedback, export).
+  "answer.thumbsUp": "回答很好",
+  "answer.thumbsDown": "回答不好",
+  "answer.thanks": "感谢您的反馈",
+  "answer.commentPlaceholder": "补充说明（可选）",
+  "answer.commentSend": "保存评论",
+  "answer.export": "导出",
+  "answer.exportMarkdown": "Markdown (.md)",
+  "answer.exportJson": "JSON (.json)",
+  "answer.suggestions": "推荐的追问",
 };
