@@ -25,7 +25,8 @@ export function browserLocale(languages: readonly string[] = globalThis.navigato
   return "en";
 }
 
-function storedLocale(): Locale | undefined {
+/** The language picked in Settings, or `undefined` while the app follows the browser. */
+export function storedLocale(): Locale | undefined {
   try {
     const value = globalThis.localStorage?.getItem(STORAGE);
     return value === "en" || value === "zh" ? value : undefined;
