@@ -81,3 +81,13 @@ export function t(key: MessageKey, vars?: Record<string, string | number>): stri
   if (!vars) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
 }
+
+/** The BCP 47 tag for `Intl` and `toLocaleString` in the current language. */
+export function intlLocale(): string {
+  return current === "zh" ? "zh-CN" : "en";
+}
+
+/** A date and time as the person reads it in the current language. */
+export function formatDateTime(value: string | number | Date): string {
+  return new Date(value).toLocaleString(intlLocale());
+}

@@ -136,7 +136,7 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
               {t("memory.clearAll")}
             </button>
             <button type="button" onClick={() => setConfirmClear(false)}>
-              {t("memory.keep")}
+              {t("common.keep")}
             </button>
           </div>
         ) : (
