@@ -9,6 +9,7 @@ import { Brain, Paperclip } from "lucide-react";
 import { memo } from "react";
 import { Subagents } from "../harness/Subagents";
 import type { SubagentCard } from "../harness/subagents";
+import { t, useLocale } from "../i18n";
 import { Markdown } from "./Markdown";
 import { reasoningOf, shownText, type ToolCallView } from "./messages";
 import { sameCards, sameMessage, sameTools } from "./same-message";
@@ -35,6 +36,7 @@ function countRender(message: Message): void {
 /** Renders a human or AI message. */
 export const MessageView = memo(
   function MessageView({ message, tools, running, subagents = [] }: MessageViewProps) {
+    useLocale();
     countRender(message);
     const text = shownText(message);
     if (message.type === "human") {
@@ -63,7 +65,7 @@ export const MessageView = memo(
         {reasoning && (
           <details className="reasoning">
             <summary>
-              <Brain size={14} aria-hidden /> Reasoning
+              <Brain size={14} aria-hidden /> {t("chat.reasoning")}
             </summary>
             <div className="reasoning-text">{reasoning}</div>
           </details>
