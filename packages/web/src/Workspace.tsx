@@ -11,6 +11,7 @@ import { AccountMenu } from "./account/AccountMenu";
 import { apiFetch, apiUrl, isNotFound, isUnauthorized, makeClient } from "./api";
 import { Chat } from "./chat/Chat";
 import { Artifacts } from "./harness/Artifacts";
+import { intlLocale, type MessageKey, t, useLocale } from "./i18n";
 import { type AccountTab, navigate, SCHEDULES_URL, useRoute } from "./router";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import type { Settings } from "./settings/settings";
@@ -25,7 +26,11 @@ const SchedulesPage = lazy(() =>
 
 type Connection = "checking" | "ok" | "offline";
 
-const ACCOUNT_TITLES: Record<AccountTab, string> = { tokens: "API tokens", password: "Password", users: "Users" };
+const ACCOUNT_TITLES: Record<AccountTab, MessageKey> = {
+  tokens: "account.tokens",
+  password: "account.password",
+  users: "account.users",
+};
 
 /** Props of {@link Workspace}. */
 export interface WorkspaceProps {
@@ -52,6 +57,7 @@ export function Workspace({
 }: WorkspaceProps) {
   const route = useRoute();
   const client = useMemo(() => makeClient(apiKey), [apiKey]);
+  useLocale();
   const [connection, setConnection] = useState<Connection>("checking");
   const [threads, setThreads] = useState<ThreadItem[]>([]);
   const [models, setModels] = useState<{ name: string; display_name?: string }[]>();
@@ -139,9 +145,9 @@ export function Workspace({
 
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
   const title = accountTab
-    ? ACCOUNT_TITLES[accountTab]
+    ? t(ACCOUNT_TITLES[accountTab])
     : schedules
-      ? "Scheduled tasks"
+      ? t("threads.schedules")
       : headerTitle(
           threads.find((thread) => thread.id === threadId),
           threadState.title,
@@ -191,7 +197,7 @@ export function Workspace({
           <button
             type="button"
             className="icon-btn menu"
-            aria-label="Chats"
+            aria-label={t("workspace.chats")}
             onClick={() => setShowSidebar(!showSidebar)}
           >
             <Menu size={18} />
@@ -200,19 +206,15 @@ export function Workspace({
             {title}
           </h2>
           {threadState.tokens !== undefined && (
-            <span
-              className="meter muted small"
-              title="Tokens in the model's context at the last call"
-              data-testid="context-meter"
-            >
-              {threadState.tokens.toLocaleString()} tokens
+            <span className="meter muted small" title={t("workspace.tokensTitle")} data-testid="context-meter">
+              {t("workspace.tokens", { count: threadState.tokens.toLocaleString(intlLocale()) })}
             </span>
           )}
           {threadId && threadState.artifacts.length > 0 && (
             <button
               type="button"
               className="icon-btn"
-              aria-label={`Artifacts ${threadState.artifacts.length}`}
+              aria-label={t("workspace.artifacts", { count: threadState.artifacts.length })}
               onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}
             >
               <FolderOpen size={18} />
@@ -223,7 +225,7 @@ export function Workspace({
             <button
               type="button"
               className="icon-btn"
-              aria-label="Settings"
+              aria-label={t("settings.title")}
               aria-expanded={showSettings}
               onClick={() => setShowSettings(!showSettings)}
             >
@@ -243,24 +245,24 @@ export function Workspace({
         </header>
         {connection === "offline" && (
           <div className="banner" role="status">
-            <WifiOff size={16} aria-hidden /> The server is not reachable. Retrying… (what you type is kept)
+            <WifiOff size={16} aria-hidden /> {t("workspace.offline")}
           </div>
         )}
         {accountTab ? (
-          <Suspense fallback={<div className="center-page muted">Loading…</div>}>
+          <Suspense fallback={<div className="center-page muted">{t("common.loading")}</div>}>
             <AccountPage tab={accountTab} user={user!} apiKey={apiKey} />
           </Suspense>
         ) : schedules ? (
-          <Suspense fallback={<div className="center-page muted">Loading…</div>}>
+          <Suspense fallback={<div className="center-page muted">{t("common.loading")}</div>}>
             <SchedulesPage client={client} />
           </Suspense>
         ) : missing ? (
           <div className="center-page" data-testid="not-found">
             <div className="card">
-              <h1>Chat not found</h1>
-              <p className="muted">There is no chat with id {missing} on this server. It may have been deleted.</p>
+              <h1>{t("workspace.notFound")}</h1>
+              <p className="muted">{t("workspace.notFoundText", { id: missing })}</p>
               <button type="button" onClick={() => navigate("/")}>
-                Start a new chat
+                {t("workspace.startNew")}
               </button>
             </div>
           </div>

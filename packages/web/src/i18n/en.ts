@@ -215,6 +215,29 @@ export const en = {
   "subagents.timed_out": "timed out",
   "subagents.latest": "Latest: {step}",
   "subagents.seconds": "{seconds}s",
+  // threads sidebar
+  "threads.newChat": "New chat",
+  "threads.chat": "Chat",
+  "threads.label": "Threads",
+  "threads.schedules": "Scheduled tasks",
+  "threads.search": "Search chats",
+  "threads.newTitle": "New title",
+  "threads.saveTitle": "Save title",
+  "threads.deleteConfirm": "Delete this chat?",
+  "threads.running": "running",
+  "threads.rename": "Rename {title}",
+  "threads.delete": "Delete {title}",
+  "threads.noMatch": "No chat matches.",
+  "threads.empty": "No chats yet.",
+  // workspace (header, banners, not found)
+  "workspace.chats": "Chats",
+  "workspace.tokensTitle": "Tokens in the model's context at the last call",
+  "workspace.tokens": "{count} tokens",
+  "workspace.artifacts": "Artifacts {count}",
+  "workspace.offline": "The server is not reachable. Retrying… (what you type is kept)",
+  "workspace.notFound": "Chat not found",
+  "workspace.notFoundText": "There is no chat with id {id} on this server. It may have been deleted.",
+  "workspace.startNew": "Start a new chat",
 } as const;
 
 export type MessageKey = keyof typeof en;
