@@ -51,6 +51,9 @@ export const ADMIN_ONLY = new Set([
   "POST /skills/install",
   "PUT /skills/:name",
   "PUT /mcp/config",
+  "PUT /mcp/config/servers/:name",
+  "PATCH /mcp/config/servers/:name",
+  "DELETE /mcp/config/servers/:name",
 ]);
 
 /** Routes not yet covered, with why (none: memory became per user). */
