@@ -4,6 +4,7 @@
  */
 import { useState } from "react";
 import { type Locale, type MessageKey, setLocale, storedLocale, t, useLocale } from "../i18n";
+import { McpPage } from "./McpPage";
 import { MemoryPage } from "./MemoryPage";
 import type { Settings } from "./settings";
 import { SkillsPage } from "./SkillsPage";
@@ -18,11 +19,12 @@ export interface SettingsPanelProps {
   apiKey?: string;
 }
 
-type Tab = "general" | "memory" | "skills";
+type Tab = "general" | "memory" | "skills" | "mcp";
 const TABS: { id: Tab; label: MessageKey }[] = [
   { id: "general", label: "settings.tab.general" },
   { id: "memory", label: "settings.tab.memory" },
   { id: "skills", label: "settings.tab.skills" },
+  { id: "mcp", label: "settings.tab.mcp" },
 ];
 
 /** Renders the settings popover content. */
@@ -50,6 +52,8 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
       <div id="settings-tabpanel" role="tabpanel" aria-labelledby={`settings-tab-${tab}`} className="tabpanel">
         {tab === "memory" && <MemoryPage apiKey={apiKey} />}
         {tab === "skills" && <SkillsPage apiKey={apiKey} />}
+        {tab === "mcp" && <McpPage apiKey={apiKey} />}
+
         {tab === "general" && (
           <>
             {models && models.length > 0 && (
