@@ -68,6 +68,7 @@ const VALUES = [
   "buildSubagentChain",
   "cancelledTaskResults",
   "checkStdioAllowed",
+  "createSubagentRegistry",
   "checkpointsPath",
   "clarificationFromMessages",
   "clarificationMiddleware",

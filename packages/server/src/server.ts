@@ -37,6 +37,7 @@ import { sendToChannel } from "./crons/channel-delivery.js";
 import { createDeliverer } from "./webhooks/deliverer.js";
 import { runResult } from "./runs/create-run.js";
 import { registerSkillRoutes } from "./routes/skills.js";
+import { registerSubagentRoutes } from "./routes/subagents.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
@@ -74,6 +75,7 @@ ROUTES.push(
   registerMemoryRoutes,
   registerSkillRoutes,
   registerMcpConfigRoutes,
+  registerSubagentRoutes,
   registerRegenerateRoutes,
   registerCompactRoutes,
   registerGoalRoutes,
