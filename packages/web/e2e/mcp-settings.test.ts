@@ -2,7 +2,7 @@
  * The MCP settings page against a real `deerflow serve` with `server.mcp_config_writes: true`: a server
  * added in the form lands in extensions_config.json, its switch disables it (the file says so), a bad
  * URL shows the form's reason and a stdio command the allow-list refuses shows the server's, with
- * nothing written; remove asks first.
+ * nothing written; remove asks first. The Subagents tab lists the built-in kind.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -50,7 +50,7 @@ test("MCP page: add a server, disable it, bad input shows why, remove after conf
       description: "Web search",
     });
 
-    await row.getByRole("switch", { name: "Enable search" }).uncheck();
+    await row.getByRole("switch", { name: "Enable search" }).click();
     await page.waitForFunction(() => {
       const box = document.querySelector<HTMLInputElement>('[data-name="search"] input[role="switch"]');
       return box && !box.checked;
@@ -72,5 +72,9 @@ test("MCP page: add a server, disable it, bad input shows why, remove after conf
     await page.getByRole("alertdialog").getByRole("button", { name: "Remove" }).click();
     await page.getByText("No MCP servers are configured.").waitFor();
     assert.deepEqual(servers(), {});
+
+    // The Subagents tab lists the built-in kind with its limits.
+    await page.getByRole("tab", { name: "Subagents" }).click();
+    await page.getByTestId("subagent-kind").filter({ hasText: "general-purpose" }).getByText("built-in").waitFor();
   });
 });

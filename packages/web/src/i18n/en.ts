@@ -306,6 +306,19 @@ export const en = {
   "mcp.badUrl": '"{url}" is not an http:// or https:// URL.',
   "mcp.badPair": '{field}: "{line}" is not a KEY=value line.',
   "mcp.unused": "Not used: {reason}",
+  // subagents settings page
+  "settings.tab.subagents": "Subagents",
+  "subagentsPage.loading": "Loading subagent kinds…",
+  "subagentsPage.unavailable": "This server does not list subagent kinds.",
+  "subagentsPage.serverOff": "Delegation is off on this server (subagents.enabled in config.yaml).",
+  "subagentsPage.caps": "Up to {concurrent} at once, {total} per run.",
+  "subagentsPage.useThem": "Let the agent delegate to subagents",
+  "subagentsPage.builtin": "built-in",
+  "subagentsPage.custom": "custom",
+  "subagentsPage.limits": "{turns} turns · {seconds} s",
+  "subagentsPage.tokens": "{tokens} tokens",
+  "subagentsPage.model": "model {model}",
+  "subagentsPage.configHint": "Kinds and their limits come from subagents in config.yaml.",
 } as const;
 
 export type MessageKey = keyof typeof en;

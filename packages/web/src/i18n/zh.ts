@@ -300,4 +300,17 @@ export const zh: Record<MessageKey, string> = {
   "mcp.badUrl": "“{url}”不是 http:// 或 https:// 开头的 URL。",
   "mcp.badPair": "{field}：“{line}”不是 KEY=value 格式的行。",
   "mcp.unused": "未使用：{reason}",
+  // subagents settings page
+  "settings.tab.subagents": "子智能体",
+  "subagentsPage.loading": "正在加载子智能体类型…",
+  "subagentsPage.unavailable": "此服务器不提供子智能体类型列表。",
+  "subagentsPage.serverOff": "此服务器已关闭任务委派（config.yaml 中的 subagents.enabled）。",
+  "subagentsPage.caps": "最多同时 {concurrent} 个，每次运行共 {total} 个。",
+  "subagentsPage.useThem": "允许智能体委派给子智能体",
+  "subagentsPage.builtin": "内置",
+  "subagentsPage.custom": "自定义",
+  "subagentsPage.limits": "{turns} 步 · {seconds} 秒",
+  "subagentsPage.tokens": "{tokens} 个 token",
+  "subagentsPage.model": "模型 {model}",
+  "subagentsPage.configHint": "子智能体类型及其限制来自 config.yaml 中的 subagents。",
 };

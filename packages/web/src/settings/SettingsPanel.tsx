@@ -8,6 +8,7 @@ import { McpPage } from "./McpPage";
 import { MemoryPage } from "./MemoryPage";
 import type { Settings } from "./settings";
 import { SkillsPage } from "./SkillsPage";
+import { SubagentsPage } from "./SubagentsPage";
 
 /** Props of {@link SettingsPanel}. */
 export interface SettingsPanelProps {
@@ -19,12 +20,13 @@ export interface SettingsPanelProps {
   apiKey?: string;
 }
 
-type Tab = "general" | "memory" | "skills" | "mcp";
+type Tab = "general" | "memory" | "skills" | "mcp" | "subagents";
 const TABS: { id: Tab; label: MessageKey }[] = [
   { id: "general", label: "settings.tab.general" },
   { id: "memory", label: "settings.tab.memory" },
   { id: "skills", label: "settings.tab.skills" },
   { id: "mcp", label: "settings.tab.mcp" },
+  { id: "subagents", label: "settings.tab.subagents" },
 ];
 
 /** Renders the settings popover content. */
@@ -53,6 +55,13 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
         {tab === "memory" && <MemoryPage apiKey={apiKey} />}
         {tab === "skills" && <SkillsPage apiKey={apiKey} />}
         {tab === "mcp" && <McpPage apiKey={apiKey} />}
+        {tab === "subagents" && (
+          <SubagentsPage
+            apiKey={apiKey}
+            useSubagents={settings.subagents}
+            onUseSubagents={(subagents) => onChange({ subagents })}
+          />
+        )}
 
         {tab === "general" && (
           <>
