@@ -38,6 +38,7 @@ import { createDeliverer } from "./webhooks/deliverer.js";
 import { runResult } from "./runs/create-run.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 import { registerSubagentRoutes } from "./routes/subagents.js";
+import { registerRunChangesRoutes } from "./routes/run-changes.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
@@ -76,6 +77,7 @@ ROUTES.push(
   registerSkillRoutes,
   registerMcpConfigRoutes,
   registerSubagentRoutes,
+  registerRunChangesRoutes,
   registerRegenerateRoutes,
   registerCompactRoutes,
   registerGoalRoutes,

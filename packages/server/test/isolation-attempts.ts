@@ -246,6 +246,8 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["GET messages/page", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/messages/page`))],
   ["GET token-usage", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/token-usage`))],
+  ["GET a run's changes", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/changes`))],
+
   [
     "POST runs/regenerate/prepare",
     (s) =>
