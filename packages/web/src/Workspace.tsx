@@ -282,7 +282,7 @@ export function Workspace({
           />
         )}
       </main>
-      {panel.open && threadId && threadState.artifacts.length > 0 && (
+      {panel.open && threadId && (threadState.artifacts.length > 0 || panel.selected) && (
         <Artifacts
           threadId={threadId}
           paths={threadState.artifacts}

@@ -15,6 +15,7 @@ import { Approvals, pendingApprovals } from "../harness/Approval";
 import { t, useLocale } from "../i18n";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
+import { RunChanges } from "../harness/RunChanges";
 import { Subagents } from "../harness/Subagents";
 import { applyTaskEvent, cardsFromState, type SavedDelegation, type SubagentCard } from "../harness/subagents";
 import { runContext, type Settings } from "../settings/settings";
@@ -304,6 +305,7 @@ export function Chat({
             ))}
           </div>
         )}
+        <RunChanges client={client} apiKey={apiKey} threadId={threadId} running={running} onOpen={onOpenArtifact} />
         {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
         {approvals.length > 0 && (
           <Approvals

@@ -319,6 +319,12 @@ export const en = {
   "subagentsPage.tokens": "{tokens} tokens",
   "subagentsPage.model": "model {model}",
   "subagentsPage.configHint": "Kinds and their limits come from subagents in config.yaml.",
+  // workspace changes panel
+  "changes.title": "Files changed in the last run ({count})",
+  "changes.created": "created",
+  "changes.modified": "modified",
+  "changes.truncated": "Only the first {count} are listed.",
+  "changes.open": "Open {path}",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -313,4 +313,10 @@ export const zh: Record<MessageKey, string> = {
   "subagentsPage.tokens": "{tokens} 个 token",
   "subagentsPage.model": "模型 {model}",
   "subagentsPage.configHint": "子智能体类型及其限制来自 config.yaml 中的 subagents。",
+  // workspace changes panel
+  "changes.title": "上次运行修改的文件（{count}）",
+  "changes.created": "新建",
+  "changes.modified": "修改",
+  "changes.truncated": "仅列出前 {count} 个。",
+  "changes.open": "打开 {path}",
 };
