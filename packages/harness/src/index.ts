@@ -49,6 +49,7 @@ export { titleMiddleware, type TitleOptions } from "./middleware/title.js";
 export { memoryMiddleware, type MemoryMiddlewareOptions } from "./middleware/memory.js";
 export { viewImageMiddleware, type ViewImageOptions } from "./middleware/view-image.js";
 export { subagentLimitMiddleware, type SubagentLimitOptions } from "./middleware/subagent-limit.js";
+export { createSubagentRegistry } from "./subagents/registry.js";
 export {
   clarificationFromMessages,
   clarificationMiddleware,

@@ -76,6 +76,7 @@ const VALUES = [
   "buildSubagentChain",
   "cancelledTaskResults",
   "checkStdioAllowed",
+  "createSubagentRegistry",
   "checkpointsPath",
   "clarificationFromMessages",
   "clarificationMiddleware",

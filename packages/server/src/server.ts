@@ -45,6 +45,8 @@ import { sendToChannel } from "./crons/channel-delivery.js";
 import { createDeliverer } from "./webhooks/deliverer.js";
 import { runResult } from "./runs/create-run.js";
 import { registerSkillRoutes } from "./routes/skills.js";
+import { registerSubagentRoutes } from "./routes/subagents.js";
+import { registerRunChangesRoutes } from "./routes/run-changes.js";
 import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
@@ -84,6 +86,8 @@ ROUTES.push(
   registerMemoryRoutes,
   registerSkillRoutes,
   registerMcpConfigRoutes,
+  registerSubagentRoutes,
+  registerRunChangesRoutes,
   registerRegenerateRoutes,
   registerCompactRoutes,
   registerGoalRoutes,

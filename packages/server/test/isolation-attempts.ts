@@ -314,6 +314,8 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["GET messages/page", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/messages/page`))],
   ["GET token-usage", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/token-usage`))],
+  ["GET a run's changes", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/changes`))],
+
   [
     "POST runs/regenerate/prepare",
     (s) =>
@@ -587,6 +589,13 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ],
   ["PUT a skill", (s) => forbidden(s.b.fetch("/skills/anything", json({ enabled: false }, "PUT")))],
   ["PUT mcp/config", (s) => forbidden(s.b.fetch("/mcp/config", json({ mcp_servers: {} }, "PUT")))],
+  [
+    "PUT one MCP server",
+    (s) => forbidden(s.b.fetch("/mcp/config/servers/web", json({ type: "http", url: "http://127.0.0.1:1/" }, "PUT"))),
+  ],
+  ["PATCH one MCP server", (s) => forbidden(s.b.fetch("/mcp/config/servers/web", json({ enabled: false }, "PATCH")))],
+  ["DELETE one MCP server", (s) => forbidden(s.b.fetch("/mcp/config/servers/web", { method: "DELETE" }))],
+
   // Memory: each user has their own; B reads, changes, exports, imports and clears only B's.
   [
     "memory: B never sees or changes A's facts",

@@ -23,6 +23,7 @@ export const NOT_PER_USER: Record<string, string> = {
   "POST /channels/slack/events": "Slack's events, checked by signature; their runs are the server owner's",
   "GET /skills": "installed skills are server-wide; changing them is admin-only (checked)",
   "GET /skills/:name": "installed skills are server-wide",
+  "GET /subagents": "the subagent kinds of config.yaml, server-wide and read-only",
   "GET /mcp/config": "MCP servers are server-wide; changing them is admin-only (checked)",
   "GET /memory/config": "memory settings from the config, the same for everyone",
   "GET /v1/auth/setup-status": "sign-in: whether a first admin exists",
@@ -45,6 +46,9 @@ export const ADMIN_ONLY = new Set([
   "POST /skills/install",
   "PUT /skills/:name",
   "PUT /mcp/config",
+  "PUT /mcp/config/servers/:name",
+  "PATCH /mcp/config/servers/:name",
+  "DELETE /mcp/config/servers/:name",
 ]);
 
 /** Routes not yet covered, with why (none: memory became per user). */

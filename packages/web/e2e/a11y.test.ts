@@ -15,7 +15,7 @@ const server = serveForFile(skip);
 async function checkSettings(page: Page, where: string): Promise<string[]> {
   const found: string[] = [];
   await page.getByRole("button", { name: "Settings" }).click();
-  for (const tab of ["General", "Memory", "Skills"]) {
+  for (const tab of ["General", "Memory", "Skills", "MCP", "Subagents"]) {
     await page.getByRole("tab", { name: tab }).click();
     await page.getByRole("tabpanel", { name: tab }).waitFor();
     found.push(...(await seriousViolations(page, `${where} settings/${tab}`)));

@@ -111,13 +111,18 @@ export function browserForFile(): void {
   });
 }
 
-/** Opens a fresh browser context: in the file's Chromium (see `browserForFile`), else in a Chromium of its own with a temp profile. */
+/**
+ * Opens a fresh browser context: in the file's Chromium (see `browserForFile`), else in a Chromium of its own with a
+ * temp profile. The browser's language is `locale` (English unless a test asks otherwise, so specs that look for
+ * English text do not depend on the machine's language).
+ */
 export async function openBrowser(
   viewport = { width: 1280, height: 800 },
+  locale = "en-US",
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (fileBrowser) {
     fileBrowser.browser ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    const context = await (await fileBrowser.browser).newContext({ viewport, acceptDownloads: true });
+    const context = await (await fileBrowser.browser).newContext({ viewport, acceptDownloads: true, locale });
     return { context, close: () => context.close() };
   }
   const profile = createTempHome({ prefix: "deerflow-chromium-" });
@@ -125,6 +130,7 @@ export async function openBrowser(
     executablePath: CHROMIUM,
     headless: true,
     viewport,
+    locale,
     acceptDownloads: true,
     args: CHROMIUM_ARGS,
   });
@@ -137,13 +143,15 @@ export async function openBrowser(
   };
 }
 
-/** Runs `body` with a page; on failure saves a screenshot named after the test and rethrows. */
+/** Runs `body` with a page (the browser's language is `locale`); on failure saves a screenshot named after the test and rethrows. */
 export async function withPage(
   name: string,
   body: (page: Page, context: BrowserContext) => Promise<void>,
   viewport?: { width: number; height: number },
+  locale?: string,
 ): Promise<void> {
-  const browser = await openBrowser(viewport);
+  const browser = await openBrowser(viewport, locale);
+
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.setDefaultTimeout(20_000);
   const errors: string[] = [];

@@ -11,8 +11,8 @@ import { AccountMenu } from "./account/AccountMenu";
 import { apiFetch, apiUrl, isNotFound, isUnauthorized, makeClient } from "./api";
 import { Chat } from "./chat/Chat";
 import { Artifacts } from "./harness/Artifacts";
+import { intlLocale, type MessageKey, t, useLocale } from "./i18n";
 import { AGENTS_URL, type AccountTab, navigate, SCHEDULES_URL, useRoute } from "./router";
-import { t, useLocale } from "./i18n";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import type { Settings } from "./settings/settings";
 import { headerTitle, loadThreads, Sidebar, type ThreadItem } from "./threads/Sidebar";
@@ -28,7 +28,11 @@ const SchedulesPage = lazy(() =>
 
 type Connection = "checking" | "ok" | "offline";
 
-const ACCOUNT_TITLES: Record<AccountTab, string> = { tokens: "API tokens", password: "Password", users: "Users" };
+const ACCOUNT_TITLES: Record<AccountTab, MessageKey> = {
+  tokens: "account.tokens",
+  password: "account.password",
+  users: "account.users",
+};
 
 /** Props of {@link Workspace}. */
 export interface WorkspaceProps {
@@ -56,6 +60,7 @@ export function Workspace({
   useLocale();
   const route = useRoute();
   const client = useMemo(() => makeClient(apiKey), [apiKey]);
+  useLocale();
   const [connection, setConnection] = useState<Connection>("checking");
   const [threads, setThreads] = useState<ThreadItem[]>([]);
   const [models, setModels] = useState<{ name: string; display_name?: string }[]>();
@@ -144,9 +149,9 @@ export function Workspace({
 
   const chatKey = threadId ? (aliases.current.get(threadId) ?? threadId) : newChatKey;
   const title = accountTab
-    ? ACCOUNT_TITLES[accountTab]
+    ? t(ACCOUNT_TITLES[accountTab])
     : schedules
-      ? "Scheduled tasks"
+      ? t("threads.schedules")
       : agentsPage
         ? t("agents.title")
         : headerTitle(
@@ -203,7 +208,7 @@ export function Workspace({
           <button
             type="button"
             className="icon-btn menu"
-            aria-label="Chats"
+            aria-label={t("workspace.chats")}
             onClick={() => setShowSidebar(!showSidebar)}
           >
             <Menu size={18} />
@@ -225,19 +230,15 @@ export function Workspace({
             </span>
           )}
           {threadState.tokens !== undefined && (
-            <span
-              className="meter muted small"
-              title="Tokens in the model's context at the last call"
-              data-testid="context-meter"
-            >
-              {threadState.tokens.toLocaleString()} tokens
+            <span className="meter muted small" title={t("workspace.tokensTitle")} data-testid="context-meter">
+              {t("workspace.tokens", { count: threadState.tokens.toLocaleString(intlLocale()) })}
             </span>
           )}
           {threadId && threadState.artifacts.length > 0 && (
             <button
               type="button"
               className="icon-btn"
-              aria-label={`Artifacts ${threadState.artifacts.length}`}
+              aria-label={t("workspace.artifacts", { count: threadState.artifacts.length })}
               onClick={() => setPanel((p) => ({ ...p, open: !p.open }))}
             >
               <FolderOpen size={18} />
@@ -248,7 +249,7 @@ export function Workspace({
             <button
               type="button"
               className="icon-btn"
-              aria-label="Settings"
+              aria-label={t("settings.title")}
               aria-expanded={showSettings}
               onClick={() => setShowSettings(!showSettings)}
             >
@@ -268,11 +269,11 @@ export function Workspace({
         </header>
         {connection === "offline" && (
           <div className="banner" role="status">
-            <WifiOff size={16} aria-hidden /> The server is not reachable. Retrying… (what you type is kept)
+            <WifiOff size={16} aria-hidden /> {t("workspace.offline")}
           </div>
         )}
         {accountTab ? (
-          <Suspense fallback={<div className="center-page muted">Loading…</div>}>
+          <Suspense fallback={<div className="center-page muted">{t("common.loading")}</div>}>
             <AccountPage tab={accountTab} user={user!} apiKey={apiKey} />
           </Suspense>
         ) : agentsPage ? (
@@ -289,16 +290,16 @@ export function Workspace({
             />
           </Suspense>
         ) : schedules ? (
-          <Suspense fallback={<div className="center-page muted">Loading…</div>}>
+          <Suspense fallback={<div className="center-page muted">{t("common.loading")}</div>}>
             <SchedulesPage client={client} />
           </Suspense>
         ) : missing ? (
           <div className="center-page" data-testid="not-found">
             <div className="card">
-              <h1>Chat not found</h1>
-              <p className="muted">There is no chat with id {missing} on this server. It may have been deleted.</p>
+              <h1>{t("workspace.notFound")}</h1>
+              <p className="muted">{t("workspace.notFoundText", { id: missing })}</p>
               <button type="button" onClick={() => navigate("/")}>
-                Start a new chat
+                {t("workspace.startNew")}
               </button>
             </div>
           </div>
@@ -318,7 +319,7 @@ export function Workspace({
           />
         )}
       </main>
-      {panel.open && threadId && threadState.artifacts.length > 0 && (
+      {panel.open && threadId && (threadState.artifacts.length > 0 || panel.selected) && (
         <Artifacts
           threadId={threadId}
           paths={threadState.artifacts}

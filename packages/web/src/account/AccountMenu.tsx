@@ -4,6 +4,7 @@
  */
 import { CircleUser, KeyRound, LogOut, Lock, Users } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
+import { t, useLocale } from "../i18n";
 import { accountUrl, type AccountTab, navigate } from "../router";
 import { displayName, isAdmin, type Me } from "./account-api";
 
@@ -15,6 +16,7 @@ export interface AccountMenuProps {
 
 /** Renders the menu button and, when open, its items. */
 export function AccountMenu({ user, onSignOut }: AccountMenuProps) {
+  useLocale();
   const [open, setOpen] = useState(false);
   const anchor = useRef<HTMLDivElement>(null);
   // A click anywhere else closes the menu.
@@ -43,7 +45,7 @@ export function AccountMenu({ user, onSignOut }: AccountMenuProps) {
       <button
         type="button"
         className="icon-btn account-btn"
-        aria-label={`Account: ${name}`}
+        aria-label={t("account.menu", { name })}
         aria-haspopup="menu"
         aria-expanded={open}
         onClick={() => setOpen(!open)}
@@ -52,20 +54,20 @@ export function AccountMenu({ user, onSignOut }: AccountMenuProps) {
         <span className="account-name">{name}</span>
       </button>
       {open && (
-        <div className="settings account-menu" role="menu" aria-label="Account">
+        <div className="settings account-menu" role="menu" aria-label={t("account.menuLabel")}>
           <div className="muted small">
-            Signed in as <strong>{name}</strong>
-            {isAdmin(user) ? " (admin)" : ""}
+            {t("account.signedInAs")} <strong>{name}</strong>
+            {isAdmin(user) ? t("account.adminSuffix") : ""}
           </div>
           <button type="button" role="menuitem" onClick={() => go("tokens")}>
-            <KeyRound size={14} aria-hidden /> API tokens
+            <KeyRound size={14} aria-hidden /> {t("account.tokens")}
           </button>
           <button type="button" role="menuitem" onClick={() => go("password")}>
-            <Lock size={14} aria-hidden /> Change password
+            <Lock size={14} aria-hidden /> {t("account.changePassword")}
           </button>
           {isAdmin(user) && (
             <button type="button" role="menuitem" onClick={() => go("users")}>
-              <Users size={14} aria-hidden /> Users
+              <Users size={14} aria-hidden /> {t("account.users")}
             </button>
           )}
           <button
@@ -76,7 +78,7 @@ export function AccountMenu({ user, onSignOut }: AccountMenuProps) {
               onSignOut();
             }}
           >
-            <LogOut size={14} aria-hidden /> Sign out
+            <LogOut size={14} aria-hidden /> {t("account.signOut")}
           </button>
         </div>
       )}

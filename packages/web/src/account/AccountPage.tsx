@@ -2,6 +2,7 @@
  * The account pages (loaded on first visit): API tokens, the password, and for admins the users.
  * Each is a URL (`/settings?tab=…`), so a reload or a shared link opens the same page.
  */
+import { t, useLocale } from "../i18n";
 import { accountUrl, type AccountTab, navigate } from "../router";
 import { isAdmin, type Me } from "./account-api";
 import { PasswordForm } from "./PasswordForm";
@@ -17,16 +18,17 @@ export interface AccountPageProps {
 
 /** Renders the page for `tab` with links to the others. */
 export function AccountPage({ tab, user, apiKey }: AccountPageProps) {
+  useLocale();
   const admin = isAdmin(user);
   const tabs: { id: AccountTab; label: string }[] = [
-    { id: "tokens", label: "API tokens" },
-    { id: "password", label: "Password" },
-    ...(admin ? [{ id: "users" as const, label: "Users" }] : []),
+    { id: "tokens", label: t("account.tokens") },
+    { id: "password", label: t("account.password") },
+    ...(admin ? [{ id: "users" as const, label: t("account.users") }] : []),
   ];
   const shown = tab === "users" && !admin ? "tokens" : tab;
   return (
     <div className="account-page">
-      <nav className="tabs" aria-label="Account pages">
+      <nav className="tabs" aria-label={t("account.pages")}>
         {tabs.map((item) => (
           <a
             key={item.id}

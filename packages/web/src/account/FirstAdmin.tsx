@@ -7,6 +7,7 @@
 import { ShieldCheck } from "lucide-react";
 import { useState } from "react";
 import { errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { initialize } from "./account-api";
 import { TextField } from "./TextField";
 
@@ -22,6 +23,7 @@ export interface FirstAdminProps {
 
 /** Renders the setup page. */
 export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps) {
+  useLocale();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [repeat, setRepeat] = useState("");
@@ -30,7 +32,7 @@ export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps
 
   const submit = async () => {
     if (password !== repeat) {
-      setError({ text: "The two passwords differ. Type the same password twice." });
+      setError({ text: t("account.passwordsDiffer") });
       return;
     }
     setBusy(true);
@@ -48,34 +50,32 @@ export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps
     <div className="center-page">
       <form
         className="card sign-in"
-        aria-label="Set up DeerFlow"
+        aria-label={t("setup.title")}
         onSubmit={(event) => {
           event.preventDefault();
           void submit();
         }}
       >
         <h1>
-          <ShieldCheck size={18} aria-hidden /> Set up DeerFlow
+          <ShieldCheck size={18} aria-hidden /> {t("setup.title")}
         </h1>
-        <p className="muted">
-          Nobody has an account on this server yet. Create the first one: it is the admin, who adds the other users.
-        </p>
-        <TextField label="Email or user name" value={email} onChange={setEmail} autoComplete="username" autoFocus />
+        <p className="muted">{t("setup.intro")}</p>
+        <TextField label={t("setup.email")} value={email} onChange={setEmail} autoComplete="username" autoFocus />
         <TextField
-          label="Password"
+          label={t("account.password")}
           value={password}
           onChange={setPassword}
           type="password"
           autoComplete="new-password"
         />
         <TextField
-          label="Repeat password"
+          label={t("account.repeatPassword")}
           value={repeat}
           onChange={setRepeat}
           type="password"
           autoComplete="new-password"
         />
-        <p className="muted small">At least 8 characters.</p>
+        <p className="muted small">{t("account.atLeast8")}</p>
         {error && (
           <p className="error-text" role="alert">
             {error.text}
@@ -83,16 +83,16 @@ export function FirstAdmin({ onDone, onAlreadySetUp, onUseKey }: FirstAdminProps
         )}
         {error?.status === 409 && (
           <button type="button" onClick={onAlreadySetUp}>
-            Go to sign-in
+            {t("setup.goToSignIn")}
           </button>
         )}
         {error?.status === 403 && (
           <button type="button" onClick={onUseKey}>
-            Enter a server key
+            {t("setup.useKey")}
           </button>
         )}
         <button type="submit" className="primary" disabled={busy || !email.trim() || !password || !repeat}>
-          Create admin account
+          {t("setup.create")}
         </button>
       </form>
     </div>

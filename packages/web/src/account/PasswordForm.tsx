@@ -4,6 +4,7 @@
  */
 import { useState } from "react";
 import { errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { changePassword } from "./account-api";
 import { TextField } from "./TextField";
 
@@ -16,6 +17,7 @@ export interface PasswordFormProps {
 
 /** Renders the form. */
 export function PasswordForm({ apiKey, hasPassword }: PasswordFormProps) {
+  useLocale();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [repeat, setRepeat] = useState("");
@@ -23,13 +25,13 @@ export function PasswordForm({ apiKey, hasPassword }: PasswordFormProps) {
   const [busy, setBusy] = useState(false);
   const submit = async () => {
     if (next !== repeat) {
-      setOutcome({ ok: false, text: "The two new passwords differ. Type the same password twice." });
+      setOutcome({ ok: false, text: t("account.newPasswordsDiffer") });
       return;
     }
     setBusy(true);
     try {
       await changePassword(apiKey, current, next);
-      setOutcome({ ok: true, text: "Password changed." });
+      setOutcome({ ok: true, text: t("password.changed") });
       setCurrent("");
       setNext("");
       setRepeat("");
@@ -42,38 +44,44 @@ export function PasswordForm({ apiKey, hasPassword }: PasswordFormProps) {
   return (
     <form
       className="account-section narrow"
-      aria-label="Change password"
+      aria-label={t("account.changePassword")}
       onSubmit={(event) => {
         event.preventDefault();
         void submit();
       }}
     >
-      <h2>{hasPassword ? "Change password" : "Set a password"}</h2>
+      <h2>{hasPassword ? t("account.changePassword") : t("password.set")}</h2>
       {hasPassword && (
         <TextField
-          label="Current password"
+          label={t("password.current")}
           value={current}
           onChange={setCurrent}
           type="password"
           autoComplete="current-password"
         />
       )}
-      <TextField label="New password" value={next} onChange={setNext} type="password" autoComplete="new-password" />
       <TextField
-        label="Repeat new password"
+        label={t("password.new")}
+        value={next}
+        onChange={setNext}
+        type="password"
+        autoComplete="new-password"
+      />
+      <TextField
+        label={t("password.repeatNew")}
         value={repeat}
         onChange={setRepeat}
         type="password"
         autoComplete="new-password"
       />
-      <p className="muted small">At least 8 characters.</p>
+      <p className="muted small">{t("account.atLeast8")}</p>
       {outcome && (
         <p className={outcome.ok ? "ok-text" : "error-text"} role={outcome.ok ? "status" : "alert"}>
           {outcome.text}
         </p>
       )}
       <button type="submit" className="primary" disabled={busy || !next || !repeat || (hasPassword && !current)}>
-        Change password
+        {t("account.changePassword")}
       </button>
     </form>
   );

@@ -1,5 +1,6 @@
 /** The users page's limit editor for one user: a field per quota (blank = no limit), Save and Cancel. */
 import { useState } from "react";
+import { t, useLocale } from "../i18n";
 import type { Quotas } from "./account-api";
 import { limitText, QUOTA_FIELDS, quotaPatch } from "./quotas";
 
@@ -14,6 +15,7 @@ export interface QuotaEditorProps {
 
 /** Renders the editor. */
 export function QuotaEditor({ name, effective, defaults, onSave, onCancel }: QuotaEditorProps) {
+  useLocale();
   const [form, setForm] = useState(
     () =>
       Object.fromEntries(QUOTA_FIELDS.map(({ key }) => [key, limitText(effective[key])])) as Record<
@@ -25,7 +27,7 @@ export function QuotaEditor({ name, effective, defaults, onSave, onCancel }: Quo
   return (
     <form
       className="quota-editor"
-      aria-label={`Limits of ${name}`}
+      aria-label={t("quota.limitsOf", { name })}
       onSubmit={(event) => {
         event.preventDefault();
         const result = quotaPatch(effective, form);
@@ -35,15 +37,15 @@ export function QuotaEditor({ name, effective, defaults, onSave, onCancel }: Quo
     >
       {QUOTA_FIELDS.map(({ key, label }) => (
         <label key={key} className="field">
-          {label}
+          {t(label)}
           <input
             inputMode="numeric"
-            aria-label={label}
-            placeholder="no limit"
+            aria-label={t(label)}
+            placeholder={t("quota.noLimit")}
             value={form[key]}
             onChange={(event) => setForm({ ...form, [key]: event.target.value })}
           />
-          <span className="muted small">default: {defaults[key] === null ? "no limit" : defaults[key]}</span>
+          <span className="muted small">{t("quota.default", { value: defaults[key] ?? t("quota.noLimit") })}</span>
         </label>
       ))}
       {error && (
@@ -53,10 +55,10 @@ export function QuotaEditor({ name, effective, defaults, onSave, onCancel }: Quo
       )}
       <div className="row-buttons">
         <button type="submit" className="primary">
-          Save limits
+          {t("quota.save")}
         </button>
         <button type="button" onClick={onCancel}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </form>

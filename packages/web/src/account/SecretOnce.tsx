@@ -4,6 +4,7 @@
  */
 import { Check, Copy, TriangleAlert } from "lucide-react";
 import { useRef, useState } from "react";
+import { t, useLocale } from "../i18n";
 
 /** Props of {@link SecretOnce}. */
 export interface SecretOnceProps {
@@ -15,6 +16,7 @@ export interface SecretOnceProps {
 
 /** Renders the secret with its copy button and warning. */
 export function SecretOnce({ label, secret, onDone }: SecretOnceProps) {
+  useLocale();
   const [copied, setCopied] = useState<"yes" | "failed">();
   const field = useRef<HTMLInputElement>(null);
   const copy = async () => {
@@ -34,24 +36,21 @@ export function SecretOnce({ label, secret, onDone }: SecretOnceProps) {
         <input
           ref={field}
           readOnly
-          aria-label="Secret token"
+          aria-label={t("secret.token")}
           value={secret}
           onFocus={(event) => event.target.select()}
         />
         <button type="button" onClick={() => void copy()}>
           {copied === "yes" ? <Check size={14} aria-hidden /> : <Copy size={14} aria-hidden />}{" "}
-          {copied === "yes" ? "Copied" : "Copy"}
+          {copied === "yes" ? t("secret.copied") : t("secret.copy")}
         </button>
       </div>
       <p className="warning small" role="note">
-        <TriangleAlert size={14} aria-hidden /> Copy it now: it will not be shown again. The server keeps only a hash of
-        it.
+        <TriangleAlert size={14} aria-hidden /> {t("secret.warning")}
       </p>
-      {copied === "failed" && (
-        <p className="muted small">Copying was refused here; the token is selected, press Ctrl+C.</p>
-      )}
+      {copied === "failed" && <p className="muted small">{t("secret.copyRefused")}</p>}
       <button type="button" onClick={onDone}>
-        Done
+        {t("secret.done")}
       </button>
     </section>
   );

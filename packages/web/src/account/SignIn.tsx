@@ -7,6 +7,7 @@
 import { KeyRound, LogIn } from "lucide-react";
 import { useState } from "react";
 import { apiUrl, errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { type Providers, register, signIn } from "./account-api";
 import { TextField } from "./TextField";
 
@@ -21,6 +22,7 @@ export interface SignInProps {
 
 /** Renders the sign-in page. */
 export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
+  useLocale();
   const [mode, setMode] = useState<"sign-in" | "register">("sign-in");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -31,7 +33,7 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
 
   const submit = async () => {
     if (registering && password !== repeat) {
-      setError("The two passwords differ. Type the same password twice.");
+      setError(t("account.passwordsDiffer"));
       return;
     }
     setBusy(true);
@@ -49,18 +51,18 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
     <div className="center-page">
       <form
         className="card sign-in"
-        aria-label={registering ? "Create an account" : "Sign in"}
+        aria-label={registering ? t("signIn.createAccount") : t("signIn.signIn")}
         onSubmit={(event) => {
           event.preventDefault();
           void submit();
         }}
       >
         <h1>
-          <LogIn size={18} aria-hidden /> {registering ? "Create an account" : "Sign in to DeerFlow"}
+          <LogIn size={18} aria-hidden /> {registering ? t("signIn.createAccount") : t("signIn.title")}
         </h1>
-        <TextField label="User name or email" value={email} onChange={setEmail} autoComplete="username" autoFocus />
+        <TextField label={t("signIn.user")} value={email} onChange={setEmail} autoComplete="username" autoFocus />
         <TextField
-          label="Password"
+          label={t("account.password")}
           value={password}
           onChange={setPassword}
           type="password"
@@ -68,7 +70,7 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
         />
         {registering && (
           <TextField
-            label="Repeat password"
+            label={t("account.repeatPassword")}
             value={repeat}
             onChange={setRepeat}
             type="password"
@@ -81,7 +83,7 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
           </p>
         )}
         <button type="submit" className="primary" disabled={busy || !email.trim() || !password}>
-          {registering ? "Create account" : "Sign in"}
+          {registering ? t("signIn.create") : t("signIn.signIn")}
         </button>
         {!registering &&
           providers.providers.map((provider) => (
@@ -90,7 +92,7 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
               type="button"
               onClick={() => window.location.assign(`${apiUrl()}/v1/auth/oauth/${encodeURIComponent(provider.id)}`)}
             >
-              Sign in with {provider.name}
+              {t("signIn.with", { provider: provider.name })}
             </button>
           ))}
         <div className="links small">
@@ -100,11 +102,11 @@ export function SignIn({ providers, onSignedIn, onUseKey }: SignInProps) {
               className="link"
               onClick={() => (setMode(registering ? "sign-in" : "register"), setError(undefined))}
             >
-              {registering ? "I have an account" : "Create an account"}
+              {registering ? t("signIn.haveAccount") : t("signIn.createAccount")}
             </button>
           )}
           <button type="button" className="link" onClick={onUseKey}>
-            <KeyRound size={12} aria-hidden /> Use an API key instead
+            <KeyRound size={12} aria-hidden /> {t("signIn.useKey")}
           </button>
         </div>
       </form>

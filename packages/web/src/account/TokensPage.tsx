@@ -6,12 +6,13 @@
 import { Plus, Trash2 } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
 import { errorDetail } from "../api";
+import { formatDateTime, t, useLocale } from "../i18n";
 import { type ApiToken, createToken, listTokens, revokeToken } from "./account-api";
 import { SecretOnce } from "./SecretOnce";
 
-/** A date as the person reads it, or "never". */
+/** A date as the person reads it in the current language, or "never". */
 export function when(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleString() : "never";
+  return iso ? formatDateTime(iso) : t("tokens.never");
 }
 
 /** Props of {@link TokensPage}. */
@@ -21,6 +22,7 @@ export interface TokensPageProps {
 
 /** Renders the tokens page. */
 export function TokensPage({ apiKey }: TokensPageProps) {
+  useLocale();
   const [tokens, setTokens] = useState<ApiToken[]>();
   const [error, setError] = useState<string>();
   const [label, setLabel] = useState("");
@@ -60,15 +62,12 @@ export function TokensPage({ apiKey }: TokensPageProps) {
   };
 
   return (
-    <section className="account-section" aria-label="API tokens">
-      <h2>API tokens</h2>
-      <p className="muted">
-        A token lets a script or another client act as you: send it as <code>X-Api-Key</code> or{" "}
-        <code>Authorization: Bearer</code>. Revoke one you no longer use.
-      </p>
+    <section className="account-section" aria-label={t("account.tokens")}>
+      <h2>{t("account.tokens")}</h2>
+      <p className="muted">{t("tokens.intro", { header: "X-Api-Key", bearer: "Authorization: Bearer" })}</p>
       {created ? (
         <SecretOnce
-          label={created.name ? `New token “${created.name}”` : "New token"}
+          label={created.name ? t("tokens.newNamed", { name: created.name }) : t("tokens.new")}
           secret={created.token}
           onDone={() => setCreated(undefined)}
         />
@@ -81,14 +80,14 @@ export function TokensPage({ apiKey }: TokensPageProps) {
           }}
         >
           <input
-            aria-label="Token label"
-            placeholder="Label, e.g. laptop script"
+            aria-label={t("tokens.label")}
+            placeholder={t("tokens.labelPlaceholder")}
             maxLength={100}
             value={label}
             onChange={(event) => setLabel(event.target.value)}
           />
           <button type="submit" className="primary">
-            <Plus size={14} aria-hidden /> Create token
+            <Plus size={14} aria-hidden /> {t("tokens.create")}
           </button>
         </form>
       )}
@@ -97,26 +96,26 @@ export function TokensPage({ apiKey }: TokensPageProps) {
           {error}
         </p>
       )}
-      {tokens === undefined && !error && <p className="muted">Loading…</p>}
-      {tokens?.length === 0 && <p className="muted">No API tokens yet.</p>}
+      {tokens === undefined && !error && <p className="muted">{t("common.loading")}</p>}
+      {tokens?.length === 0 && <p className="muted">{t("tokens.empty")}</p>}
       {tokens && tokens.length > 0 && (
         <div className="table-wrap">
           <table className="data-table">
             <thead>
               <tr>
-                <th>Label</th>
-                <th>Token</th>
-                <th>Created</th>
-                <th>Last used</th>
+                <th>{t("tokens.colLabel")}</th>
+                <th>{t("tokens.colToken")}</th>
+                <th>{t("tokens.colCreated")}</th>
+                <th>{t("tokens.colLastUsed")}</th>
                 <th>
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t("common.actions")}</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {tokens.map((token) => (
                 <tr key={token.id} data-testid="token-row">
-                  <td>{token.name || <span className="muted">(no label)</span>}</td>
+                  <td>{token.name || <span className="muted">{t("tokens.noLabel")}</span>}</td>
                   <td>
                     <code>{token.prefix}…</code>
                   </td>
@@ -125,19 +124,19 @@ export function TokensPage({ apiKey }: TokensPageProps) {
                   <td className="actions">
                     {confirming === token.id ? (
                       <span className="confirm">
-                        Revoke? Clients using it stop working.
+                        {t("tokens.revokeConfirm")}
                         <button type="button" className="danger" onClick={() => void revoke(token.id)}>
-                          Revoke
+                          {t("tokens.revoke")}
                         </button>
                         <button type="button" onClick={() => setConfirming(undefined)}>
-                          Keep
+                          {t("common.keep")}
                         </button>
                       </span>
                     ) : (
                       <button
                         type="button"
                         className="icon-btn"
-                        aria-label={`Revoke ${token.name || token.prefix}`}
+                        aria-label={t("tokens.revokeNamed", { name: token.name || token.prefix })}
                         onClick={() => setConfirming(token.id)}
                       >
                         <Trash2 size={14} />

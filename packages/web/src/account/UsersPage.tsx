@@ -7,6 +7,7 @@
 import { Plus, SlidersHorizontal, Trash2 } from "lucide-react";
 import { Fragment, useCallback, useEffect, useState } from "react";
 import { errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { type AdminUser, createUser, listUsers, type Me, type Quotas, removeUser, updateUser } from "./account-api";
 import { QuotaEditor } from "./QuotaEditor";
 import { usageOf } from "./quotas";
@@ -20,6 +21,7 @@ export interface UsersPageProps {
 
 /** Renders the users page. */
 export function UsersPage({ apiKey, me }: UsersPageProps) {
+  useLocale();
   const [list, setList] = useState<{ users: AdminUser[]; default_quotas: Quotas }>();
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<{ name: string; token: string }>();
@@ -52,11 +54,11 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
   };
 
   return (
-    <section className="account-section" aria-label="Users">
-      <h2>Users</h2>
+    <section className="account-section" aria-label={t("account.users")}>
+      <h2>{t("account.users")}</h2>
       {created ? (
         <SecretOnce
-          label={`First API token of ${created.name}`}
+          label={t("users.firstToken", { name: created.name })}
           secret={created.token}
           onDone={() => setCreated(undefined)}
         />
@@ -75,20 +77,20 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
           {error}
         </p>
       )}
-      {list === undefined && !error && <p className="muted">Loading…</p>}
+      {list === undefined && !error && <p className="muted">{t("common.loading")}</p>}
       {list && (
         <div className="table-wrap">
           <table className="data-table users">
             <thead>
               <tr>
-                <th>User</th>
-                <th>Role</th>
-                <th>Runs today</th>
-                <th>Tokens today</th>
-                <th>Uploaded today</th>
-                <th>Running</th>
+                <th>{t("users.colUser")}</th>
+                <th>{t("users.colRole")}</th>
+                <th>{t("users.colRuns")}</th>
+                <th>{t("users.colTokens")}</th>
+                <th>{t("users.colUploaded")}</th>
+                <th>{t("users.colRunning")}</th>
                 <th>
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t("common.actions")}</span>
                 </th>
               </tr>
             </thead>
@@ -102,20 +104,20 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
                       <td>
                         {user.name}
                         {user.email && user.email !== user.name && <div className="muted small">{user.email}</div>}
-                        {self && <span className="muted small"> (you)</span>}
+                        {self && <span className="muted small">{t("users.you")}</span>}
                       </td>
                       <td>
                         <select
-                          aria-label={`Role of ${user.name}`}
+                          aria-label={t("users.roleOf", { name: user.name })}
                           value={user.admin ? "admin" : "user"}
                           disabled={self}
-                          title={self ? "Another admin can change your role" : undefined}
+                          title={self ? t("users.ownRole") : undefined}
                           onChange={(event) =>
                             void change(() => updateUser(apiKey, user.id, { admin: event.target.value === "admin" }))
                           }
                         >
-                          <option value="user">User</option>
-                          <option value="admin">Admin</option>
+                          <option value="user">{t("users.roleUser")}</option>
+                          <option value="admin">{t("users.roleAdmin")}</option>
                         </select>
                       </td>
                       <td>{usageOf(user.usage.runs, limits.runs_per_day)}</td>
@@ -126,7 +128,7 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
                         <button
                           type="button"
                           className="icon-btn"
-                          aria-label={`Edit limits of ${user.name}`}
+                          aria-label={t("users.editLimits", { name: user.name })}
                           onClick={() => setEditing(editing === user.id ? undefined : user.id)}
                         >
                           <SlidersHorizontal size={14} />
@@ -135,7 +137,7 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
                           <button
                             type="button"
                             className="icon-btn"
-                            aria-label={`Remove ${user.name}`}
+                            aria-label={t("users.remove", { name: user.name })}
                             onClick={() => setConfirming(user.id)}
                           >
                             <Trash2 size={14} />
@@ -146,11 +148,12 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
                     {confirming === user.id && (
                       <tr>
                         <td colSpan={7}>
-                          <div className="confirm" role="alertdialog" aria-label={`Remove ${user.name}?`}>
-                            <span>
-                              Remove {user.name}? This also deletes all their threads, runs and files, and cannot be
-                              undone.
-                            </span>
+                          <div
+                            className="confirm"
+                            role="alertdialog"
+                            aria-label={t("users.removeQuestion", { name: user.name })}
+                          >
+                            <span>{t("users.removeConfirm", { name: user.name })}</span>
                             <button
                               type="button"
                               className="danger"
@@ -159,10 +162,10 @@ export function UsersPage({ apiKey, me }: UsersPageProps) {
                                 void change(() => removeUser(apiKey, user.id));
                               }}
                             >
-                              Remove user
+                              {t("users.removeUser")}
                             </button>
                             <button type="button" onClick={() => setConfirming(undefined)}>
-                              Keep
+                              {t("common.keep")}
                             </button>
                           </div>
                         </td>
@@ -202,13 +205,14 @@ function NewUserForm({
 }: {
   onCreate: (user: { name: string; password?: string; admin: boolean }) => Promise<boolean>;
 }) {
+  useLocale();
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [admin, setAdmin] = useState(false);
   return (
     <form
       className="inline-form"
-      aria-label="New user"
+      aria-label={t("users.newUser")}
       onSubmit={(event) => {
         event.preventDefault();
         void onCreate({ name: name.trim(), ...(password ? { password } : {}), admin }).then((ok) => {
@@ -220,8 +224,8 @@ function NewUserForm({
       }}
     >
       <input
-        aria-label="New user's name or email"
-        placeholder="Name or email"
+        aria-label={t("users.newName")}
+        placeholder={t("users.namePlaceholder")}
         autoComplete="off"
         value={name}
         onChange={(event) => setName(event.target.value)}
@@ -229,17 +233,18 @@ function NewUserForm({
       />
       <input
         type="password"
-        aria-label="New user's password"
-        placeholder="Password (optional)"
+        aria-label={t("users.newPassword")}
+        placeholder={t("users.passwordPlaceholder")}
         autoComplete="new-password"
         value={password}
         onChange={(event) => setPassword(event.target.value)}
       />
       <label className="row">
-        <input type="checkbox" checked={admin} onChange={(event) => setAdmin(event.target.checked)} /> Admin
+        <input type="checkbox" checked={admin} onChange={(event) => setAdmin(event.target.checked)} />{" "}
+        {t("users.admin")}
       </label>
       <button type="submit" className="primary" disabled={!name.trim()}>
-        <Plus size={14} aria-hidden /> Create user
+        <Plus size={14} aria-hidden /> {t("users.create")}
       </button>
     </form>
   );

@@ -3,14 +3,15 @@
  * sends. Only changed fields are sent, so a limit that follows the server's default (`auth.quotas`)
  * keeps following it until someone sets it.
  */
+import { type MessageKey, t } from "../i18n";
 import type { Quotas } from "./account-api";
 
-/** The quotas in the order the page shows them, with their labels and units. */
-export const QUOTA_FIELDS: { key: keyof Quotas; label: string; bytes?: boolean }[] = [
-  { key: "concurrent_runs", label: "Runs at once" },
-  { key: "runs_per_day", label: "Runs per day" },
-  { key: "tokens_per_day", label: "Tokens per day" },
-  { key: "upload_bytes_per_day", label: "Upload bytes per day", bytes: true },
+/** The quotas in the order the page shows them, with their label keys and units. */
+export const QUOTA_FIELDS: { key: keyof Quotas; label: MessageKey; bytes?: boolean }[] = [
+  { key: "concurrent_runs", label: "quota.concurrentRuns" },
+  { key: "runs_per_day", label: "quota.runsPerDay" },
+  { key: "tokens_per_day", label: "quota.tokensPerDay" },
+  { key: "upload_bytes_per_day", label: "quota.uploadBytesPerDay", bytes: true },
 ];
 
 /**
@@ -34,7 +35,7 @@ export function formatBytes(bytes: number): string {
 /** "used / limit", with "no limit" for null. */
 export function usageOf(used: number, limit: number | null, bytes = false): string {
   const show = (n: number) => (bytes ? formatBytes(n) : n.toLocaleString());
-  return `${show(used)} / ${limit === null ? "no limit" : show(limit)}`;
+  return `${show(used)} / ${limit === null ? t("quota.noLimit") : show(limit)}`;
 }
 
 /** The form's text for a limit: blank for unlimited. */
@@ -60,7 +61,8 @@ export function quotaPatch(
     const text = form[key].trim();
     const value = text === "" ? null : Number(text);
     if (value !== null && !(Number.isInteger(value) && value >= 0))
-      return { error: `${label}: "${text}" is not a whole number. Enter 0 or more, or leave it blank for no limit.` };
+      return { error: t("quota.notWhole", { label: t(label), text }) };
+
     if (value !== effective[key]) patch[key] = value;
   }
   return { patch };

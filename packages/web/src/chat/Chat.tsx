@@ -12,8 +12,10 @@ import { AlertCircle, FileText, RotateCcw } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { errorDetail, isUnauthorized } from "../api";
 import { Approvals, pendingApprovals } from "../harness/Approval";
+import { t, useLocale } from "../i18n";
 import { Clarification } from "../harness/Clarification";
 import { Plan, type Todo } from "../harness/Plan";
+import { RunChanges } from "../harness/RunChanges";
 import { Subagents } from "../harness/Subagents";
 import { applyBatchEvent, type BatchProgress } from "../harness/batches";
 import {
@@ -85,6 +87,7 @@ export function Chat({
   const refusal = useRef<unknown>(undefined);
   const [refusedIds, setRefusedIds] = useState<ReadonlySet<string>>(() => new Set());
   const [compacted, setCompacted] = useState<string>();
+  useLocale();
   const stream = useStream<AgentState>({
     client,
     assistantId: "lead_agent",
@@ -129,7 +132,7 @@ export function Chat({
 
   // `/compact` is not sent to the model: the gateway summarizes the thread's older messages now.
   const compact = async (): Promise<SendResult> => {
-    if (!threadId) return { error: "Nothing to compact yet: this conversation has no messages." };
+    if (!threadId) return { error: t("chat.nothingToCompactNew") };
     try {
       setCompacted(compactNotice(await compactThread(threadId, apiKey, settings.model || undefined)));
     } catch (error) {
@@ -158,8 +161,7 @@ export function Chat({
   useEffect(() => setGoalSet(undefined), [values?.goal?.set_at]);
   const goal = goalSet !== undefined ? goalSet : values?.goal;
   const runGoal = async (command: GoalCommand): Promise<string | undefined> => {
-    if (command.kind === "show")
-      return goal ? undefined : "No goal is set. Type /goal and what this conversation should achieve.";
+    if (command.kind === "show") return goal ? undefined : t("chat.noGoal");
     const next = command.kind === "clear" ? null : newGoal(command.objective);
     if (next && "error" in next) return next.error;
     try {
@@ -294,16 +296,14 @@ export function Chat({
       <div className="messages" aria-live="polite" ref={scroller}>
         {shown.length === 0 && !running && (
           <div className="empty">
-            <h1>What should DeerFlow do?</h1>
-            <p className="muted">
-              The agent plans, runs tools in a sandbox, delegates to subagents and writes files you can preview here.
-            </p>
+            <h1>{t("chat.emptyTitle")}</h1>
+            <p className="muted">{t("chat.emptyHint")}</p>
           </div>
         )}
         <GoalBanner goal={goal} onClear={() => void runGoal({ kind: "clear" })} />
         {values?.summary_text && (
           <div className="notice" data-testid="summary-notice">
-            Earlier messages of this conversation were summarised to fit the model's context.
+            {t("chat.summarised")}
           </div>
         )}
         <MessageList messages={messages} running={running} cards={allCards} batches={batches} scroller={scroller} />
@@ -332,6 +332,7 @@ export function Chat({
             onSuggestion={(text) => void send(text)}
           />
         )}
+        <RunChanges client={client} apiKey={apiKey} threadId={threadId} running={running} onOpen={onOpenArtifact} />
         {clarification && <Clarification request={clarification} onAnswer={(answer) => void send(answer)} />}
         {approvals.length > 0 && (
           <Approvals
@@ -342,14 +343,14 @@ export function Chat({
         )}
         {running && (
           <div className="working muted" data-testid="working">
-            <span className="dot" /> Working…
+            <span className="dot" /> {t("chat.working")}
           </div>
         )}
         {error != null && !running && !isUnauthorized(error) && error !== refusal.current && (
           <div className="run-error" role="alert" data-testid="run-error">
             <AlertCircle size={16} aria-hidden /> <span>{errorDetail(error)}</span>
             <button type="button" onClick={retry}>
-              <RotateCcw size={14} aria-hidden /> Retry
+              <RotateCcw size={14} aria-hidden /> {t("chat.retry")}
             </button>
           </div>
         )}

@@ -7,6 +7,7 @@
  */
 import { ArrowUp, Paperclip, Square, X } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { t, useLocale } from "../i18n";
 import { type GoalCommand, goalCommandOf } from "./goal";
 import { type ConversationRef, ReferenceChips, ReferencePicker } from "./ReferencePicker";
 
@@ -33,6 +34,7 @@ export interface ComposerProps {
 /** Renders the composer. */
 export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, conversations }: ComposerProps) {
   const storageKey = `deerflow.draft.${draftKey}`;
+  useLocale();
   const [text, setText] = useState(() => sessionStorage.getItem(storageKey) ?? "");
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
@@ -122,14 +124,14 @@ export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, 
               key={file.name}
               className={`chip file-chip ${refused[file.name] ? "refused" : ""}`}
               data-testid="file-chip"
-              title={refused[file.name] ?? `${file.size} bytes`}
+              title={refused[file.name] ?? t("chat.fileBytes", { size: file.size })}
             >
               {file.name}
               {refused[file.name] && <span className="chip-reason">{refused[file.name]}</span>}
               <button
                 type="button"
                 className="icon-btn"
-                aria-label={`Remove ${file.name}`}
+                aria-label={t("chat.removeFile", { name: file.name })}
                 onClick={() => setFiles(files.filter((f) => f !== file))}
               >
                 <X size={12} />
@@ -144,14 +146,14 @@ export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, 
         type="file"
         multiple
         hidden
-        aria-label="Attach files"
+        aria-label={t("chat.attach")}
         onChange={(event) => (addFiles(event.target.files), (event.target.value = ""))}
       />
       <button
         type="button"
         className="icon-btn attach"
-        aria-label="Attach files"
-        title="Attach files (or paste or drop them)"
+        aria-label={t("chat.attach")}
+        title={t("chat.attachTitle")}
         onClick={() => picker.current?.click()}
       >
         <Paperclip size={16} />
@@ -159,9 +161,9 @@ export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, 
       {conversations && <ReferencePicker conversations={conversations} picked={refs} onChange={setRefs} />}
       <textarea
         ref={area}
-        aria-label="Message"
-        placeholder="Ask DeerFlow to do something…"
-        title="Enter sends, Shift+Enter starts a new line"
+        aria-label={t("chat.message")}
+        placeholder={t("chat.placeholder")}
+        title={t("chat.enterHint")}
         value={text}
         rows={Math.min(8, Math.max(1, text.split("\n").length))}
         onChange={(event) => setText(event.target.value)}
@@ -174,15 +176,21 @@ export function Composer({ draftKey, running, disabled, onSend, onStop, onGoal, 
         }}
       />
       {running ? (
-        <button type="button" className="icon-btn stop" aria-label="Stop" title="Stop the run" onClick={onStop}>
+        <button
+          type="button"
+          className="icon-btn stop"
+          aria-label={t("chat.stop")}
+          title={t("chat.stopTitle")}
+          onClick={onStop}
+        >
           <Square size={16} />
         </button>
       ) : (
         <button
           type="submit"
           className="icon-btn send"
-          aria-label="Send"
-          title="Send (Enter)"
+          aria-label={t("chat.send")}
+          title={t("chat.sendTitle")}
           disabled={!text.trim() || disabled || sending}
         >
           <ArrowUp size={16} />

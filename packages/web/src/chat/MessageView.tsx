@@ -10,6 +10,7 @@ import { memo } from "react";
 import { Subagents } from "../harness/Subagents";
 import type { BatchProgress } from "../harness/batches";
 import type { SubagentCard } from "../harness/subagents";
+import { t, useLocale } from "../i18n";
 import { Markdown } from "./Markdown";
 import { reasoningOf, shownText, type ToolCallView } from "./messages";
 import { sameCards, sameMessage, sameProgress, sameTools } from "./same-message";
@@ -38,6 +39,7 @@ function countRender(message: Message): void {
 /** Renders a human or AI message. */
 export const MessageView = memo(
   function MessageView({ message, tools, running, subagents = [], batches = [] }: MessageViewProps) {
+    useLocale();
     countRender(message);
     const text = shownText(message);
     if (message.type === "human") {
@@ -66,7 +68,7 @@ export const MessageView = memo(
         {reasoning && (
           <details className="reasoning">
             <summary>
-              <Brain size={14} aria-hidden /> Reasoning
+              <Brain size={14} aria-hidden /> {t("chat.reasoning")}
             </summary>
             <div className="reasoning-text">{reasoning}</div>
           </details>

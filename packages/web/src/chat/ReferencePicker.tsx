@@ -4,6 +4,7 @@
  */
 import { MessagesSquare, X } from "lucide-react";
 import { useState } from "react";
+import { t, useLocale } from "../i18n";
 
 /** Most conversations one message can reference (the harness reads at most three per message). */
 export const MAX_REFERENCES = 3;
@@ -24,6 +25,7 @@ export interface ReferencePickerProps {
 
 /** The button and the list. */
 export function ReferencePicker({ conversations, picked, onChange }: ReferencePickerProps) {
+  useLocale();
   const [open, setOpen] = useState(false);
   const full = picked.length >= MAX_REFERENCES;
   const isPicked = (id: string) => picked.some((ref) => ref.thread_id === id);
@@ -32,16 +34,16 @@ export function ReferencePicker({ conversations, picked, onChange }: ReferencePi
       <button
         type="button"
         className="icon-btn attach"
-        aria-label="Reference a conversation"
+        aria-label={t("chat.referenceConversation")}
         aria-expanded={open}
-        title={`Reference earlier conversations (up to ${MAX_REFERENCES})`}
+        title={t("chat.referenceTitle", { max: MAX_REFERENCES })}
         onClick={() => setOpen(!open)}
       >
         <MessagesSquare size={16} />
       </button>
       {open && (
-        <ul className="reference-list" aria-label="Conversations to reference">
-          {conversations.length === 0 && <li className="muted">No other conversations yet.</li>}
+        <ul className="reference-list" aria-label={t("chat.referenceList")}>
+          {conversations.length === 0 && <li className="muted">{t("chat.noOtherConversations")}</li>}
           {conversations.map((conversation) => (
             <li key={conversation.id}>
               <button
@@ -64,6 +66,7 @@ export function ReferencePicker({ conversations, picked, onChange }: ReferencePi
 
 /** The picked conversations as chips, each removable. */
 export function ReferenceChips({ picked, onChange }: Omit<ReferencePickerProps, "conversations">) {
+  useLocale();
   if (picked.length === 0) return null;
   return (
     <div className="file-chips">
@@ -73,7 +76,7 @@ export function ReferenceChips({ picked, onChange }: Omit<ReferencePickerProps, 
           <button
             type="button"
             className="icon-btn"
-            aria-label={`Remove reference ${ref.title ?? ref.thread_id}`}
+            aria-label={t("chat.removeReference", { title: ref.title ?? ref.thread_id })}
             onClick={() => onChange(picked.filter((other) => other.thread_id !== ref.thread_id))}
           >
             <X size={12} />

@@ -30,19 +30,20 @@ export function ToolCard({
         <Wrench size={14} aria-hidden />
         <span className="tool-name">{call.name}</span>
         <span className="tool-args">{shortArgs(call.args ?? {})}</span>
-        {state === "running" && <Loader2 size={14} className="spin" aria-label="running" />}
-        {state === "done" && <Check size={14} aria-label="done" />}
-        {state === "error" && <AlertTriangle size={14} aria-label="failed" />}
+        {state === "running" && <Loader2 size={14} className="spin" aria-label={t("chat.toolRunning")} />}
+        {state === "done" && <Check size={14} aria-label={t("chat.toolDone")} />}
+        {state === "error" && <AlertTriangle size={14} aria-label={t("chat.toolFailed")} />}
       </button>
       {progress && <BatchBar progress={progress} />}
       {!open && result && <div className="tool-preview">{result.text.slice(0, 160)}</div>}
       {open && (
         <div className="tool-body">
-          <div className="label">Arguments</div>
+          <div className="label">{t("chat.arguments")}</div>
           <pre>{JSON.stringify(call.args ?? {}, null, 2)}</pre>
           {result && (
             <>
-              <div className="label">{result.error ? "Error" : "Result"}</div>
+              <div className="label">{result.error ? t("chat.error") : t("chat.result")}</div>
+
               <pre>{result.text}</pre>
             </>
           )}

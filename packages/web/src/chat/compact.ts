@@ -5,6 +5,7 @@
  * the summary and the recent messages.
  */
 import { apiFetch } from "../api";
+import { t } from "../i18n";
 
 /** The gateway's answer (DeerFlow's `ThreadCompactResponse`). */
 export interface CompactResult {
@@ -39,6 +40,7 @@ export async function compactThread(
 
 /** The line shown after a compaction. */
 export function compactNotice(result: CompactResult): string {
-  if (!result.compacted) return "Nothing to compact yet: every message is in the recent part the thread keeps.";
-  return `Compacted: ${result.removed_message_count} earlier message${result.removed_message_count === 1 ? "" : "s"} summarised. The chat stays visible here; the next replies use the summary and the recent messages.`;
+  if (!result.compacted) return t("chat.nothingToCompact");
+  const count = result.removed_message_count;
+  return count === 1 ? t("chat.compactedOne") : t("chat.compacted", { count });
 }

@@ -3,6 +3,7 @@
  * holds the original; the web app does not import the harness). `/goal <text>` sets the thread's
  * goal, `/goal` shows it, `/goal clear` (or reset, off) removes it.
  */
+import { t } from "../i18n";
 
 /** The thread's goal as the state holds it. */
 export interface Goal {
@@ -31,6 +32,7 @@ export function goalCommandOf(text: string): GoalCommand | undefined {
 export function newGoal(objective: string, now = new Date()): Goal | { error: string } {
   const text = objective.split(/\s+/).filter(Boolean).join(" ");
   if (text.length > GOAL_MAX_CHARS)
-    return { error: `The goal is ${text.length} characters; at most ${GOAL_MAX_CHARS} are kept. Shorten it.` };
+    return { error: t("chat.goalTooLong", { length: text.length, max: GOAL_MAX_CHARS }) };
+
   return { objective: text, set_at: now.toISOString() };
 }

@@ -4,6 +4,7 @@
  * A refusal comes back per file, so the composer can show the reason on that file's chip.
  */
 import { apiFetch } from "../api";
+import { t } from "../i18n";
 
 /** A file as the server stored it. */
 export interface UploadedFile {
@@ -38,9 +39,7 @@ export async function uploadFiles(threadId: string, files: File[], apiKey: strin
   } catch (error) {
     const status = (error as { status?: number }).status;
     const reason =
-      status === 404 || status === 405
-        ? "This server does not accept uploads (its upload route is missing)."
-        : (error as Error).message.replace(/^HTTP \d+: /, "");
+      status === 404 || status === 405 ? t("chat.noUploads") : (error as Error).message.replace(/^HTTP \d+: /, "");
     return { stored: [], refused: Object.fromEntries(files.map((file) => [file.name, reason])) };
   }
 }

@@ -6,6 +6,7 @@
  */
 import { ShieldQuestionMark } from "lucide-react";
 import { useState } from "react";
+import { t, useLocale } from "../i18n";
 
 /** The interrupt value of a call waiting for approval (the harness's `ApprovalRequest`). */
 export interface ApprovalRequest {
@@ -55,6 +56,7 @@ export function Approvals({
   approvals: readonly PendingApproval[];
   onResume: (value: ApprovalDecision | Record<string, ApprovalDecision>) => void;
 }) {
+  useLocale();
   const [decisions, setDecisions] = useState<ReadonlyMap<string, ApprovalDecision>>(() => new Map());
   const [reasons, setReasons] = useState<ReadonlyMap<string, string>>(() => new Map());
   const decide = (interruptId: string, approved: boolean) => {
@@ -71,24 +73,24 @@ export function Approvals({
         return (
           <div key={interruptId} className="approval" data-testid="approval">
             <div className="clarification-q">
-              <ShieldQuestionMark size={16} aria-hidden /> Run <code>{request.tool_name}</code>?
+              <ShieldQuestionMark size={16} aria-hidden /> <ToolQuestion tool={request.tool_name} />
             </div>
             <pre className="approval-args">{JSON.stringify(request.args, null, 2)}</pre>
             {decided ? (
-              <div className="muted">{decided.approved ? "Approved" : "Denied"}</div>
+              <div className="muted">{decided.approved ? t("approval.approved") : t("approval.denied")}</div>
             ) : (
               <div className="approval-actions">
                 <input
-                  aria-label={`Reason for denying ${request.tool_name} (optional)`}
-                  placeholder="Reason (optional, for Deny)"
+                  aria-label={t("approval.reasonFor", { tool: request.tool_name })}
+                  placeholder={t("approval.reasonPlaceholder")}
                   value={reasons.get(interruptId) ?? ""}
                   onChange={(event) => setReasons(new Map(reasons).set(interruptId, event.target.value))}
                 />
                 <button type="button" className="option" onClick={() => decide(interruptId, true)}>
-                  Approve
+                  {t("approval.approve")}
                 </button>
                 <button type="button" onClick={() => decide(interruptId, false)}>
-                  Deny
+                  {t("approval.deny")}
                 </button>
               </div>
             )}
@@ -96,5 +98,17 @@ export function Approvals({
         );
       })}
     </section>
+  );
+}
+
+/** "Run <code>tool</code>?" in the current language, with the tool's name as code wherever the sentence puts it. */
+function ToolQuestion({ tool }: { tool: string }) {
+  const [before, after = ""] = t("approval.run", { tool: "\u0000" }).split("\u0000");
+  return (
+    <>
+      {before}
+      <code>{tool}</code>
+      {after}
+    </>
   );
 }

@@ -8,6 +8,7 @@ import { Download, FileText, X } from "lucide-react";
 import { useEffect, useState } from "react";
 import { apiFetch, artifactPath } from "../api";
 import { CodeBlock, Markdown } from "../chat/Markdown";
+import { t, useLocale } from "../i18n";
 import { parseCsv } from "./csv";
 
 type Kind = "markdown" | "html" | "image" | "csv" | "text";
@@ -41,6 +42,7 @@ async function download(threadId: string, virtualPath: string, apiKey: string | 
 
 function Preview({ threadId, path, apiKey }: { threadId: string; path: string; apiKey: string | undefined }) {
   const kind = previewKind(path);
+  useLocale();
   const [content, setContent] = useState<{ text?: string; url?: string; error?: string }>({});
   useEffect(() => {
     let alive = true;
@@ -64,11 +66,9 @@ function Preview({ threadId, path, apiKey }: { threadId: string; path: string; a
   }, [threadId, path, apiKey, kind]);
   if (content.error)
     return (
-      <div className="error-text">
-        Could not load {baseName(path)}: {content.error}
-      </div>
+      <div className="error-text">{t("artifacts.couldNotLoad", { name: baseName(path), error: content.error })}</div>
     );
-  if (content.text === undefined && !content.url) return <div className="muted">Loading…</div>;
+  if (content.text === undefined && !content.url) return <div className="muted">{t("common.loading")}</div>;
   const text = content.text ?? "";
   switch (kind) {
     case "markdown":
@@ -119,12 +119,13 @@ export interface ArtifactsProps {
 
 /** Renders the panel. */
 export function Artifacts({ threadId, paths, apiKey, selected, onSelect, onClose }: ArtifactsProps) {
+  useLocale();
   const [error, setError] = useState<string>();
   return (
-    <aside className="artifacts" aria-label="Artifacts" data-testid="artifacts">
+    <aside className="artifacts" aria-label={t("artifacts.title")} data-testid="artifacts">
       <div className="panel-head">
-        <span>Artifacts</span>
-        <button type="button" className="icon-btn" aria-label="Close artifacts" onClick={onClose}>
+        <span>{t("artifacts.title")}</span>
+        <button type="button" className="icon-btn" aria-label={t("artifacts.close")} onClick={onClose}>
           <X size={16} />
         </button>
       </div>
@@ -142,7 +143,7 @@ export function Artifacts({ threadId, paths, apiKey, selected, onSelect, onClose
             <button
               type="button"
               className="icon-btn"
-              aria-label={`Download ${baseName(path)}`}
+              aria-label={t("artifacts.download", { name: baseName(path) })}
               onClick={() => download(threadId, path, apiKey).catch((e: Error) => setError(e.message))}
             >
               <Download size={14} />

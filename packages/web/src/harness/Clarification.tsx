@@ -4,11 +4,13 @@
  */
 import { HelpCircle } from "lucide-react";
 import { useState } from "react";
+import { t, useLocale } from "../i18n";
 import type { Clarification as ClarificationData } from "../chat/messages";
 import { ClarificationForm } from "./ClarificationForm";
 
 /** Renders the question; choosing an option or typing an answer sends it as the user's reply. */
 export function Clarification({ request, onAnswer }: { request: ClarificationData; onAnswer: (text: string) => void }) {
+  useLocale();
   const [answer, setAnswer] = useState("");
   if (request.fields)
     return (
@@ -41,13 +43,13 @@ export function Clarification({ request, onAnswer }: { request: ClarificationDat
         }}
       >
         <input
-          aria-label="Your answer"
-          placeholder={request.options.length > 0 ? "Or type another answer" : "Your answer"}
+          aria-label={t("clarification.yourAnswer")}
+          placeholder={request.options.length > 0 ? t("clarification.otherAnswer") : t("clarification.yourAnswer")}
           value={answer}
           onChange={(event) => setAnswer(event.target.value)}
         />
         <button type="submit" disabled={!answer.trim()}>
-          Answer
+          {t("clarification.answer")}
         </button>
       </form>
     </section>

@@ -5,6 +5,7 @@
  */
 import { type FormEvent, useId, useState } from "react";
 import type { FormField } from "../chat/messages";
+import { t, useLocale } from "../i18n";
 
 /** A field's value while the form is filled in. */
 type FieldValue = string | string[] | boolean;
@@ -41,6 +42,7 @@ export function ClarificationForm({
   fields: readonly FormField[];
   onAnswer: (text: string) => void;
 }) {
+  useLocale();
   const [values, setValues] = useState<ReadonlyMap<string, FieldValue>>(() => new Map());
   const set = (name: string, value: FieldValue) => setValues((current) => new Map(current).set(name, value));
   const missing = missingFields(fields, values);
@@ -61,9 +63,9 @@ export function ClarificationForm({
       <button
         type="submit"
         disabled={missing.length > 0}
-        title={missing.length > 0 ? `Still needed: ${missing.join(", ")}` : undefined}
+        title={missing.length > 0 ? t("clarification.stillNeeded", { fields: missing.join(", ") }) : undefined}
       >
-        Send answers
+        {t("clarification.sendAnswers")}
       </button>
     </form>
   );
@@ -115,7 +117,8 @@ function FieldInput({
       <label htmlFor={id}>{label}</label>
       {field.type === "select" ? (
         <select id={id} value={text} onChange={(event) => onChange(event.target.value)}>
-          <option value="">Choose…</option>
+          <option value="">{t("clarification.choose")}</option>
+
           {(field.options ?? []).map((option) => (
             <option key={option.id} value={option.value}>
               {option.label}

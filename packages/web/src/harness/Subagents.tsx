@@ -45,7 +45,7 @@ function Verification({ card }: { card: SubagentCard }) {
 
 function seconds(card: SubagentCard, now: number): string {
   if (card.startedAt === undefined) return "";
-  return `${Math.max(0, Math.round(((card.endedAt ?? now) - card.startedAt) / 1000))}s`;
+  return t("subagents.seconds", { seconds: Math.max(0, Math.round(((card.endedAt ?? now) - card.startedAt) / 1000)) });
 }
 
 /** Renders the cards; nothing when no subagent ran. */
@@ -60,7 +60,7 @@ export function Subagents({ cards }: { cards: SubagentCard[] }) {
   }, [running]);
   if (cards.length === 0) return null;
   return (
-    <section className="subagents" aria-label="Subagents">
+    <section className="subagents" aria-label={t("subagents.title")}>
       {cards.map((card) => (
         <details
           key={card.id}
@@ -70,7 +70,7 @@ export function Subagents({ cards }: { cards: SubagentCard[] }) {
         >
           <summary>
             <Bot size={14} aria-hidden />
-            <span className="subagent-desc">{card.description || "Subagent"}</span>
+            <span className="subagent-desc">{card.description || t("subagents.default")}</span>
             <span className="muted">{card.subagentType}</span>
             <span className="muted">{seconds(card, now)}</span>
             {(card.flags?.length ?? 0) > 0 && (
@@ -82,14 +82,15 @@ export function Subagents({ cards }: { cards: SubagentCard[] }) {
               <span className="muted">{t("subagents.queued", { position: card.queuePosition })}</span>
             )}
             {card.status === "running" ? (
-              <Loader2 size={14} className="spin" aria-label="running" />
+              <Loader2 size={14} className="spin" aria-label={t("subagents.running")} />
             ) : card.status === "completed" ? (
-              <Check size={14} aria-label="completed" />
+              <Check size={14} aria-label={t("subagents.completed")} />
             ) : (
-              <X size={14} aria-label={card.status} />
+              <X size={14} aria-label={t(`subagents.${card.status}`)} />
             )}
           </summary>
-          {card.latestStep && <div className="subagent-step">Latest: {card.latestStep}</div>}
+          {card.latestStep && <div className="subagent-step">{t("subagents.latest", { step: card.latestStep })}</div>}
+
           {card.result && <div className="subagent-result">{card.result.slice(0, 2000)}</div>}
           {card.error && <div className="error-text">{card.error}</div>}
           <Verification card={card} />

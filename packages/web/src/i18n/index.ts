@@ -25,7 +25,8 @@ export function browserLocale(languages: readonly string[] = globalThis.navigato
   return "en";
 }
 
-function storedLocale(): Locale | undefined {
+/** The language picked in Settings, or `undefined` while the app follows the browser. */
+export function storedLocale(): Locale | undefined {
   try {
     const value = globalThis.localStorage?.getItem(STORAGE);
     return value === "en" || value === "zh" ? value : undefined;
@@ -79,4 +80,14 @@ export function t(key: MessageKey, vars?: Record<string, string | number>): stri
   const template = catalogs[current][key] ?? en[key];
   if (!vars) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+}
+
+/** The BCP 47 tag for `Intl` and `toLocaleString` in the current language. */
+export function intlLocale(): string {
+  return current === "zh" ? "zh-CN" : "en";
+}
+
+/** A date and time as the person reads it in the current language. */
+export function formatDateTime(value: string | number | Date): string {
+  return new Date(value).toLocaleString(intlLocale());
 }

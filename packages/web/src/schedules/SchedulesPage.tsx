@@ -7,6 +7,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { Pause, Play, Trash2 } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
 import { errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { navigate } from "../router";
 import { formatIn, presetOf } from "./schedule";
 import { TaskForm } from "./TaskForm";
@@ -22,6 +23,7 @@ export interface SchedulesPageProps {
 
 /** Renders the page. */
 export function SchedulesPage({ client }: SchedulesPageProps) {
+  useLocale();
   const [tasks, setTasks] = useState<ScheduledTask[]>();
   const [error, setError] = useState<string>();
   const [confirming, setConfirming] = useState<string>();
@@ -52,11 +54,9 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
 
   return (
     <div className="account-page">
-      <section className="account-section" aria-label="New scheduled task">
-        <h2>New scheduled task</h2>
-        <p className="muted">
-          The agent runs the prompt on a schedule, each time in a new chat that stays in your list.
-        </p>
+      <section className="account-section" aria-label={t("schedules.newTask")}>
+        <h2>{t("schedules.newTask")}</h2>
+        <p className="muted">{t("schedules.intro")}</p>
         <TaskForm
           onCreate={async (task) => {
             await createTask(client, task);
@@ -64,35 +64,37 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
           }}
         />
       </section>
-      <section className="account-section" aria-label="Scheduled tasks">
-        <h2>Scheduled tasks</h2>
+      <section className="account-section" aria-label={t("threads.schedules")}>
+        <h2>{t("threads.schedules")}</h2>
         {error && (
           <p className="error-text" role="alert">
             {error}
           </p>
         )}
-        {tasks === undefined && !error && <p className="muted">Loading…</p>}
-        {tasks?.length === 0 && <p className="muted">No scheduled tasks yet.</p>}
+        {tasks === undefined && !error && <p className="muted">{t("common.loading")}</p>}
+        {tasks?.length === 0 && <p className="muted">{t("schedules.empty")}</p>}
         {tasks && tasks.length > 0 && (
           <div className="table-wrap">
             <table className="data-table">
               <thead>
                 <tr>
-                  <th>Task</th>
-                  <th>Schedule</th>
-                  <th>Next run</th>
-                  <th>Last run</th>
+                  <th>{t("schedules.colTask")}</th>
+                  <th>{t("schedules.colSchedule")}</th>
+                  <th>{t("schedules.colNext")}</th>
+                  <th>{t("schedules.colLast")}</th>
                   <th>
-                    <span className="visually-hidden">Actions</span>
+                    <span className="visually-hidden">{t("common.actions")}</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
                 {tasks.map((task) => (
                   <tr key={task.cron_id} data-testid="task-row" data-cron-id={task.cron_id}>
-                    <td className="task-prompt">{promptOf(task) || <span className="muted">(no prompt)</span>}</td>
+                    <td className="task-prompt">
+                      {promptOf(task) || <span className="muted">{t("schedules.noPrompt")}</span>}
+                    </td>
                     <td>
-                      {presetOf(task.schedule)?.label ?? <code>{task.schedule}</code>}
+                      {presetLabel(task.schedule) ?? <code>{task.schedule}</code>}
                       <div className="muted small">{task.timezone ?? "UTC"}</div>
                     </td>
                     <td data-testid="next-run">
@@ -104,7 +106,7 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
                     <td className="actions">
                       {confirming === task.cron_id ? (
                         <span className="confirm">
-                          Delete this task? Chats it made stay.
+                          {t("schedules.deleteConfirm")}
                           <button
                             type="button"
                             className="danger"
@@ -113,10 +115,10 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
                               void change(() => deleteTask(client, task.cron_id));
                             }}
                           >
-                            Delete
+                            {t("common.delete")}
                           </button>
                           <button type="button" onClick={() => setConfirming(undefined)}>
-                            Keep
+                            {t("common.keep")}
                           </button>
                         </span>
                       ) : (
@@ -124,7 +126,9 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
                           <button
                             type="button"
                             className="icon-btn"
-                            aria-label={`${task.enabled ? "Pause" : "Resume"} ${promptOf(task)}`}
+                            aria-label={t(task.enabled ? "schedules.pause" : "schedules.resume", {
+                              task: promptOf(task),
+                            })}
                             onClick={() => void change(() => setEnabled(client, task.cron_id, !task.enabled))}
                           >
                             {task.enabled ? <Pause size={14} /> : <Play size={14} />}
@@ -132,7 +136,7 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
                           <button
                             type="button"
                             className="icon-btn"
-                            aria-label={`Delete ${promptOf(task)}`}
+                            aria-label={t("schedules.delete", { task: promptOf(task) })}
                             onClick={() => setConfirming(task.cron_id)}
                           >
                             <Trash2 size={14} />
@@ -153,8 +157,8 @@ export function SchedulesPage({ client }: SchedulesPageProps) {
 
 /** The next due time in the task's zone; "Paused" while paused, "No more runs" past its end. */
 function NextRun({ task }: { task: ScheduledTask }) {
-  if (!task.enabled) return <span className="muted">Paused</span>;
-  if (!task.next_run_date) return <span className="muted">No more runs</span>;
+  if (!task.enabled) return <span className="muted">{t("schedules.paused")}</span>;
+  if (!task.next_run_date) return <span className="muted">{t("schedules.noMoreRuns")}</span>;
   return <time dateTime={task.next_run_date}>{formatIn(new Date(task.next_run_date), task.timezone ?? "UTC")}</time>;
 }
 
@@ -178,7 +182,7 @@ function LastRun({ client, task }: { client: Client; task: ScheduledTask }) {
           )}
         </span>
       ) : (
-        <span className="muted">Never</span>
+        <span className="muted">{t("schedules.never")}</span>
       )}
       {threadId && (
         <a
@@ -188,11 +192,19 @@ function LastRun({ client, task }: { client: Client; task: ScheduledTask }) {
             navigate(`/threads/${encodeURIComponent(threadId)}`);
           }}
         >
-          Open thread
+          {t("schedules.openThread")}
         </a>
       )}
-      {Boolean(task.skipped) && <span className="muted small">{task.skipped} skipped (previous run still going)</span>}
+      {Boolean(task.skipped) && (
+        <span className="muted small">{t("schedules.skipped", { count: task.skipped ?? 0 })}</span>
+      )}
       {task.last_error && <span className="error-text small">{task.last_error}</span>}
     </div>
   );
+}
+
+/** The preset's name for a schedule, in the current language, or undefined for a custom one. */
+function presetLabel(schedule: string): string | undefined {
+  const preset = presetOf(schedule);
+  return preset && t(preset.label);
 }

@@ -6,6 +6,7 @@
 import { CalendarPlus } from "lucide-react";
 import { type FormEvent, useId, useMemo, useState } from "react";
 import { errorDetail } from "../api";
+import { t, useLocale } from "../i18n";
 import { browserTimeZone, CUSTOM, formatIn, knownTimeZones, nextTimes, PRESETS, presetOf } from "./schedule";
 import type { NewTask } from "./tasks";
 
@@ -36,6 +37,7 @@ function refusalOf(error: unknown): Refusal {
 
 /** Renders the form. */
 export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
+  useLocale();
   const [prompt, setPrompt] = useState("");
   const [schedule, setSchedule] = useState(PRESETS[0]!.cron);
   const [timezone, setTimezone] = useState(() => defaultTimezone ?? browserTimeZone());
@@ -70,20 +72,20 @@ export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
   const describedBy = (field: Refusal["field"]) => (refusal?.field === field ? `${ids}-${field}-error` : undefined);
 
   return (
-    <form className="task-form" aria-label="New scheduled task" onSubmit={(event) => void submit(event)}>
+    <form className="task-form" aria-label={t("schedules.newTask")} onSubmit={(event) => void submit(event)}>
       <label className="field">
-        Prompt
+        {t("schedules.prompt")}
         <textarea
           required
           rows={3}
-          placeholder="What should the agent do each time? e.g. Summarise the overnight alerts"
+          placeholder={t("schedules.promptPlaceholder")}
           value={prompt}
           onChange={(event) => setPrompt(event.target.value)}
         />
       </label>
       <div className="task-form-row">
         <div className="field">
-          <label htmlFor={`${ids}-repeat`}>Repeat</label>
+          <label htmlFor={`${ids}-repeat`}>{t("schedules.repeat")}</label>
           <select
             id={`${ids}-repeat`}
             value={presetOf(schedule)?.id ?? CUSTOM}
@@ -94,14 +96,14 @@ export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
           >
             {PRESETS.map((preset) => (
               <option key={preset.id} value={preset.id}>
-                {preset.label}
+                {t(preset.label)}
               </option>
             ))}
-            <option value={CUSTOM}>Custom (cron expression)</option>
+            <option value={CUSTOM}>{t("schedules.custom")}</option>
           </select>
         </div>
         <div className="field">
-          <label htmlFor={`${ids}-schedule`}>Cron schedule</label>
+          <label htmlFor={`${ids}-schedule`}>{t("schedules.cron")}</label>
           <input
             id={`${ids}-schedule`}
             className="mono"
@@ -112,12 +114,12 @@ export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
             spellCheck={false}
           />
           <span className="muted small" id={`${ids}-schedule-hint`}>
-            minute hour day-of-month month day-of-week
+            {t("schedules.cronHint")}
           </span>
           {refusalFor("schedule")}
         </div>
         <div className="field">
-          <label htmlFor={`${ids}-timezone`}>Time zone</label>
+          <label htmlFor={`${ids}-timezone`}>{t("schedules.timezone")}</label>
           <input
             id={`${ids}-timezone`}
             list={`${ids}-zones`}
@@ -139,9 +141,9 @@ export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
         {"times" in preview ? (
           <>
             <span className="muted small">
-              Next {PREVIEW_COUNT} runs ({timezone.trim()})
+              {t("schedules.nextRuns", { count: PREVIEW_COUNT, zone: timezone.trim() })}
             </span>
-            <ol aria-label="Next runs">
+            <ol aria-label={t("schedules.nextRunsLabel")}>
               {preview.times.map((time) => (
                 <li key={time.toISOString()}>
                   <time dateTime={time.toISOString()}>{formatIn(time, timezone.trim())}</time>
@@ -151,14 +153,14 @@ export function TaskForm({ onCreate, defaultTimezone, now }: TaskFormProps) {
           </>
         ) : (
           <span className="muted small" data-testid="preview-problem">
-            No preview: {preview.problem}
+            {t("schedules.noPreview", { problem: preview.problem })}
           </span>
         )}
       </div>
       {refusalFor("form")}
       <div>
         <button type="submit" className="primary" disabled={busy || !prompt.trim()}>
-          <CalendarPlus size={14} aria-hidden /> Create task
+          <CalendarPlus size={14} aria-hidden /> {t("schedules.create")}
         </button>
       </div>
     </form>

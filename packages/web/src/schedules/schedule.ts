@@ -4,20 +4,22 @@
  * written in that zone. The server is the judge of a schedule; the preview only shows what it will do.
  */
 import { Cron } from "croner";
+import { intlLocale, type MessageKey, t } from "../i18n";
 
 /** A schedule a person can pick by name instead of writing cron. */
 export interface Preset {
   id: string;
-  label: string;
+  /** The i18n key of its name; `t(preset.label)` shows it. */
+  label: MessageKey;
   cron: string;
 }
 
 /** The presets, in the order the picker offers them. */
 export const PRESETS: readonly Preset[] = [
-  { id: "weekdays-9", label: "Every weekday at 9:00", cron: "0 9 * * 1-5" },
-  { id: "daily-8", label: "Every day at 8:00", cron: "0 8 * * *" },
-  { id: "monday-9", label: "Every Monday at 9:00", cron: "0 9 * * 1" },
-  { id: "hourly", label: "Every hour", cron: "0 * * * *" },
+  { id: "weekdays-9", label: "schedules.preset.weekdays9", cron: "0 9 * * 1-5" },
+  { id: "daily-8", label: "schedules.preset.daily8", cron: "0 8 * * *" },
+  { id: "monday-9", label: "schedules.preset.monday9", cron: "0 9 * * 1" },
+  { id: "hourly", label: "schedules.preset.hourly", cron: "0 * * * *" },
 ];
 
 /** The picker's value for a schedule no preset names. */
@@ -49,12 +51,12 @@ export function nextTimes(
   const fields = schedule.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5)
     return {
-      problem: `A schedule has five fields (minute hour day-of-month month day-of-week); this has ${fields.length}.`,
+      problem: t("schedules.fiveFields", { count: fields.length }),
     };
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: timezone });
   } catch {
-    return { problem: `"${timezone}" is not a time zone this browser knows.` };
+    return { problem: t("schedules.unknownZone", { zone: timezone }) };
   }
   try {
     const cron = new Cron(fields.join(" "), { timezone, paused: true, mode: "5-part" });
@@ -68,10 +70,10 @@ export function nextTimes(
  * A due time as a person in `timezone` reads it: weekday, date and 24-hour time there.
  *
  * @example
- * formatIn(new Date("2026-12-01T01:00:00Z"), "Asia/Shanghai") // "Tue, Dec 1, 2026, 09:00" (in an English browser)
+ * formatIn(new Date("2026-12-01T01:00:00Z"), "Asia/Shanghai") // "Tue, Dec 1, 2026, 09:00" (in English)
  */
 export function formatIn(date: Date, timezone: string): string {
-  return date.toLocaleString(undefined, {
+  return date.toLocaleString(intlLocale(), {
     timeZone: timezone,
     weekday: "short",
     year: "numeric",

@@ -5,6 +5,7 @@
  */
 import { KeyRound } from "lucide-react";
 import { useState } from "react";
+import { t, useLocale } from "../i18n";
 
 /** Props of {@link ApiKeyForm}. */
 export interface ApiKeyFormProps {
@@ -16,6 +17,7 @@ export interface ApiKeyFormProps {
 
 /** Renders the key form. */
 export function ApiKeyForm({ rejected, onSave, onSignIn }: ApiKeyFormProps) {
+  useLocale();
   const [key, setKey] = useState("");
   return (
     <div className="center-page">
@@ -27,28 +29,24 @@ export function ApiKeyForm({ rejected, onSave, onSignIn }: ApiKeyFormProps) {
         }}
       >
         <h1>
-          <KeyRound size={18} aria-hidden /> API key required
+          <KeyRound size={18} aria-hidden /> {t("apiKey.title")}
         </h1>
-        <p className="muted">
-          {onSignIn
-            ? "Paste one of your API tokens (account menu → API tokens, or deerflow users token NAME) or one of the server's keys."
-            : "This DeerFlow server requires an API key (server.api_keys or DEER_FLOW_API_KEYS on the server)."}
-        </p>
-        {rejected && <p className="error-text">The server did not accept that key. Check it and try again.</p>}
+        <p className="muted">{onSignIn ? t("apiKey.hintAccounts") : t("apiKey.hint")}</p>
+        {rejected && <p className="error-text">{t("apiKey.rejected")}</p>}
         <input
           type="password"
-          aria-label="API key"
-          placeholder="API key"
+          aria-label={t("apiKey.label")}
+          placeholder={t("apiKey.label")}
           value={key}
           onChange={(event) => setKey(event.target.value)}
           autoFocus
         />
         <button type="submit" disabled={!key.trim()}>
-          Continue
+          {t("apiKey.continue")}
         </button>
         {onSignIn && (
           <button type="button" className="link small" onClick={onSignIn}>
-            Sign in with a password instead
+            {t("apiKey.signInInstead")}
           </button>
         )}
       </form>

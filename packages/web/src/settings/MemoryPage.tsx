@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { apiFetch } from "../api";
+import { t, useLocale } from "../i18n";
 
 /** One fact as the memory routes return it. */
 export interface Fact {
@@ -26,6 +27,7 @@ export interface MemoryPageProps {
 
 /** Lists, edits, deletes and clears memory facts. */
 export function MemoryPage({ apiKey }: MemoryPageProps) {
+  useLocale();
   const [facts, setFacts] = useState<Fact[]>();
   const [error, setError] = useState<string>();
   const [editing, setEditing] = useState<{ id: string; content: string }>();
@@ -61,17 +63,17 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
   };
 
   return (
-    <section className="settings-page" aria-label="Memory">
+    <section className="settings-page" aria-label={t("settings.tab.memory")}>
       {error && (
         <p className="error-text small" role="alert">
           {error}
         </p>
       )}
       {facts === undefined ? (
-        <p className="muted small">Loading memory…</p>
+        <p className="muted small">{t("memory.loading")}</p>
       ) : facts.length === 0 ? (
         <p className="muted small" data-testid="memory-empty">
-          The agent remembers no facts yet.
+          {t("memory.empty")}
         </p>
       ) : (
         <ul className="facts">
@@ -80,16 +82,16 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
               {editing?.id === fact.id ? (
                 <>
                   <textarea
-                    aria-label="Fact content"
+                    aria-label={t("memory.factContent")}
                     value={editing.content}
                     onChange={(event) => setEditing({ id: fact.id, content: event.target.value })}
                   />
                   <div className="row">
                     <button type="button" onClick={() => void save()}>
-                      Save
+                      {t("common.save")}
                     </button>
                     <button type="button" onClick={() => setEditing(undefined)}>
-                      Cancel
+                      {t("common.cancel")}
                     </button>
                   </div>
                 </>
@@ -97,22 +99,22 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
                 <>
                   <p className="fact-content">{fact.content}</p>
                   <p className="muted small">
-                    {fact.category} · confidence {Math.round(fact.confidence * 100)}%
+                    {t("memory.confidence", { category: fact.category, percent: Math.round(fact.confidence * 100) })}
                   </p>
                   <div className="row">
                     <button
                       type="button"
-                      aria-label={`Edit fact: ${fact.content}`}
+                      aria-label={t("memory.editFact", { content: fact.content })}
                       onClick={() => setEditing({ id: fact.id, content: fact.content })}
                     >
-                      Edit
+                      {t("common.edit")}
                     </button>
                     <button
                       type="button"
-                      aria-label={`Delete fact: ${fact.content}`}
+                      aria-label={t("memory.deleteFact", { content: fact.content })}
                       onClick={() => void call(`/memory/facts/${encodeURIComponent(fact.id)}`, { method: "DELETE" })}
                     >
-                      Delete
+                      {t("common.delete")}
                     </button>
                   </div>
                 </>
@@ -124,22 +126,22 @@ export function MemoryPage({ apiKey }: MemoryPageProps) {
       {facts &&
         facts.length > 0 &&
         (confirmClear ? (
-          <div className="row" role="alertdialog" aria-label="Clear all memory?">
-            <span className="small">Forget every fact?</span>
+          <div className="row" role="alertdialog" aria-label={t("memory.clearConfirmLabel")}>
+            <span className="small">{t("memory.clearConfirm")}</span>
             <button
               type="button"
               className="danger"
               onClick={() => void call("/memory", { method: "DELETE" }).then(() => setConfirmClear(false))}
             >
-              Clear all
+              {t("memory.clearAll")}
             </button>
             <button type="button" onClick={() => setConfirmClear(false)}>
-              Keep
+              {t("common.keep")}
             </button>
           </div>
         ) : (
           <button type="button" onClick={() => setConfirmClear(true)}>
-            Clear memory…
+            {t("memory.clear")}
           </button>
         ))}
     </section>

@@ -3,9 +3,12 @@
  * theme), Memory (the agent's facts about the user) and Skills (enable/disable).
  */
 import { useState } from "react";
+import { type Locale, type MessageKey, setLocale, storedLocale, t, useLocale } from "../i18n";
+import { McpPage } from "./McpPage";
 import { MemoryPage } from "./MemoryPage";
 import type { Settings } from "./settings";
 import { SkillsPage } from "./SkillsPage";
+import { SubagentsPage } from "./SubagentsPage";
 
 /** Props of {@link SettingsPanel}. */
 export interface SettingsPanelProps {
@@ -17,19 +20,22 @@ export interface SettingsPanelProps {
   apiKey?: string;
 }
 
-type Tab = "general" | "memory" | "skills";
-const TABS: { id: Tab; label: string }[] = [
-  { id: "general", label: "General" },
-  { id: "memory", label: "Memory" },
-  { id: "skills", label: "Skills" },
+type Tab = "general" | "memory" | "skills" | "mcp" | "subagents";
+const TABS: { id: Tab; label: MessageKey }[] = [
+  { id: "general", label: "settings.tab.general" },
+  { id: "memory", label: "settings.tab.memory" },
+  { id: "skills", label: "settings.tab.skills" },
+  { id: "mcp", label: "settings.tab.mcp" },
+  { id: "subagents", label: "settings.tab.subagents" },
 ];
 
 /** Renders the settings popover content. */
 export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey }: SettingsPanelProps) {
+  useLocale();
   const [tab, setTab] = useState<Tab>("general");
   return (
-    <div className={`settings settings-${tab}`} role="dialog" aria-label="Settings">
-      <div className="tabs" role="tablist" aria-label="Settings pages">
+    <div className={`settings settings-${tab}`} role="dialog" aria-label={t("settings.title")}>
+      <div className="tabs" role="tablist" aria-label={t("settings.tabs")}>
         {TABS.map((item) => (
           <button
             key={item.id}
@@ -41,24 +47,33 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
             className={tab === item.id ? "tab active" : "tab"}
             onClick={() => setTab(item.id)}
           >
-            {item.label}
+            {t(item.label)}
           </button>
         ))}
       </div>
       <div id="settings-tabpanel" role="tabpanel" aria-labelledby={`settings-tab-${tab}`} className="tabpanel">
         {tab === "memory" && <MemoryPage apiKey={apiKey} />}
         {tab === "skills" && <SkillsPage apiKey={apiKey} />}
+        {tab === "mcp" && <McpPage apiKey={apiKey} />}
+        {tab === "subagents" && (
+          <SubagentsPage
+            apiKey={apiKey}
+            useSubagents={settings.subagents}
+            onUseSubagents={(subagents) => onChange({ subagents })}
+          />
+        )}
+
         {tab === "general" && (
           <>
             {models && models.length > 0 && (
               <label className="row">
-                Model
+                {t("settings.model")}
                 <select
-                  aria-label="Model"
+                  aria-label={t("settings.model")}
                   value={settings.model}
                   onChange={(event) => onChange({ model: event.target.value })}
                 >
-                  <option value="">Server default</option>
+                  <option value="">{t("settings.model.default")}</option>
                   {models.map((model) => (
                     <option key={model.name} value={model.name}>
                       {model.display_name ?? model.name}
@@ -73,7 +88,7 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
                 checked={settings.planMode}
                 onChange={(event) => onChange({ planMode: event.target.checked })}
               />{" "}
-              Plan mode
+              {t("settings.planMode")}
             </label>
             <label className="row">
               <input
@@ -81,7 +96,7 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
                 checked={settings.thinking}
                 onChange={(event) => onChange({ thinking: event.target.checked })}
               />{" "}
-              Thinking
+              {t("settings.thinking")}
             </label>
             <label className="row">
               <input
@@ -89,28 +104,53 @@ export function SettingsPanel({ settings, models, onChange, onForgetKey, apiKey 
                 checked={settings.subagents}
                 onChange={(event) => onChange({ subagents: event.target.checked })}
               />{" "}
-              Subagents
+              {t("settings.subagents")}
             </label>
             <label className="row">
-              Theme
+              {t("settings.theme")}
               <select
-                aria-label="Theme"
+                aria-label={t("settings.theme")}
                 value={settings.theme}
                 onChange={(event) => onChange({ theme: event.target.value as Settings["theme"] })}
               >
-                <option value="system">System</option>
-                <option value="light">Light</option>
-                <option value="dark">Dark</option>
+                <option value="system">{t("settings.theme.system")}</option>
+                <option value="light">{t("settings.theme.light")}</option>
+                <option value="dark">{t("settings.theme.dark")}</option>
               </select>
             </label>
+            <LanguageSelect />
             {onForgetKey && (
               <button type="button" onClick={onForgetKey}>
-                Forget API key
+                {t("settings.forgetKey")}
               </button>
             )}
           </>
         )}
       </div>
     </div>
+  );
+}
+
+/** Follow the browser, English or Chinese; the choice is kept in localStorage by the i18n module. */
+function LanguageSelect() {
+  useLocale();
+  const [choice, setChoice] = useState<Locale | "">(() => storedLocale() ?? "");
+  return (
+    <label className="row">
+      {t("settings.language")}
+      <select
+        aria-label={t("settings.language")}
+        value={choice}
+        onChange={(event) => {
+          const next = (event.target.value || undefined) as Locale | undefined;
+          setChoice(next ?? "");
+          setLocale(next);
+        }}
+      >
+        <option value="">{t("settings.language.browser")}</option>
+        <option value="en">{t("settings.language.en")}</option>
+        <option value="zh">{t("settings.language.zh")}</option>
+      </select>
+    </label>
   );
 }

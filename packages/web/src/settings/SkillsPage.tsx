@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { apiFetch } from "../api";
+import { t, useLocale } from "../i18n";
 
 /** One skill as `GET /api/skills` lists it. */
 export interface Skill {
@@ -21,6 +22,7 @@ export interface SkillsPageProps {
 
 /** Lists skills with enable/disable switches. */
 export function SkillsPage({ apiKey }: SkillsPageProps) {
+  useLocale();
   const [skills, setSkills] = useState<Skill[]>();
   const [error, setError] = useState<string>();
 
@@ -56,16 +58,16 @@ export function SkillsPage({ apiKey }: SkillsPageProps) {
   };
 
   return (
-    <section className="settings-page" aria-label="Skills">
+    <section className="settings-page" aria-label={t("settings.tab.skills")}>
       {error && (
         <p className="error-text small" role="alert">
           {error}
         </p>
       )}
       {skills === undefined ? (
-        <p className="muted small">Loading skills…</p>
+        <p className="muted small">{t("skills.loading")}</p>
       ) : skills.length === 0 ? (
-        <p className="muted small">No skills are installed.</p>
+        <p className="muted small">{t("skills.empty")}</p>
       ) : (
         <ul className="skills">
           {skills.map((skill) => (
@@ -75,7 +77,7 @@ export function SkillsPage({ apiKey }: SkillsPageProps) {
                   type="checkbox"
                   // biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox carries its checked state
                   role="switch"
-                  aria-label={`Enable ${skill.name}`}
+                  aria-label={t("skills.enable", { name: skill.name })}
                   checked={skill.enabled}
                   onChange={(event) => void toggle(skill, event.target.checked)}
                 />

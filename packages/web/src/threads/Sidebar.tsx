@@ -35,7 +35,7 @@ export function threadTitle(thread: Thread): string {
     (m) => m.type === "human",
   );
   if (first && typeof first.content === "string" && first.content) return first.content.slice(0, 60);
-  return "New chat";
+  return t("threads.newChat");
 }
 
 /**
@@ -43,7 +43,7 @@ export function threadTitle(thread: Thread): string {
  * streamed (newer than the list's copy), then the list's.
  */
 export function headerTitle(item: ThreadItem | undefined, streamed: string | null | undefined, open: boolean): string {
-  return item?.renamed ?? streamed ?? item?.title ?? (open ? "Chat" : "New chat");
+  return item?.renamed ?? streamed ?? item?.title ?? (open ? t("threads.chat") : t("threads.newChat"));
 }
 
 /** Loads the list (newest first). */
@@ -94,9 +94,9 @@ export function Sidebar({
   const [confirming, setConfirming] = useState<string>();
   const shown = threads.filter((thread) => thread.title.toLowerCase().includes(query.trim().toLowerCase()));
   return (
-    <nav className="sidebar" aria-label="Threads">
+    <nav className="sidebar" aria-label={t("threads.label")}>
       <button type="button" className="new-chat" onClick={onNew}>
-        <MessageSquarePlus size={16} aria-hidden /> New chat
+        <MessageSquarePlus size={16} aria-hidden /> {t("threads.newChat")}
       </button>
       <a
         href={SCHEDULES_URL}
@@ -107,7 +107,7 @@ export function Sidebar({
           onSchedules();
         }}
       >
-        <CalendarClock size={16} aria-hidden /> Scheduled tasks
+        <CalendarClock size={16} aria-hidden /> {t("threads.schedules")}
       </a>
       {onAgents && (
         <a
@@ -126,8 +126,8 @@ export function Sidebar({
         <Search size={14} aria-hidden />
         <input
           type="search"
-          placeholder="Search chats"
-          aria-label="Search chats"
+          placeholder={t("threads.search")}
+          aria-label={t("threads.search")}
           value={query}
           onChange={(event) => setQuery(event.target.value)}
         />
@@ -151,25 +151,30 @@ export function Sidebar({
               >
                 <input
                   autoFocus
-                  aria-label="New title"
+                  aria-label={t("threads.newTitle")}
                   value={editing.title}
                   onChange={(event) => setEditing({ id: thread.id, title: event.target.value })}
                 />
-                <button type="submit" className="icon-btn" aria-label="Save title">
+                <button type="submit" className="icon-btn" aria-label={t("threads.saveTitle")}>
                   <Check size={14} />
                 </button>
               </form>
             ) : confirming === thread.id ? (
               <div className="confirm">
-                <span>Delete this chat?</span>
+                <span>{t("threads.deleteConfirm")}</span>
                 <button
                   type="button"
                   className="danger"
                   onClick={() => (setConfirming(undefined), onDelete(thread.id))}
                 >
-                  Delete
+                  {t("common.delete")}
                 </button>
-                <button type="button" className="icon-btn" aria-label="Cancel" onClick={() => setConfirming(undefined)}>
+                <button
+                  type="button"
+                  className="icon-btn"
+                  aria-label={t("common.cancel")}
+                  onClick={() => setConfirming(undefined)}
+                >
                   <X size={14} />
                 </button>
               </div>
@@ -183,13 +188,13 @@ export function Sidebar({
                     onOpen(thread.id);
                   }}
                 >
-                  {thread.status === "busy" && <span className="dot" role="img" aria-label="running" />}
+                  {thread.status === "busy" && <span className="dot" role="img" aria-label={t("threads.running")} />}
                   {thread.title}
                 </a>
                 <button
                   type="button"
                   className="icon-btn"
-                  aria-label={`Rename ${thread.title}`}
+                  aria-label={t("threads.rename", { title: thread.title })}
                   onClick={() => setEditing({ id: thread.id, title: thread.title })}
                 >
                   <Pencil size={14} />
@@ -197,7 +202,7 @@ export function Sidebar({
                 <button
                   type="button"
                   className="icon-btn"
-                  aria-label={`Delete ${thread.title}`}
+                  aria-label={t("threads.delete", { title: thread.title })}
                   onClick={() => setConfirming(thread.id)}
                 >
                   <Trash2 size={14} />
@@ -206,7 +211,7 @@ export function Sidebar({
             )}
           </li>
         ))}
-        {shown.length === 0 && <li className="muted small">{query ? "No chat matches." : "No chats yet."}</li>}
+        {shown.length === 0 && <li className="muted small">{query ? t("threads.noMatch") : t("threads.empty")}</li>}
       </ul>
     </nav>
   );
