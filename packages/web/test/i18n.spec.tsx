@@ -26,7 +26,14 @@ describe("catalogs", () => {
 
   it("translate into Chinese (a Chinese string differs from the English one unless it is a name)", () => {
     const same = Object.keys(en).filter((key) => en[key as keyof typeof en] === zh[key as keyof typeof en]);
-    expect(same.sort()).toEqual(["mcp.url", "settings.language.en", "settings.language.zh", "settings.tab.mcp"]);
+    expect(same.sort()).toEqual([
+      "answer.exportJson",
+      "answer.exportMarkdown",
+      "mcp.url",
+      "settings.language.en",
+      "settings.language.zh",
+      "settings.tab.mcp",
+    ]);
   });
 });
 
