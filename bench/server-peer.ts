@@ -160,7 +160,7 @@ export async function measurePeer(options: {
   writeFileSync(configFile, fakeModelConfig(fake.url, "database: {backend: sqlite}"));
   const serves: Serve[] = [];
   try {
-    const cli = path.join(root, "packages/cli/dist/main.js");
+    const cli = path.join(root, "packages/cli/dist/bin/main.js");
     const oursServe = await startServe(cli, configFile, path.join(temp.path, "ours-home"));
     serves.push(oursServe);
     const peerServe = await startPeer(root, temp.path, configFile);

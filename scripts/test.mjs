@@ -20,6 +20,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { compiledPath, compileTests } from "./compile-tests.mjs";
 import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
 const commandStarted = Date.now();
@@ -147,10 +148,13 @@ const build = ensureBuiltConcurrently().then(
     console.error(`setup: the build failed (${error.message}); only the harness's own tests run.`);
   },
 );
+// The test files and the sources they import, compiled once (plain `node` per process, not tsx's hooks).
+const compile = await compileTests();
+console.error(`compiled ${compile.compiled} of ${compile.files} TypeScript files for the tests`);
 const setup = await systemSetup;
 process.stderr.write(setup.output);
 
-const env = { ...process.env, DEERFLOW_TEST: "1" };
+const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 
 let lastTimes = {};
@@ -163,11 +167,11 @@ const expected = (name) =>
   lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
 const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
 
-/** A file run alone (`--import tsx --test-reporter=spec`; not under `--test`, which adds a relaying process). */
+/** A file run alone, compiled (`--test-reporter=spec`; not under `--test`, which adds a relaying process). */
 function fileJob(file) {
   return {
     name: file,
-    command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
+    command: [process.execPath, "--test-reporter=spec", compiledPath(file)],
     cwd: root,
     needsBuild: !file.startsWith("packages/harness/"),
     files: [file],
@@ -193,8 +197,6 @@ function groupJobs(groupFiles, count, label) {
           name: `${label} group ${index + 1} of ${groups.length} (${group.files.length} files)`,
           command: [
             process.execPath,
-            "--import",
-            "tsx",
             "--test-reporter=spec",
             path.join("scripts", "test-group.mjs"),
             ...group.files.sort(),
