@@ -125,6 +125,7 @@ const systemSetup = background("bash", [
 ]);
 
 ensureInstalled();
+console.error(`setup: dependencies ready after ${seconds(commandStarted)} s`);
 
 // Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
 console.error("checking the tree with biome (lint, format, import layering)");
@@ -142,6 +143,7 @@ let buildState = "building";
 const build = ensureBuiltConcurrently().then(
   () => {
     buildState = "built";
+    console.error(`setup: packages built after ${seconds(commandStarted)} s`);
   },
   (error) => {
     buildState = "failed";
@@ -251,6 +253,19 @@ console.error(
   `running ${files.length} test files${jobs.some((job) => job.name === "vitest") ? " and vitest" : ""} in ${jobs.length} processes, ${concurrency} at a time`,
 );
 
+/**
+ * CPU seconds (user + system) of this process and of the children it has waited for, theirs included
+ * (Linux: /proc/self/stat's utime, stime, cutime, cstime, in clock ticks of 1/100 s); undefined elsewhere.
+ */
+function cpuSeconds() {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+    return ([11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0) / 100).toFixed(0);
+  } catch {
+    return undefined;
+  }
+}
+
 const COUNTS = ["tests", "pass", "fail", "cancelled", "skipped", "todo"];
 const totals = Object.fromEntries(COUNTS.map((key) => [key, 0]));
 const failed = [];
@@ -350,6 +365,8 @@ for (const [name, took] of times.slice(0, 10)) console.log(`${took.toFixed(1).pa
 console.log(
   `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
 );
+const cpu = cpuSeconds();
+if (cpu) console.log(`CPU: ${cpu} s (user and system, this command and every process it waited for)`);
 if (outsideTests.length > 0) {
   console.log(
     `\nspent over ${OUTSIDE_WARNING_SECONDS} s outside their tests (file-level before/after hooks, or a timer or handle left open after the last test):`,
