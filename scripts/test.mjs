@@ -124,7 +124,11 @@ const systemSetup = background("bash", [
   setupScripts.map((name) => `bash ${JSON.stringify(path.join(root, "scripts", name))}`).join("; ") || "true",
 ]);
 
-ensureInstalled();
+// better-sqlite3 compiles in the background (one core, about a minute) while lint, the compile of the
+// tests and the build use the other; the tests wait for it.
+const nativeAddon = ensureInstalled(console.error, { deferNative: true }).then(() =>
+  console.error(`setup: better-sqlite3 ready after ${seconds(commandStarted)} s`),
+);
 console.error(`setup: dependencies ready after ${seconds(commandStarted)} s`);
 
 // Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
@@ -154,6 +158,7 @@ const build = ensureBuiltConcurrently().then(
 const compile = await compileTests();
 console.error(`compiled ${compile.compiled} of ${compile.files} TypeScript files for the tests`);
 const setup = await systemSetup;
+await nativeAddon;
 process.stderr.write(setup.output);
 
 const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
