@@ -1,16 +1,17 @@
 // The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
 // for the sandbox tests, chromium for the web e2e tests, build), checks the whole tree with Biome (lint,
 // formatting, the import layering; about a second), then runs every *.test.ts under packages/ with
-// node:test through tsx, and the web app's component tests with Vitest. A lint failure does not hide the
+// node:test (compiled once by scripts/compile-tests.mjs, then plain `node`), and the web app's component tests with Vitest. A lint failure does not hide the
 // test results: the tests still run, and the command exits non-zero at the end.
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 //
-// Speed (docs/testing.md, "How long it takes"): the apt installs run in the background while the
-// dependencies install and the packages build; the web app builds beside the TypeScript packages, and
-// the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
+// Speed (docs/testing.md, "How long it takes"): the apt installs and better-sqlite3's compile run in the
+// background while the dependencies install and the packages build; the web app builds beside the
+// TypeScript packages, and the harness's own tests (its compiled sources, no build needed) run while
+// they build. Each test
 // file is its own process (run directly: `node --test` adds a relaying process per file), except the
 // harness's and the server's short files, which share a few processes (scripts/test-group.mjs: a process's start-up,
-// Node, tsx and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
+// Node and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
 // slowest first (times of the last run on this machine, else the list below) so the long files overlap
 // with the many short ones instead of finishing last. A file's output is printed whole when it ends
 // (never interleaved), and the run ends with the ten slowest files. DEERFLOW_TEST_CONCURRENCY sets how
