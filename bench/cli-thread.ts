@@ -38,7 +38,7 @@ export async function cliThread(
   log: (line: string) => void,
   keep = false,
 ): Promise<CliThreadFigures> {
-  const cli = path.join(root, "packages/cli/dist/main.js");
+  const cli = path.join(root, "packages/cli/dist/bin/main.js");
   let conversationBytes = 0;
   const fake = await startFakeOpenAIServer({
     script: (body) => {

@@ -108,7 +108,7 @@ function growth(): Record<string, VariantRun> {
 
 /** 5. Start-up: `deerflow --version` and a one-step demo run, medians of several runs. */
 function startup() {
-  const cli = path.join(root, "packages/cli/dist/main.js");
+  const cli = path.join(root, "packages/cli/dist/bin/main.js");
   const cwd = mkdtempSync(path.join(scratch, "startup-"));
   const env = { PATH: process.env.PATH ?? "", DEER_FLOW_HOME: path.join(cwd, ".deer-flow") };
   const time = (args: string[], runs: number) =>

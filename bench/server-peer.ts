@@ -207,7 +207,7 @@ export async function measurePeer(options: {
   const db = await testDatabase();
   let admin: pg.Client | undefined;
   try {
-    const cli = path.join(root, "packages/cli/dist/main.js");
+    const cli = path.join(root, "packages/cli/dist/bin/main.js");
     const oursServe = await startServe(cli, configFile, path.join(temp.path, "ours-home"));
     serves.push(oursServe);
     const peerServe = await startPeer(root, temp.path, configFile);

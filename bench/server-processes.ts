@@ -122,7 +122,7 @@ export async function measureProcesses(options: {
   modes: string[];
   log: (line: string) => void;
 }): Promise<{ rows: ProcessRow[]; skipped: string | null }> {
-  const cli = path.join(options.root, "packages/cli/dist/main.js");
+  const cli = path.join(options.root, "packages/cli/dist/bin/main.js");
   const total = options.quick ? 20 : 100;
   const fake = await startFakeOpenAIServer({
     script: () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }),

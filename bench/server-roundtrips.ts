@@ -87,7 +87,7 @@ export async function measureRoundTrips(options: {
     const countFile = path.join(temp.path, "pg-count.json");
     const preload = pathToFileURL(path.join(options.root, "bench/pg-count.mjs")).href;
     const serve = await startServe(
-      path.join(options.root, "packages/cli/dist/main.js"),
+      path.join(options.root, "packages/cli/dist/bin/main.js"),
       config,
       path.join(temp.path, "home"),
       {

@@ -5,6 +5,6 @@ import { ensureBuilt, ensureInstalled, root } from "./setup.mjs";
 
 ensureInstalled();
 ensureBuilt();
-const cli = path.join(root, "packages", "cli", "dist", "main.js");
+const cli = path.join(root, "packages", "cli", "dist", "bin", "main.js");
 const result = spawnSync(process.execPath, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
 process.exit(result.status ?? 1);

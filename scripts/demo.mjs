@@ -9,6 +9,6 @@ ensureInstalled();
 ensureBuilt();
 const args = process.argv.slice(2);
 const runArgs = args.length > 0 ? args : ["--plan", "Write a short note about what DeerFlow.ts is and present it"];
-const cli = path.join(root, "packages", "cli", "dist", "main.js");
+const cli = path.join(root, "packages", "cli", "dist", "bin", "main.js");
 const result = spawnSync(process.execPath, [cli, "run", ...runArgs], { stdio: "inherit" });
 process.exit(result.status ?? 1);

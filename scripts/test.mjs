@@ -1,16 +1,17 @@
 // The test command (`npm test`, called by .ci/run): sets up a fresh clone (dependencies, bubblewrap
 // for the sandbox tests, chromium for the web e2e tests, build), checks the whole tree with Biome (lint,
 // formatting, the import layering; about a second), then runs every *.test.ts under packages/ with
-// node:test through tsx, and the web app's component tests with Vitest. A lint failure does not hide the
+// node:test (compiled once by scripts/compile-tests.mjs, then plain `node`), and the web app's component tests with Vitest. A lint failure does not hide the
 // test results: the tests still run, and the command exits non-zero at the end.
 // Extra arguments are test file paths or substrings to select files ("web" also selects the Vitest run).
 //
-// Speed (docs/testing.md, "How long it takes"): the apt installs run in the background while the
-// dependencies install and the packages build; the web app builds beside the TypeScript packages, and
-// the harness's own tests (its sources through tsx, no build needed) run while they build. Each test
+// Speed (docs/testing.md, "How long it takes"): the apt installs and better-sqlite3's compile run in the
+// background while the dependencies install and the packages build; the web app builds beside the
+// TypeScript packages, and the harness's own tests (its compiled sources, no build needed) run while
+// they build. Each test
 // file is its own process (run directly: `node --test` adds a relaying process per file), except the
 // harness's and the server's short files, which share a few processes (scripts/test-group.mjs: a process's start-up,
-// Node, tsx and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
+// Node and langchain, costs more CPU than most of them; each file stays a suite of its own). Jobs start
 // slowest first (times of the last run on this machine, else the list below) so the long files overlap
 // with the many short ones instead of finishing last. A file's output is printed whole when it ends
 // (never interleaved), and the run ends with the ten slowest files. DEERFLOW_TEST_CONCURRENCY sets how
@@ -20,6 +21,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { compiledPath, compileTests } from "./compile-tests.mjs";
 import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
 const commandStarted = Date.now();
@@ -126,7 +128,12 @@ const systemSetup = background("bash", [
   setupScripts.map((name) => `bash ${JSON.stringify(path.join(root, "scripts", name))}`).join("; ") || "true",
 ]);
 
-ensureInstalled();
+// better-sqlite3 compiles in the background (one core, about a minute) while lint, the compile of the
+// tests and the build use the other; the tests wait for it.
+const nativeAddon = ensureInstalled(console.error, { deferNative: true }).then(() =>
+  console.error(`setup: better-sqlite3 ready after ${seconds(commandStarted)} s`),
+);
+console.error(`setup: dependencies ready after ${seconds(commandStarted)} s`);
 
 // Lint first (fast, and the cheapest failure to read); `npm run format` fixes formatting.
 console.error("checking the tree with biome (lint, format, import layering)");
@@ -144,16 +151,21 @@ let buildState = "building";
 const build = ensureBuiltConcurrently().then(
   () => {
     buildState = "built";
+    console.error(`setup: packages built after ${seconds(commandStarted)} s`);
   },
   (error) => {
     buildState = "failed";
     console.error(`setup: the build failed (${error.message}); only the harness's own tests run.`);
   },
 );
+// The test files and the sources they import, compiled once (plain `node` per process, not tsx's hooks).
+const compile = await compileTests();
+console.error(`compiled ${compile.compiled} of ${compile.files} TypeScript files for the tests`);
 const setup = await systemSetup;
+await nativeAddon;
 process.stderr.write(setup.output);
 
-const env = { ...process.env, DEERFLOW_TEST: "1" };
+const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 
 let lastTimes = {};
@@ -166,11 +178,11 @@ const expected = (name) =>
   lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
 const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
 
-/** A file run alone (`--import tsx --test-reporter=spec`; not under `--test`, which adds a relaying process). */
+/** A file run alone, compiled (`--test-reporter=spec`; not under `--test`, which adds a relaying process). */
 function fileJob(file) {
   return {
     name: file,
-    command: [process.execPath, "--import", "tsx", "--test-reporter=spec", file],
+    command: [process.execPath, "--test-reporter=spec", compiledPath(file)],
     cwd: root,
     needsBuild: !file.startsWith("packages/harness/"),
     files: [file],
@@ -196,8 +208,6 @@ function groupJobs(groupFiles, count, label) {
           name: `${label} group ${index + 1} of ${groups.length} (${group.files.length} files)`,
           command: [
             process.execPath,
-            "--import",
-            "tsx",
             "--test-reporter=spec",
             path.join("scripts", "test-group.mjs"),
             ...group.files.sort(),
@@ -251,6 +261,19 @@ jobs.sort((a, b) => jobSeconds(b) - jobSeconds(a) || a.name.localeCompare(b.name
 console.error(
   `running ${files.length} test files${jobs.some((job) => job.name === "vitest") ? " and vitest" : ""} in ${jobs.length} processes, ${concurrency} at a time`,
 );
+
+/**
+ * CPU seconds (user + system) of this process and of the children it has waited for, theirs included
+ * (Linux: /proc/self/stat's utime, stime, cutime, cstime, in clock ticks of 1/100 s); undefined elsewhere.
+ */
+function cpuSeconds() {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+    return ([11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0) / 100).toFixed(0);
+  } catch {
+    return undefined;
+  }
+}
 
 const COUNTS = ["tests", "pass", "fail", "cancelled", "skipped", "todo"];
 const totals = Object.fromEntries(COUNTS.map((key) => [key, 0]));
@@ -351,6 +374,8 @@ for (const [name, took] of times.slice(0, 10)) console.log(`${took.toFixed(1).pa
 console.log(
   `\n${COUNTS.map((key) => `${key} ${totals[key]}`).join(", ")}; ${seconds(testsStarted)} s from the first test file, ${seconds(commandStarted)} s in all (install, lint, build, tests)`,
 );
+const cpu = cpuSeconds();
+if (cpu) console.log(`CPU: ${cpu} s (user and system, this command and every process it waited for)`);
 if (outsideTests.length > 0) {
   console.log(
     `\nspent over ${OUTSIDE_WARNING_SECONDS} s outside their tests (file-level before/after hooks, or a timer or handle left open after the last test):`,

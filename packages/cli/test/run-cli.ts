@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/bin/main.js");
 
 /** What a finished CLI process left behind. */
 export interface CliResult {

@@ -241,7 +241,7 @@ test("a Last-Event-ID past the end of a finished run's log gets end at once (raw
 });
 
 test("deerflow serve --host 0.0.0.0 with a one-character DEER_FLOW_API_KEYS exits 2 naming the setting", async () => {
-  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/bin/main.js");
   const home = createTempHome();
   try {
     const serve = spawnServe(cli, ["--host", "0.0.0.0", "--port", "0"], {

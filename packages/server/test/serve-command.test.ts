@@ -14,7 +14,7 @@ import { gate, lastUserText, until } from "./helpers.js";
 import { addUser, issueToken } from "../src/auth/accounts.js";
 import { openSqliteUserStore } from "../src/auth/sqlite-users.js";
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/bin/main.js");
 
 const serve = (args: string[], env: Record<string, string>) => spawnServe(cli, args, { env });
 

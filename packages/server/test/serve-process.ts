@@ -22,7 +22,7 @@ import {
 } from "@deerflow/harness/testing";
 import { collect, gate, lastUserText } from "./helpers.js";
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/dist/bin/main.js");
 
 /** One running `deerflow serve`: its process, what it printed, its exit, and a client on its URL. */
 export interface ServeProcess {

@@ -14,7 +14,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, "../../..");
-const cli = path.join(repoRoot, "packages", "cli", "dist", "main.js");
+const cli = path.join(repoRoot, "packages", "cli", "dist", "bin", "main.js");
 const webBuild = path.join(repoRoot, "packages", "web", "dist", "index.html");
 export const CHROMIUM = process.env.DEERFLOW_CHROMIUM ?? "/usr/bin/chromium";
 

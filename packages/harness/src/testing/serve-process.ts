@@ -4,7 +4,7 @@
  * of guessing a port, and fails with the server's stderr when the process exits first.
  *
  * The kit lives in the harness, which does not depend on the CLI, so callers pass the path of the built
- * CLI (`packages/cli/dist/main.js`).
+ * CLI (`packages/cli/dist/bin/main.js`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
