@@ -315,6 +315,10 @@ export const ATTEMPTS: Array<[string, (s: Scene) => Promise<void>]> = [
   ["GET messages/page", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/messages/page`))],
   ["GET token-usage", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/token-usage`))],
   ["GET a run's changes", (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/changes`))],
+  [
+    "GET a run's workspace changes (DeerFlow's shape)",
+    (s) => missing(s.b.fetch(`/threads/${s.ids.thread}/runs/${s.ids.finishedRun}/workspace-changes`)),
+  ],
 
   [
     "POST runs/regenerate/prepare",

@@ -63,6 +63,39 @@ test("run changes: files written during the run, created or modified; older file
 
     const elsewhere = await fetch(`${t.url}/api/threads/${other.thread_id}/runs/${run.run_id}/changes`);
     assert.equal(elsewhere.status, 404, "a run of another thread");
+
+    // The same files as DeerFlow's frontend asks for them (core/workspace-changes/api.ts).
+    const deerflow = await fetch(
+      `${t.url}/api/threads/${thread.thread_id}/runs/${run.run_id}/workspace-changes?include_files=true&include_diff=true`,
+    );
+    assert.equal(deerflow.status, 200);
+    const review = (await deerflow.json()) as {
+      available: boolean;
+      summary: Record<string, unknown>;
+      files: Array<Record<string, unknown>>;
+    };
+    assert.equal(review.available, true);
+    assert.deepEqual(review.summary, {
+      created: 1,
+      modified: 1,
+      deleted: 0,
+      symlink_created: 0,
+      additions: 2,
+      deletions: 0,
+      truncated: false,
+    });
+    const plot = review.files.find((file) => file.path === "/mnt/user-data/outputs/charts/plot.csv")!;
+    assert.equal(plot.root, "outputs");
+    assert.equal(plot.status, "created");
+    assert.equal(plot.diff, "--- /dev/null\n+++ b/mnt/user-data/outputs/charts/plot.csv\n@@ -0,0 +1,2 @@\n+a,b\n+1,2");
+    const edited = review.files.find((file) => file.path === "/mnt/user-data/workspace/edited.txt")!;
+    assert.deepEqual([edited.status, edited.diff, edited.diff_unavailable_reason], ["modified", "", null]);
+    const summaryOnly = await fetch(
+      `${t.url}/api/threads/${thread.thread_id}/runs/${run.run_id}/workspace-changes?include_files=false`,
+    );
+    assert.deepEqual(((await summaryOnly.json()) as { files: unknown[] }).files, []);
+    const notTheirs = await fetch(`${t.url}/api/threads/${other.thread_id}/runs/${run.run_id}/workspace-changes`);
+    assert.equal(notTheirs.status, 404);
   } finally {
     await t.close();
   }

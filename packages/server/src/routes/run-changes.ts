@@ -12,14 +12,21 @@
  * (the user's) are never listed, symlinks are skipped, and at most {@link MAX_FILES} are listed.
  * The thread must be the caller's (the thread guard, and `requireThread` here); the run must be the
  * thread's, else 404.
+ *
+ * `GET /threads/{id}/runs/{run_id}/workspace-changes` answers the same files in the shape DeerFlow's
+ * frontend reads for its "files changed" badge and panel (`{available, version, summary, files, limits}`).
+ * DeerFlow records each file's contents before the run and diffs them; we keep no copy from before, so a
+ * created text file's diff is all additions and a modified file has no diff (its panel then says the
+ * diff is unavailable), and deletions are not seen.
  */
+import { createHash } from "node:crypto";
 import type { Dirent, Stats } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { threadUserDataDir } from "@deerflow/harness";
-import type { RegisterRoutes } from "../context.js";
+import type { RegisterRoutes, ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
-import { callerOf } from "../auth/caller.js";
+import { type Caller, callerOf } from "../auth/caller.js";
 import { requireThread } from "../runs/threads.js";
 import { threadDirId } from "./uploads.js";
 
@@ -56,37 +63,113 @@ async function walk(dir: string, virtual: string, visit: (file: string, stats: S
   }
 }
 
-/** Registers the changes route. */
+/** The files a run of the caller's thread created or changed, by the rules the module's comment gives. */
+async function runChanges(context: ServerContext, caller: Caller, threadId: string, runId: string) {
+  await requireThread(context, caller, threadId);
+  const run = await context.runs.get(runId);
+  if (!run || run.thread_id !== threadId) throw notFound(`Run ${runId} of thread ${threadId}`);
+  const running = run.status === "pending" || run.status === "running";
+  const start = Date.parse(run.created_at);
+  const end = running ? Date.now() + SLACK_MS : Date.parse(run.updated_at) + SLACK_MS;
+  const files: ChangedFile[] = [];
+  let truncated = false;
+  const root = threadUserDataDir(context.harness.home, threadId);
+  for (const dir of DIRS) {
+    await walk(path.join(root, dir), `/mnt/user-data/${dir}`, (file, stats) => {
+      if (stats.mtimeMs < start || stats.mtimeMs > end) return true;
+      if (files.length >= MAX_FILES) {
+        truncated = true;
+        return false;
+      }
+      const born = stats.birthtimeMs > 0 ? stats.birthtimeMs : undefined;
+      files.push({
+        path: file,
+        kind: born !== undefined && born >= start ? "created" : "modified",
+        size: stats.size,
+        modified_at: new Date(stats.mtimeMs).toISOString(),
+      });
+      return true;
+    });
+  }
+  return { run, files, truncated, root };
+}
+
+/** Largest created file whose contents become a diff in DeerFlow's shape. */
+const MAX_DIFF_BYTES = 256 * 1024;
+
+/** One file in DeerFlow's `workspace-changes` shape, with a diff of a created text file when asked. */
+async function deerflowFile(file: ChangedFile, hostPath: string, withDiff: boolean) {
+  let bytes: Buffer | undefined;
+  if (file.size <= MAX_DIFF_BYTES) bytes = await readFile(hostPath).catch(() => undefined);
+  const binary = bytes !== undefined && bytes.includes(0);
+  let diff = "";
+  let additions = 0;
+  if (withDiff && file.kind === "created" && bytes && !binary) {
+    const lines = bytes.toString("utf8").split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    additions = lines.length;
+    diff = [
+      `--- /dev/null`,
+      `+++ b${file.path}`,
+      `@@ -0,0 +1,${additions} @@`,
+      ...lines.map((line) => `+${line}`),
+    ].join("\n");
+  }
+  const tooLarge = file.size > MAX_DIFF_BYTES;
+  return {
+    path: file.path,
+    root: file.path.split("/")[3] ?? "workspace",
+    status: file.kind,
+    binary,
+    sensitive: false,
+    size_before: null,
+    size_after: file.size,
+    sha256_before: null,
+    sha256_after: bytes ? createHash("sha256").update(bytes).digest("hex") : null,
+    diff,
+    diff_truncated: false,
+    diff_unavailable_reason: diff ? null : binary ? "binary" : tooLarge ? "large" : null,
+    additions,
+    deletions: 0,
+    symlink: false,
+    symlink_target_before: null,
+    symlink_target_after: null,
+  };
+}
+
+/** Registers the changes routes: ours and DeerFlow's `workspace-changes`. */
 export const registerRunChangesRoutes: RegisterRoutes = (api, context) => {
   api.get("/threads/:thread_id/runs/:run_id/changes", async (c) => {
-    const threadId = threadDirId(c);
-    await requireThread(context, callerOf(c), threadId);
-    const runId = c.req.param("run_id");
-    const run = await context.runs.get(runId);
-    if (!run || run.thread_id !== threadId) throw notFound(`Run ${runId} of thread ${threadId}`);
-    const running = run.status === "pending" || run.status === "running";
-    const start = Date.parse(run.created_at);
-    const end = running ? Date.now() + SLACK_MS : Date.parse(run.updated_at) + SLACK_MS;
-    const files: ChangedFile[] = [];
-    let truncated = false;
-    const root = threadUserDataDir(context.harness.home, threadId);
-    for (const dir of DIRS) {
-      await walk(path.join(root, dir), `/mnt/user-data/${dir}`, (file, stats) => {
-        if (stats.mtimeMs < start || stats.mtimeMs > end) return true;
-        if (files.length >= MAX_FILES) {
-          truncated = true;
-          return false;
-        }
-        const born = stats.birthtimeMs > 0 ? stats.birthtimeMs : undefined;
-        files.push({
-          path: file,
-          kind: born !== undefined && born >= start ? "created" : "modified",
-          size: stats.size,
-          modified_at: new Date(stats.mtimeMs).toISOString(),
-        });
-        return true;
-      });
-    }
+    const { run, files, truncated } = await runChanges(context, callerOf(c), threadDirId(c), c.req.param("run_id"));
     return c.json({ run_id: run.run_id, status: run.status, files, truncated });
+  });
+
+  api.get("/threads/:thread_id/runs/:run_id/workspace-changes", async (c) => {
+    const { files, truncated, root } = await runChanges(context, callerOf(c), threadDirId(c), c.req.param("run_id"));
+    const includeFiles = c.req.query("include_files") !== "false";
+    const includeDiff = c.req.query("include_diff") !== "false";
+    const shown = includeFiles
+      ? await Promise.all(
+          files.map((file) =>
+            deerflowFile(file, path.join(root, file.path.slice("/mnt/user-data/".length)), includeDiff),
+          ),
+        )
+      : [];
+    const created = files.filter((file) => file.kind === "created").length;
+    return c.json({
+      available: true,
+      version: 1,
+      summary: {
+        created,
+        modified: files.length - created,
+        deleted: 0,
+        symlink_created: 0,
+        additions: shown.reduce((sum, file) => sum + file.additions, 0),
+        deletions: 0,
+        truncated,
+      },
+      files: shown,
+      limits: { max_files: MAX_FILES, max_diff_bytes: MAX_DIFF_BYTES },
+    });
   });
 };
