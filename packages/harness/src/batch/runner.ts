@@ -6,6 +6,7 @@
  * are gone (a SIGKILLed server) are expired at once instead of waiting out their lease.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { renderPrompt } from "./input.js";
 import { type BatchCounts, type BatchRecord, type BatchStore, parseWorkerName, workerName } from "./store.js";
@@ -46,6 +47,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchOutcome> 
   const pid = options.pid ?? process.pid;
   const worker = workerName(host, pid, randomUUID().slice(0, 8));
   const signal = options.signal ?? new AbortController().signal;
+  // Every item in flight hands the signal to its model call, which listens on it: up to 16 at once,
+  // past Node's warning at 10 listeners. They are removed as each call ends.
+  setMaxListeners(64, signal);
   const progressMs = options.progressMs ?? 250;
 
   let counts = await store.counts(batch.batchId);
