@@ -40,6 +40,15 @@ test("regenerate, switch versions with the picker, edit the question", { skip },
     await page.getByText("Colour answer 1.").waitFor();
     await page.waitForURL(/\/threads\//);
     const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    // A thread without versions loads no checkpoint history on open.
+    const historyReads: string[] = [];
+    page.on("request", (request) => {
+      if (/\/threads\/[^/]+\/history$/.test(new URL(request.url()).pathname)) historyReads.push(request.url());
+    });
+    await page.reload();
+    await page.getByText("Colour answer 1.").waitFor();
+    await page.getByRole("button", { name: "Regenerate" }).waitFor();
+    assert.deepEqual(historyReads, []);
 
     await page.getByRole("button", { name: "Regenerate" }).click();
     await page.getByText("Colour answer 2.").waitFor();
@@ -52,8 +61,12 @@ test("regenerate, switch versions with the picker, edit the question", { skip },
     await page.getByText("Colour answer 1.").waitFor();
     await page.getByText("Colour answer 2.").waitFor({ state: "detached" });
     await picker.getByText("1/2").waitFor();
+    // Regenerate and Edit act on the newest version only: hidden while an earlier one is in view.
+    assert.equal(await page.getByRole("button", { name: "Regenerate" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: "Edit" }).count(), 0);
     await picker.getByRole("button", { name: "Next version" }).click();
     await page.getByText("Colour answer 2.").waitFor();
+    await page.getByRole("button", { name: "Regenerate" }).waitFor();
 
     // Edit: Cancel puts the question back untouched, Save sends the new text.
     await page.getByRole("button", { name: "Edit" }).click();
@@ -77,5 +90,6 @@ test("regenerate, switch versions with the picker, edit the question", { skip },
     await page.reload();
     await page.getByText("Fruit answer 1.").waitFor();
     await page.getByTestId("branch-picker").first().waitFor();
+    assert.ok(historyReads.length > 0);
   });
 });

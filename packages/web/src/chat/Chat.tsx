@@ -36,6 +36,7 @@ import { MessageList } from "./MessageList";
 import { AnswerActions } from "./AnswerActions";
 import {
   BRANCH_HISTORY_LIMIT,
+  type BranchView,
   branchView,
   markBranched,
   type PreparedReplay,
@@ -324,17 +325,29 @@ export function Chat({
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   const latestAnswer = shown.findLast((message) => message.type === "ai" && message.id);
   const latestQuestion = shown.findLast((message) => message.type === "human" && message.id);
+  // The version picker of each message that has earlier versions (only for a thread that has them).
+  const branches = new Map<string, BranchView>();
+  if (versioned || branchedHere) {
+    for (const message of shown) {
+      if (!message.id) continue;
+      const view = branchView(
+        stream.getMessagesMetadata(message) as Parameters<typeof branchView>[0],
+        stream.setBranch,
+      );
+      if (view) branches.set(message.id, view);
+    }
+  }
+  const branchOf = (message: Message) => (message.id ? branches.get(message.id) : undefined);
+  // An earlier version in view (a picker not on its newest): Regenerate and Edit act on the newest only.
+  const newest = [...branches.values()].every((view) => view.index === view.total - 1);
   const editableId =
+    newest &&
     !running &&
     threadId &&
     latestAnswer &&
     latestQuestion &&
     shown.indexOf(latestAnswer) > shown.indexOf(latestQuestion)
       ? latestQuestion.id
-      : undefined;
-  const branchOf = (message: Message) =>
-    versioned || branchedHere
-      ? branchView(stream.getMessagesMetadata(message) as Parameters<typeof branchView>[0], stream.setBranch)
       : undefined;
   const clarification = running ? undefined : pendingClarification(messages);
   const approvals = running ? [] : pendingApprovals(stream.interrupts);
@@ -408,7 +421,7 @@ export function Chat({
             model={settings.model || undefined}
             onSuggestion={(text) => void send(text)}
             onRegenerate={
-              latestAnswer?.id
+              latestAnswer?.id && newest
                 ? () => replay((thread) => prepareRegenerate(thread, latestAnswer.id!, apiKey))
                 : undefined
             }
