@@ -67,6 +67,8 @@ export function Workspace({
   const [showSettings, setShowSettings] = useState(false);
   const [showSidebar, setShowSidebar] = useState(false);
   const [missing, setMissing] = useState<string>();
+  // The open thread has earlier versions (a regenerate or edit marked it): the chat reads its history.
+  const [versioned, setVersioned] = useState<string>();
   const [threadState, setThreadState] = useState<{ title?: string | null; artifacts: string[]; tokens?: number }>({
     artifacts: [],
   });
@@ -124,9 +126,14 @@ export function Workspace({
     setPanel({ open: false });
     setThreadState({ artifacts: [] });
     if (!threadId || aliases.current.has(threadId) || connection !== "ok") return;
-    client.threads.get(threadId).catch((error: unknown) => {
-      if (isNotFound(error)) setMissing(threadId);
-    });
+    client.threads.get(threadId).then(
+      (thread) => {
+        if (thread.metadata?.has_versions === true) setVersioned(threadId);
+      },
+      (error: unknown) => {
+        if (isNotFound(error)) setMissing(threadId);
+      },
+    );
   }, [threadId, client, connection]);
 
   const onThreadCreated = useCallback(
@@ -316,6 +323,7 @@ export function Workspace({
             onState={onState}
             onOpenArtifact={(path) => setPanel({ open: true, selected: path })}
             conversations={threads}
+            versioned={versioned === threadId}
           />
         )}
       </main>

@@ -4,7 +4,7 @@
  * Each part hides itself when the server says nothing about it (suggestions off, no run id).
  */
 import type { Message } from "@langchain/langgraph-sdk";
-import { Download, Sparkles, ThumbsDown, ThumbsUp } from "lucide-react";
+import { Download, RefreshCw, Sparkles, ThumbsDown, ThumbsUp } from "lucide-react";
 import { useEffect, useState } from "react";
 import { errorDetail } from "../api";
 import { t, useLocale } from "../i18n";
@@ -27,10 +27,12 @@ export interface AnswerActionsProps {
   /** The model the chat uses, for the suggestions call. */
   model: string | undefined;
   onSuggestion: (text: string) => void;
+  /** Asks for a new answer to the last question (the current one stays as an earlier version). */
+  onRegenerate?: () => Promise<string | undefined>;
 }
 
 /** Renders the bar; put it after the messages while no run is going. */
-export function AnswerActions({ threadId, messages, apiKey, model, onSuggestion }: AnswerActionsProps) {
+export function AnswerActions({ threadId, messages, apiKey, model, onSuggestion, onRegenerate }: AnswerActionsProps) {
   useLocale();
   const lastAnswer = [...messages].reverse().find((message) => message.type === "ai" && message.id);
   const answerId = lastAnswer?.id;
@@ -131,6 +133,18 @@ export function AnswerActions({ threadId, messages, apiKey, model, onSuggestion 
               <ThumbsDown size={14} aria-hidden />
             </button>
           </>
+        )}
+        {onRegenerate && (
+          <button
+            type="button"
+            className="icon-btn"
+            onClick={() => {
+              setProblem(undefined);
+              void onRegenerate().then((error) => error && setProblem(error));
+            }}
+          >
+            <RefreshCw size={14} aria-hidden /> {t("versions.regenerate")}
+          </button>
         )}
         <div className="export-menu">
           <button

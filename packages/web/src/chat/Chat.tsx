@@ -9,7 +9,7 @@
 import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
 import { AlertCircle, FileText, RotateCcw } from "lucide-react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorDetail, isUnauthorized } from "../api";
 import { Approvals, pendingApprovals } from "../harness/Approval";
 import { t, useLocale } from "../i18n";
@@ -34,6 +34,15 @@ import type { ConversationRef } from "./ReferencePicker";
 import { uploadFiles } from "./uploads";
 import { MessageList } from "./MessageList";
 import { AnswerActions } from "./AnswerActions";
+import {
+  BRANCH_HISTORY_LIMIT,
+  type BranchView,
+  branchView,
+  markBranched,
+  type PreparedReplay,
+  prepareEdit,
+  prepareRegenerate,
+} from "./branches";
 import { isShown, latestTokenUsage, pendingClarification } from "./messages";
 
 /** The thread state the app reads (the harness's ThreadState, as JSON). */
@@ -60,6 +69,8 @@ export interface ChatProps {
   onOpenArtifact: (path: string) => void;
   /** The user's conversations, for the composer's reference picker. */
   conversations?: readonly { id: string; title: string }[];
+  /** The thread has earlier versions of a turn (`metadata.has_versions`): read its history for the picker. */
+  versioned?: boolean;
 }
 
 /** Renders the chat. */
@@ -74,6 +85,7 @@ export function Chat({
   onState,
   onOpenArtifact,
   conversations,
+  versioned = false,
 }: ChatProps) {
   const [cards, setCards] = useState<Record<string, SubagentCard>>({});
   const [batches, setBatches] = useState<Record<string, BatchProgress>>({});
@@ -87,6 +99,8 @@ export function Chat({
   const refusal = useRef<unknown>(undefined);
   const [refusedIds, setRefusedIds] = useState<ReadonlySet<string>>(() => new Set());
   const [compacted, setCompacted] = useState<string>();
+  // A regenerate or edit sent from this tab: from now on the chat reads the thread's history too.
+  const [branchedHere, setBranchedHere] = useState(false);
   useLocale();
   const stream = useStream<AgentState>({
     client,
@@ -96,6 +110,9 @@ export function Chat({
     // Coalesce stream updates into one render per 50 ms: without it every token re-renders the chat
     // synchronously, and the hook's own work per render grows with the thread (docs/benchmarks.md).
     throttle: 50,
+    // Versions (the branch picker) come from the checkpoint history, read only for a thread that has
+    // them and only its newest checkpoints; other threads load just their state (docs/web.md).
+    fetchStateHistory: versioned || branchedHere ? { limit: BRANCH_HISTORY_LIMIT } : false,
     onThreadId: (id) => {
       created.current = id;
       onThreadCreated(id);
@@ -126,6 +143,7 @@ export function Chat({
     if (threadId !== created.current) {
       setCards({});
       setBatches({});
+      setBranchedHere(false);
     }
     setCompacted(undefined);
   }, [threadId]);
@@ -256,6 +274,43 @@ export function Chat({
       )
       .catch(() => undefined);
   };
+  // The stream of the latest render: a replay submits after awaiting, when history may have been turned on.
+  const latestStream = useRef(stream);
+  latestStream.current = stream;
+  // Regenerate and edit: the server prepares the replay, the run goes from the checkpoint it names.
+  const replay = async (prepare: (threadId: string) => Promise<PreparedReplay>): Promise<string | undefined> => {
+    if (!threadId) return undefined;
+    try {
+      const prepared = await prepare(threadId);
+      setBranchedHere(true);
+      await markBranched(client, threadId);
+      const replayed = (prepared.input.messages ?? []) as Message[];
+      void latestStream.current.submit(prepared.input, {
+        checkpoint: prepared.checkpoint,
+        metadata: prepared.metadata,
+        context: runContext(settings),
+        streamResumable: true,
+        onDisconnect: "continue",
+        // Until the run's first state arrives, show the thread without the turn being replaced.
+        optimisticValues: (prev) => {
+          const kept = prev.messages ?? [];
+          const cut = kept.findLastIndex((message) => message.type === "human");
+          return { ...prev, messages: [...(cut === -1 ? kept : kept.slice(0, cut)), ...replayed] };
+        },
+      });
+      return undefined;
+    } catch (error) {
+      if (isUnauthorized(error)) onUnauthorized();
+      return errorDetail(error);
+    }
+  };
+  const replayRef = useRef(replay);
+  replayRef.current = replay;
+  const edit = useCallback(
+    (messageId: string, text: string) =>
+      replayRef.current((thread) => prepareEdit(thread, messageId, text.trim(), apiKey)),
+    [apiKey],
+  );
   const retry = () =>
     void stream.submit(null, { context: runContext(settings), streamResumable: true, onDisconnect: "continue" });
   // Answers the tool calls waiting for approval; the run goes on from its interrupt.
@@ -268,6 +323,32 @@ export function Chat({
     });
 
   const shown = useMemo(() => messages.filter(isShown), [messages]);
+  const latestAnswer = shown.findLast((message) => message.type === "ai" && message.id);
+  const latestQuestion = shown.findLast((message) => message.type === "human" && message.id);
+  // The version picker of each message that has earlier versions (only for a thread that has them).
+  const branches = new Map<string, BranchView>();
+  if (versioned || branchedHere) {
+    for (const message of shown) {
+      if (!message.id) continue;
+      const view = branchView(
+        stream.getMessagesMetadata(message) as Parameters<typeof branchView>[0],
+        stream.setBranch,
+      );
+      if (view) branches.set(message.id, view);
+    }
+  }
+  const branchOf = (message: Message) => (message.id ? branches.get(message.id) : undefined);
+  // An earlier version in view (a picker not on its newest): Regenerate and Edit act on the newest only.
+  const newest = [...branches.values()].every((view) => view.index === view.total - 1);
+  const editableId =
+    newest &&
+    !running &&
+    threadId &&
+    latestAnswer &&
+    latestQuestion &&
+    shown.indexOf(latestAnswer) > shown.indexOf(latestQuestion)
+      ? latestQuestion.id
+      : undefined;
   const clarification = running ? undefined : pendingClarification(messages);
   const approvals = running ? [] : pendingApprovals(stream.interrupts);
   // Live cards from this session's events win over the ones saved in state (a thread opened later).
@@ -306,7 +387,16 @@ export function Chat({
             {t("chat.summarised")}
           </div>
         )}
-        <MessageList messages={messages} running={running} cards={allCards} batches={batches} scroller={scroller} />
+        <MessageList
+          messages={messages}
+          running={running}
+          cards={allCards}
+          batches={batches}
+          scroller={scroller}
+          branchOf={branchOf}
+          editableId={editableId}
+          onEdit={edit}
+        />
         {compacted && (
           <div className="notice" role="status" data-testid="compact-notice">
             {compacted}
@@ -330,6 +420,11 @@ export function Chat({
             apiKey={apiKey}
             model={settings.model || undefined}
             onSuggestion={(text) => void send(text)}
+            onRegenerate={
+              latestAnswer?.id && newest
+                ? () => replay((thread) => prepareRegenerate(thread, latestAnswer.id!, apiKey))
+                : undefined
+            }
           />
         )}
         <RunChanges client={client} apiKey={apiKey} threadId={threadId} running={running} onOpen={onOpenArtifact} />

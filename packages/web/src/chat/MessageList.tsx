@@ -10,6 +10,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { BatchProgress } from "../harness/batches";
 import type { SubagentCard } from "../harness/subagents";
+import type { BranchView } from "./branches";
 import { estimateHeight } from "./estimate-height";
 import { warmMarkdown } from "./Markdown";
 import { isShown, textOf, toolCallsOf } from "./messages";
@@ -30,13 +31,27 @@ export interface MessageListProps {
   batches?: Record<string, BatchProgress>;
   /** The scrolling element around the list. */
   scroller: RefObject<HTMLDivElement | null>;
+  /** The version picker of a message that has siblings. */
+  branchOf?: (message: Message) => BranchView | undefined;
+  /** The question that can be edited (the latest), and what saving an edit does. */
+  editableId?: string;
+  onEdit?: (messageId: string, text: string) => Promise<string | undefined>;
 }
 
 const NO_CARDS: SubagentCard[] = [];
 const NO_BATCHES: BatchProgress[] = [];
 
 /** Renders the thread's messages. */
-export function MessageList({ messages, running, cards, batches = {}, scroller }: MessageListProps) {
+export function MessageList({
+  messages,
+  running,
+  cards,
+  batches = {},
+  scroller,
+  branchOf,
+  editableId,
+  onEdit,
+}: MessageListProps) {
   const shown = useMemo(() => messages.filter(isShown), [messages]);
   // Tool results only, so pairing a row's calls does not scan the whole thread.
   const results = useMemo(() => messages.filter((m) => m.type === "tool"), [messages]);
@@ -63,6 +78,8 @@ export function MessageList({ messages, running, cards, batches = {}, scroller }
       running={index === streamingIndex}
       subagents={cardsOf(message)}
       batches={batchesOf(message)}
+      branch={branchOf?.(message)}
+      onEdit={message.id !== undefined && message.id === editableId ? onEdit : undefined}
     />
   );
 

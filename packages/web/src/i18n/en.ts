@@ -379,6 +379,15 @@ export const en = {
   "changes.modified": "modified",
   "changes.truncated": "Only the first {count} are listed.",
   "changes.open": "Open {path}",
+  // Regenerate, edit and the version picker (issue 26).
+  "versions.regenerate": "Regenerate",
+  "versions.edit": "Edit",
+  "versions.editLabel": "Edit your message",
+  "versions.save": "Save and send",
+  "versions.cancel": "Cancel",
+  "versions.previous": "Previous version",
+  "versions.next": "Next version",
+  "versions.position": "Version {index} of {total}",
 } as const;
 
 export type MessageKey = keyof typeof en;

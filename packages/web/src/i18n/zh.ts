@@ -372,4 +372,13 @@ export const zh: Record<MessageKey, string> = {
   "changes.modified": "修改",
   "changes.truncated": "仅列出前 {count} 个。",
   "changes.open": "打开 {path}",
+  // Regenerate, edit and the version picker (issue 26).
+  "versions.regenerate": "重新生成",
+  "versions.edit": "编辑",
+  "versions.editLabel": "编辑你的消息",
+  "versions.save": "保存并发送",
+  "versions.cancel": "取消",
+  "versions.previous": "上一个版本",
+  "versions.next": "下一个版本",
+  "versions.position": "第 {index} 个版本，共 {total} 个",
 };
