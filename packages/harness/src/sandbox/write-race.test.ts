@@ -119,12 +119,15 @@ test("uploads never land outside while the uploads directory is swapped for a li
   const script =
     'chdir $ARGV[0] or die; symlink($ARGV[1], "ul"); while (1) { rename "uploads", "ud"; rename "ul", "uploads"; rename "uploads", "ul"; rename "ud", "uploads"; }';
   const swapper = spawn("perl", ["-e", script, userData, decoy], { stdio: "ignore" });
+  const swapperExited = new Promise((resolve) => swapper.once("exit", resolve));
   try {
     for (let round = 0; round < 10; round += 1) {
       await Promise.all(Array.from({ length: 30 }, () => saveUploads(home, "t1", [source]).catch(() => undefined)));
     }
   } finally {
     swapper.kill("SIGKILL");
+    // The temp home is removed after the test: a swapper still renaming in it fails that removal.
+    await swapperExited;
   }
   assert.deepEqual(fs.readdirSync(decoy), [], "nothing may be uploaded into the decoy directory");
 });
