@@ -161,9 +161,13 @@ const build = ensureBuiltConcurrently().then(
 // The test files and the sources they import, compiled once (plain `node` per process, not tsx's hooks).
 const compile = await compileTests();
 console.error(`compiled ${compile.compiled} of ${compile.files} TypeScript files for the tests`);
-const setup = await systemSetup;
-await nativeAddon;
-process.stderr.write(setup.output);
+// The test files wait for the apt installs and better-sqlite3; Vitest (the web app's components, no
+// database, no sandbox, no build) needs none of it, so it starts at once and uses the core the compile leaves.
+let prerequisitesReady = false;
+const prerequisites = Promise.all([systemSetup, nativeAddon]).then(([setup]) => {
+  prerequisitesReady = true;
+  process.stderr.write(setup.output);
+});
 
 const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
@@ -252,6 +256,7 @@ if (
     command: [process.execPath, path.join(root, "node_modules", "vitest", "vitest.mjs"), "run"],
     cwd: web,
     needsBuild: false,
+    needsNothing: true,
     files: [],
   });
 }
@@ -341,16 +346,21 @@ async function runJob(job) {
 
 const testsStarted = Date.now();
 const queue = [...jobs];
-/** The slowest job that can start now (while the build runs, one that does not need it), or undefined. */
+/**
+ * The slowest job that can start now, or undefined: one that needs nothing (Vitest) starts at once; the
+ * rest wait for the apt installs and better-sqlite3, and those that need the build for it too.
+ */
 function next() {
-  const index = queue.findIndex((job) => !job.needsBuild || buildState !== "building");
+  const index = queue.findIndex(
+    (job) => job.needsNothing || (prerequisitesReady && (!job.needsBuild || buildState !== "building")),
+  );
   return index < 0 ? undefined : queue.splice(index, 1)[0];
 }
 await Promise.all(
   Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
     while (queue.length > 0) {
       const job = next();
-      if (!job) await build;
+      if (!job) await (prerequisitesReady ? build : prerequisites);
       else if (job.needsBuild && buildState === "failed") {
         failed.push(job.name);
         process.stdout.write(`\n── ${job.name}: not run, the build failed\n`);
