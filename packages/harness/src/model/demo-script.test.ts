@@ -5,8 +5,8 @@ import { nextDemoStep } from "./demo-script.js";
 
 const TOOLS = ["write_todos", "write_file", "read_file", "present_files"];
 
-/** Plays the script as an agent loop would, answering every tool call with "OK". */
-function play(task: string, tools: string[]) {
+/** Plays the script as an agent loop would, answering every tool call with "OK" (or `refuse`'s answer). */
+function play(task: string, tools: string[], refuse?: (name: string, count: number) => string | undefined) {
   const messages: (HumanMessage | AIMessage | ToolMessage)[] = [new HumanMessage({ id: "h", content: task })];
   const names: string[] = [];
   for (let turn = 0; turn < 10; turn++) {
@@ -26,7 +26,9 @@ function play(task: string, tools: string[]) {
           id: `t${turn}`,
           tool_call_id: call.id,
           name: call.name,
-          content: call.name === "read_file" ? String(call.args.path) : "OK",
+          content:
+            refuse?.(call.name, names.filter((name) => name === call.name).length) ??
+            (call.name === "read_file" ? String(call.args.path) : "OK"),
         }),
       );
     }
@@ -74,4 +76,14 @@ test("each user turn starts the script again", () => {
   const first = play("one", TOOLS.slice(1));
   const messages = [...first.messages, new HumanMessage({ id: "h2", content: "two" })];
   assert.equal(nextDemoStep(messages, TOOLS.slice(1)).toolCalls[0]!.name, "write_file");
+});
+
+test("a write refused until the existing note is read (a regenerated turn) is read, then written again", () => {
+  const refusal =
+    "Error: write_file was refused: /mnt/user-data/outputs/note-x.md already exists and you have not read its current version. Call read_file on it first, then retry.";
+  const { names, answer } = play("x", TOOLS, (name, count) =>
+    name === "write_file" && count === 1 ? refusal : undefined,
+  );
+  assert.deepEqual(names, ["write_todos", "write_file", "read_file", "write_file", "present_files", "write_todos"]);
+  assert.match(answer, /I wrote a note about your task/);
 });

@@ -29,8 +29,14 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
       .filter((m) => m.getType() === "ai")
       .flatMap((m) => toolCallsOf(m))
       .filter((c) => c.name === name).length;
+  // A write refused because the file exists and was not read first (read-before-write): a regenerated
+  // turn meets the note the discarded answer wrote. The demo does what the refusal asks, as a real
+  // model would: reads the file, then writes again.
+  const readFirst = (m: BaseMessage) =>
+    (m as { name?: string }).name === "write_file" && /Call read_file on it first/.test(String(m.content));
+  const mustReadFirst = turn.some((m) => m.getType() === "tool" && readFirst(m));
   const failure = turn
-    .filter((m) => m.getType() === "tool")
+    .filter((m) => m.getType() === "tool" && !readFirst(m))
     .find((m) => (m as { status?: string }).status === "error" || String(m.content).startsWith("Error"));
   const has = (name: string) => toolNames.includes(name);
   const notePath = `/mnt/user-data/outputs/${slugify(task)}.md`;
@@ -50,7 +56,13 @@ export function nextDemoStep(messages: readonly BaseMessage[], toolNames: readon
   if (has("write_todos") && called("write_todos") === 0) {
     return call(`${LABEL} Planning the task.`, "write_todos", { todos: plan(["in_progress", "pending", "pending"]) });
   }
-  if (has("write_file") && called("write_file") === 0) {
+  if (mustReadFirst && has("read_file") && called("read_file") === 0) {
+    return call(`${LABEL} The note is already there: reading it before writing over it.`, "read_file", {
+      description: "Read the existing note",
+      path: notePath,
+    });
+  }
+  if (has("write_file") && (called("write_file") === 0 || (mustReadFirst && called("write_file") === 1))) {
     return call(`${LABEL} Writing a note about the task.`, "write_file", {
       description: "Write a markdown note about the task",
       path: notePath,
