@@ -90,6 +90,12 @@ test("run changes: files written during the run, created or modified; older file
     assert.equal(plot.diff, "--- /dev/null\n+++ b/mnt/user-data/outputs/charts/plot.csv\n@@ -0,0 +1,2 @@\n+a,b\n+1,2");
     const edited = review.files.find((file) => file.path === "/mnt/user-data/workspace/edited.txt")!;
     assert.deepEqual([edited.status, edited.diff, edited.diff_unavailable_reason], ["modified", "", null]);
+    const noDiff = await fetch(
+      `${t.url}/api/threads/${thread.thread_id}/runs/${run.run_id}/workspace-changes?include_files=true&include_diff=false`,
+    );
+    const counted = (await noDiff.json()) as { summary: { additions: number }; files: Array<{ diff: string }> };
+    assert.equal(counted.summary.additions, 2, "the badge's summary counts lines without the diff");
+    assert.ok(counted.files.every((file) => file.diff === ""));
     const summaryOnly = await fetch(
       `${t.url}/api/threads/${thread.thread_id}/runs/${run.run_id}/workspace-changes?include_files=false`,
     );

@@ -104,16 +104,19 @@ async function deerflowFile(file: ChangedFile, hostPath: string, withDiff: boole
   const binary = bytes !== undefined && bytes.includes(0);
   let diff = "";
   let additions = 0;
-  if (withDiff && file.kind === "created" && bytes && !binary) {
+  // A created text file's lines are all additions, counted without the diff too (the frontend's badge
+  // asks for the summary only).
+  if (file.kind === "created" && bytes && !binary) {
     const lines = bytes.toString("utf8").split("\n");
     if (lines.at(-1) === "") lines.pop();
     additions = lines.length;
-    diff = [
-      `--- /dev/null`,
-      `+++ b${file.path}`,
-      `@@ -0,0 +1,${additions} @@`,
-      ...lines.map((line) => `+${line}`),
-    ].join("\n");
+    if (withDiff)
+      diff = [
+        `--- /dev/null`,
+        `+++ b${file.path}`,
+        `@@ -0,0 +1,${additions} @@`,
+        ...lines.map((line) => `+${line}`),
+      ].join("\n");
   }
   const tooLarge = file.size > MAX_DIFF_BYTES;
   return {
