@@ -4,10 +4,11 @@
  * user: `X-Api-Key: <token>` or `Authorization: Bearer <token>` on any API call.
  */
 import { Plus, Trash2 } from "lucide-react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { errorDetail } from "../api";
 import { formatDateTime, t, useLocale } from "../i18n";
-import { type ApiToken, createToken, listTokens, revokeToken } from "./account-api";
+import { useServerList } from "../server-list";
+import { createToken, listTokens, revokeToken } from "./account-api";
 import { SecretOnce } from "./SecretOnce";
 
 /** A date as the person reads it in the current language, or "never". */
@@ -23,23 +24,15 @@ export interface TokensPageProps {
 /** Renders the tokens page. */
 export function TokensPage({ apiKey }: TokensPageProps) {
   useLocale();
-  const [tokens, setTokens] = useState<ApiToken[]>();
-  const [error, setError] = useState<string>();
+  const {
+    items: tokens,
+    error,
+    setError,
+    reload: load,
+  } = useServerList(useCallback(() => listTokens(apiKey), [apiKey]));
   const [label, setLabel] = useState("");
   const [created, setCreated] = useState<{ name: string; token: string }>();
   const [confirming, setConfirming] = useState<string>();
-
-  const load = useCallback(async () => {
-    try {
-      setTokens(await listTokens(apiKey));
-      setError(undefined);
-    } catch (failure) {
-      setError(errorDetail(failure));
-    }
-  }, [apiKey]);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const create = async () => {
     try {

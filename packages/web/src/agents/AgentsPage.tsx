@@ -4,9 +4,10 @@
  * one new chats run until the person picks the default agent again.
  */
 import { Bot, Pencil, Plus, Trash2 } from "lucide-react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { errorDetail } from "../api";
 import { t, useLocale } from "../i18n";
+import { useServerList } from "../server-list";
 import { AgentEditor } from "./AgentEditor";
 import { type Agent, createAgent, deleteAgent, listAgents, updateAgent } from "./agents-api";
 
@@ -23,22 +24,14 @@ export interface AgentsPageProps {
 /** Renders the page. */
 export function AgentsPage({ apiKey, models, current, onChat }: AgentsPageProps) {
   useLocale();
-  const [agents, setAgents] = useState<Agent[]>();
-  const [error, setError] = useState<string>();
+  const {
+    items: agents,
+    error,
+    setError,
+    reload: load,
+  } = useServerList(useCallback(() => listAgents(apiKey), [apiKey]));
   const [editing, setEditing] = useState<Agent | "new">();
   const [confirming, setConfirming] = useState<string>();
-
-  const load = useCallback(async () => {
-    try {
-      setAgents(await listAgents(apiKey));
-      setError(undefined);
-    } catch (failure) {
-      setError(errorDetail(failure));
-    }
-  }, [apiKey]);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   return (
     <div className="account-page">

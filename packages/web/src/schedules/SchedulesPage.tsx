@@ -8,6 +8,7 @@ import { Pause, Play, Trash2 } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
 import { errorDetail } from "../api";
 import { t, useLocale } from "../i18n";
+import { useServerList } from "../server-list";
 import { navigate } from "../router";
 import { formatIn, presetOf } from "./schedule";
 import { TaskForm } from "./TaskForm";
@@ -24,23 +25,16 @@ export interface SchedulesPageProps {
 /** Renders the page. */
 export function SchedulesPage({ client }: SchedulesPageProps) {
   useLocale();
-  const [tasks, setTasks] = useState<ScheduledTask[]>();
-  const [error, setError] = useState<string>();
+  const {
+    items: tasks,
+    error,
+    setError,
+    reload: load,
+  } = useServerList(
+    useCallback(() => listTasks(client), [client]),
+    REFRESH_MS,
+  );
   const [confirming, setConfirming] = useState<string>();
-
-  const load = useCallback(async () => {
-    try {
-      setTasks(await listTasks(client));
-      setError(undefined);
-    } catch (failure) {
-      setError(errorDetail(failure));
-    }
-  }, [client]);
-  useEffect(() => {
-    void load();
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [load]);
 
   /** Runs a change, then shows the list as the server has it (or why the change was refused). */
   const change = async (action: () => Promise<unknown>) => {
