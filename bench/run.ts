@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { ensureReleaseNative } from "../scripts/setup.mjs";
 import { bytesPerTurnSlope, median, percentile, stepOverheads } from "./measure.js";
 import { buildVariant, SUMMARIZATION_TRIGGER_TOKENS, type Variant, type VariantName } from "./scenario.js";
 
@@ -278,6 +279,8 @@ async function main() {
 }
 
 try {
+  // Figures are never taken on the test command's SQLite build (-O1, scripts/setup.mjs).
+  ensureReleaseNative(log);
   if (process.argv.includes("server")) {
     // `npm run bench -- server`: the agent server's figures (bench/server.ts) instead of the harness's.
     await (await import("./server.js")).main(quick);

@@ -18,6 +18,7 @@ import pg from "pg";
 import { Client } from "@langchain/langgraph-sdk";
 import { median, percentile } from "./measure.js";
 import { type Serve, startServe, stopAll } from "./server-processes.js";
+import { ensureReleaseNative } from "../scripts/setup.mjs";
 
 export const PEER_VERSION = "1.5.1";
 /** Searches per server in each round of the search measure (its CPU time is read around them). */
@@ -409,6 +410,7 @@ export function peerTable(report: PeerReport): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  ensureReleaseNative(log);
   const at = process.argv.indexOf("--run-workers");
   const runWorkers = at > 0 ? Number(process.argv[at + 1]) : 0;
   const report = await measurePeer({ root, quick: process.argv.includes("--quick"), log, runWorkers });

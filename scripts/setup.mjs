@@ -2,7 +2,7 @@
 // lock file, and builds the packages when a source file is newer than its build. Plain Node, no
 // dependencies, so it runs before anything is installed.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,10 +26,18 @@ function newestMtime(dir) {
 const NATIVE_ADDON = path.join(root, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
 
 /**
+ * Present when the test command compiled better-sqlite3 with SQLite at `-O1`: half the compile time of
+ * the package's own `-O3` (about 30 s of one core instead of 60, the critical path before the first
+ * test), at a runtime cost the tests do not notice. `ensureReleaseNative` (the benchmarks) rebuilds it.
+ */
+const TEST_BUILD_MARK = path.join(root, "node_modules", "better-sqlite3", "build", "deerflow-test-build");
+
+/**
  * Installs dependencies when needed, and compiles better-sqlite3 when its addon is missing (about a
  * minute of one core). With `deferNative` (the test command), `npm ci` skips install scripts and the
- * returned promise compiles better-sqlite3 in the background, so the packages build beside it instead
- * of after it; it never rejects (a failed compile is said, and the tests that need SQLite fail).
+ * returned promise compiles better-sqlite3 in the background, with SQLite at `-O1` (TEST_BUILD_MARK),
+ * so the packages build beside it instead of after it; it never rejects (a failed compile is said, and
+ * the tests that need SQLite fail).
  */
 export function ensureInstalled(log = console.error, { deferNative = false } = {}) {
   const marker = path.join(root, "node_modules", ".package-lock.json");
@@ -47,10 +55,26 @@ export function ensureInstalled(log = console.error, { deferNative = false } = {
     run("npm", ["rebuild", "better-sqlite3", "--loglevel=error"]);
     return Promise.resolve();
   }
-  log("setup: compiling better-sqlite3 in the background (about a minute)...");
-  return npmAsync(["rebuild", "better-sqlite3", "--loglevel=error"]).catch((error) =>
-    log(`setup: compiling better-sqlite3 failed (${error.message}); the tests that use SQLite will fail.`),
-  );
+  log("setup: compiling better-sqlite3 in the background, SQLite at -O1 for the tests (about 30 s)...");
+  // gyp's Makefile appends $CFLAGS after the package's own flags, so this -O1 wins over its -O3 (C only;
+  // the addon's C++ keeps its flags).
+  const env = { ...process.env, CFLAGS: `${process.env.CFLAGS ?? ""} -O1`.trim() };
+  return npmAsync(["rebuild", "better-sqlite3", "--loglevel=error"], { env })
+    .then(() => writeFileSync(TEST_BUILD_MARK, "SQLite compiled at -O1 by the test command (scripts/setup.mjs)\n"))
+    .catch((error) =>
+      log(`setup: compiling better-sqlite3 failed (${error.message}); the tests that use SQLite will fail.`),
+    );
+}
+
+/**
+ * For the benchmarks: when the test command compiled SQLite at -O1 (TEST_BUILD_MARK), compiles it again
+ * with the package's own flags (about a minute), so figures are never taken on the test build.
+ */
+export function ensureReleaseNative(log = console.error) {
+  if (!existsSync(TEST_BUILD_MARK)) return;
+  log("setup: better-sqlite3 was compiled for the tests (SQLite at -O1); compiling it at -O3 for the benchmarks...");
+  run("npm", ["rebuild", "better-sqlite3", "--loglevel=error"]);
+  rmSync(TEST_BUILD_MARK, { force: true });
 }
 
 /** True when a TypeScript package's sources are newer than its build. */
@@ -91,9 +115,9 @@ export function ensureWebBuilt(log = console.error) {
 }
 
 /** Runs `npm ...args` in the root without blocking; resolves when it exits, rejects when it fails. */
-function npmAsync(args) {
+function npmAsync(args, options = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn("npm", args, { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn("npm", args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
     child.on("error", reject);
     child.on("exit", (code) =>
       code === 0 ? resolve() : reject(new Error(`npm ${args.join(" ")} exited with ${code}`)),
