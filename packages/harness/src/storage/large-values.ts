@@ -169,9 +169,7 @@ export function createLargeValueSerde(
   const entryFor = (message: object, now: number): StoredMessage["ref"] | undefined => {
     const entry = storedMessages.get(message);
     if (entry === undefined || now - entry.at > STORED_MESSAGE_TTL_MS) return undefined;
-    const fields = messageFields(message);
-    for (let i = 0; i < fields.length; i++) if (fields[i] !== entry.fields[i]) return undefined;
-    return entry.ref;
+    return sameFields(messageFields(message), entry.fields) ? entry.ref : undefined;
   };
 
   /**
@@ -203,6 +201,29 @@ export function createLargeValueSerde(
   };
 
   /**
+   * A message's stored form: its reference and the values to store under it (the message's JSON, and
+   * the long strings in it), or a null reference for a message short enough to stay in the checkpoint;
+   * undefined when the inner serializer does not write it as JSON.
+   */
+  const serializeMessage = async (message: unknown): Promise<SerializedMessage | undefined> => {
+    const [type, data] = await inner.dumpsTyped(message);
+    if (type !== "json") return undefined;
+    if (data.length < MESSAGE_REF_CHARS) return { ref: null, values: new Map() };
+    const { lean: body, values } = extract(decoder.decode(data));
+    const hash = createHash("sha256").update(body).digest("hex");
+    values.set(hash, body);
+    return { ref: `\u0000dfm:${hash}`, values };
+  };
+
+  /**
+   * Messages being serialized right now, shared with the writes that come meanwhile: LangGraph writes a
+   * step's pending writes all at once, and every `Send` of a turn's tool calls carries the same messages,
+   * so each would serialize them before the first is remembered. Each write still stores the values
+   * itself, in its own statement.
+   */
+  const serializing = new WeakMap<object, { fields: unknown[]; result: Promise<SerializedMessage | undefined> }>();
+
+  /**
    * The list with each long enough message stored and replaced by its reference. Used for a checkpoint's
    * `messages` channel and for a pending write that is a list of messages (a hook node writes back the whole
    * list it was given).
@@ -210,33 +231,48 @@ export function createLargeValueSerde(
   const storeMessages = async (messages: readonly unknown[]): Promise<unknown[]> => {
     const stored = new Map<string, string>();
     const fresh: [object, StoredMessage][] = [];
+    const mine: object[] = [];
     const now = Date.now();
     const refs: unknown[] = new Array(messages.length);
-    for (let i = 0; i < messages.length; i++) {
-      const message: unknown = messages[i];
-      const isObject = typeof message === "object" && message !== null;
-      const known = isObject ? entryFor(message, now) : undefined;
-      if (known !== undefined) {
-        refs[i] = known ?? message;
-        continue;
+    try {
+      for (let i = 0; i < messages.length; i++) {
+        const message: unknown = messages[i];
+        const isObject = typeof message === "object" && message !== null;
+        const known = isObject ? entryFor(message, now) : undefined;
+        if (known !== undefined) {
+          refs[i] = known ?? message;
+          continue;
+        }
+        let result: Promise<SerializedMessage | undefined>;
+        if (isObject) {
+          const fields = messageFields(message);
+          const pending = serializing.get(message);
+          if (pending !== undefined && sameFields(pending.fields, fields)) result = pending.result;
+          else {
+            result = serializeMessage(message);
+            serializing.set(message, { fields, result });
+            mine.push(message);
+          }
+        } else result = serializeMessage(message);
+        const serialized = await result;
+        if (serialized === undefined) {
+          refs[i] = message; // not JSON: left to the inner serializer, as it is
+          continue;
+        }
+        if (isObject) fresh.push([message, { ref: serialized.ref, at: now, fields: messageFields(message) }]);
+        if (serialized.ref === null) {
+          refs[i] = message; // short: it stays in the checkpoint
+          continue;
+        }
+        for (const [hash, text] of serialized.values) stored.set(hash, text);
+        refs[i] = serialized.ref;
       }
-      const [type, data] = await inner.dumpsTyped(message);
-      if (type !== "json" || data.length < MESSAGE_REF_CHARS) {
-        // Short: it stays in the checkpoint; remembered so it is not serialized twice at every step.
-        if (isObject && type === "json") fresh.push([message, { ref: null, at: now, fields: messageFields(message) }]);
-        refs[i] = message;
-        continue;
-      }
-      const { lean: body, values: longStrings } = extract(decoder.decode(data));
-      for (const [hash, text] of longStrings) stored.set(hash, text);
-      const hash = createHash("sha256").update(body).digest("hex");
-      stored.set(hash, body);
-      refs[i] = `\u0000dfm:${hash}`;
-      if (isObject) fresh.push([message, { ref: refs[i] as string, at: now, fields: messageFields(message) }]);
+      // Stored before (or with) the checkpoint that refers to them, and remembered only once stored: a
+      // checkpoint written later must not refer to a message whose write failed without storing it.
+      if (stored.size > 0) await table.put(stored);
+    } finally {
+      for (const message of mine) serializing.delete(message);
     }
-    // Stored before (or with) the checkpoint that refers to them, and remembered only once stored: a
-    // checkpoint written later must not refer to a message whose write failed without storing it.
-    if (stored.size > 0) await table.put(stored);
     const remember = () => {
       for (const [message, entry] of fresh) storedMessages.set(message, entry);
     };
@@ -245,8 +281,24 @@ export function createLargeValueSerde(
     return refs;
   };
 
-  /** `obj` with its messages stored: a checkpoint's `messages` channel, or a written list of messages. */
+  /**
+   * A `Send` whose argument carries the state's messages, with them stored: langchain's agent sends each
+   * tool call to the tool node with the whole state, and LangGraph writes every `Send` as a pending write,
+   * so a turn of n tool calls serialized the conversation n times (400 calls in one answer: 400 copies of
+   * a 100 KB message). Written as the plain object JSON would give (`lg_name`, `node`, `args`, `timeout`).
+   */
+  const withSendMessagesStored = async (send: SendLike): Promise<unknown> => {
+    const { messages, ...rest } = send.args as { messages: unknown[] };
+    const json = { lg_name: "Send", node: send.node, args: { ...rest, messages: await storeMessages(messages) } };
+    return send.timeout === undefined ? json : { ...json, timeout: send.timeout };
+  };
+
+  /**
+   * `obj` with its messages stored: a checkpoint's `messages` channel, a written list of messages, or the
+   * state a `Send` carries.
+   */
   const storedForm = async (obj: unknown): Promise<unknown> => {
+    if (isSendWithMessages(obj)) return withSendMessagesStored(obj);
     if (!Array.isArray(obj)) return withMessagesStored(obj);
     return obj.length > 0 && obj.every((item) => isBaseMessage(item)) ? storeMessages(obj) : obj;
   };
@@ -274,6 +326,30 @@ export function createLargeValueSerde(
     return inner.loadsTyped(type, data);
   };
   return serde;
+}
+
+/** LangGraph's `Send` as the serializer sees it (its class is not imported here: the checkpoint package has none). */
+interface SendLike {
+  lg_name: "Send";
+  node: string;
+  args: unknown;
+  timeout?: unknown;
+}
+
+function isSendWithMessages(obj: unknown): obj is SendLike {
+  if (typeof obj !== "object" || obj === null || (obj as { lg_name?: unknown }).lg_name !== "Send") return false;
+  const messages = ((obj as SendLike).args as { messages?: unknown } | null)?.messages;
+  return Array.isArray(messages) && messages.length > 0 && messages.every((item) => isBaseMessage(item));
+}
+
+/** A message ready to store (see `serializeMessage`). */
+interface SerializedMessage {
+  ref: string | null;
+  values: Map<string, string>;
+}
+
+function sameFields(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((field, i) => field === b[i]);
 }
 
 /** How long a stored message is trusted to still be in the table without storing it again. */

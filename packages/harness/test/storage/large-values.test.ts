@@ -10,6 +10,7 @@ import { AIMessage, BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import Database from "better-sqlite3";
 import { z } from "zod";
+import { Send } from "@langchain/langgraph";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { collectLargeValues, createLargeValueSerde } from "../../src/storage/large-values.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
@@ -185,6 +186,57 @@ test("a message already stored is not serialized again by later checkpoints, unl
     const [, again] = await serde.dumpsTyped(read);
     assert.equal(messagesSerialized, 4);
     assert.equal(new TextDecoder().decode(again), new TextDecoder().decode(data));
+  } finally {
+    db.close();
+  }
+});
+
+test("a Send carrying the state writes its messages as references, and reads back as the plain serializer's", async () => {
+  const db = new Database(":memory:");
+  const plain = new JsonPlusSerializer();
+  const serde = createLargeValueSerde(db);
+  // langchain's agent sends each tool call to the tool node with the whole state: n calls, n copies.
+  const calls = Array.from({ length: 200 }, (_, i) => ({ id: `call_${i}`, name: "ls", args: { path: `/mnt/${i}` } }));
+  const question = new HumanMessage({ id: "h1", content: "list them all" });
+  const answer = new AIMessage({ id: "a1", content: "", tool_calls: calls });
+  const sends = calls.map((call) => new Send("tools", { messages: [question, answer], lg_tool_call: call }));
+  try {
+    const written: Uint8Array[] = [];
+    for (const send of sends) written.push((await serde.dumpsTyped(send))[1]);
+    const [, plainFirst] = await plain.dumpsTyped(sends[0]);
+    assert.ok(plainFirst.length > 10_000, `the plain serializer writes the whole answer (${plainFirst.length} bytes)`);
+    const largest = Math.max(...written.map((bytes) => bytes.length));
+    assert.ok(largest < 1_000, `each Send refers to the stored messages (${largest} bytes)`);
+    for (const i of [0, sends.length - 1]) {
+      const back = await serde.loadsTyped("json", written[i]!);
+      assert.deepEqual(back, await plain.loadsTyped("json", (await plain.dumpsTyped(sends[i]))[1]));
+    }
+  } finally {
+    db.close();
+  }
+});
+
+test("writes made at once share one serialization of the messages they carry", async () => {
+  const db = new Database(":memory:");
+  const inner = new JsonPlusSerializer();
+  let answersSerialized = 0;
+  const counting = Object.create(inner) as JsonPlusSerializer;
+  counting.dumpsTyped = async (value: unknown) => {
+    if (value instanceof AIMessage) answersSerialized++;
+    return inner.dumpsTyped(value);
+  };
+  const serde = createLargeValueSerde(db, counting);
+  const calls = Array.from({ length: 50 }, (_, i) => ({ id: `call_${i}`, name: "ls", args: { path: `/mnt/${i}` } }));
+  const answer = new AIMessage({ id: "a1", content: "", tool_calls: calls });
+  const question = new HumanMessage({ id: "h1", content: "list them all" });
+  try {
+    // LangGraph writes a step's pending writes at once: here, one Send per tool call.
+    const written = await Promise.all(
+      calls.map((call) => serde.dumpsTyped(new Send("tools", { messages: [question, answer], lg_tool_call: call }))),
+    );
+    assert.equal(answersSerialized, 1);
+    const back = (await serde.loadsTyped("json", written[49]![1])) as { args: { messages: AIMessage[] } };
+    assert.equal(back.args.messages[1]!.tool_calls?.length, 50);
   } finally {
     db.close();
   }
