@@ -21,6 +21,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { compiledPath, compileTests } from "./compile-tests.mjs";
 import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 
@@ -182,11 +183,14 @@ const expected = (name) =>
   lastTimes[name] ?? Math.max(0, ...Object.entries(KNOWN_SLOW).map(([key, s]) => (name.startsWith(key) ? s : 0)));
 const concurrency = Number(process.env.DEERFLOW_TEST_CONCURRENCY) || availableParallelism() + 1;
 
+/** node:test's tracking of asynchronous work without its costly half (scripts/test-preload.mjs). */
+const PRELOAD = ["--import", pathToFileURL(path.join(root, "scripts", "test-preload.mjs")).href];
+
 /** A file run alone, compiled (`--test-reporter=spec`; not under `--test`, which adds a relaying process). */
 function fileJob(file) {
   return {
     name: file,
-    command: [process.execPath, "--test-reporter=spec", compiledPath(file)],
+    command: [process.execPath, ...PRELOAD, "--test-reporter=spec", compiledPath(file)],
     cwd: root,
     needsBuild: !file.startsWith("packages/harness/"),
     files: [file],
@@ -212,6 +216,7 @@ function groupJobs(groupFiles, count, label) {
           name: `${label} group ${index + 1} of ${groups.length} (${group.files.length} files)`,
           command: [
             process.execPath,
+            ...PRELOAD,
             "--test-reporter=spec",
             path.join("scripts", "test-group.mjs"),
             ...group.files.sort(),
