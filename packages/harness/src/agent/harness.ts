@@ -571,7 +571,13 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   };
   try {
     // Listed once for every agent: a clash with any built-in, config or code tool name renames the MCP tool.
-    const reserved = [...builtinTools(setup, true), ...configTools, ...(options.tools ?? [])].map((tool) => tool.name);
+    // `bash` is reserved whether or not it is offered: asking would prove bubblewrap now (sandbox/provider.ts).
+    const reserved = [
+      "bash",
+      ...builtinTools({ ...setup, sandbox: withoutBash(setup.sandbox) }, true),
+      ...configTools,
+      ...(options.tools ?? []),
+    ].map((tool) => (typeof tool === "string" ? tool : tool.name));
     setup.mcpTools = mcp
       ? await mcp.tools({ reservedNames: [...reserved, "task", BATCH_TASK_TOOL_NAME, TOOL_SEARCH_TOOL_NAME] })
       : [];
@@ -672,7 +678,18 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
   return {
     setup,
     home,
-    sandbox: { kind: sandbox.kind, reason: sandbox.reason, bashAvailable: sandbox.bashAvailable },
+    // Read when asked: the provider proves bubblewrap on first use (sandbox/provider.ts).
+    sandbox: {
+      get kind() {
+        return sandbox.kind;
+      },
+      get reason() {
+        return sandbox.reason;
+      },
+      get bashAvailable() {
+        return sandbox.bashAvailable;
+      },
+    },
     defaultModel,
     agents: setup.agents,
     agent,
@@ -799,6 +816,11 @@ function titleModel(setup: HarnessSetup, runEntry: ModelEntry, models: ModelCach
 /** Deadline of one call to `entry`: its `timeout:`, else `llm_call.timeout_seconds`. */
 export function callTimeout(config: AppConfig, entry: ModelEntry): number {
   return entry.timeout ?? config.llm_call.timeout_seconds;
+}
+
+/** `provider` as one that offers no bash: its tools can be listed without choosing the sandbox's kind. */
+function withoutBash(provider: SandboxProvider): SandboxProvider {
+  return Object.create(provider, { bashAvailable: { value: false } }) as SandboxProvider;
 }
 
 /** The sandbox tools, `ask_clarification` and the web tools the config enables. */

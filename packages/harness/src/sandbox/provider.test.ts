@@ -159,3 +159,22 @@ test("bwrap: the host /etc, the repository and the network are out of reach", {
   await run("echo kept > /mnt/user-data/outputs/kept.txt");
   assert.equal(fs.readFileSync(path.join(kit.sandbox.paths.outputs_path, "kept.txt"), "utf8"), "kept\n");
 });
+
+test("auto proves bubblewrap when the kind is first needed, once, not at construction", (t) => {
+  const home = tempHome(t);
+  const log = path.join(home, "probes.log");
+  // A stand-in bwrap that records each run and fails, so the provider falls back to local.
+  const fake = path.join(home, "bwrap");
+  fs.writeFileSync(fake, `#!/bin/sh\necho probe >> ${JSON.stringify(log)}\nexit 1\n`, { mode: 0o755 });
+  const runs = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+  const provider = createSandboxProvider({ ...base, use: "auto", home, bwrapPath: fake });
+  assert.equal(runs(), 0, "constructing the provider runs nothing");
+  assert.equal(provider.kind, "local");
+  assert.equal(runs(), 1);
+  assert.equal(provider.bashAvailable, false);
+  provider.acquire("t1");
+  assert.equal(runs(), 1, "proved once");
+  // use: bwrap is still checked at construction.
+  assert.throws(() => createSandboxProvider({ ...base, use: "bwrap", home, bwrapPath: fake }));
+  assert.equal(runs(), 2);
+});

@@ -1,6 +1,6 @@
 /**
  * Chooses and owns the sandboxes. `use: auto` prefers bubblewrap and proves it works by running one
- * command at construction; otherwise commands run on the host (local). A thread keeps one sandbox, with
+ * command when the kind is first needed; otherwise commands run on the host (local). A thread keeps one sandbox, with
  * an id derived from the thread id alone, for the life of the provider: the same id comes back across
  * turns and across restarts, even if the provider kind changed in between, so the `sandbox` state
  * channel (which fails closed on a different id) never sees a conflict for one thread.
@@ -73,7 +73,14 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   const mounts = validateMounts(options.mounts ?? [], skillsVirtualPath);
   const hostEnv = options.hostEnv ?? process.env;
   const etcDir = path.join(home, "sandbox", "etc");
-  const choice = chooseKind(options, etcDir, hostEnv.PATH);
+  // `use: auto` proves bubblewrap by running a command (a quarter of a second): done when something first
+  // asks, so a command that never runs a tool (`deerflow users list`) does not pay for it. `use: bwrap`
+  // is checked at once, so a machine without it fails at start.
+  let chosen: KindChoice | undefined = options.use === "bwrap" ? chooseKind(options, etcDir, hostEnv.PATH) : undefined;
+  const choice = (): KindChoice => {
+    chosen ??= chooseKind(options, etcDir, hostEnv.PATH);
+    return chosen;
+  };
   const sandboxes = new Map<string, Sandbox>();
   const shell = findExecutable("bash", hostEnv.PATH) ?? "/bin/bash";
   let skillsPath = options.skillsPath ?? null;
@@ -95,15 +102,22 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
       bashTimeoutSeconds: options.bashTimeoutSeconds,
       bashOutputMaxChars: options.bashOutputMaxChars,
     };
-    return choice.kind === "bwrap"
-      ? createBwrapSandbox({ ...common, bwrapPath: choice.bwrapPath, etcDir })
+    const kind = choice();
+    return kind.kind === "bwrap"
+      ? createBwrapSandbox({ ...common, bwrapPath: kind.bwrapPath, etcDir })
       : createLocalSandbox({ ...common, hostEnv, shell });
   };
 
   return {
-    kind: choice.kind,
-    reason: choice.reason,
-    bashAvailable: choice.kind === "bwrap" || options.allowHostBash,
+    get kind() {
+      return choice().kind;
+    },
+    get reason() {
+      return choice().reason;
+    },
+    get bashAvailable() {
+      return choice().kind === "bwrap" || options.allowHostBash;
+    },
     home,
     bashTimeoutSeconds: options.bashTimeoutSeconds,
     skillsContainerPath: skillsVirtualPath,
