@@ -86,8 +86,10 @@ export async function measureRoundTrips(options: {
     writeFileSync(config, fakeModelConfig(fake.url, `database: {backend: postgres, url: '${db.url}'}`));
     const countFile = path.join(temp.path, "pg-count.json");
     const preload = pathToFileURL(path.join(options.root, "bench/pg-count.mjs")).href;
+    // The unbundled entry (tsc's output): the bundle carries its own copy of pg, which the preload
+    // cannot reach; this one loads pg from node_modules, as the preload does.
     const serve = await startServe(
-      path.join(options.root, "packages/cli/dist/bin/main.js"),
+      path.join(options.root, "packages/cli/dist/main.js"),
       config,
       path.join(temp.path, "home"),
       {
