@@ -77,7 +77,11 @@ async function pruneIn(
     await client.query("ROLLBACK");
     return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, ...checked };
   }
-  const rows = results.at(-1)!.rows as { checkpoint_id: string; parent_checkpoint_id: string | null; metadata: string }[];
+  const rows = results.at(-1)!.rows as {
+    checkpoint_id: string;
+    parent_checkpoint_id: string | null;
+    metadata: string;
+  }[];
   const { keep, relink } = planPrune(rows, policy);
   const drop = rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
   if (drop.length === 0) {

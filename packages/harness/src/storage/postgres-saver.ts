@@ -255,7 +255,10 @@ function preparedWrite(
   if (!statement) {
     // With a rider, the guard is whether the rider's statement found its row (checked on the row's latest version).
     const condition = rider ? "EXISTS (SELECT 1 FROM rider)" : guard ? `(${guard.sql})` : "true";
-    const text = WRITE_SQL[kind](condition, leading + 1).replace(/^WITH /, rider ? `WITH rider AS (${rider.sql}),\n` : "WITH ");
+    const text = WRITE_SQL[kind](condition, leading + 1).replace(
+      /^WITH /,
+      rider ? `WITH rider AS (${rider.sql}),\n` : "WITH ",
+    );
     prepared.set(key, (statement = { name: `deerflow_checkpoint_${prepared.size}`, text }));
   }
   return statement;

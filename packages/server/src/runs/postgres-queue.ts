@@ -273,7 +273,9 @@ export function createPostgresRunQueue(
     },
     fenceCondition(runId) {
       const token = tokens.get(runId);
-      return token ? { sql: OWNED, params: [runId, token], row: { sql: OWNED_ROW, params: [runId, token] } } : undefined;
+      return token
+        ? { sql: OWNED, params: [runId, token], row: { sql: OWNED_ROW, params: [runId, token] } }
+        : undefined;
     },
     async recover() {
       return (await this.sweep()).requeued;

@@ -22,15 +22,7 @@ import {
   threadSearchOrder,
 } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type {
-  RunQuota,
-  RunRecord,
-  RunStore,
-  ThreadPatch,
-  ThreadQuery,
-  ThreadRecord,
-  ThreadStore,
-} from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadPatch, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */

@@ -309,22 +309,22 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   // Synchronous, so the strategy check, the quota check and the insert are one step in this process.
   const insertWithStrategy = db.transaction(
     (run: RunRecord, quota: RunQuota | undefined, thread: ThreadPatch | undefined): RunRecord[] => {
-    const active = activeRuns.all(run.thread_id).map(toRun);
-    const superseded: RunRecord[] = [];
-    if (active.length > 0) {
-      if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
-      if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
-        for (const old of active) {
-          if (old.status === "running") superseded.push(old);
-          else if (run.multitask_strategy === "rollback") deleteRun.run(old.run_id);
-          else setRunStatus.run("interrupted", now(), old.run_id);
+      const active = activeRuns.all(run.thread_id).map(toRun);
+      const superseded: RunRecord[] = [];
+      if (active.length > 0) {
+        if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
+        if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
+          for (const old of active) {
+            if (old.status === "running") superseded.push(old);
+            else if (run.multitask_strategy === "rollback") deleteRun.run(old.run_id);
+            else setRunStatus.run("interrupted", now(), old.run_id);
+          }
         }
       }
-    }
-    if (quota) admit(quota, superseded.length);
-    insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
-    if (thread) patchThread(run.thread_id, thread);
-    return superseded;
+      if (quota) admit(quota, superseded.length);
+      insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
+      if (thread) patchThread(run.thread_id, thread);
+      return superseded;
     },
   );
 

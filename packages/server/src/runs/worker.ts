@@ -244,7 +244,9 @@ export function createWorker(deps: WorkerDeps) {
           )
         : undefined;
     const withSaver = <T extends { configurable: Record<string, unknown> }>(config: T): T =>
-      runSaver && inStatement ? { ...config, configurable: { ...config.configurable, __pregel_checkpointer: runSaver } } : config;
+      runSaver && inStatement
+        ? { ...config, configurable: { ...config.configurable, __pregel_checkpointer: runSaver } }
+        : config;
     let outcome: "success" | "error" | "cancelled" = "success";
     let agentModel: Parameters<typeof describeRunError>[1] | undefined;
     let release: (() => void) | undefined;
@@ -286,7 +288,10 @@ export function createWorker(deps: WorkerDeps) {
       const input = kwargs.input_consumed ? null : kwargs.command ? new Command(kwargs.command as never) : kwargs.input;
       if (inStatement) {
         // Recorded with the run's first checkpoint write, which also consumes the input (or the command).
-        rider = { start_checkpoint_id: kwargs.start_checkpoint_id, ...(input === null ? {} : { input_consumed: true }) };
+        rider = {
+          start_checkpoint_id: kwargs.start_checkpoint_id,
+          ...(input === null ? {} : { input_consumed: true }),
+        };
       } else await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
 
       const modes = kwargs.stream_mode.filter((mode) => MODE_MAP[mode]);
@@ -474,7 +479,11 @@ export function createWorker(deps: WorkerDeps) {
     const threadPatch = {
       // Busy or idle (whether the thread has other active runs) when not given.
       status:
-        outcome === "error" ? ("error" as const) : interrupted && outcome === "success" ? ("interrupted" as const) : undefined,
+        outcome === "error"
+          ? ("error" as const)
+          : interrupted && outcome === "success"
+            ? ("interrupted" as const)
+            : undefined,
       values,
       interrupts: state ? interruptsOf(state) : {},
       error: outcome === "error" ? (kwargs.error?.message ?? null) : null,
