@@ -20,8 +20,12 @@
  * Fencing (shared queues): an executor whose lease lapsed may still be running while another process
  * resumes its run. It checks the queue's fence before every checkpoint write (through a checkpointer
  * handed to the graph: on Postgres the check is part of each write's statement) and every write of the
- * run, and stops at the first failed check without settling anything. The new owner reads the run again once it holds the thread, so it continues from
- * what the previous executor recorded (where the run started, whether its input was checkpointed).
+ * run, and stops at the first failed check without settling anything. On Postgres what the executor
+ * records (where the run started, that its input was taken) rides with its first checkpoint write, as an
+ * update of the run's row that carries the fence itself, and the end is one statement behind the fence
+ * too: a record made after another claim fails, so the claim's own read of the run is all the new owner
+ * needs. Elsewhere the new owner reads the run again once it holds the thread, so it continues from what
+ * the previous executor recorded.
  */
 import { randomUUID } from "node:crypto";
 import {
