@@ -26,14 +26,14 @@ export interface RoundTrips {
 
 const KINDS: Array<[string, RegExp]> = [
   // The stock saver's INSERTs, and ours: one statement per checkpoint or per task's writes (a CTE, with
-  // the large values its rows refer to).
-  ["checkpointer writes", /^WITH guard AS|^INSERT INTO "public"\.checkpoint/],
+  // the large values its rows refer to, and the first of a run with the worker's kwargs riding on it).
+  ["checkpointer writes", /^WITH (guard|rider) AS|^INSERT INTO "public"\.checkpoint/],
   ["event log (append, read, notify)", /run_events|run_event_trims|pg_notify/],
   ["transaction BEGIN/COMMIT", /^(BEGIN|COMMIT|ROLLBACK)$/],
   ["run fence (still the run's worker?)", /^SELECT 1 (WHERE EXISTS \(SELECT 1 )?FROM server_runs WHERE run_id/],
   [
     "retention",
-    /pg_advisory_xact_lock\(\$1, hashtext|^DELETE FROM checkpoint|^WITH gone_checkpoints|^UPDATE checkpoints|^SELECT checkpoint_id, parent/,
+    /pg_advisory_xact_lock\((\$1|1145458770), hashtext|^DELETE FROM checkpoint|^WITH gone_checkpoints|^UPDATE checkpoints|^SELECT checkpoint_id, parent/,
   ],
   ["checkpointer reads", /^select thread_id, checkpoint|large_values/],
 ];
@@ -86,8 +86,10 @@ export async function measureRoundTrips(options: {
     writeFileSync(config, fakeModelConfig(fake.url, `database: {backend: postgres, url: '${db.url}'}`));
     const countFile = path.join(temp.path, "pg-count.json");
     const preload = pathToFileURL(path.join(options.root, "bench/pg-count.mjs")).href;
+    // The unbundled entry (tsc's output): the bundle carries its own copy of pg, which the preload
+    // cannot reach; this one loads pg from node_modules, as the preload does.
     const serve = await startServe(
-      path.join(options.root, "packages/cli/dist/bin/main.js"),
+      path.join(options.root, "packages/cli/dist/main.js"),
       config,
       path.join(temp.path, "home"),
       {

@@ -208,10 +208,12 @@ export { collectLargeValues } from "./storage/large-values.js";
 export { collectPostgresLargeValues } from "./storage/postgres-large-values.js";
 export { createPostgresPruner } from "./storage/postgres-retention.js";
 export { inlineParams, queryBatch, sqlLiteral } from "./storage/postgres-batch.js";
-export type { LeanPostgresSaver, WriteGuard } from "./storage/postgres-saver.js";
+export type { LeanPostgresSaver, WriteGuard, WriteRider } from "./storage/postgres-saver.js";
+export { cacheHead, type HeadCachingSaver } from "./storage/head-cache.js";
 export {
   type CheckpointPruner,
   createSqlitePruner,
+  type PruneGuard,
   type PruneReport,
   reclaimSpace,
   RETENTION_POLICIES,

@@ -44,7 +44,13 @@ import type { BeforeSummarizationHook, Compactor } from "../middleware/summariza
 import { ThreadStateSchema } from "../state/thread-state.js";
 import { type CheckpointStore, openCheckpointStore } from "../storage/checkpointer.js";
 import { createPostgresPruner } from "../storage/postgres-retention.js";
-import { type CheckpointPruner, createSqlitePruner, type PruneReport, reclaimSpace } from "../storage/retention.js";
+import {
+  type CheckpointPruner,
+  createSqlitePruner,
+  type PruneGuard,
+  type PruneReport,
+  reclaimSpace,
+} from "../storage/retention.js";
 import { databaseFile, resolveHome } from "../storage/home.js";
 import { openPostgresDatabase, type PostgresDatabase, resolveDatabaseUrl } from "../storage/postgres-database.js";
 import { clampMaxConcurrent, clampMaxTotal } from "../subagents/concurrency.js";
@@ -168,8 +174,11 @@ export interface LeadAgentInfo {
   middlewareNames: string[];
   runtime: LeadRuntime;
   systemPrompt: string;
-  /** Call once a run on `threadId` has ended (any outcome): applies `checkpoints.retention`. Never throws. */
-  afterRun(threadId: string): Promise<PruneReport>;
+  /**
+   * Call once a run on `threadId` has ended (any outcome): applies `checkpoints.retention`. Never throws.
+   * With a `guard`, a store that can check it in the prune's transaction does (see `PruneReport.guard`).
+   */
+  afterRun(threadId: string, guard?: PruneGuard): Promise<PruneReport>;
   /** The chain's compaction, for manual `/compact`; absent when summarization is off. */
   compact?: Compactor;
 }
@@ -392,7 +401,7 @@ function buildAgent(
     middlewareNames: middleware.map((entry) => entry.name),
     runtime,
     systemPrompt,
-    afterRun: (threadId) => afterRun(setup, threadId),
+    afterRun: (threadId, guard) => afterRun(setup, threadId, guard),
     compact: (middleware.find((entry) => entry.name === "summarization") as { compact?: Compactor } | undefined)
       ?.compact,
   };
@@ -413,11 +422,11 @@ function worthReclaiming(db: CheckpointStore["db"]): boolean {
  * Applies the retention policy to a thread whose run just ended, off the run's own path. A failure
  * is logged, not thrown: the run's result stands and the next prune catches up.
  */
-async function afterRun(setup: HarnessSetup, threadId: string): Promise<PruneReport> {
+async function afterRun(setup: HarnessSetup, threadId: string, guard?: PruneGuard): Promise<PruneReport> {
   const policy = setup.config.checkpoints.retention;
   if (policy === "all" || !setup.pruner) return NOTHING_PRUNED;
   try {
-    const report = await setup.pruner.pruneThread(threadId, policy);
+    const report = await setup.pruner.pruneThread(threadId, policy, guard);
     const db = setup.store?.db;
     // Freed pages are reused by later checkpoints; hand them back to the file system only when many pile up:
     // a quarter of the file and at least RECLAIM_FLOOR_BYTES (a small thread's file would otherwise be
@@ -477,7 +486,7 @@ export interface Harness {
   /** A thread's whole conversation: the archived (compacted) messages with markers, then the live ones. */
   history(threadId: string): Promise<HistoryEntry[]>;
   /** Call once a run on `threadId` has ended (CLI session, server worker): applies `checkpoints.retention`. */
-  afterRun(threadId: string): Promise<PruneReport>;
+  afterRun(threadId: string, guard?: PruneGuard): Promise<PruneReport>;
   /**
    * Compacts a thread now (`/compact`): its older messages become the summary, with the summarizer and
    * hooks of the agent `run` selects. Call it between runs. See `compactThread` for the errors.
@@ -718,7 +727,7 @@ export async function createHarness(config: AppConfig, options: HarnessOptions =
       return setup.skills;
     },
     listThreadIds: () => store?.listThreadIds() ?? [],
-    afterRun: (threadId) => afterRun(setup, threadId),
+    afterRun: (threadId, guard) => afterRun(setup, threadId, guard),
     compact: (threadId, { run, ...compaction } = {}) => compactThread(agent(run), threadId, compaction),
     async history(threadId) {
       reader ??= agents.values().next().value ?? agent({});

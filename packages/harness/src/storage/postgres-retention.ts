@@ -11,11 +11,18 @@
  * servers, a CLI prune beside a worker) take turns. Postgres reuses the freed space itself (autovacuum),
  * so there is no vacuum step; the report counts the bytes the deleted rows took (`pg_column_size`).
  * The transaction is two round trips (`postgres-batch.ts`): the lock and the read, then the delete and
- * the commit.
+ * the commit. A caller can add a guard, checked in the first round trip: when it is false nothing is
+ * removed (the server's worker passes its run's fence, so an executor that lost its run prunes nothing).
  */
 import type pg from "pg";
 import { inlineParams, queryBatch, sqlLiteral } from "./postgres-batch.js";
-import { type CheckpointPruner, type PruneReport, planPrune, type RetentionPolicy } from "./retention.js";
+import {
+  type CheckpointPruner,
+  type PruneGuard,
+  type PruneReport,
+  planPrune,
+  type RetentionPolicy,
+} from "./retention.js";
 
 /** Any number the per-thread prune lock can be told apart by ("DFPR" in ASCII). */
 const PRUNE_LOCK = 0x44465052;
@@ -29,14 +36,14 @@ const PRUNE_LOCK = 0x44465052;
  */
 export function createPostgresPruner(pool: pg.Pool): CheckpointPruner {
   return {
-    async pruneThread(threadId, policy) {
+    async pruneThread(threadId, policy, guard) {
       const none: PruneReport = { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
       if (policy === "all") return none;
       const client = await pool.connect();
       try {
         try {
           // Ends with the transaction committed.
-          return await pruneIn(client, threadId, policy);
+          return await pruneIn(client, threadId, policy, guard);
         } catch (error) {
           await client.query("ROLLBACK").catch(() => {});
           // Never set up (no checkpoint table yet): nothing to prune.
@@ -50,20 +57,36 @@ export function createPostgresPruner(pool: pg.Pool): CheckpointPruner {
   };
 }
 
-async function pruneIn(client: pg.PoolClient, threadId: string, policy: RetentionPolicy): Promise<PruneReport> {
+async function pruneIn(
+  client: pg.PoolClient,
+  threadId: string,
+  policy: RetentionPolicy,
+  guard: PruneGuard | undefined,
+): Promise<PruneReport> {
   const thread = sqlLiteral(threadId);
-  // Checkpoint ids are time-ordered (UUIDv6); the metadata as text, as the shared chooser reads it.
-  const [, , read] = await queryBatch(client, [
+  // Checkpoint ids are time-ordered (UUIDv6); the metadata as text, as the shared chooser reads it. The
+  // guard, if any, is checked in the same round trip, after the lock.
+  const results = await queryBatch(client, [
     "BEGIN",
     `SELECT pg_advisory_xact_lock(${PRUNE_LOCK}, hashtext(${thread}))`,
+    ...(guard ? [`SELECT (${inlineParams(guard.sql, guard.params as string[])}) AS held`] : []),
     `SELECT checkpoint_id, parent_checkpoint_id, metadata::text AS metadata FROM checkpoints WHERE thread_id = ${thread} AND checkpoint_ns = '' ORDER BY checkpoint_id`,
   ]);
-  const rows = read!.rows as { checkpoint_id: string; parent_checkpoint_id: string | null; metadata: string }[];
+  const checked = guard ? { guard: results[2]!.rows[0]?.held ? ("held" as const) : ("lost" as const) } : {};
+  if (checked.guard === "lost") {
+    await client.query("ROLLBACK");
+    return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, ...checked };
+  }
+  const rows = results.at(-1)!.rows as {
+    checkpoint_id: string;
+    parent_checkpoint_id: string | null;
+    metadata: string;
+  }[];
   const { keep, relink } = planPrune(rows, policy);
   const drop = rows.map((row) => row.checkpoint_id).filter((id) => !keep.has(id));
   if (drop.length === 0) {
     await client.query("COMMIT");
-    return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0 };
+    return { threads: 0, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, ...checked };
   }
   // One statement: every part reads the snapshot from before it, so the blobs still named are those of
   // the checkpoints not dropped. The commit goes with it.
@@ -96,5 +119,6 @@ async function pruneIn(client: pg.PoolClient, threadId: string, policy: Retentio
   return {
     threads: 1,
     ...(result!.rows[0] as { checkpoints: number; writes: number; blobs: number; bytes: number }),
+    ...checked,
   };
 }

@@ -10,7 +10,9 @@
  * reads (`getTuple`, `list`) and databases written before read as they did.
  *
  * A write can carry a guard (`guarded`): a condition checked inside the write's own statement, so a
- * server worker that lost its run writes nothing, with no separate check before each write.
+ * server worker that lost its run writes nothing, with no separate check before each write. The guard
+ * can also hand the next write a rider: the caller's own small write (the server records where its run
+ * started) made in that statement, atomically with it.
  */
 import { JsonPlusSerializer, WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
@@ -25,6 +27,22 @@ export interface WriteGuard {
   params: unknown[];
   /** The error to throw when the condition was false (nothing was written). */
   lost(): Error;
+  /**
+   * A write of the caller's to make in the next write's statement, before it and in the guard's place.
+   * Asked before every write until one succeeded with it (then `written` is called).
+   */
+  rider?(): WriteRider | undefined;
+}
+
+/**
+ * A data-modifying statement (`UPDATE … RETURNING`) over `$1`…`$n`: the guard's `params`, then its own.
+ * It must return a row exactly when the guard holds (its WHERE clause carries the guard's condition), and
+ * the write it rides with happens only then.
+ */
+export interface WriteRider {
+  sql: string;
+  params: unknown[];
+  written(): void;
 }
 
 type PutArgs = Parameters<PostgresSaver["put"]>;
@@ -140,11 +158,14 @@ export function createPostgresSaver(pool: pg.Pool): LeanPostgresSaver {
      */
     private async guardedWrite(kind: keyof typeof WRITE_SQL, params: unknown[], values: DeferredLargeValues) {
       const guard = this.guard;
+      const rider = guard?.rider?.();
+      const leading = guard ? [...guard.params, ...(rider?.params ?? [])] : [];
       const result = await pool.query<{ held: boolean }>({
-        ...preparedWrite(kind, guard),
-        values: guard ? [...guard.params, ...params] : params,
+        ...preparedWrite(kind, guard, rider),
+        values: [...leading, ...params],
       });
       if (guard && !result.rows[0]?.held) throw guard.lost();
+      rider?.written();
       for (const stored of values.onStored) stored();
     }
   }
@@ -223,11 +244,21 @@ const WRITE_SQL = {
 /** Prepared write statements by kind and guard: each is parsed and planned once per connection, not per write. */
 const prepared = new Map<string, { name: string; text: string }>();
 
-function preparedWrite(kind: keyof typeof WRITE_SQL, guard: WriteGuard | undefined): { name: string; text: string } {
-  const key = `${kind}\0${guard?.params.length ?? 0}\0${guard?.sql ?? ""}`;
+function preparedWrite(
+  kind: keyof typeof WRITE_SQL,
+  guard: WriteGuard | undefined,
+  rider: WriteRider | undefined,
+): { name: string; text: string } {
+  const leading = (guard?.params.length ?? 0) + (rider?.params.length ?? 0);
+  const key = `${kind}\0${leading}\0${guard?.sql ?? ""}\0${rider?.sql ?? ""}`;
   let statement = prepared.get(key);
   if (!statement) {
-    const text = WRITE_SQL[kind](guard ? `(${guard.sql})` : "true", (guard?.params.length ?? 0) + 1);
+    // With a rider, the guard is whether the rider's statement found its row (checked on the row's latest version).
+    const condition = rider ? "EXISTS (SELECT 1 FROM rider)" : guard ? `(${guard.sql})` : "true";
+    const text = WRITE_SQL[kind](condition, leading + 1).replace(
+      /^WITH /,
+      rider ? `WITH rider AS (${rider.sql}),\n` : "WITH ",
+    );
     prepared.set(key, (statement = { name: `deerflow_checkpoint_${prepared.size}`, text }));
   }
   return statement;

@@ -35,12 +35,20 @@ export interface PruneReport {
   blobs?: number;
   /** Bytes the deleted rows took (Postgres; SQLite reports what the file shrank by instead). */
   bytes?: number;
+  /** Whether the prune's guard held (set only when a guard was given and the store checked it). */
+  guard?: "held" | "lost";
+}
+
+/** A condition over `$1`…`$n` (its `params`) a prune checks in its own transaction: when false, it removes nothing. */
+export interface PruneGuard {
+  sql: string;
+  params: unknown[];
 }
 
 /** Applies a retention policy to a thread's stored checkpoints. */
 export interface CheckpointPruner {
   /** Removes what `policy` does not keep from one thread, atomically. Never removes the head. */
-  pruneThread(threadId: string, policy: RetentionPolicy): Promise<PruneReport>;
+  pruneThread(threadId: string, policy: RetentionPolicy, guard?: PruneGuard): Promise<PruneReport>;
 }
 
 interface CheckpointRow {

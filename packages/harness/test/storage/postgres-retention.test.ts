@@ -269,3 +269,24 @@ test("Postgres: two branches forked from one checkpoint each read back their own
     await run.close();
   }
 });
+
+test("Postgres, a prune with a guard that fails removes nothing and says so; one that holds prunes as usual", async (t) => {
+  const run = await open(t, "latest");
+  if (!run) return;
+  try {
+    await run.agent.invoke({ messages: [{ role: "user", content: "turn 1" }] }, run.thread);
+    const before = await run.count("checkpoints");
+    assert.ok(before > 1);
+    const pruner = createPostgresPruner(run.sql);
+    const lost = await pruner.pruneThread("t1", "latest", { sql: "$1::text = 'someone else'", params: ["me"] });
+    assert.deepEqual([lost.guard, lost.checkpoints, await run.count("checkpoints")], ["lost", 0, before]);
+    const held = await pruner.pruneThread("t1", "latest", { sql: "$1::text = 'me'", params: ["me"] });
+    assert.deepEqual([held.guard, held.checkpoints, await run.count("checkpoints")], ["held", before - 1, 1]);
+    // Through the harness, as the server's worker calls it.
+    await run.agent.invoke({ messages: [{ role: "user", content: "turn 2" }] }, run.thread);
+    assert.equal((await run.harness.afterRun("t1", { sql: "false", params: [] })).guard, "lost");
+    assert.ok((await run.count("checkpoints")) > 1);
+  } finally {
+    await run.close();
+  }
+});

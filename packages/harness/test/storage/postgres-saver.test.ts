@@ -207,3 +207,46 @@ test("Postgres checkpointer: a guarded write whose condition fails writes nothin
   );
   assert.equal((await f.lean.getTuple(next))?.checkpoint.channel_values.count, 7, "the unguarded saver reads it");
 });
+
+test("Postgres checkpointer: a guard's rider is written in the first write's statement, and only with it", async (t) => {
+  const f = await open(t);
+  if (!f) return;
+  await f.pool.query("CREATE TABLE owners (id text PRIMARY KEY, owner text, notes jsonb NOT NULL DEFAULT '{}')");
+  await f.pool.query("INSERT INTO owners (id, owner) VALUES ('r1', 'me')");
+  let pending: Record<string, unknown> | undefined = { started: true };
+  let written = 0;
+  // The rider's own WHERE clause is the guard, checked on the row it updates.
+  const guarded = (owner: string) =>
+    f.lean.guarded({
+      sql: "EXISTS (SELECT 1 FROM owners WHERE id = $1 AND owner = $2)",
+      params: ["r1", owner],
+      lost: () => new Error("not ours"),
+      rider: () =>
+        pending && {
+          sql: "UPDATE owners SET notes = notes || $3::jsonb WHERE id = $1 AND owner = $2 RETURNING 1",
+          params: [JSON.stringify(pending)],
+          written: () => {
+            written += 1;
+            pending = undefined;
+          },
+        },
+    });
+  const notes = async () => (await f.pool.query("SELECT notes FROM owners WHERE id = 'r1'")).rows[0].notes;
+  const { checkpoint, versions } = sampleCheckpoint();
+  const config = { configurable: { thread_id: "t1", checkpoint_ns: "" } };
+
+  // Not the owner: neither the checkpoint nor the rider's update, and the rider stays pending.
+  await assert.rejects(guarded("someone else").put(config, checkpoint, metadata, versions), /not ours/);
+  assert.deepEqual(await rowsOf(f.pool, "t1"), { checkpoints: [], blobs: [], writes: [] });
+  assert.deepEqual([await notes(), written], [{}, 0]);
+
+  const statements = await statementsOf(async () => {
+    const next = await guarded("me").put(config, checkpoint, metadata, versions);
+    await guarded("me").putWrites(next, writes, "task-1");
+  });
+  assert.equal(statements.length, 2, "the rider costs no statement");
+  assert.match(statements[0]!, /^WITH rider AS \(UPDATE owners/);
+  assert.doesNotMatch(statements[1]!, /rider/, "written once: the next write carries no rider");
+  assert.deepEqual([await notes(), written], [{ started: true }, 1]);
+  assert.equal((await rowsOf(f.pool, "t1")).checkpoints.length, 1);
+});

@@ -15,8 +15,16 @@ import type { MiddlewareHandler } from "hono";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../http/errors.js";
 import { findThread, reservationFile, reservedBy } from "../runs/threads.js";
+import type { ThreadRecord } from "../runs/types.js";
 import { routePath } from "./authenticate.js";
 import { type Caller, callerOf, owns } from "./caller.js";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The thread of the request's path as the guard read it (the caller's), for a route that needs it at once. */
+    thread: ThreadRecord;
+  }
+}
 
 /** `POST /threads/search`, `/threads/count` and `/threads/prune` are routes; under any other method or path those are thread ids. */
 const COLLECTION_ROUTES = new Set(["/threads/search", "/threads/count", "/threads/prune"]);
@@ -50,6 +58,7 @@ export function threadOwnershipGuard(context: ServerContext): MiddlewareHandler 
     const thread = await findThread(context, threadId);
     if (thread) {
       if (!owns(caller, thread.owner)) throw notFound(`Thread ${threadId}`);
+      c.set("thread", thread);
       return next();
     }
     const ok =

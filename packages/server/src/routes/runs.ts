@@ -113,7 +113,7 @@ async function requireRun(
 /** Registers the run routes. */
 export const registerRunRoutes: RegisterRoutes = (api, context) => {
   const stream = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
     return sseResponse(context, run, {
       after: "-1",
       cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
@@ -121,12 +121,12 @@ export const registerRunRoutes: RegisterRoutes = (api, context) => {
     });
   };
   const create = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
     setRunHeaders(c, run, false);
     return c.json(runJson(run));
   };
   const wait = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c));
+    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
     return waitingJsonResponse(
       context,
       run,

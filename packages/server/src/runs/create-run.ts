@@ -14,7 +14,7 @@ import { findThread } from "./threads.js";
 import { type Caller, owns } from "../auth/caller.js";
 import { reservationAllows } from "../auth/thread-guard.js";
 import { admitRun } from "../auth/quotas.js";
-import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus } from "./types.js";
+import { ThreadBusyError, type RunRecord, type RunStatus, TerminalRunStatus, type ThreadRecord } from "./types.js";
 import { appendMetadata, ensureMetadata } from "./worker.js";
 import { checkWebhookUrl } from "../webhooks/deliveries.js";
 
@@ -29,6 +29,8 @@ export interface RunIds {
   runId?: string;
   /** The temporary thread of a stateless run. */
   temporaryThreadId?: string;
+  /** The thread as the request's ownership check just read it, so it is not read again. */
+  thread?: ThreadRecord;
 }
 
 /** Creates and queues a run on `threadId` (null: stateless). */
@@ -59,7 +61,7 @@ export async function createRun(
       : undefined;
   const temporary = threadId === null && named === undefined;
   const id = threadId ?? named ?? ids.temporaryThreadId ?? uuid7();
-  let thread = await findThread(context, id);
+  let thread = ids.thread?.thread_id === id ? ids.thread : await findThread(context, id);
   // Someone else's thread is missing as far as this caller can tell, and cannot be created over.
   if (thread && !owns(caller, thread.owner)) throw notFound(`Thread ${id}`);
   if (!thread && !(await reservationAllows(context, caller, id))) throw notFound(`Thread ${id}`);
@@ -95,7 +97,11 @@ export async function createRun(
   if (request.webhook) await context.deliveries.expect(run.run_id, request.webhook);
   let superseded: RunRecord[];
   try {
-    ({ superseded } = await context.runs.insert(run, quota));
+    // The thread names the graph and assistant of its latest accepted run, and is busy with it (in the insert's transaction).
+    ({ superseded } = await context.runs.insert(run, quota, {
+      metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id },
+      status: "busy",
+    }));
   } catch (error) {
     await context.events.drop(run.run_id);
     if (request.webhook) await context.deliveries.forget(run.run_id);
@@ -106,11 +112,6 @@ export async function createRun(
   }
   for (const old of superseded)
     context.queue.cancel(old.run_id, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
-  // The thread names the graph and assistant of its latest accepted run, and is busy with it.
-  await context.threads.patch(id, {
-    metadata: { graph_id: GRAPH_ID, assistant_id: assistant.assistant_id },
-    status: "busy",
-  });
   context.queue.notify();
   if (kwargs.not_before) wakeAt(context, Date.parse(kwargs.not_before));
   return { run, request };

@@ -29,11 +29,13 @@ import { hostname } from "node:os";
 import type pg from "pg";
 import { CHANNELS, type Notifier } from "./postgres-notify.js";
 import { type RunRow, toRun } from "./postgres-store.js";
-import type { CancelAction, RunQueue, RunRecord } from "./types.js";
+import type { CancelAction, RowFence, RunQueue, RunRecord } from "./types.js";
 import { createWakeups } from "./wakeups.js";
 
-/** The fence: the run ($1) still carries this claim's token ($2) and is running. */
-const OWNED = "EXISTS (SELECT 1 FROM server_runs WHERE run_id = $1 AND worker_id = $2 AND status = 'running')";
+/** The fence on the run's own row: it ($1) still carries this claim's token ($2) and is running. */
+const OWNED_ROW = "run_id = $1 AND worker_id = $2 AND status = 'running'";
+/** The fence as a condition of any statement. */
+const OWNED = `EXISTS (SELECT 1 FROM server_runs WHERE ${OWNED_ROW})`;
 
 const RUN_COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs";
@@ -66,7 +68,7 @@ export interface PostgresRunQueue extends RunQueue {
   announced(): void;
   /** The fence of the last claim of `runId` here: resolves whether that claim still owns the run. */
   fence(runId: string): () => Promise<boolean>;
-  fenceCondition(runId: string): { sql: string; params: unknown[] } | undefined;
+  fenceCondition(runId: string): { sql: string; params: unknown[]; row: RowFence } | undefined;
   owned(runId: string): Promise<RunRecord | null>;
   close(): void;
 }
@@ -164,10 +166,12 @@ export function createPostgresRunQueue(
       lastClaimQuery = Date.now();
       const seen = changes;
       try {
-        // `pending` is counted in the statement's snapshot, from before the claim (so it includes it).
+        // `pending` is counted in the statement's snapshot, from before the claim (so it includes it). The
+        // attempt is counted and the thread marked busy in the same statement.
         const result = await pool.query<RunRow & { pending: string; claimed: boolean }>(
           `WITH claimed AS (
-           UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3
+           UPDATE server_runs SET status = 'running', worker_id = $1, lease_expires = now() + make_interval(secs => $2), updated_at = $3,
+             kwargs = kwargs || jsonb_build_object('attempt', COALESCE((kwargs->>'attempt')::int, 0) + 1)
            WHERE seq = (
              SELECT r.seq FROM server_runs r
              WHERE r.status = 'pending' AND r.cancel_action IS NULL
@@ -177,6 +181,8 @@ export function createPostgresRunQueue(
              ORDER BY r.seq FOR UPDATE SKIP LOCKED LIMIT 1
            ) AND status = 'pending'
            RETURNING ${RUN_COLUMNS}
+           ), busy AS (
+             UPDATE server_threads t SET status = 'busy', updated_at = $3 FROM claimed c WHERE t.thread_id = c.thread_id
            )
            SELECT c.*, c.run_id IS NOT NULL AS claimed, (SELECT count(*) FROM server_runs WHERE status = 'pending') AS pending
            FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
@@ -267,7 +273,9 @@ export function createPostgresRunQueue(
     },
     fenceCondition(runId) {
       const token = tokens.get(runId);
-      return token ? { sql: OWNED, params: [runId, token] } : undefined;
+      return token
+        ? { sql: OWNED, params: [runId, token], row: { sql: OWNED_ROW, params: [runId, token] } }
+        : undefined;
     },
     async recover() {
       return (await this.sweep()).requeued;

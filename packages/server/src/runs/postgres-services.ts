@@ -52,7 +52,9 @@ export function openPostgresRunServices(
     );
     const action = cancelled.rows[0]?.cancel_action;
     if (action === "rollback") {
-      await checkpoints.rollbackCheckpoints(run.thread_id, run.kwargs.start_checkpoint_id ?? null);
+      // No recorded start: the run wrote no checkpoint (its start is recorded with its first), so nothing to undo.
+      if (run.kwargs.start_checkpoint_id !== undefined)
+        await checkpoints.rollbackCheckpoints(run.thread_id, run.kwargs.start_checkpoint_id);
       await runs.delete(run.run_id);
     } else if (action === "interrupt") {
       await runs.update(run.run_id, { status: "interrupted" });

@@ -22,7 +22,7 @@ import {
   threadSearchOrder,
 } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadPatch, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
@@ -97,20 +97,9 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       return Number(result.rows[0].n);
     },
     async patch(threadId, patch) {
-      const at = now();
-      const sets = ["updated_at = $2"];
-      const params: unknown[] = [threadId, at];
-      if (patch.metadata) sets.push(`metadata = metadata || $${params.push(JSON.stringify(patch.metadata))}::jsonb`);
-      if (patch.status) sets.push(`status = $${params.push(patch.status)}`);
-      if (patch.values !== undefined)
-        sets.push(
-          `"values" = $${params.push(patch.values === null ? null : JSON.stringify(patch.values))}::jsonb`,
-          "state_updated_at = $2",
-        );
-      if (patch.interrupts) sets.push(`interrupts = $${params.push(JSON.stringify(patch.interrupts))}::jsonb`);
-      if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
+      const params: unknown[] = [threadId, now()];
       const result = await pool.query(
-        `UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING *`,
+        `UPDATE server_threads SET ${threadSets(patch, params).join(", ")} WHERE thread_id = $1 RETURNING *`,
         params,
       );
       return result.rows[0] ? toThread(result.rows[0]) : null;
@@ -122,6 +111,25 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       });
     },
   };
+}
+
+/**
+ * The SET items of a thread patch; `params` holds the thread id and the time as `$1` and `$2` and gets
+ * the patch's values. A status given as SQL (`statusSql`) is an expression instead of a value.
+ */
+function threadSets(patch: ThreadPatch, params: unknown[], statusSql?: string): string[] {
+  const sets = ["updated_at = $2"];
+  if (patch.metadata) sets.push(`metadata = metadata || $${params.push(JSON.stringify(patch.metadata))}::jsonb`);
+  if (statusSql) sets.push(`status = ${statusSql}`);
+  else if (patch.status) sets.push(`status = $${params.push(patch.status)}`);
+  if (patch.values !== undefined)
+    sets.push(
+      `"values" = $${params.push(patch.values === null ? null : JSON.stringify(patch.values))}::jsonb`,
+      "state_updated_at = $2",
+    );
+  if (patch.interrupts) sets.push(`interrupts = $${params.push(JSON.stringify(patch.interrupts))}::jsonb`);
+  if (patch.error !== undefined) sets.push(`error = $${params.push(patch.error)}`);
+  return sets;
 }
 
 /** First key of the per-user quota locks ("DFUQ" in ASCII); the second is the user id's hash. */
@@ -168,7 +176,7 @@ export interface RunStoreHooks {
 export function createPostgresRunStore(pool: pg.Pool, hooks: RunStoreHooks = {}): RunStore {
   const wake = hooks.wake;
   return {
-    async insert(run, quota) {
+    async insert(run, quota, threadPatch) {
       // Two round trips (postgres-batch): the locks and the thread's in-flight runs, then the writes and
       // the commit; a quota adds its own reads in between.
       const client = await pool.connect();
@@ -220,6 +228,7 @@ export function createPostgresRunStore(pool: pg.Pool, hooks: RunStoreHooks = {})
             JSON.stringify(run.kwargs),
           ]),
           ...(wake ? [`SELECT pg_notify(${sqlLiteral(wake.channel)}, ${sqlLiteral(wake.payload)})`] : []),
+          ...(threadPatch ? [patchStatement(run.thread_id, threadPatch)] : []),
           "COMMIT",
         );
         await queryBatch(client, writes);
@@ -281,10 +290,58 @@ export function createPostgresRunStore(pool: pg.Pool, hooks: RunStoreHooks = {})
     async delete(runId) {
       return ((await pool.query("DELETE FROM server_runs WHERE run_id = $1", [runId])).rowCount ?? 0) > 0;
     },
+    async settle(runId, end) {
+      // One statement: the run's row (behind the owner's condition), then its thread, whose status counts
+      // the thread's other active runs in the statement's snapshot (the run itself is left out by id).
+      const owner = end.owner ?? { sql: "run_id = $1", params: [runId] };
+      const params: unknown[] = [...owner.params];
+      const at = `$${params.push(now())}`;
+      const status = `$${params.push(end.status)}`;
+      const kwargs = `$${params.push(JSON.stringify(stripUndefined(end.kwargs)))}::jsonb`;
+      // The thread's SET items, written over $1 (the thread), $2 (the time), $3 (a fixed status) and its own
+      // values, then renumbered after the run's parameters.
+      const threadParams: unknown[] = [null, null, end.thread.status ?? null];
+      const sets = threadSets(
+        end.thread,
+        threadParams,
+        "CASE WHEN $3::text IS NOT NULL THEN $3::text WHEN o.n > 0 THEN 'busy' ELSE 'idle' END",
+      );
+      const base = params.length;
+      const renumber = (sql: string) =>
+        sql.replace(/\$(\d+)/g, (_, n: string) => (n === "2" ? at : `$${base + Number(n) - 2}`));
+      params.push(...threadParams.slice(2));
+      const waking = wake ? `, pg_notify($${params.push(wake.channel)}, $${params.push(wake.payload)}) AS woke` : "";
+      const result = await pool.query<{ others: string }>(
+        `WITH updated AS (
+           UPDATE server_runs SET updated_at = ${at}, status = ${status}, worker_id = NULL, lease_expires = NULL,
+             kwargs = kwargs || ${kwargs}
+           WHERE ${owner.sql} RETURNING run_id, thread_id
+         ), others AS (
+           SELECT count(*) AS n FROM server_runs r, updated u
+           WHERE r.thread_id = u.thread_id AND r.run_id <> u.run_id AND r.status IN ('pending', 'running')
+         ), thread AS (
+           UPDATE server_threads SET ${sets.map(renumber).join(", ")} FROM updated u, others o
+           WHERE server_threads.thread_id = u.thread_id
+         )
+         SELECT o.n AS others${waking} FROM updated, others o`,
+        params,
+      );
+      const row = result.rows[0];
+      if (!row) return null;
+      wake?.sent();
+      return { others: Number(row.others) };
+    },
     async deleteForThread(threadId) {
       await pool.query("DELETE FROM server_runs WHERE thread_id = $1", [threadId]);
     },
   };
+}
+
+/** A thread patch as one statement with its values inlined (for a batch). */
+function patchStatement(threadId: string, patch: ThreadPatch): string {
+  const params: unknown[] = [threadId, now()];
+  const sets = threadSets(patch, params);
+  return inlineParams(`UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = $1`, params as string[]);
 }
 
 /** `undefined` values dropped (JSON would drop them too, but `||` must not see them as keys). */

@@ -18,7 +18,16 @@ import {
   threadSearchOrder,
 } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
+import type {
+  RunEnd,
+  RunQuota,
+  RunRecord,
+  RunStore,
+  ThreadPatch,
+  ThreadQuery,
+  ThreadRecord,
+  ThreadStore,
+} from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS server_threads (
@@ -298,23 +307,26 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   };
 
   // Synchronous, so the strategy check, the quota check and the insert are one step in this process.
-  const insertWithStrategy = db.transaction((run: RunRecord, quota: RunQuota | undefined): RunRecord[] => {
-    const active = activeRuns.all(run.thread_id).map(toRun);
-    const superseded: RunRecord[] = [];
-    if (active.length > 0) {
-      if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
-      if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
-        for (const old of active) {
-          if (old.status === "running") superseded.push(old);
-          else if (run.multitask_strategy === "rollback") deleteRun.run(old.run_id);
-          else setRunStatus.run("interrupted", now(), old.run_id);
+  const insertWithStrategy = db.transaction(
+    (run: RunRecord, quota: RunQuota | undefined, thread: ThreadPatch | undefined): RunRecord[] => {
+      const active = activeRuns.all(run.thread_id).map(toRun);
+      const superseded: RunRecord[] = [];
+      if (active.length > 0) {
+        if (run.multitask_strategy === "reject") throw new ThreadBusyError(run.thread_id);
+        if (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback") {
+          for (const old of active) {
+            if (old.status === "running") superseded.push(old);
+            else if (run.multitask_strategy === "rollback") deleteRun.run(old.run_id);
+            else setRunStatus.run("interrupted", now(), old.run_id);
+          }
         }
       }
-    }
-    if (quota) admit(quota, superseded.length);
-    insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
-    return superseded;
-  });
+      if (quota) admit(quota, superseded.length);
+      insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
+      if (thread) patchThread(run.thread_id, thread);
+      return superseded;
+    },
+  );
 
   const patchRun = db.transaction((runId: string, patch: Parameters<RunStore["update"]>[1]): RunRecord | null => {
     const row = getRun.get(runId);
@@ -331,8 +343,8 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   });
 
   const runs: RunStore = {
-    async insert(run, quota) {
-      return { superseded: insertWithStrategy.immediate(run, quota) };
+    async insert(run, quota, thread) {
+      return { superseded: insertWithStrategy.immediate(run, quota, thread) };
     },
     async get(runId) {
       const row = getRun.get(runId);
@@ -364,13 +376,30 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     async deleteForThread(threadId) {
       db.prepare("DELETE FROM server_runs WHERE thread_id = ?").run(threadId);
     },
+    async settle(runId, end) {
+      // The local queue has no owners to fence (`end.owner` is a shared queue's).
+      return settleRun.immediate(runId, end);
+    },
   };
 
+  /** The run's update, then its thread's, the thread busy while it has other active runs. */
+  const settleRun = db.transaction((runId: string, end: RunEnd): { others: number } | null => {
+    const run = patchRun(runId, { status: end.status, kwargs: end.kwargs });
+    if (!run) return null;
+    const others = activeRuns.all(run.thread_id).filter((other) => other.run_id !== runId).length;
+    patchThread(run.thread_id, { ...end.thread, status: end.thread.status ?? (others > 0 ? "busy" : "idle") });
+    return { others };
+  });
+
+  /** Marks the run running with its attempt counted, and its thread busy. */
   const claimTx = db.transaction((): RunRecord | null => {
     const row = claimable.get(now());
     if (!row) return null;
-    setRunStatus.run("running", now(), row.run_id);
-    return toRun({ ...row, status: "running" });
+    const run = toRun({ ...row, status: "running" });
+    run.kwargs = { ...run.kwargs, attempt: (run.kwargs.attempt ?? 0) + 1 };
+    updateRun.run("running", JSON.stringify(run.kwargs), now(), row.run_id);
+    patchThread(run.thread_id, { status: "busy" });
+    return run;
   });
 
   return {

@@ -177,9 +177,10 @@ export interface RunStore {
    * Inserts a pending run and applies the multitask strategy in one transaction: `reject` throws
    * ThreadBusyError when the thread has a pending or running run; `interrupt`/`rollback` return the
    * in-flight runs to stop (pending ones are settled here: interrupted, or deleted for rollback). With a
-   * `quota`, the same transaction checks it and counts the run in the owner's usage.
+   * `quota`, the same transaction checks it and counts the run in the owner's usage; with `thread`, it
+   * also applies that patch to the run's thread.
    */
-  insert(run: RunRecord, quota?: RunQuota): Promise<{ superseded: RunRecord[] }>;
+  insert(run: RunRecord, quota?: RunQuota, thread?: ThreadPatch): Promise<{ superseded: RunRecord[] }>;
   get(runId: string): Promise<RunRecord | null>;
   list(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
   /** Pending and running runs of a thread, oldest first. */
@@ -187,11 +188,40 @@ export interface RunStore {
   update(runId: string, patch: { status?: RunStatus; kwargs?: Partial<RunKwargs> }): Promise<RunRecord | null>;
   delete(runId: string): Promise<boolean>;
   deleteForThread(threadId: string): Promise<void>;
+  /**
+   * Records the end of a run in one step: its terminal `status` and `kwargs`, and its thread's state, the
+   * thread's status being `thread.status` when given, else `busy` while the thread has other pending or
+   * running runs and `idle` otherwise. With `owner` (a shared queue's row condition over `$1`…`$n`, which
+   * are its `params`), nothing changes unless the run still meets it. Returns the number of the thread's
+   * other pending or running runs, or null when the run is gone or no longer meets `owner`.
+   */
+  settle(runId: string, end: RunEnd): Promise<{ others: number } | null>;
+}
+
+/** How a run ended, for `RunStore.settle`. */
+export interface RunEnd {
+  status: TerminalRunStatus;
+  kwargs: Partial<RunKwargs>;
+  thread: ThreadPatch;
+  owner?: RowFence;
+}
+
+/**
+ * A shared queue's fence as a condition on the run's own `server_runs` row (`$1` is the run id), so a
+ * write that carries it in its WHERE clause is checked against the row's latest version, after a
+ * concurrent claim too.
+ */
+export interface RowFence {
+  sql: string;
+  params: unknown[];
 }
 
 /** Hands pending runs to workers, one running run per thread, and carries cancel requests. */
 export interface RunQueue {
-  /** Claims the oldest pending run whose thread has no running run and marks it running. */
+  /**
+   * Claims the oldest pending run whose thread has no running run, marks it running, counts the attempt
+   * (`kwargs.attempt`, returned already counted) and marks the thread `busy`, in one step.
+   */
   claim(): Promise<RunRecord | null>;
   /** Wakes waiting workers: a run was queued or finished. */
   notify(): void;
@@ -216,7 +246,7 @@ export interface RunQueue {
    * write that checks it in its own statement (the checkpointer's) instead of calling `fence` first.
    * Undefined when this process holds no claim of `runId`.
    */
-  fenceCondition?(runId: string): { sql: string; params: unknown[] } | undefined;
+  fenceCondition?(runId: string): { sql: string; params: unknown[]; row: RowFence } | undefined;
   /** Shared queues only: the run as stored while this claim still owns it, else null (the fence and a read in one). */
   owned?(runId: string): Promise<RunRecord | null>;
   /** Runs left `running` by a process that died: back to pending so they resume. Returns them. */

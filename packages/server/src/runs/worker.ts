@@ -20,11 +20,23 @@
  * Fencing (shared queues): an executor whose lease lapsed may still be running while another process
  * resumes its run. It checks the queue's fence before every checkpoint write (through a checkpointer
  * handed to the graph: on Postgres the check is part of each write's statement) and every write of the
- * run, and stops at the first failed check without settling anything. The new owner reads the run again once it holds the thread, so it continues from
- * what the previous executor recorded (where the run started, whether its input was checkpointed).
+ * run, and stops at the first failed check without settling anything. On Postgres what the executor
+ * records (where the run started, that its input was taken) rides with its first checkpoint write, as an
+ * update of the run's row that carries the fence itself, and the end is one statement behind the fence
+ * too: a record made after another claim fails, so the claim's own read of the run is all the new owner
+ * needs. Elsewhere the new owner reads the run again once it holds the thread, so it continues from what
+ * the previous executor recorded.
  */
 import { randomUUID } from "node:crypto";
-import { describeRunError, type Harness, type LeanPostgresSaver, type WriteGuard } from "@deerflow/harness";
+import {
+  cacheHead,
+  describeRunError,
+  type Harness,
+  type HeadCachingSaver,
+  type LeanPostgresSaver,
+  type WriteGuard,
+  type WriteRider,
+} from "@deerflow/harness";
 import { type BaseCheckpointSaver, Command } from "@langchain/langgraph";
 import { isDiskFull } from "./disk-full.js";
 import type { SqliteRunStores } from "./sqlite-store.js";
@@ -33,7 +45,17 @@ import { interruptsOf } from "./state.js";
 import { TokenMeter } from "./token-meter.js";
 import { removeThreadFiles } from "./threads.js";
 import { toWire, wireJson } from "./serialize.js";
-import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
+import type {
+  CancelAction,
+  EventLog,
+  RowFence,
+  RunKwargs,
+  RunQueue,
+  RunRecord,
+  RunStore,
+  ThreadPatch,
+  ThreadStore,
+} from "./types.js";
 
 /** Checkpoint operations the worker needs beyond the checkpointer's own API (sync on SQLite, async on Postgres). */
 export interface CheckpointAdmin {
@@ -194,17 +216,51 @@ export function createWorker(deps: WorkerDeps) {
       throw lose();
     };
     const condition = queue.fenceCondition?.(run.run_id);
-    const attempt = (run.kwargs.attempt ?? 0) + 1;
+    // The claim counted this attempt.
+    const attempt = run.kwargs.attempt ?? 1;
     const kwargs: RunKwargs = { ...run.kwargs, attempt };
+    // On Postgres the run's checkpoint writes are fenced in their own statements, and what the worker
+    // records about the run rides with the first of them (`rider`); the reads of the thread's head that
+    // the run has in memory cost nothing (`cacheHead`). Elsewhere each is its own step, as before.
+    const saver = harness.setup.checkpointer;
+    const inStatement = Boolean(fence && condition && saver && isGuardable(saver));
+    let rider: Partial<RunKwargs> | undefined;
+    const runSaver =
+      fence && saver
+        ? cacheHead(
+            fencedCheckpointer(
+              saver,
+              holdOrStop,
+              condition && {
+                ...condition,
+                lost: lose,
+                rider: () => {
+                  const patch = rider;
+                  if (!patch) return undefined;
+                  return kwargsRider(condition.row, patch, () => {
+                    if (patch.input_consumed) kwargs.input_consumed = true;
+                    if (rider === patch) rider = undefined;
+                  });
+                },
+              },
+            ),
+            run.thread_id,
+          )
+        : undefined;
+    const withSaver = <T extends { configurable: Record<string, unknown> }>(config: T): T =>
+      runSaver && inStatement
+        ? { ...config, configurable: { ...config.configurable, __pregel_checkpointer: runSaver } }
+        : config;
     let outcome: "success" | "error" | "cancelled" = "success";
     let agentModel: Parameters<typeof describeRunError>[1] | undefined;
     let release: (() => void) | undefined;
     const meter = new TokenMeter();
     try {
       await ensureMetadata(events, run, attempt);
-      await threads.patch(run.thread_id, { status: "busy" });
       release = await deps.threadLease?.(run.thread_id, controller.signal);
-      if (fence) {
+      // With the kwargs written behind the fence, the claim's read is all there is: a previous executor
+      // recorded what it did before this claim (it is in the claimed row) or could not record it at all.
+      if (fence && !inStatement) {
         // A previous executor may have recorded progress after this claim read the run (it held the thread until now).
         let fresh: RunRecord | null;
         if (queue.owned) {
@@ -221,7 +277,7 @@ export function createWorker(deps: WorkerDeps) {
       // The run's memory is its starter's (run options from the request never name a user).
       const agent = harness.agent({ ...kwargs.run_options, user_id: kwargs.owner ?? undefined } as never);
       agentModel = agent.deerflow.model.entry;
-      const threadConfig = { configurable: { thread_id: run.thread_id } };
+      const threadConfig = withSaver({ configurable: { thread_id: run.thread_id } as Record<string, unknown> });
       if (kwargs.start_checkpoint_id === undefined) {
         const head = await agent.graph.getState(threadConfig);
         kwargs.start_checkpoint_id = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
@@ -233,9 +289,15 @@ export function createWorker(deps: WorkerDeps) {
         if (((head.config?.configurable?.checkpoint_id as string | undefined) ?? null) !== kwargs.start_checkpoint_id)
           kwargs.input_consumed = true;
       }
-      await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
-
       const input = kwargs.input_consumed ? null : kwargs.command ? new Command(kwargs.command as never) : kwargs.input;
+      if (inStatement) {
+        // Recorded with the run's first checkpoint write, which also consumes the input (or the command).
+        rider = {
+          start_checkpoint_id: kwargs.start_checkpoint_id,
+          ...(input === null ? {} : { input_consumed: true }),
+        };
+      } else await runs.update(run.run_id, { kwargs: { attempt, start_checkpoint_id: kwargs.start_checkpoint_id } });
+
       const modes = kwargs.stream_mode.filter((mode) => MODE_MAP[mode]);
       const graphModes = [...new Set(modes.map((mode) => MODE_MAP[mode]!.graph))];
       const eventName = new Map(modes.map((mode) => [MODE_MAP[mode]!.graph, MODE_MAP[mode]!.event]));
@@ -249,15 +311,7 @@ export function createWorker(deps: WorkerDeps) {
           ? { checkpoint_id: kwargs.checkpoint_id, checkpoint_ns: kwargs.checkpoint_ns }
           : {}),
         // LangGraph's per-call checkpointer key: the harness's own, behind the fence.
-        ...(fence && harness.setup.checkpointer
-          ? {
-              __pregel_checkpointer: fencedCheckpointer(
-                harness.setup.checkpointer,
-                holdOrStop,
-                condition && { ...condition, lost: lose },
-              ),
-            }
-          : {}),
+        ...(runSaver ? { __pregel_checkpointer: runSaver } : {}),
       };
       const streamOptions = {
         configurable,
@@ -281,7 +335,8 @@ export function createWorker(deps: WorkerDeps) {
       const publish = async (chunk: unknown[], requested: boolean) => {
         if (first) {
           first = false;
-          if (!kwargs.input_consumed) {
+          // In statement, the rider records it with the first write.
+          if (!inStatement && !kwargs.input_consumed) {
             await holdOrStop();
             kwargs.input_consumed = true;
             await runs.update(run.run_id, { kwargs: { input_consumed: true } });
@@ -339,10 +394,16 @@ export function createWorker(deps: WorkerDeps) {
     } finally {
       off();
       offLost?.();
-      // Whether the run is still ours decides everything that follows (an unreachable database: assume so).
-      if (fence && !entry.stop && !(await fence().catch(() => true))) entry.stop = "lost";
-      // checkpoints.retention, under the thread's lease; not after a shutdown or a lost lease (the run is not over).
-      if (entry.stop !== "shutdown" && entry.stop !== "lost") await harness.afterRun(run.thread_id);
+      // checkpoints.retention, under the thread's lease; not after a shutdown or a lost lease (the run is
+      // not over). Whether the run is still ours decides everything that follows: the prune checks the
+      // fence in its own transaction when it can, else it is asked first (an unreachable database: assume so).
+      const guard = fence && !entry.stop && condition ? { sql: condition.sql, params: condition.params } : undefined;
+      if (fence && !entry.stop && !guard && !(await fence().catch(() => true))) entry.stop = "lost";
+      if (entry.stop !== "shutdown" && entry.stop !== "lost") {
+        const pruned = await harness.afterRun(run.thread_id, guard);
+        if (guard && pruned.guard === "lost") entry.stop = "lost";
+        else if (guard && pruned.guard === undefined && !(await fence!().catch(() => true))) entry.stop = "lost";
+      }
       release?.();
       if (meter.tokens > 0)
         await deps
@@ -351,12 +412,13 @@ export function createWorker(deps: WorkerDeps) {
             deps.log(`run ${run.run_id}: its ${meter.tokens} tokens were not counted: ${(error as Error).message}`),
           );
     }
+    const held = inStatement ? { saver: runSaver, owner: condition?.row } : {};
     try {
-      await settle(entry, outcome, kwargs);
+      await settle(entry, outcome, kwargs, held);
     } catch (error) {
       // Readers must not wait for a run that is over; the store learns it on a later try.
       await events.end(run.run_id).catch(() => {});
-      unsettled.set(run.run_id, { settle: () => settle(entry, outcome, kwargs), threadId: run.thread_id, fence });
+      unsettled.set(run.run_id, { settle: () => settle(entry, outcome, kwargs, held), threadId: run.thread_id, fence });
       deps.log(
         `run ${run.run_id} on thread ${run.thread_id} is over but its end could not be recorded (${firstLine(error)}); retrying every second${isDiskFull(error) ? ": free disk space on the server" : ""}.`,
       );
@@ -383,7 +445,12 @@ export function createWorker(deps: WorkerDeps) {
     }
   }
 
-  async function settle(entry: Active, outcome: "success" | "error" | "cancelled", kwargs: RunKwargs): Promise<void> {
+  async function settle(
+    entry: Active,
+    outcome: "success" | "error" | "cancelled",
+    kwargs: RunKwargs,
+    held: { saver?: HeadCachingSaver; owner?: RowFence } = {},
+  ): Promise<void> {
     const { run } = entry;
     if (entry.stop === "lost") {
       deps.log(
@@ -400,39 +467,52 @@ export function createWorker(deps: WorkerDeps) {
       return;
     }
     if (outcome === "cancelled" && entry.stop === "rollback") {
+      held.saver?.forget();
       await deps.checkpoints.rollbackCheckpoints(run.thread_id, kwargs.start_checkpoint_id ?? null);
       await runs.delete(run.run_id);
     }
+    // The head the run wrote last, from memory when the run's checkpointer holds it.
     const state = await harness
       .agent()
-      .graph.getState({ configurable: { thread_id: run.thread_id } })
+      .graph.getState({
+        configurable: { thread_id: run.thread_id, ...(held.saver ? { __pregel_checkpointer: held.saver } : {}) },
+      })
       .catch(() => null);
     const values = state ? (toWire(state.values ?? {}) as Record<string, unknown>) : null;
     const interrupted = Boolean(state && state.next.length > 0);
-    if (entry.stop !== "rollback") {
-      const status = outcome === "success" ? "success" : outcome === "error" ? "error" : "interrupted";
-      await runs.update(run.run_id, {
-        status,
-        kwargs: { error: kwargs.error, ...(run.kwargs.temporary ? { output: values } : {}) },
-      });
-    }
-    const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id);
-    const threadStatus =
-      outcome === "error"
-        ? "error"
-        : interrupted && outcome === "success"
-          ? "interrupted"
-          : others.length > 0
-            ? "busy"
-            : "idle";
-    await threads.patch(run.thread_id, {
-      status: threadStatus,
+    const threadPatch = {
+      // Busy or idle (whether the thread has other active runs) when not given.
+      status:
+        outcome === "error"
+          ? ("error" as const)
+          : interrupted && outcome === "success"
+            ? ("interrupted" as const)
+            : undefined,
       values,
       interrupts: state ? interruptsOf(state) : {},
       error: outcome === "error" ? (kwargs.error?.message ?? null) : null,
-    });
+    };
+    let others: number;
+    if (entry.stop !== "rollback") {
+      const status = outcome === "success" ? "success" : outcome === "error" ? "error" : "interrupted";
+      // The run's status, the thread's state and whether it has other active runs, in one step.
+      const settled = await runs.settle(run.run_id, {
+        status,
+        kwargs: { error: kwargs.error, ...(run.kwargs.temporary ? { output: values } : {}) },
+        thread: threadPatch,
+        owner: held.owner,
+      });
+      // Behind the fence, a run that is still there but not this claim's was taken over by another process
+      // meanwhile: it is theirs to record.
+      if (!settled && held.owner && (await runs.get(run.run_id))) {
+        entry.stop = "lost";
+        deps.log(`run ${run.run_id} on thread ${run.thread_id}: another process took it over; stopped here.`);
+        return;
+      }
+      others = settled ? settled.others : await patchThreadOf(run, threadPatch);
+    } else others = await patchThreadOf(run, threadPatch);
     await events.end(run.run_id);
-    if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others.length === 0) {
+    if (run.kwargs.temporary && run.kwargs.on_completion === "delete" && others === 0) {
       await deps.checkpoints.deleteThreadState(run.thread_id);
       // Its files go too, before the record: files left without one would outlive the thread.
       await removeThreadFiles(harness, run.thread_id).catch((error: Error) =>
@@ -442,6 +522,13 @@ export function createWorker(deps: WorkerDeps) {
       // The run record (and its output) stays as long as its events, so get/join still answer, then goes.
       setTimeout(() => void runs.delete(run.run_id).catch(() => false), deps.runRetentionMs).unref();
     }
+  }
+
+  /** The thread's state after a run the store did not settle (rolled back or deleted); returns its other active runs. */
+  async function patchThreadOf(run: RunRecord, patch: ThreadPatch): Promise<number> {
+    const others = (await runs.active(run.thread_id)).filter((other) => other.run_id !== run.run_id).length;
+    await threads.patch(run.thread_id, { ...patch, status: patch.status ?? (others > 0 ? "busy" : "idle") });
+    return others;
   }
 
   return {
@@ -500,6 +587,19 @@ function fencedCheckpointer(
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
+}
+
+/**
+ * The rider that records `patch` in the run's kwargs with the next checkpoint write, behind the run's
+ * row fence (`$1`… are the fence's params); `done` once written.
+ */
+function kwargsRider(owner: RowFence, patch: Partial<RunKwargs>, done: () => void): WriteRider {
+  const json = `$${owner.params.length + 1}::jsonb`;
+  return {
+    sql: `UPDATE server_runs SET kwargs = kwargs || ${json} WHERE ${owner.sql} RETURNING 1`,
+    params: [JSON.stringify(patch)],
+    written: done,
+  };
 }
 
 /** A checkpointer that can check a condition in its write statements (the harness's Postgres one). */
