@@ -330,7 +330,10 @@ test("while draining, new runs are refused with 503 and the running run still fi
   }
 });
 
-test("run requests go first: no graph starts or steps while a run request is being answered", async () => {
+test("run requests go first: no graph starts or steps while a run request is being answered", {
+  // Worker threads have no requests to wait for: their graphs go on (run-threads.test.ts).
+  skip: process.env.DEERFLOW_TEST_RUN_WORKERS ? "runs execute on worker threads" : false,
+}, async () => {
   const block = gate();
   const calls: string[] = [];
   const t = await startTestServer({ script: blockingScript(block, calls) });
