@@ -13,7 +13,7 @@
  * published. Turns are handed out one per turn of the event loop (`setImmediate`), first come first
  * served, so Node reads the sockets between any two pieces of graph work; and none while a run request
  * is being answered (from its body read to its first event written, which on Postgres or Redis spans a
- * few round trips). Only requests that sent their whole body count, so a client trickling a body in
+ * few round trips), except one after every `FAIR_SHARE` requests answered meanwhile. Only requests that sent their whole body count, so a client trickling a body in
  * holds nothing up. Worker threads (`run_workers` > 0) need none of this: no request waits on their loop.
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -30,6 +30,13 @@ export interface RequestsFirst {
 }
 
 /**
+ * Run requests answered while graph work waited after which one piece of it goes even though other run
+ * requests are still being answered, so a steady stream of overlapping requests (each spanning
+ * database round trips on Postgres) slows the graphs down but cannot stop them.
+ */
+export const FAIR_SHARE = 4;
+
+/**
  * Creates the bookkeeping for one server.
  *
  * @example
@@ -40,6 +47,8 @@ export interface RequestsFirst {
  */
 export function createRequestsFirst(): RequestsFirst {
   let answering = 0;
+  /** Run requests answered since graph work last had a turn while it waited. */
+  let answeredMeanwhile = 0;
   /** Graph work waiting for its turn, first come first served. */
   const waiting: Array<() => void> = [];
   let scheduled = false;
@@ -47,7 +56,8 @@ export function createRequestsFirst(): RequestsFirst {
   // turn), so Node polls its sockets between two pieces of graph work.
   const next = () => {
     scheduled = false;
-    if (answering > 0) return;
+    if (answering > 0 && answeredMeanwhile < FAIR_SHARE) return;
+    answeredMeanwhile = 0;
     waiting.shift()?.();
     if (waiting.length > 0) schedule();
   };
@@ -64,7 +74,9 @@ export function createRequestsFirst(): RequestsFirst {
         if (!open) return;
         open = false;
         answering -= 1;
-        if (answering === 0 && waiting.length > 0) schedule();
+        if (waiting.length === 0) return;
+        answeredMeanwhile += 1;
+        if (answering === 0 || answeredMeanwhile >= FAIR_SHARE) schedule();
       };
     },
     turn() {
