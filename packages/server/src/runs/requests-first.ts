@@ -25,14 +25,17 @@ export interface RequestsFirst {
    * answer) is written. Calling it again does nothing.
    */
   begin(): () => void;
-  /** Resolves on a later turn of the event loop, once no run request is being answered. */
+  /**
+   * Resolves on a later turn of the event loop, once no run request is being answered (or `FAIR_SHARE`
+   * were answered while this waited).
+   */
   turn(): Promise<void>;
 }
 
 /**
- * Run requests answered while graph work waited after which one piece of it goes even though other run
- * requests are still being answered, so a steady stream of overlapping requests (each spanning
- * database round trips on Postgres) slows the graphs down but cannot stop them.
+ * How many run requests may be answered while graph work waits before one piece of it goes anyway, other
+ * requests still being answered: a steady stream of overlapping requests (each spanning database round
+ * trips on Postgres) slows the graphs down but cannot stop them.
  */
 export const FAIR_SHARE = 4;
 
