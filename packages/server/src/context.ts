@@ -8,6 +8,7 @@ import type { Hono } from "hono";
 import type { Authenticator } from "./auth/authenticate.js";
 import type { UserRecord, UserStore } from "./auth/types.js";
 import type { ChannelService } from "./channels/index.js";
+import type { RequestsFirst } from "./runs/requests-first.js";
 import type { RunServices } from "./runs/services.js";
 
 /** Server options after defaults. */
@@ -59,6 +60,8 @@ export interface ServerContext extends RunServices {
   options: ResolvedServerOptions;
   /** True once shutdown began: no new runs are accepted (503). */
   draining: boolean;
+  /** Run requests mark themselves here so the worker on the HTTP thread lets them go first. */
+  requestsFirst: RequestsFirst;
   /** Users, tokens and usage, in the thread database. */
   users: UserStore;
   /** The auth middleware and whether accounts are on. */

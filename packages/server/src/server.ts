@@ -51,6 +51,7 @@ import { registerThreadHistoryRoutes } from "./routes/thread-history.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 import { DEFAULT_WEB_DIR, registerWebApp } from "./routes/web-app.js";
 import { registerUploadRoutes } from "./routes/uploads.js";
+import { createRequestsFirst } from "./runs/requests-first.js";
 import { openRunServices } from "./runs/services.js";
 import { adoptCheckpointThreads, threadAccessOf } from "./runs/threads.js";
 import { isLoopbackHost } from "./loopback.js";
@@ -160,8 +161,10 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
       `warning: server.mcp_stdio_allow lists "${entry}", which allows nothing by itself (any code runs through it). ${STDIO_ALLOW_HINT}`,
     );
   const users = openUserStore(harness);
+  const requestsFirst = createRequestsFirst();
   const services = openRunServices(harness, {
     ...resolved,
+    yieldToRequests: requestsFirst.turn,
     env,
     onRunTokens: (run, tokens) => recordTokens({ users }, run.kwargs.owner, tokens),
   });
@@ -177,6 +180,7 @@ export function createServer(harness: Harness, options: ServerOptions = {}): Dee
     config,
     options: resolved,
     draining: false,
+    requestsFirst,
     users,
     auth,
     onFirstAdmin: (user) => adoptLocalHome(harness, user, resolved.log),

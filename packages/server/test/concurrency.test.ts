@@ -329,3 +329,35 @@ test("while draining, new runs are refused with 503 and the running run still fi
     await t.close();
   }
 });
+
+test("run requests go first: no graph starts or steps while a run request is being answered", {
+  // Worker threads have no requests to wait for: their graphs go on (run-threads.test.ts).
+  skip: process.env.DEERFLOW_TEST_RUN_WORKERS ? "runs execute on worker threads" : false,
+}, async () => {
+  const block = gate();
+  const calls: string[] = [];
+  const t = await startTestServer({ script: blockingScript(block, calls) });
+  try {
+    // A graph that is running: its model call is blocked.
+    const busy = await t.client.threads.create();
+    const slow = await startSlowRun(t, busy.thread_id);
+    // Another run request is being answered (its body read, its first event not written yet).
+    const answered = t.server.context.requestsFirst.begin();
+    const thread = await t.client.threads.create();
+    const queued = await t.client.runs.create(thread.thread_id, "lead_agent", { input: say("queued") });
+    block.open();
+    // Requests that are not run requests are answered meanwhile; the graphs wait for their turn.
+    for (let round = 0; round < 5; round += 1) {
+      assert.equal((await t.client.runs.get(thread.thread_id, queued.run_id)).status, "pending", "not claimed");
+      assert.equal((await t.client.runs.get(busy.thread_id, slow.run_id)).status, "running", "stopped at a step");
+    }
+    assert.deepEqual(calls, ["slow"]);
+    answered();
+    assert.equal(((await t.client.runs.join(thread.thread_id, queued.run_id)) as Values).messages.length, 2);
+    assert.equal((await t.client.runs.get(busy.thread_id, slow.run_id)).status, "success");
+    assert.deepEqual(calls.toSorted(), ["queued", "slow"]);
+  } finally {
+    block.open();
+    await t.close();
+  }
+});

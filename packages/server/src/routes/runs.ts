@@ -112,31 +112,53 @@ async function requireRun(
 
 /** Registers the run routes. */
 export const registerRunRoutes: RegisterRoutes = (api, context) => {
-  const stream = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
-    return sseResponse(context, run, {
-      after: "-1",
-      cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
-      signal: c.req.raw.signal,
-    });
+  /**
+   * Creates the run of a request whose body is read, marked as a run request being answered until
+   * `answer` made its response (the stream marks it done itself, at its first event).
+   */
+  const answerRun = async (
+    c: Context,
+    threadId: string | null,
+    answer: (run: RunRecord, answered: () => void) => Response,
+  ): Promise<Response> => {
+    const body = await readJson(c);
+    const answered = context.requestsFirst.begin();
+    try {
+      const { run } = await createRun(context, callerOf(c), threadId, body, { thread: c.get("thread") });
+      return answer(run, answered);
+    } catch (error) {
+      answered();
+      throw error;
+    }
   };
-  const create = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
-    setRunHeaders(c, run, false);
-    return c.json(runJson(run));
-  };
-  const wait = async (c: Context, threadId: string | null) => {
-    const { run } = await createRun(context, callerOf(c), threadId, await readJson(c), { thread: c.get("thread") });
-    return waitingJsonResponse(
-      context,
-      run,
-      async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)),
-      {
-        signal: c.req.raw.signal,
+  const stream = (c: Context, threadId: string | null) =>
+    answerRun(c, threadId, (run, answered) =>
+      sseResponse(context, run, {
+        after: "-1",
         cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
-      },
+        signal: c.req.raw.signal,
+        onFirstEvent: answered,
+      }),
     );
-  };
+  const create = (c: Context, threadId: string | null) =>
+    answerRun(c, threadId, (run, answered) => {
+      answered();
+      setRunHeaders(c, run, false);
+      return c.json(runJson(run));
+    });
+  const wait = (c: Context, threadId: string | null) =>
+    answerRun(c, threadId, (run, answered) => {
+      answered();
+      return waitingJsonResponse(
+        context,
+        run,
+        async (signal) => runResult(context, await waitForRun(context, run.run_id, signal)),
+        {
+          signal: c.req.raw.signal,
+          cancelOnDisconnect: run.kwargs.on_disconnect === "cancel",
+        },
+      );
+    });
   const joinStream = async (c: Context, threadId: string | null) => {
     const run = await requireRun(context, callerOf(c), threadId, pathId(c, "run_id"));
     const query = parseQuery(c, JoinStreamQuery);

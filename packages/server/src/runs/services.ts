@@ -74,6 +74,8 @@ export interface RunServicesOptions {
   log: (line: string) => void;
   threadLease?: WorkerDeps["threadLease"];
   onRunTokens?: WorkerDeps["onRunTokens"];
+  /** Given by the server: the worker on the HTTP thread lets run requests go first (runs/requests-first.ts). */
+  yieldToRequests?: WorkerDeps["yieldToRequests"];
   /** Where REDIS_URL is read (default process.env). */
   env?: Record<string, string | undefined>;
 }

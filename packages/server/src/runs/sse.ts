@@ -18,6 +18,8 @@ export interface SseOptions {
   modes?: string[];
   /** The request's abort signal (client gone). */
   signal: AbortSignal;
+  /** Called once the first event is written, or the stream ends or is closed before one. */
+  onFirstEvent?: () => void;
 }
 
 const ALWAYS = new Set(["metadata", "error", "end"]);
@@ -43,7 +45,9 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
   let finished = false;
   let heartbeat: NodeJS.Timeout | undefined;
 
+  const firstEvent = () => options.onFirstEvent?.();
   const disconnected = () => {
+    firstEvent();
     reader.abort();
     if (heartbeat) clearInterval(heartbeat);
     if (!finished && options.cancelOnDisconnect) {
@@ -85,6 +89,7 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
           const base = item.event.split("|")[0]!;
           if (modeNames && !ALWAYS.has(base) && !modeNames.includes(base)) continue;
           write(`event: ${item.event}\ndata: ${item.data}\nid: ${item.id}\n\n`);
+          firstEvent();
           if (item.event === "end") finished = true;
         }
         if (!finished && !reader.signal.aborted && !(await context.events.has(run.run_id))) {
@@ -95,6 +100,7 @@ export function sseResponse(context: ServerContext, run: RunRecord, options: Sse
       } catch (error) {
         context.options.log(`stream of run ${run.run_id} failed: ${(error as Error).message}`);
       } finally {
+        firstEvent();
         if (heartbeat) clearInterval(heartbeat);
         options.signal.removeEventListener("abort", disconnected);
         if (!reader.signal.aborted) controller.close();

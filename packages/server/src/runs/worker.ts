@@ -42,6 +42,7 @@ import { isDiskFull } from "./disk-full.js";
 import type { SqliteRunStores } from "./sqlite-store.js";
 import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
+import { YieldingHandler } from "./requests-first.js";
 import { TokenMeter } from "./token-meter.js";
 import { removeThreadFiles } from "./threads.js";
 import { toWire, wireJson } from "./serialize.js";
@@ -87,6 +88,12 @@ export interface WorkerDeps {
    * its outcome: the per-user `tokens_per_day` quota counts them (auth/quotas.ts `recordTokens`).
    */
   onRunTokens?: (run: RunRecord, tokens: number) => Promise<void>;
+  /**
+   * Resolves when the graphs may go on: on a later turn of the event loop, with no run request being
+   * answered (runs/requests-first.ts). Given on the HTTP thread, so a new run's first event is not
+   * written behind other runs' graph work; absent elsewhere.
+   */
+  yieldToRequests?: () => Promise<void>;
 }
 
 interface Active {
@@ -130,6 +137,7 @@ export interface WorkerSettings {
   log: (line: string) => void;
   threadLease?: WorkerDeps["threadLease"];
   onRunTokens?: WorkerDeps["onRunTokens"];
+  yieldToRequests?: WorkerDeps["yieldToRequests"];
 }
 
 /** The worker over one backend's stores, with the settings every backend passes the same way. */
@@ -146,6 +154,7 @@ export function createBackendWorker(
     log: settings.log,
     threadLease: settings.threadLease,
     onRunTokens: settings.onRunTokens,
+    yieldToRequests: settings.yieldToRequests,
   });
 }
 
@@ -168,6 +177,9 @@ export function createWorker(deps: WorkerDeps) {
         await queue.wait(1000);
         continue;
       }
+      // A graph starts after the run requests that have arrived are answered, not in the turn that queued it.
+      await deps.yieldToRequests?.();
+      if (stopping) break;
       let run: RunRecord | null = null;
       try {
         run = await queue.claim();
@@ -325,7 +337,7 @@ export function createWorker(deps: WorkerDeps) {
           ...run.metadata,
         },
         signal: controller.signal,
-        callbacks: [meter],
+        callbacks: deps.yieldToRequests ? [meter, new YieldingHandler(deps.yieldToRequests)] : [meter],
         streamMode: graphModes.length > 0 ? graphModes : ["values"],
         subgraphs: kwargs.stream_subgraphs,
         ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
@@ -333,6 +345,7 @@ export function createWorker(deps: WorkerDeps) {
       };
       let first = true;
       const publish = async (chunk: unknown[], requested: boolean) => {
+        await deps.yieldToRequests?.();
         if (first) {
           first = false;
           // In statement, the rider records it with the first write.

@@ -1,0 +1,115 @@
+/**
+ * Run requests before graph work, when runs execute on the HTTP thread (`server.run_workers: 0`).
+ *
+ * A streamed run's first event (`metadata`) is ready as soon as its run is recorded, but on a shared
+ * event loop it waited behind other runs' graphs. The worker, woken from inside the request that queued
+ * a run, started that graph in the same turn of the event loop, and a graph runs from one await to the
+ * next without giving Node a chance to read a socket (its promises resolve as microtasks): the state
+ * read, the middleware and the checkpoint writes before the model call were one block of about 10 ms.
+ * A burst of 50 streamed runs was read one request per such block.
+ *
+ * Here graph work waits for its turn at a few points: before a run is claimed, at every chain and model
+ * start inside the graph (a callback handler the worker adds), and before each streamed chunk is
+ * published. Turns are handed out one per turn of the event loop (`setImmediate`), first come first
+ * served, so Node reads the sockets between any two pieces of graph work; and none while a run request
+ * is being answered (from its body read to its first event written, which on Postgres or Redis spans a
+ * few round trips), except one after every `FAIR_SHARE` requests answered meanwhile. Only requests that sent their whole body count, so a client trickling a body in
+ * holds nothing up. Worker threads (`run_workers` > 0) need none of this: no request waits on their loop.
+ */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+
+/** Shared by the run routes (which mark their requests) and the worker (which yields to them). */
+export interface RequestsFirst {
+  /**
+   * Marks a run request as being answered; call the returned function when its first event (or its
+   * answer) is written. Calling it again does nothing.
+   */
+  begin(): () => void;
+  /**
+   * Resolves on a later turn of the event loop, once no run request is being answered (or `FAIR_SHARE`
+   * were answered while this waited).
+   */
+  turn(): Promise<void>;
+}
+
+/**
+ * How many run requests may be answered while graph work waits before one piece of it goes anyway, other
+ * requests still being answered: a steady stream of overlapping requests (each spanning database round
+ * trips on Postgres) slows the graphs down but cannot stop them.
+ */
+export const FAIR_SHARE = 4;
+
+/**
+ * Creates the bookkeeping for one server.
+ *
+ * @example
+ * const first = createRequestsFirst();
+ * const answered = first.begin(); // a run request, once its body is read
+ * void first.turn().then(stepGraph); // runs after answered() and a turn of the event loop
+ * answered();
+ */
+export function createRequestsFirst(): RequestsFirst {
+  let answering = 0;
+  /** Run requests answered since graph work last had a turn while it waited. */
+  let answeredMeanwhile = 0;
+  /** Graph work waiting for its turn, first come first served. */
+  const waiting: Array<() => void> = [];
+  let scheduled = false;
+  // One waiter per turn of the event loop (an immediate queued while immediates run waits for the next
+  // turn), so Node polls its sockets between two pieces of graph work.
+  const next = () => {
+    scheduled = false;
+    if (answering > 0 && answeredMeanwhile < FAIR_SHARE) return;
+    answeredMeanwhile = 0;
+    waiting.shift()?.();
+    if (waiting.length > 0) schedule();
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(next);
+  };
+  return {
+    begin() {
+      answering += 1;
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        answering -= 1;
+        if (waiting.length === 0) return;
+        answeredMeanwhile += 1;
+        if (answering === 0 || answeredMeanwhile >= FAIR_SHARE) schedule();
+      };
+    },
+    turn() {
+      return new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        schedule();
+      });
+    },
+  };
+}
+
+/**
+ * A callback handler that makes the graph wait for its turn at every chain and chat model start (it is
+ * awaited: `awaitHandlers`), splitting a run's work into pieces a new request can come between.
+ */
+export class YieldingHandler extends BaseCallbackHandler {
+  name = "deerflow_requests_first";
+  override awaitHandlers = true;
+  readonly #turn: () => Promise<void>;
+
+  constructor(turn: () => Promise<void>) {
+    super();
+    this.#turn = turn;
+  }
+
+  override handleChainStart(): Promise<void> {
+    return this.#turn();
+  }
+
+  override handleChatModelStart(): Promise<void> {
+    return this.#turn();
+  }
+}
