@@ -17,6 +17,7 @@ import { deleteThread, findThread, implicitCreationFile, requireThread, visibleT
 import { patchCheckpointMetadata, pruneThread } from "../runs/prune-thread.js";
 import { updateThreadValues } from "../runs/update-state.js";
 import { THREAD_FIELDS } from "../runs/store-rows.js";
+import { threadsJson } from "../runs/thread-json.js";
 import { type ThreadField, type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -142,7 +143,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
 
   api.post("/threads/search", async (c) => {
     const body = await parseBody(c, SearchSchema);
-    const { threads, total } = await context.threads.search({
+    const { fields, rows, total } = await context.threads.searchText({
       ids: body.ids ?? undefined,
       metadata: body.metadata ?? undefined,
       values: body.values ?? undefined,
@@ -154,9 +155,13 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
       sort_order: body.sort_order,
       fields: selectedFields(body.select),
     });
-    c.header("x-pagination-total", String(total));
-    if (body.offset + threads.length < total) c.header("x-pagination-next", String(body.offset + threads.length));
-    return c.json(threads.map((record) => thread(record, body.select)));
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-pagination-total": String(total),
+    };
+    if (body.offset + rows.length < total) headers["x-pagination-next"] = String(body.offset + rows.length);
+    // The threads' stored JSON is copied into the answer, not parsed and written again (runs/thread-json.ts).
+    return c.body(threadsJson(fields, rows, body.select), 200, headers);
   });
 
   // Threads not the caller's, or unknown, are skipped: the count says how many were pruned.

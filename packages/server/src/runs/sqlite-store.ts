@@ -9,16 +9,18 @@
 import Database from "better-sqlite3";
 import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import {
+  JSON_FIELDS,
   runFromRow,
   type StoredRunRow,
   type StoredThreadRow,
-  threadFieldsFromRow,
+  threadFieldsFromText,
   threadFromRow,
   threadSearchColumns,
+  threadSearchFields,
   threadSearchOrder,
 } from "./store-rows.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore, ThreadTextRow } from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS server_threads (
@@ -76,7 +78,6 @@ type RunRow = StoredRunRow<string>;
 const now = () => new Date().toISOString();
 
 const toThread = (row: ThreadRow) => threadFromRow(row, JSON.parse);
-const toThreadFields = (row: Partial<ThreadRow>) => threadFieldsFromRow(row, JSON.parse);
 const toRun = (row: RunRow) => runFromRow(row, JSON.parse);
 
 /** True when `actual` contains `expected` (JSONB `@>` semantics: objects by key, everything else equal). */
@@ -134,13 +135,15 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
      VALUES (?, ?, ?, ?, ?, 'idle', NULL, '{}', NULL, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
   const searchStatements = new Map<string, Database.Statement<unknown[], unknown>>();
-  /** The statement of `sql`, compiled once per search shape. */
-  const searchStatement = <Row>(sql: string) => {
-    let statement = searchStatements.get(sql);
+  /** The statement of `sql`, compiled once per search shape; `raw` ones return each row as an array. */
+  const searchStatement = <Row>(sql: string, raw = false) => {
+    const key = raw ? `raw:${sql}` : sql;
+    let statement = searchStatements.get(key);
     if (!statement) {
       if (searchStatements.size >= MAX_SEARCH_STATEMENTS) searchStatements.clear();
       statement = db.prepare(sql);
-      searchStatements.set(sql, statement);
+      if (raw) statement.raw(true);
+      searchStatements.set(key, statement);
     }
     return statement as Database.Statement<unknown[], Row>;
   };
@@ -217,14 +220,11 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       return row ? toThread(row) : null;
     },
     async search(query) {
-      const { where, params } = threadFilter(query);
-      const rows = searchStatement<Partial<ThreadRow>>(
-        `SELECT ${threadSearchColumns(query.fields)} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
-      ).all(...params, query.limit, query.offset);
-      // A short page that is not past the end tells the total; otherwise it is counted.
-      const pageTellsTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
-      const total = pageTellsTotal ? query.offset + rows.length : countThreads(query);
-      return { threads: rows.map(toThreadFields), total };
+      const { fields, rows, total } = searchText(query);
+      return { threads: rows.map((row) => threadFieldsFromText(fields, row)), total };
+    },
+    async searchText(query) {
+      return searchText(query);
     },
     async count(query) {
       return countThreads(query);
@@ -241,6 +241,33 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         .immediate();
     },
   };
+
+  /**
+   * A page of threads as text rows: the JSON columns are stored as text and read as they are. SQLite checks
+   * that text is JSON (`json_valid`, in C, far cheaper than parsing it here): a row whose JSON was damaged
+   * outside the server fails the search instead of being sent to the client as broken JSON.
+   */
+  function searchText(query: ThreadQuery) {
+    const { where, params } = threadFilter(query);
+    const fields = threadSearchFields(query.fields);
+    const json = fields.filter((field) => JSON_FIELDS.has(field));
+    const valid =
+      json.length > 0 ? `, ${json.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ")}` : "";
+    const rows = searchStatement<(string | number | null)[]>(
+      `SELECT ${threadSearchColumns(fields)}${valid} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+      true,
+    ).all(...params, query.limit, query.offset);
+    if (valid)
+      for (const row of rows)
+        if (row.pop() !== 1)
+          throw new Error(
+            `Thread ${row[0]} has a damaged JSON column in server_threads (${file}): it is not valid JSON. Restore the file from a backup, or delete the thread.`,
+          );
+    // A short page that is not past the end tells the total; otherwise it is counted.
+    const pageTellsTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
+    const total = pageTellsTotal ? query.offset + rows.length : countThreads(query);
+    return { fields, rows: rows as ThreadTextRow[], total };
+  }
 
   /** The WHERE clause of a thread search or count, and its parameters. */
   function threadFilter(query: ThreadFilter): { where: string; params: unknown[] } {
