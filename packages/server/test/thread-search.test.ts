@@ -170,7 +170,7 @@ test("threads.search on SQLite reads the returned page only, and only the select
 const RUN_LEFT = {
   values: JSON.stringify({ messages: [{ type: "ai", content: 'quotes " and\nlines, ünïcödé ✓' }], title: "T" }),
   interrupts: JSON.stringify({ "task-1": [{ value: { question: "ok?" }, id: "i-1" }] }),
-  error: 'failed: "boom"\n',
+  error: 'failed: "boom"\n\t\u0001',
 };
 const RUN_LEFT_SQL = (placeholder: (index: number) => string, jsonb: string) =>
   `UPDATE server_threads SET status = 'interrupted', "values" = ${placeholder(1)}${jsonb}, interrupts = ${placeholder(2)}${jsonb}, error = ${placeholder(3)} WHERE thread_id = 'w-1'`;
@@ -244,5 +244,38 @@ test("threads.search on Postgres: the answer is the threads as GET /threads/{id}
     await pool.end();
     await t.close();
     await db.drop();
+  }
+});
+
+test("threads.search on SQLite: the total follows threads added or removed here and by another connection", async () => {
+  const t = await startTestServer();
+  try {
+    for (let index = 0; index < 12; index += 1) await t.client.threads.create({ threadId: `c-${index}` });
+    const total = async () => (await search(t, { limit: 5 })).total;
+    assert.equal(await total(), "12");
+    assert.equal(await total(), "12", "asked again with nothing changed");
+    // Another connection to the file: the checkpointer's, a run worker thread's or another process's.
+    const file = new Database(t.harness.setup.store!.file);
+    try {
+      file
+        .prepare(
+          `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+           VALUES ('c-other', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}', 'idle', NULL, '{}', NULL, NULL)`,
+        )
+        .run();
+      assert.equal(await total(), "13");
+      file.prepare("DELETE FROM server_threads WHERE thread_id = 'c-other'").run();
+      assert.equal(await total(), "12");
+    } finally {
+      file.close();
+    }
+    await t.client.threads.create({ threadId: "c-new" });
+    assert.equal(await total(), "13");
+    await t.client.threads.delete("c-0");
+    await t.client.threads.delete("c-1");
+    assert.equal(await total(), "11");
+    assert.equal(await t.client.threads.count(), 11);
+  } finally {
+    await t.close();
   }
 });

@@ -16,14 +16,14 @@ import {
   runFromRow,
   type StoredRunRow,
   type StoredThreadRow,
-  threadFieldsFromText,
+  threadFieldsFromRow,
   threadFromRow,
   threadSearchColumns,
-  threadSearchFields,
   threadSearchOrder,
 } from "./store-rows.js";
+import { threadJsonFields, threadJsonSql } from "./thread-json.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore, ThreadTextRow } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const now = () => new Date().toISOString();
 /** How long a rollback waits for an aborted graph's in-flight checkpoint writes before its second pass. */
@@ -78,27 +78,32 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       return result.rows[0] ? toThread(result.rows[0]) : null;
     },
     async search(query) {
-      const { fields, rows, total } = await this.searchText(query);
-      return { threads: rows.map((row) => threadFieldsFromText(fields, row)), total };
-    },
-    async searchText(query) {
       const params: unknown[] = [];
       const where = filter(query, params);
-      const fields = threadSearchFields(query.fields);
       // The count is a subquery run once beside the page (not a window over every match), so the page
-      // itself stops after `limit` rows of the index and both come back in one round trip. Rows come as
-      // arrays, the JSONB columns as their text (not parsed by the driver), the count last.
-      const result = await pool.query<(string | null)[]>({
-        text: `SELECT ${threadSearchColumns(fields, true)}, (SELECT count(*) FROM server_threads ${where}) AS total
+      // itself stops after `limit` rows of the index and both come back in one round trip.
+      const result = await pool.query<Partial<StoredThreadRow<unknown>> & { total?: string }>(
+        `SELECT ${threadSearchColumns(query.fields)}, (SELECT count(*) FROM server_threads ${where}) AS total
          FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
-        values: params,
-        rowMode: "array",
-      });
+        params,
+      );
       const first = result.rows[0];
       // No row: nothing matches, or the offset is past the end (then the count is asked on its own).
-      const total = first ? Number(first[fields.length]) : query.offset === 0 ? 0 : await this.count(query);
-      const rows: ThreadTextRow[] = result.rows.map((row) => row.slice(0, fields.length));
-      return { fields, rows, total };
+      const total = first ? Number(first.total) : query.offset === 0 ? 0 : await this.count(query);
+      return { threads: result.rows.map(({ total: _total, ...row }) => threadFieldsFromRow(row, asParsed)), total };
+    },
+    async searchJson(query, select) {
+      const params: unknown[] = [];
+      const where = filter(query, params);
+      // As `search`, with each thread written as JSON text by Postgres (its JSONB rendered as text, not parsed here).
+      const result = await pool.query<{ thread: string; total: string }>(
+        `SELECT ${threadJsonSql(threadJsonFields(select), "postgres")} AS thread, (SELECT count(*) FROM server_threads ${where}) AS total
+         FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
+        params,
+      );
+      const first = result.rows[0];
+      const total = first ? Number(first.total) : query.offset === 0 ? 0 : await this.count(query);
+      return { threads: result.rows.map((row) => row.thread), total };
     },
     async count(query) {
       const params: unknown[] = [];

@@ -13,14 +13,14 @@ import {
   runFromRow,
   type StoredRunRow,
   type StoredThreadRow,
-  threadFieldsFromText,
+  threadFieldsFromRow,
   threadFromRow,
   threadSearchColumns,
-  threadSearchFields,
   threadSearchOrder,
 } from "./store-rows.js";
+import { threadJsonFields, threadJsonSql } from "./thread-json.js";
 import { ThreadBusyError } from "./types.js";
-import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore, ThreadTextRow } from "./types.js";
+import type { RunQuota, RunRecord, RunStore, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS server_threads (
@@ -67,6 +67,8 @@ DROP INDEX IF EXISTS server_threads_owner;
 
 /** Most search statements kept compiled (one per shape: filters, order, fields); the cache starts over past it. */
 const MAX_SEARCH_STATEMENTS = 64;
+/** Most thread counts kept between writes (one per filter); the cache starts over past it. */
+const MAX_KEPT_COUNTS = 64;
 
 /** The SQL function a search's metadata and values filters call: 1 when JSON text `actual` contains `expected`. */
 const CONTAINS_FUNCTION = "deerflow_json_contains";
@@ -78,6 +80,7 @@ type RunRow = StoredRunRow<string>;
 const now = () => new Date().toISOString();
 
 const toThread = (row: ThreadRow) => threadFromRow(row, JSON.parse);
+const toThreadFields = (row: Partial<ThreadRow>) => threadFieldsFromRow(row, JSON.parse);
 const toRun = (row: RunRow) => runFromRow(row, JSON.parse);
 
 /** True when `actual` contains `expected` (JSONB `@>` semantics: objects by key, everything else equal). */
@@ -135,18 +138,22 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
      VALUES (?, ?, ?, ?, ?, 'idle', NULL, '{}', NULL, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
   const searchStatements = new Map<string, Database.Statement<unknown[], unknown>>();
-  /** The statement of `sql`, compiled once per search shape; `raw` ones return each row as an array. */
-  const searchStatement = <Row>(sql: string, raw = false) => {
-    const key = raw ? `raw:${sql}` : sql;
-    let statement = searchStatements.get(key);
+  /** The statement of `sql`, compiled once per search shape; `pluck` ones return each row's one value. */
+  const searchStatement = <Row>(sql: string, pluck = false) => {
+    let statement = searchStatements.get(sql);
     if (!statement) {
       if (searchStatements.size >= MAX_SEARCH_STATEMENTS) searchStatements.clear();
       statement = db.prepare(sql);
-      if (raw) statement.raw(true);
-      searchStatements.set(key, statement);
+      if (pluck) statement.pluck();
+      searchStatements.set(sql, statement);
     }
     return statement as Database.Statement<unknown[], Row>;
   };
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
+  /** Counts by filter, valid while the file is at `countsVersion` (see countThreads). */
+  const counts = new Map<string, number>();
+  let countsVersion = "";
   const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
   const activeRuns = db.prepare<[string], RunRow>(
     "SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq",
@@ -220,11 +227,30 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       return row ? toThread(row) : null;
     },
     async search(query) {
-      const { fields, rows, total } = searchText(query);
-      return { threads: rows.map((row) => threadFieldsFromText(fields, row)), total };
+      const { where, params } = threadFilter(query);
+      const rows = searchStatement<Partial<ThreadRow>>(
+        `SELECT ${threadSearchColumns(query.fields)} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+      ).all(...params, query.limit, query.offset);
+      return { threads: rows.map(toThreadFields), total: pageTotal(query, rows.length) };
     },
-    async searchText(query) {
-      return searchText(query);
+    async searchJson(query, select) {
+      const { where, params } = threadFilter(query);
+      const fields = threadJsonFields(select);
+      // SQLite checks the stored JSON text as it reads it (`json_valid`, far cheaper than parsing it here): a
+      // thread whose JSON was damaged outside the server comes back as its id, a JSON string, not a `{`.
+      const checked = fields.filter((field) => JSON_FIELDS.has(field));
+      const valid = checked.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ");
+      const json = threadJsonSql(fields, "sqlite");
+      const threads = searchStatement<string>(
+        `SELECT ${valid ? `CASE WHEN ${valid} THEN ${json} ELSE json_quote(thread_id) END` : json} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+        true,
+      ).all(...params, query.limit, query.offset);
+      for (const thread of threads)
+        if (!thread.startsWith("{"))
+          throw new Error(
+            `Thread ${JSON.parse(thread)} has damaged JSON in server_threads (${file}): its metadata, values or interrupts are not valid JSON. Restore the file from a backup, or delete the thread.`,
+          );
+      return { threads, total: pageTotal(query, threads.length) };
     },
     async count(query) {
       return countThreads(query);
@@ -241,33 +267,6 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
         .immediate();
     },
   };
-
-  /**
-   * A page of threads as text rows: the JSON columns are stored as text and read as they are. SQLite checks
-   * that text is JSON (`json_valid`, in C, far cheaper than parsing it here): a row whose JSON was damaged
-   * outside the server fails the search instead of being sent to the client as broken JSON.
-   */
-  function searchText(query: ThreadQuery) {
-    const { where, params } = threadFilter(query);
-    const fields = threadSearchFields(query.fields);
-    const json = fields.filter((field) => JSON_FIELDS.has(field));
-    const valid =
-      json.length > 0 ? `, ${json.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ")}` : "";
-    const rows = searchStatement<(string | number | null)[]>(
-      `SELECT ${threadSearchColumns(fields)}${valid} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
-      true,
-    ).all(...params, query.limit, query.offset);
-    if (valid)
-      for (const row of rows)
-        if (row.pop() !== 1)
-          throw new Error(
-            `Thread ${row[0]} has a damaged JSON column in server_threads (${file}): it is not valid JSON. Restore the file from a backup, or delete the thread.`,
-          );
-    // A short page that is not past the end tells the total; otherwise it is counted.
-    const pageTellsTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
-    const total = pageTellsTotal ? query.offset + rows.length : countThreads(query);
-    return { fields, rows: rows as ThreadTextRow[], total };
-  }
 
   /** The WHERE clause of a thread search or count, and its parameters. */
   function threadFilter(query: ThreadFilter): { where: string; params: unknown[] } {
@@ -297,9 +296,33 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     return { where: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
   }
 
+  /** The total of a search whose page had `found` threads: a short page that is not past the end tells it; otherwise it is counted. */
+  function pageTotal(query: Omit<ThreadQuery, "fields">, found: number): number {
+    const pageTellsTotal = found < query.limit && (found > 0 || query.offset === 0);
+    return pageTellsTotal ? query.offset + found : countThreads(query);
+  }
+
+  /**
+   * The number of threads matching `query`. Counts are kept while the file is unchanged: `PRAGMA data_version`
+   * moves when another connection commits (the checkpointer's, a run worker thread's, another process's) and
+   * `total_changes()` when this one writes, so a client polling an idle server's thread list (DeerFlow's
+   * sidebar, every 5 s) is not answered by counting every thread again.
+   */
   function countThreads(query: ThreadFilter): number {
     const { where, params } = threadFilter(query);
-    return searchStatement<{ n: number }>(`SELECT count(*) AS n FROM server_threads ${where}`).get(...params)!.n;
+    const version = `${dataVersion.get()}:${totalChanges.get()}`;
+    if (version !== countsVersion) {
+      counts.clear();
+      countsVersion = version;
+    }
+    const key = `${where}\n${JSON.stringify(params)}`;
+    let count = counts.get(key);
+    if (count === undefined) {
+      count = searchStatement<{ n: number }>(`SELECT count(*) AS n FROM server_threads ${where}`).get(...params)!.n;
+      if (counts.size >= MAX_KEPT_COUNTS) counts.clear();
+      counts.set(key, count);
+    }
+    return count;
   }
 
   /** Checks a run quota and counts the run (the user store's migration made `deerflow_usage`). */

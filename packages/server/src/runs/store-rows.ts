@@ -2,8 +2,8 @@
  * The `server_threads` and `server_runs` rows as the SQLite and Postgres stores read them, mapped to
  * records in one place so the two stores cannot drift apart on a field. The drivers differ in one step
  * only: SQLite hands JSON columns back as text, Postgres as parsed JSONB; each store passes its `decode`.
- * A thread search's column list and order are written here too, in SQL both databases read alike; a search
- * reads its page as text on both (Postgres casts its JSONB), which runs/thread-json.ts copies into the answer.
+ * A thread search's column list and order are written here too, in SQL both databases read alike (the
+ * JSON text of its answer is written by runs/thread-json.ts).
  */
 import type {
   MultitaskStrategy,
@@ -13,7 +13,6 @@ import type {
   ThreadField,
   ThreadQuery,
   ThreadRecord,
-  ThreadTextRow,
 } from "./types.js";
 
 /** A `server_threads` row; `Json` is how the driver returns a JSON column. */
@@ -72,23 +71,19 @@ export const THREAD_FIELDS: readonly ThreadField[] = [
   "interrupts",
   "error",
 ];
-/** The columns stored as JSON (JSONB on Postgres, JSON text on SQLite). */
+/** The fields stored as JSON (text on SQLite, JSONB on Postgres). */
 export const JSON_FIELDS: ReadonlySet<string> = new Set(["metadata", "values", "interrupts"]);
 const SORTABLE: ReadonlySet<string> = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
 
-/** The columns a thread search reads: the asked-for fields (always with the thread id, in table order), or every field but the owner. */
-export function threadSearchFields(fields: readonly ThreadField[] | undefined): ThreadField[] {
-  return fields ? THREAD_FIELDS.filter((field) => field === "thread_id" || fields.includes(field)) : [...THREAD_FIELDS];
-}
-
 /**
- * The select list of a thread search (threadSearchFields); `jsonAsText` reads Postgres's JSONB columns as
- * their text (`::text`), so the driver does not parse them.
+ * The select list of a thread search: the asked-for fields (always with the thread id, in table order),
+ * or every field but the owner.
  */
-export function threadSearchColumns(fields: readonly ThreadField[], jsonAsText = false): string {
-  return fields
-    .map((field) => (jsonAsText && JSON_FIELDS.has(field) ? `"${field}"::text AS "${field}"` : `"${field}"`))
-    .join(", ");
+export function threadSearchColumns(fields: readonly ThreadField[] | undefined): string {
+  const wanted = fields
+    ? THREAD_FIELDS.filter((field) => field === "thread_id" || fields.includes(field))
+    : THREAD_FIELDS;
+  return wanted.map((field) => `"${field}"`).join(", ");
 }
 
 /**
@@ -108,14 +103,16 @@ export function threadSearchOrder(query: Pick<ThreadQuery, "sort_by" | "sort_ord
   return `ORDER BY ${keys.map((key) => `${key} ${direction}`).join(", ")}`;
 }
 
-/** A thread search's text row (columns `fields`, JSON columns as JSON text) as a record's fields, its JSON parsed. */
-export function threadFieldsFromText(fields: readonly ThreadField[], row: ThreadTextRow): Partial<ThreadRecord> {
-  const record: Record<string, unknown> = {};
-  fields.forEach((field, index) => {
-    const cell = row[index] ?? null;
-    record[field] = cell !== null && JSON_FIELDS.has(field) ? JSON.parse(cell) : cell;
-  });
-  return record as Partial<ThreadRecord>;
+/** The fields a thread search read (see threadSearchColumns), its JSON columns read by `decode`. */
+export function threadFieldsFromRow<Json>(
+  row: Partial<StoredThreadRow<Json>>,
+  decode: (value: Json) => unknown,
+): Partial<ThreadRecord> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    fields[key] = value === null || value === undefined ? null : JSON_FIELDS.has(key) ? decode(value as Json) : value;
+  }
+  return fields as Partial<ThreadRecord>;
 }
 
 /** The record of a run row, its JSON columns read by `decode`. */

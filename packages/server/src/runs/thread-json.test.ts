@@ -1,69 +1,87 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import Database from "better-sqlite3";
 import { THREAD_FIELDS } from "./store-rows.js";
-import { threadsJson } from "./thread-json.js";
+import { threadJsonFields, threadJsonSql } from "./thread-json.js";
 
-/** Two stored rows as a search reads them: every column, the JSON ones as stored text. */
-const ROWS = [
-  [
-    "t-1",
-    "2026-01-01T00:00:00.000Z",
-    "2026-01-02T00:00:00.000Z",
-    "2026-01-03T00:00:00.000Z",
-    '{"title":"Hi \\"there\\"","n":[1,2.5,null],"ünï":"çödé"}',
-    "interrupted",
-    '{"messages":[{"type":"human","content":"line\\nbreak"}]}',
-    '{"task-1":[{"value":"why?","id":"i-1"}]}',
-    'failed: "quoted"\nand\ttabbed',
-  ],
-  [
-    "t-2",
-    "2026-01-01T00:00:00.000Z",
-    "2026-01-01T00:00:00.000Z",
-    "2026-01-01T00:00:00.000Z",
-    "{}",
-    "idle",
-    null,
-    "{}",
-    null,
-  ],
+/** Two threads as the stores hold them: strings, and JSON written by `JSON.stringify`. */
+const THREADS = [
+  {
+    thread_id: "t-1",
+    created_at: "2026-01-01T00:00:00.000Z",
+    updated_at: "2026-01-02T00:00:00.000Z",
+    state_updated_at: "2026-01-03T00:00:00.000Z",
+    metadata: { title: 'Hi "there" \\ back', n: [1, 2.5, -3e-7, null], ünï: "çödé ✓ 😀" },
+    status: "interrupted",
+    values: { messages: [{ type: "human", content: "line\nbreak\ttab\u0001\u001f\u007f\u2028" }] },
+    interrupts: { "task-1": [{ value: "why?", id: "i-1" }] },
+    error: 'failed: "quoted"\nand\ttabbed \u0000 \b\f\r',
+  },
+  {
+    thread_id: "t-2",
+    created_at: "2026-01-01T00:00:00.000Z",
+    updated_at: "2026-01-01T00:00:00.000Z",
+    state_updated_at: "2026-01-01T00:00:00.000Z",
+    metadata: {},
+    status: "idle",
+    values: null,
+    interrupts: {},
+    error: null,
+  },
 ];
 
-/** The `Thread` objects the route wrote before, from the same rows (parse, drop nothing, add `config`). */
-function parsedThreads(fields: readonly string[], rows: readonly (readonly (string | null)[])[]) {
-  return rows.map((row) => {
-    const thread: Record<string, unknown> = {};
-    fields.forEach((field, index) => {
-      const cell = row[index] ?? null;
-      thread[field] = cell !== null && ["metadata", "values", "interrupts"].includes(field) ? JSON.parse(cell) : cell;
-    });
-    return { ...thread, config: {} };
-  });
+/** The threads in an SQLite table shaped like `server_threads`, each read back through `threadJsonSql(fields)`. */
+function writtenBySqlite(fields: readonly string[]): string[] {
+  const db = new Database(":memory:");
+  db.exec(
+    `CREATE TABLE server_threads (thread_id TEXT, created_at TEXT, updated_at TEXT, state_updated_at TEXT, metadata TEXT, status TEXT, "values" TEXT, interrupts TEXT, error TEXT, owner TEXT)`,
+  );
+  const insert = db.prepare("INSERT INTO server_threads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'someone')");
+  for (const thread of THREADS)
+    insert.run(
+      thread.thread_id,
+      thread.created_at,
+      thread.updated_at,
+      thread.state_updated_at,
+      JSON.stringify(thread.metadata),
+      thread.status,
+      thread.values === null ? null : JSON.stringify(thread.values),
+      JSON.stringify(thread.interrupts),
+      thread.error,
+    );
+  const rows = db
+    .prepare(`SELECT ${threadJsonSql(fields, "sqlite")} FROM server_threads ORDER BY thread_id`)
+    .pluck()
+    .all() as string[];
+  db.close();
+  return rows;
 }
 
-test("threadsJson writes the bytes JSON.stringify wrote for the parsed threads, key order included", () => {
-  assert.equal(threadsJson(THREAD_FIELDS, ROWS), JSON.stringify(parsedThreads(THREAD_FIELDS, ROWS)));
-  assert.equal(threadsJson(THREAD_FIELDS, []), "[]");
+test("threadJsonFields: every field and config; with select, the known ones in the client's order, once each", () => {
+  assert.deepEqual(threadJsonFields(), [...THREAD_FIELDS, "config"]);
+  assert.deepEqual(threadJsonFields([]), [...THREAD_FIELDS, "config"], "an empty select is no select");
+  assert.deepEqual(threadJsonFields(["values", "thread_id", "owner", "config", "nope", "values"]), [
+    "values",
+    "thread_id",
+    "config",
+  ]);
+  assert.deepEqual(threadJsonFields(["owner"]), []);
 });
 
-test("threadsJson with select: the named fields that exist, in the client's order, once each", () => {
-  const columns = ["thread_id", "updated_at", "metadata", "values"] as const;
-  const rows = ROWS.map((row) => [row[0]!, row[2]!, row[4]!, row[6] ?? null]);
-  assert.equal(
-    threadsJson(columns, rows, ["values", "thread_id", "owner", "config", "metadata", "values", "nope"]),
-    JSON.stringify(
-      parsedThreads(columns, rows).map((thread) => ({
-        values: thread.values,
-        thread_id: thread.thread_id,
-        config: {},
-        metadata: thread.metadata,
-      })),
+test("threadJsonSql on SQLite writes the bytes JSON.stringify writes for the thread, escapes and key order included", () => {
+  assert.deepEqual(
+    writtenBySqlite(threadJsonFields()),
+    THREADS.map((thread) => JSON.stringify({ ...thread, config: {} })),
+  );
+});
+
+test("threadJsonSql with selected fields writes those, in that order; with none, an empty object", () => {
+  assert.deepEqual(
+    writtenBySqlite(["values", "thread_id", "config", "error"]),
+    THREADS.map((thread) =>
+      JSON.stringify({ values: thread.values, thread_id: thread.thread_id, config: {}, error: thread.error }),
     ),
   );
-  assert.equal(
-    threadsJson(["thread_id"], [["t-1"]], ["owner", "nope"]),
-    "[{}]",
-    "nothing known selected: empty objects",
-  );
-  assert.equal(threadsJson(THREAD_FIELDS, ROWS, []), threadsJson(THREAD_FIELDS, ROWS), "an empty select is no select");
+  assert.deepEqual(writtenBySqlite([]), ["{}", "{}"]);
+  assert.deepEqual(writtenBySqlite(["owner"]), ["{}", "{}"], "the owner is never written");
 });

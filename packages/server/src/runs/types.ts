@@ -29,9 +29,6 @@ export interface ThreadRecord {
 /** A thread field a search can be asked for (the owner is never sent to clients). */
 export type ThreadField = Exclude<keyof ThreadRecord, "owner">;
 
-/** One thread row of a search as text, in the order of the fields read: JSON fields as JSON text, NULL as null. */
-export type ThreadTextRow = readonly (string | null)[];
-
 /** Thread search filters (all optional), as in `POST /threads/search`. */
 export interface ThreadQuery {
   ids?: string[];
@@ -73,10 +70,14 @@ export interface ThreadStore {
    */
   search(query: ThreadQuery): Promise<{ threads: Partial<ThreadRecord>[]; total: number }>;
   /**
-   * The same page as rows of text: `fields` are the columns read (store-rows.ts `threadSearchFields`), and
-   * the JSON ones come as their JSON text, unparsed, for `POST /threads/search` to copy into its answer.
+   * The same page, each thread as the JSON text of the API's `Thread` (runs/thread-json.ts): written by the
+   * database from the stored JSON, which is not parsed. `select` is the client's list (every field when
+   * absent or empty).
    */
-  searchText(query: ThreadQuery): Promise<{ fields: ThreadField[]; rows: ThreadTextRow[]; total: number }>;
+  searchJson(
+    query: Omit<ThreadQuery, "fields">,
+    select?: readonly string[] | null,
+  ): Promise<{ threads: string[]; total: number }>;
   count(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
   patch(threadId: string, patch: ThreadPatch): Promise<ThreadRecord | null>;
   /** Deletes the thread and its runs (`keepRuns`: only the thread, e.g. a stateless run's temporary thread). */
