@@ -63,6 +63,36 @@ CREATE INDEX IF NOT EXISTS server_threads_owner_updated ON server_threads (owner
 DROP INDEX IF EXISTS server_threads_owner;
 `,
   },
+  {
+    // Each thread keeps the JSON text of its API answer around its values (runs/thread-json.ts): SQLite
+    // writes `json_head` and `json_tail` whenever the row changes, and `json_ok` says its JSON columns are
+    // JSON. A search then reads `json_head || values || json_tail` per thread instead of putting ten fields
+    // together. The values are not stored twice. Generated columns are added by rebuilding the table.
+    name: "threads-json-1",
+    sql: `
+CREATE TABLE server_threads_next (
+  thread_id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  state_updated_at TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  status TEXT NOT NULL,
+  "values" TEXT,
+  interrupts TEXT NOT NULL,
+  error TEXT,
+  owner TEXT,
+  json_head TEXT GENERATED ALWAYS AS ('{"thread_id":' || json_quote(thread_id) || ',"created_at":' || json_quote(created_at) || ',"updated_at":' || json_quote(updated_at) || ',"state_updated_at":' || json_quote(state_updated_at) || ',"metadata":' || metadata || ',"status":' || json_quote(status) || ',"values":') STORED,
+  json_tail TEXT GENERATED ALWAYS AS (',"interrupts":' || interrupts || ',"error":' || json_quote(error) || ',"config":{}}') STORED,
+  json_ok INTEGER GENERATED ALWAYS AS (json_valid(metadata) AND json_valid(coalesce("values", 'null')) AND json_valid(interrupts)) STORED
+);
+INSERT INTO server_threads_next (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+  SELECT thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner FROM server_threads;
+DROP TABLE server_threads;
+ALTER TABLE server_threads_next RENAME TO server_threads;
+CREATE INDEX server_threads_owner_created ON server_threads (owner, created_at, thread_id);
+CREATE INDEX server_threads_owner_updated ON server_threads (owner, updated_at, thread_id);
+`,
+  },
 ];
 
 /** Most search statements kept compiled (one per shape: filters, order, fields); the cache starts over past it. */
@@ -236,19 +266,23 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     async searchJson(query, select) {
       const { where, params } = threadFilter(query);
       const fields = threadJsonFields(select);
-      // SQLite checks the stored JSON text as it reads it (`json_valid`, far cheaper than parsing it here): a
-      // thread whose JSON was damaged outside the server comes back as its id, a JSON string, not a `{`.
+      // A damaged thread (JSON columns that are not JSON, written outside the server) comes back as its id,
+      // a JSON string rather than a `{`. Every field: the stored answer around the values (threads-json-1);
+      // a selection: put together here, its JSON columns checked as they are read.
       const checked = fields.filter((field) => JSON_FIELDS.has(field));
-      const valid = checked.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ");
-      const json = threadJsonSql(fields, "sqlite");
+      const thread = !select?.length
+        ? `CASE WHEN json_ok THEN json_head || coalesce("values", 'null') || json_tail ELSE json_quote(thread_id) END`
+        : checked.length > 0
+          ? `CASE WHEN ${checked.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ")} THEN ${threadJsonSql(fields, "sqlite")} ELSE json_quote(thread_id) END`
+          : threadJsonSql(fields, "sqlite");
       const threads = searchStatement<string>(
-        `SELECT ${valid ? `CASE WHEN ${valid} THEN ${json} ELSE json_quote(thread_id) END` : json} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+        `SELECT ${thread} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
         true,
       ).all(...params, query.limit, query.offset);
-      for (const thread of threads)
-        if (!thread.startsWith("{"))
+      for (const text of threads)
+        if (!text.startsWith("{"))
           throw new Error(
-            `Thread ${JSON.parse(thread)} has damaged JSON in server_threads (${file}): its metadata, values or interrupts are not valid JSON. Restore the file from a backup, or delete the thread.`,
+            `Thread ${JSON.parse(text)} has damaged JSON in server_threads (${file}): its metadata, values or interrupts are not valid JSON. Restore the file from a backup, or delete the thread.`,
           );
       return { threads, total: pageTotal(query, threads.length) };
     },
