@@ -57,6 +57,11 @@ const SearchSchema = z.strictObject({
   extract: z.unknown().optional(),
 });
 
+const CountSchema = z.strictObject({
+  metadata: Metadata.nullish(),
+  values: Metadata.nullish(),
+  status: ThreadStatus.nullish(),
+});
 const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: Ttl.nullish() });
 const PatchStateSchema = z.strictObject({ metadata: Metadata });
 const PruneSchema = z.strictObject({
@@ -172,10 +177,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   });
 
   api.post("/threads/count", async (c) => {
-    const body = await parseBody(
-      c,
-      z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: ThreadStatus.nullish() }),
-    );
+    const body = await parseBody(c, CountSchema);
     return c.json(
       await context.threads.count({
         metadata: body.metadata ?? undefined,
