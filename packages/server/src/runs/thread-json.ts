@@ -4,7 +4,8 @@
  * columns. The JSON columns (`metadata`, `values`, `interrupts`) are copied as the text the database holds
  * instead of being parsed into objects and written again, and one text per thread crosses into JavaScript
  * instead of nine cells: between them, most of what a search of 50 threads cost. The shape is the one
- * `GET /threads/{id}` writes, key for key and in the same order.
+ * `GET /threads/{id}` writes, key for key and in the same order. (On SQLite an unselected search reads the
+ * same text from the row's generated columns, migration `threads-json-1`, written when the row changes.)
  */
 import { JSON_FIELDS, THREAD_FIELDS } from "./store-rows.js";
 
