@@ -54,6 +54,8 @@ export interface PeerReport {
   } | null;
   /** Ours with `server.run_workers` (runs on worker threads), when measured. */
   threaded?: PeerSide & { runWorkers: number };
+  /** Ours on Postgres in the create and search rounds (`threadsOnly`); its CPU counts its backends'. */
+  postgresThreads?: PeerSide;
   threads: number;
   searchLimit: number;
 }
@@ -191,8 +193,11 @@ export async function measurePeer(options: {
   log: (line: string) => void;
   /** Also measure ours with `server.run_workers` this many threads (a third server in the same rounds). */
   runWorkers?: number;
+  /** Only `threads.create` and `threads.search` (no streamed runs), with ours on Postgres in those rounds too. */
+  threadsOnly?: boolean;
 }): Promise<PeerReport> {
   const { root, quick, log } = options;
+  const threadsOnly = options.threadsOnly ?? false;
   const runWorkers = options.runWorkers ?? 0;
   ensurePeer(root, log);
   const tick = clockTick();
@@ -258,42 +263,59 @@ export async function measurePeer(options: {
       log(`  ours on Postgres at ${pgServe.url}`);
     }
     const runSides = pgSide ? [...sides, pgSide] : sides;
+    // The sides of the create and search rounds: ours on Postgres joins them when runs are not measured.
+    const threadSides = threadsOnly ? runSides : sides;
+
+    /** The CPU `s` spent (with its Postgres backends', for ours on Postgres) while `work` ran. */
+    const cpuAround = async (s: Side, work: () => Promise<void>): Promise<number> => {
+      const backends = s === pgSide ? () => backendCpuMs(admin!, pgSide.dbName, tick) : undefined;
+      const backendsBefore = await backends?.();
+      const before = cpuMs(s.serve.child, tick);
+      await work();
+      const spent = cpuMs(s.serve.child, tick) - before;
+      return backends ? spent + backendDelta(backendsBefore!, await backends()) : spent;
+    };
 
     // Warm-up: graph build, JIT, first database pages.
     for (const s of runSides)
       for (let index = 0; index < 5; index += 1) {
         const thread = await s.client.threads.create();
-        await sdkRun(s.client, thread.thread_id, "warm");
+        if (!threadsOnly) await sdkRun(s.client, thread.thread_id, "warm");
       }
 
     // create-thread, 100 at a time per side, alternating; then threads.search over them, 10 at a time.
     for (let done = 0; done < threadCount; done += 100) {
-      for (const s of rotate(sides, done / 100)) {
-        const before = cpuMs(s.serve.child, tick);
-        for (let index = 0; index < 100; index += 1) {
-          const start = performance.now();
-          await s.client.threads.create({ metadata: { bench: "peer", index: done + index } });
-          s.creates.push(performance.now() - start);
-        }
-        s.createCpu += cpuMs(s.serve.child, tick) - before;
+      for (const s of rotate(threadSides, done / 100)) {
+        const spent = await cpuAround(s, async () => {
+          for (let index = 0; index < 100; index += 1) {
+            const start = performance.now();
+            await s.client.threads.create({ metadata: { bench: "peer", index: done + index } });
+            s.creates.push(performance.now() - start);
+          }
+        });
+        s.createCpu += spent;
       }
     }
     for (let round = 0; round < (quick ? 5 : 20); round += 1)
-      for (const s of rotate(sides, round)) {
-        const before = cpuMs(s.serve.child, tick);
-        for (let index = 0; index < SEARCHES_PER_ROUND; index += 1) {
-          const start = performance.now();
-          const found = await s.client.threads.search({ limit: searchLimit, sortBy: "updated_at", sortOrder: "desc" });
-          s.searches.push(performance.now() - start);
-          if (found.length !== searchLimit)
-            throw new Error(`${s.name}: threads.search returned ${found.length} threads`);
-        }
-        s.searchCpu += cpuMs(s.serve.child, tick) - before;
+      for (const s of rotate(threadSides, round)) {
+        s.searchCpu += await cpuAround(s, async () => {
+          for (let index = 0; index < SEARCHES_PER_ROUND; index += 1) {
+            const start = performance.now();
+            const found = await s.client.threads.search({
+              limit: searchLimit,
+              sortBy: "updated_at",
+              sortOrder: "desc",
+            });
+            s.searches.push(performance.now() - start);
+            if (found.length !== searchLimit)
+              throw new Error(`${s.name}: threads.search returned ${found.length} threads`);
+          }
+        });
       }
     log(`  create-thread and threads.search over ${threadCount} threads measured`);
 
     // Streamed runs, `level` at a time on new threads, rounds alternating between the servers.
-    for (const level of [10, 50]) {
+    for (const level of threadsOnly ? [] : [10, 50]) {
       const rounds = quick ? 2 : Math.max(4, Math.ceil(200 / level));
       for (let round = 0; round < rounds; round += 1)
         for (const s of rotate(runSides, round)) {
@@ -337,16 +359,18 @@ export async function measurePeer(options: {
     return {
       ours: report(sides[0]!),
       peer: report(sides[1]!),
-      postgres: pgSide
-        ? {
-            cpuPerRunMs: pgSide.cpu / pgSide.runs,
-            backendCpuPerRunMs: (pgSide.backendCpu ?? 0) / pgSide.runs,
-            serveCpuPerRunMs: (pgSide.cpu - (pgSide.backendCpu ?? 0)) / pgSide.runs,
-            runs: pgSide.runs,
-            failed: pgSide.failed,
-          }
-        : null,
+      postgres:
+        pgSide && !threadsOnly
+          ? {
+              cpuPerRunMs: pgSide.cpu / pgSide.runs,
+              backendCpuPerRunMs: (pgSide.backendCpu ?? 0) / pgSide.runs,
+              serveCpuPerRunMs: (pgSide.cpu - (pgSide.backendCpu ?? 0)) / pgSide.runs,
+              runs: pgSide.runs,
+              failed: pgSide.failed,
+            }
+          : null,
       ...(sides[2] ? { threaded: { ...report(sides[2]), runWorkers } } : {}),
+      ...(threadsOnly && pgSide ? { postgresThreads: report(pgSide) } : {}),
       threads: threadCount,
       searchLimit,
     };
@@ -403,9 +427,31 @@ export function peerTable(report: PeerReport): string {
   return [header, threaded ? "|---|---|---|---|---|---|" : "|---|---|---|---|", ...rows].join("\n");
 }
 
+/** The create and search figures alone (a `threadsOnly` measure), with ours on Postgres when it ran. */
+export function threadsTable(report: PeerReport): string {
+  const { ours, peer, postgresThreads: pg } = report;
+  const row = (label: string, pick: (side: PeerSide) => number) => {
+    const cells = [pick(ours).toFixed(2), pick(peer).toFixed(2), `${(pick(ours) / pick(peer)).toFixed(2)}×`];
+    if (pg) cells.push(pick(pg).toFixed(2), `${(pick(pg) / pick(peer)).toFixed(2)}×`);
+    return `| ${label} | ${cells.join(" | ")} |`;
+  };
+  return [
+    `| Same SDK calls | DeerFlow.ts (SQLite) | peer (in memory) | ours / peer |${pg ? " DeerFlow.ts (Postgres; CPU with its backends') | Postgres / peer |" : ""}`,
+    pg ? "|---|---|---|---|---|---|" : "|---|---|---|---|",
+    row("`threads.create`, median (ms)", (side) => side.createMs),
+    row(
+      `\`threads.search\` over ${report.threads} threads, limit ${report.searchLimit}, median (ms)`,
+      (side) => side.searchMs,
+    ),
+    row("Server CPU per `threads.create` (ms)", (side) => side.createCpuMs),
+    row("Server CPU per `threads.search` (ms)", (side) => side.searchCpuMs),
+  ].join("\n");
+}
+
 /**
- * `node --import tsx bench/server-peer.ts [--quick] [--run-workers N]`: the peer comparison alone, printed,
- * nothing written; with `--run-workers N` a third server, ours with N run worker threads, in the same rounds.
+ * `node --import tsx bench/server-peer.ts [--quick] [--run-workers N] [--threads]`: the peer comparison
+ * alone, printed, nothing written; with `--run-workers N` a third server, ours with N run worker threads, in
+ * the same rounds; with `--threads` only `threads.create` and `threads.search`, ours on Postgres joining them.
  */
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -413,6 +459,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   ensureReleaseNative(log);
   const at = process.argv.indexOf("--run-workers");
   const runWorkers = at > 0 ? Number(process.argv[at + 1]) : 0;
-  const report = await measurePeer({ root, quick: process.argv.includes("--quick"), log, runWorkers });
-  process.stdout.write(`${peerTable(report)}\n`);
+  const threadsOnly = process.argv.includes("--threads");
+  const report = await measurePeer({ root, quick: process.argv.includes("--quick"), log, runWorkers, threadsOnly });
+  process.stdout.write(`${threadsOnly ? threadsTable(report) : peerTable(report)}\n`);
 }

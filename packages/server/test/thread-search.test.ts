@@ -2,7 +2,8 @@
  * `POST /threads/search` over more threads than a page, on SQLite and on Postgres (skipped with the reason
  * without it): filters, order (ties broken by thread id in the same direction), `offset`, the pagination
  * headers and `select`. On SQLite, a page is read without decoding the threads outside it, and `select`
- * reads only the columns it names.
+ * reads only the columns it names. The answer is each thread as `GET /threads/{id}` writes it (on SQLite
+ * byte for byte: the stored JSON is copied into it), sent with a Content-Length.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -143,11 +144,11 @@ test("threads.search on Postgres: the same pages, totals, filters and select", a
   }
 });
 
-test("threads.search on SQLite decodes the returned page only, and only the selected columns", async () => {
+test("threads.search on SQLite reads the returned page only, and only the selected columns", async () => {
   const t = await startTestServer();
   try {
     await seed(t, sqliteTie(t));
-    // The oldest thread's cached values become unreadable: only a read of that column decodes them.
+    // The oldest thread's cached values become unreadable: only a search that reads that column fails on them.
     const file = new Database(t.harness.setup.store!.file);
     file.prepare(`UPDATE server_threads SET "values" = 'not json' WHERE thread_id = 't-01'`).run();
     file.close();
@@ -160,6 +161,120 @@ test("threads.search on SQLite decodes the returned page only, and only the sele
     assert.deepEqual(Object.keys(all.threads[0]!), ["thread_id", "status"]);
     const broken = await fetch(`${t.url}/threads/search`, { method: "POST", body: JSON.stringify({ limit: 100 }) });
     assert.equal(broken.status, 500, "reading the broken column still fails (the test's premise)");
+  } finally {
+    await t.close();
+  }
+});
+
+/** What a run leaves on a thread, written as the stores write it (`JSON.stringify`). */
+const RUN_LEFT = {
+  values: JSON.stringify({ messages: [{ type: "ai", content: 'quotes " and\nlines, ünïcödé ✓' }], title: "T" }),
+  interrupts: JSON.stringify({ "task-1": [{ value: { question: "ok?" }, id: "i-1" }] }),
+  error: 'failed: "boom"\n\t\u0001',
+};
+const RUN_LEFT_SQL = (placeholder: (index: number) => string, jsonb: string) =>
+  `UPDATE server_threads SET status = 'interrupted', "values" = ${placeholder(1)}${jsonb}, interrupts = ${placeholder(2)}${jsonb}, error = ${placeholder(3)} WHERE thread_id = 'w-1'`;
+
+/** Creates three threads and gives the middle one what a run leaves; returns the search's answer and each GET's. */
+async function searchAgainstGets(t: TestServer, leaveRun: () => Promise<void>) {
+  for (const id of ["w-0", "w-1", "w-2"]) await t.client.threads.create({ threadId: id, metadata: { id, n: 1.5 } });
+  await leaveRun();
+  const response = await fetch(`${t.url}/threads/search`, {
+    method: "POST",
+    body: JSON.stringify({ sort_by: "thread_id", sort_order: "asc" }),
+  });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("content-type"), "application/json");
+  assert.equal(response.headers.get("content-length"), String(Buffer.byteLength(await response.clone().text())));
+  assert.equal(response.headers.get("transfer-encoding"), null, "one write with its length, not chunks");
+  const gets = await Promise.all(
+    ["w-0", "w-1", "w-2"].map(async (id) => (await fetch(`${t.url}/threads/${id}`)).text()),
+  );
+  return { text: await response.text(), gets };
+}
+
+test("threads.search on SQLite: the answer is the threads exactly as GET /threads/{id} writes them", async () => {
+  const t = await startTestServer();
+  try {
+    const { text, gets } = await searchAgainstGets(t, async () => {
+      const file = new Database(t.harness.setup.store!.file);
+      file.prepare(RUN_LEFT_SQL(() => "?", "")).run(RUN_LEFT.values, RUN_LEFT.interrupts, RUN_LEFT.error);
+      file.close();
+    });
+    assert.equal(text, `[${gets.join(",")}]`);
+    const middle = (JSON.parse(text) as Thread[])[1]!;
+    assert.deepEqual(Object.keys(middle), [
+      "thread_id",
+      "created_at",
+      "updated_at",
+      "state_updated_at",
+      "metadata",
+      "status",
+      "values",
+      "interrupts",
+      "error",
+      "config",
+    ]);
+    assert.deepEqual(middle.values, JSON.parse(RUN_LEFT.values));
+    assert.equal(middle.error, RUN_LEFT.error);
+  } finally {
+    await t.close();
+  }
+});
+
+test("threads.search on Postgres: the answer is the threads as GET /threads/{id} writes them", async (context) => {
+  const db = await testDatabase();
+  if ("skip" in db) return context.skip(db.skip);
+  const t = await startTestServer({ yaml: `database: {backend: postgres, url: '${db.url}'}` });
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  try {
+    const { text, gets } = await searchAgainstGets(t, async () => {
+      await pool.query(
+        RUN_LEFT_SQL((index) => `$${index}`, "::jsonb"),
+        [RUN_LEFT.values, RUN_LEFT.interrupts, RUN_LEFT.error],
+      );
+    });
+    // JSONB is written back with its own spacing, so the texts differ; the threads do not.
+    assert.deepEqual(
+      JSON.parse(text),
+      gets.map((get) => JSON.parse(get)),
+    );
+    assert.deepEqual((JSON.parse(text) as Thread[])[1]!.values, JSON.parse(RUN_LEFT.values));
+  } finally {
+    await pool.end();
+    await t.close();
+    await db.drop();
+  }
+});
+
+test("threads.search on SQLite: the total follows threads added or removed here and by another connection", async () => {
+  const t = await startTestServer();
+  try {
+    for (let index = 0; index < 12; index += 1) await t.client.threads.create({ threadId: `c-${index}` });
+    const total = async () => (await search(t, { limit: 5 })).total;
+    assert.equal(await total(), "12");
+    assert.equal(await total(), "12", "asked again with nothing changed");
+    // Another connection to the file: the checkpointer's, a run worker thread's or another process's.
+    const file = new Database(t.harness.setup.store!.file);
+    try {
+      file
+        .prepare(
+          `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+           VALUES ('c-other', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}', 'idle', NULL, '{}', NULL, NULL)`,
+        )
+        .run();
+      assert.equal(await total(), "13");
+      file.prepare("DELETE FROM server_threads WHERE thread_id = 'c-other'").run();
+      assert.equal(await total(), "12");
+    } finally {
+      file.close();
+    }
+    await t.client.threads.create({ threadId: "c-new" });
+    assert.equal(await total(), "13");
+    await t.client.threads.delete("c-0");
+    await t.client.threads.delete("c-1");
+    assert.equal(await total(), "11");
+    assert.equal(await t.client.threads.count(), 11);
   } finally {
     await t.close();
   }

@@ -16,8 +16,7 @@ import { emptyThreadState, threadState } from "../runs/state.js";
 import { deleteThread, findThread, implicitCreationFile, requireThread, visibleThread } from "../runs/threads.js";
 import { patchCheckpointMetadata, pruneThread } from "../runs/prune-thread.js";
 import { updateThreadValues } from "../runs/update-state.js";
-import { THREAD_FIELDS } from "../runs/store-rows.js";
-import { type ThreadField, type ThreadRecord, ThreadStatus } from "../runs/types.js";
+import { type ThreadRecord, ThreadStatus } from "../runs/types.js";
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -58,6 +57,11 @@ const SearchSchema = z.strictObject({
   extract: z.unknown().optional(),
 });
 
+const CountSchema = z.strictObject({
+  metadata: Metadata.nullish(),
+  values: Metadata.nullish(),
+  status: ThreadStatus.nullish(),
+});
 const PatchSchema = z.strictObject({ metadata: Metadata.nullish(), ttl: Ttl.nullish() });
 const PatchStateSchema = z.strictObject({ metadata: Metadata });
 const PruneSchema = z.strictObject({
@@ -89,15 +93,10 @@ const HistorySchema = z.strictObject({
 });
 const StateAtSchema = z.strictObject({ checkpoint: CheckpointRef, subgraphs: z.boolean().nullish() });
 
-/** The columns a search reads for `select` (every one without it; `config` is always `{}`, not stored). */
-const selectedFields = (select: string[] | null | undefined): ThreadField[] | undefined =>
-  select?.length ? THREAD_FIELDS.filter((field) => select.includes(field)) : undefined;
-
-function thread(record: Partial<ThreadRecord>, fields?: string[] | null): Record<string, unknown> {
+/** A thread as the API's `Thread`: every field but the owner, then `config` (always `{}`, nothing is stored for it). */
+function thread(record: ThreadRecord): Record<string, unknown> {
   const { owner: _owner, ...shown } = record;
-  const full: Record<string, unknown> = { ...shown, config: {} };
-  if (!fields?.length) return full;
-  return Object.fromEntries(fields.filter((field) => field in full).map((field) => [field, full[field]]));
+  return { ...shown, config: {} };
 }
 
 /** Registers the thread routes. */
@@ -142,21 +141,27 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
 
   api.post("/threads/search", async (c) => {
     const body = await parseBody(c, SearchSchema);
-    const { threads, total } = await context.threads.search({
-      ids: body.ids ?? undefined,
-      metadata: body.metadata ?? undefined,
-      values: body.values ?? undefined,
-      status: body.status ?? undefined,
-      owner: callerOf(c).userId,
-      limit: body.limit,
-      offset: body.offset,
-      sort_by: body.sort_by,
-      sort_order: body.sort_order,
-      fields: selectedFields(body.select),
-    });
-    c.header("x-pagination-total", String(total));
-    if (body.offset + threads.length < total) c.header("x-pagination-next", String(body.offset + threads.length));
-    return c.json(threads.map((record) => thread(record, body.select)));
+    const { threads, total } = await context.threads.searchJson(
+      {
+        ids: body.ids ?? undefined,
+        metadata: body.metadata ?? undefined,
+        values: body.values ?? undefined,
+        status: body.status ?? undefined,
+        owner: callerOf(c).userId,
+        limit: body.limit,
+        offset: body.offset,
+        sort_by: body.sort_by,
+        sort_order: body.sort_order,
+      },
+      body.select,
+    );
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-pagination-total": String(total),
+    };
+    if (body.offset + threads.length < total) headers["x-pagination-next"] = String(body.offset + threads.length);
+    // Each thread is the JSON text the database wrote from the stored JSON (runs/thread-json.ts).
+    return c.body(`[${threads.join(",")}]`, 200, headers);
   });
 
   // Threads not the caller's, or unknown, are skipped: the count says how many were pruned.
@@ -172,10 +177,7 @@ export const registerThreadRoutes: RegisterRoutes = (api, context) => {
   });
 
   api.post("/threads/count", async (c) => {
-    const body = await parseBody(
-      c,
-      z.strictObject({ metadata: Metadata.nullish(), values: Metadata.nullish(), status: ThreadStatus.nullish() }),
-    );
+    const body = await parseBody(c, CountSchema);
     return c.json(
       await context.threads.count({
         metadata: body.metadata ?? undefined,

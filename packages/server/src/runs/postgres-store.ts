@@ -21,6 +21,7 @@ import {
   threadSearchColumns,
   threadSearchOrder,
 } from "./store-rows.js";
+import { threadJsonFields, threadJsonSql } from "./thread-json.js";
 import { ThreadBusyError } from "./types.js";
 import type { RunQuota, RunRecord, RunStore, ThreadPatch, ThreadQuery, ThreadRecord, ThreadStore } from "./types.js";
 
@@ -90,6 +91,19 @@ export function createPostgresThreadStore(pool: pg.Pool): ThreadStore {
       // No row: nothing matches, or the offset is past the end (then the count is asked on its own).
       const total = first ? Number(first.total) : query.offset === 0 ? 0 : await this.count(query);
       return { threads: result.rows.map(({ total: _total, ...row }) => threadFieldsFromRow(row, asParsed)), total };
+    },
+    async searchJson(query, select) {
+      const params: unknown[] = [];
+      const where = filter(query, params);
+      // As `search`, with each thread written as JSON text by Postgres (its JSONB rendered as text, not parsed here).
+      const result = await pool.query<{ thread: string; total: string }>(
+        `SELECT ${threadJsonSql(threadJsonFields(select), "postgres")} AS thread, (SELECT count(*) FROM server_threads ${where}) AS total
+         FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT $${params.push(query.limit)} OFFSET $${params.push(query.offset)}`,
+        params,
+      );
+      const first = result.rows[0];
+      const total = first ? Number(first.total) : query.offset === 0 ? 0 : await this.count(query);
+      return { threads: result.rows.map((row) => row.thread), total };
     },
     async count(query) {
       const params: unknown[] = [];

@@ -9,6 +9,7 @@
 import Database from "better-sqlite3";
 import { applySqliteMigrations, type SqliteMigration } from "../sqlite-migrations.js";
 import {
+  JSON_FIELDS,
   runFromRow,
   type StoredRunRow,
   type StoredThreadRow,
@@ -17,6 +18,7 @@ import {
   threadSearchColumns,
   threadSearchOrder,
 } from "./store-rows.js";
+import { threadJsonFields, threadJsonSql } from "./thread-json.js";
 import { ThreadBusyError } from "./types.js";
 import type {
   RunEnd,
@@ -70,10 +72,42 @@ CREATE INDEX IF NOT EXISTS server_threads_owner_updated ON server_threads (owner
 DROP INDEX IF EXISTS server_threads_owner;
 `,
   },
+  {
+    // Each thread keeps the JSON text of its API answer around its values (runs/thread-json.ts): SQLite
+    // writes `json_head` and `json_tail` whenever the row changes, and `json_ok` says its JSON columns are
+    // JSON. A search then reads `json_head || values || json_tail` per thread instead of putting ten fields
+    // together. The values are not stored twice. Generated columns are added by rebuilding the table.
+    name: "threads-json-1",
+    sql: `
+CREATE TABLE server_threads_next (
+  thread_id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  state_updated_at TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  status TEXT NOT NULL,
+  "values" TEXT,
+  interrupts TEXT NOT NULL,
+  error TEXT,
+  owner TEXT,
+  json_head TEXT GENERATED ALWAYS AS ('{"thread_id":' || json_quote(thread_id) || ',"created_at":' || json_quote(created_at) || ',"updated_at":' || json_quote(updated_at) || ',"state_updated_at":' || json_quote(state_updated_at) || ',"metadata":' || metadata || ',"status":' || json_quote(status) || ',"values":') STORED,
+  json_tail TEXT GENERATED ALWAYS AS (',"interrupts":' || interrupts || ',"error":' || json_quote(error) || ',"config":{}}') STORED,
+  json_ok INTEGER GENERATED ALWAYS AS (json_valid(metadata) AND json_valid(coalesce("values", 'null')) AND json_valid(interrupts)) STORED
+);
+INSERT INTO server_threads_next (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
+  SELECT thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner FROM server_threads;
+DROP TABLE server_threads;
+ALTER TABLE server_threads_next RENAME TO server_threads;
+CREATE INDEX server_threads_owner_created ON server_threads (owner, created_at, thread_id);
+CREATE INDEX server_threads_owner_updated ON server_threads (owner, updated_at, thread_id);
+`,
+  },
 ];
 
 /** Most search statements kept compiled (one per shape: filters, order, fields); the cache starts over past it. */
 const MAX_SEARCH_STATEMENTS = 64;
+/** Most thread counts kept between writes (one per filter); the cache starts over past it. */
+const MAX_KEPT_COUNTS = 64;
 
 /** The SQL function a search's metadata and values filters call: 1 when JSON text `actual` contains `expected`. */
 const CONTAINS_FUNCTION = "deerflow_json_contains";
@@ -143,16 +177,22 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
      VALUES (?, ?, ?, ?, ?, 'idle', NULL, '{}', NULL, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
   const searchStatements = new Map<string, Database.Statement<unknown[], unknown>>();
-  /** The statement of `sql`, compiled once per search shape. */
-  const searchStatement = <Row>(sql: string) => {
+  /** The statement of `sql`, compiled once per search shape; `pluck` ones return each row's one value. */
+  const searchStatement = <Row>(sql: string, pluck = false) => {
     let statement = searchStatements.get(sql);
     if (!statement) {
       if (searchStatements.size >= MAX_SEARCH_STATEMENTS) searchStatements.clear();
       statement = db.prepare(sql);
+      if (pluck) statement.pluck();
       searchStatements.set(sql, statement);
     }
     return statement as Database.Statement<unknown[], Row>;
   };
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
+  /** Counts by filter, valid while the file is at `countsVersion` (see countThreads). */
+  const counts = new Map<string, number>();
+  let countsVersion = "";
   const getRun = db.prepare<[string], RunRow>("SELECT * FROM server_runs WHERE run_id = ?");
   const activeRuns = db.prepare<[string], RunRow>(
     "SELECT * FROM server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq",
@@ -230,10 +270,30 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       const rows = searchStatement<Partial<ThreadRow>>(
         `SELECT ${threadSearchColumns(query.fields)} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
       ).all(...params, query.limit, query.offset);
-      // A short page that is not past the end tells the total; otherwise it is counted.
-      const pageTellsTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
-      const total = pageTellsTotal ? query.offset + rows.length : countThreads(query);
-      return { threads: rows.map(toThreadFields), total };
+      return { threads: rows.map(toThreadFields), total: pageTotal(query, rows.length) };
+    },
+    async searchJson(query, select) {
+      const { where, params } = threadFilter(query);
+      const fields = threadJsonFields(select);
+      // A damaged thread (JSON columns that are not JSON, written outside the server) comes back as its id,
+      // a JSON string rather than a `{`. Every field: the stored answer around the values (threads-json-1);
+      // a selection: put together here, its JSON columns checked as they are read.
+      const checked = fields.filter((field) => JSON_FIELDS.has(field));
+      const thread = !select?.length
+        ? `CASE WHEN json_ok THEN json_head || coalesce("values", 'null') || json_tail ELSE json_quote(thread_id) END`
+        : checked.length > 0
+          ? `CASE WHEN ${checked.map((field) => `json_valid(coalesce("${field}", 'null'))`).join(" AND ")} THEN ${threadJsonSql(fields, "sqlite")} ELSE json_quote(thread_id) END`
+          : threadJsonSql(fields, "sqlite");
+      const threads = searchStatement<string>(
+        `SELECT ${thread} FROM server_threads ${where} ${threadSearchOrder(query)} LIMIT ? OFFSET ?`,
+        true,
+      ).all(...params, query.limit, query.offset);
+      for (const text of threads)
+        if (!text.startsWith("{"))
+          throw new Error(
+            `Thread ${JSON.parse(text)} has damaged JSON in server_threads (${file}): its metadata, values or interrupts are not valid JSON. Restore the file from a backup, or delete the thread.`,
+          );
+      return { threads, total: pageTotal(query, threads.length) };
     },
     async count(query) {
       return countThreads(query);
@@ -279,9 +339,33 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     return { where: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
   }
 
+  /** The total of a search whose page had `found` threads: a short page that is not past the end tells it; otherwise it is counted. */
+  function pageTotal(query: Omit<ThreadQuery, "fields">, found: number): number {
+    const pageTellsTotal = found < query.limit && (found > 0 || query.offset === 0);
+    return pageTellsTotal ? query.offset + found : countThreads(query);
+  }
+
+  /**
+   * The number of threads matching `query`. Counts are kept while the file is unchanged: `PRAGMA data_version`
+   * moves when another connection commits (the checkpointer's, a run worker thread's, another process's) and
+   * `total_changes()` when this one writes, so a client polling an idle server's thread list (DeerFlow's
+   * sidebar, every 5 s) is not answered by counting every thread again.
+   */
   function countThreads(query: ThreadFilter): number {
     const { where, params } = threadFilter(query);
-    return searchStatement<{ n: number }>(`SELECT count(*) AS n FROM server_threads ${where}`).get(...params)!.n;
+    const version = `${dataVersion.get()}:${totalChanges.get()}`;
+    if (version !== countsVersion) {
+      counts.clear();
+      countsVersion = version;
+    }
+    const key = `${where}\n${JSON.stringify(params)}`;
+    let count = counts.get(key);
+    if (count === undefined) {
+      count = searchStatement<{ n: number }>(`SELECT count(*) AS n FROM server_threads ${where}`).get(...params)!.n;
+      if (counts.size >= MAX_KEPT_COUNTS) counts.clear();
+      counts.set(key, count);
+    }
+    return count;
   }
 
   /** Checks a run quota and counts the run (the user store's migration made `deerflow_usage`). */

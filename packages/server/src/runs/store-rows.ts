@@ -2,7 +2,8 @@
  * The `server_threads` and `server_runs` rows as the SQLite and Postgres stores read them, mapped to
  * records in one place so the two stores cannot drift apart on a field. The drivers differ in one step
  * only: SQLite hands JSON columns back as text, Postgres as parsed JSONB; each store passes its `decode`.
- * A thread search's column list and order are written here too, in SQL both databases read alike.
+ * A thread search's column list and order are written here too, in SQL both databases read alike (the
+ * JSON text of its answer is written by runs/thread-json.ts).
  */
 import type {
   MultitaskStrategy,
@@ -70,7 +71,8 @@ export const THREAD_FIELDS: readonly ThreadField[] = [
   "interrupts",
   "error",
 ];
-const JSON_FIELDS: ReadonlySet<string> = new Set(["metadata", "values", "interrupts"]);
+/** The fields stored as JSON (text on SQLite, JSONB on Postgres). */
+export const JSON_FIELDS: ReadonlySet<string> = new Set(["metadata", "values", "interrupts"]);
 const SORTABLE: ReadonlySet<string> = new Set(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
 
 /**

@@ -69,6 +69,15 @@ export interface ThreadStore {
    * the asked-for `fields` only; `total` counts every match.
    */
   search(query: ThreadQuery): Promise<{ threads: Partial<ThreadRecord>[]; total: number }>;
+  /**
+   * The same page, each thread as the JSON text of the API's `Thread` (runs/thread-json.ts): written by the
+   * database from the stored JSON, which is not parsed. `select` is the client's list (every field when
+   * absent or empty).
+   */
+  searchJson(
+    query: Omit<ThreadQuery, "fields">,
+    select?: readonly string[] | null,
+  ): Promise<{ threads: string[]; total: number }>;
   count(query: Omit<ThreadQuery, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
   patch(threadId: string, patch: ThreadPatch): Promise<ThreadRecord | null>;
   /** Deletes the thread and its runs (`keepRuns`: only the thread, e.g. a stateless run's temporary thread). */
