@@ -32,7 +32,7 @@ import { GRAPH_ID } from "./assistants.js";
 import { interruptsOf } from "./state.js";
 import { TokenMeter } from "./token-meter.js";
 import { removeThreadFiles } from "./threads.js";
-import { toWire, wireJson } from "./serialize.js";
+import { wireJson, wireValues } from "./serialize.js";
 import type { CancelAction, EventLog, RunKwargs, RunQueue, RunRecord, RunStore, ThreadStore } from "./types.js";
 
 /** Checkpoint operations the worker needs beyond the checkpointer's own API (sync on SQLite, async on Postgres). */
@@ -407,7 +407,7 @@ export function createWorker(deps: WorkerDeps) {
       .agent()
       .graph.getState({ configurable: { thread_id: run.thread_id } })
       .catch(() => null);
-    const values = state ? (toWire(state.values ?? {}) as Record<string, unknown>) : null;
+    const values = state ? (wireValues(state.values ?? {}) as Record<string, unknown>) : null;
     const interrupted = Boolean(state && state.next.length > 0);
     if (entry.stop !== "rollback") {
       const status = outcome === "success" ? "success" : outcome === "error" ? "error" : "interrupted";
