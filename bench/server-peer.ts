@@ -75,7 +75,8 @@ export function ensurePeer(root: string, log: (line: string) => void): void {
 async function startPeer(root: string, scratch: string, configFile: string): Promise<Serve> {
   const cwd = path.join(scratch, "peer");
   mkdirSync(cwd, { recursive: true });
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/peer-serve.ts"), cwd], {
+  const profile = profileOptions("peer");
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, "bench/peer-serve.ts"), cwd], {
     cwd: root,
     env: {
       ...process.env,
@@ -106,6 +107,15 @@ async function startPeer(root: string, scratch: string, configFile: string): Pro
     });
   });
   return { child, url, exited };
+}
+
+/**
+ * With BENCH_CPU_PROFILE_DIR set, the node options that make a server child write a V8 CPU profile into
+ * `<dir>/<name>` when it exits (`ours` is `deerflow serve` on SQLite, `peer` the peer); none otherwise.
+ */
+function profileOptions(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir, name)}`] : [];
 }
 
 /** User + system CPU time of a process so far, in ms (Linux /proc). */
@@ -184,6 +194,8 @@ interface Side {
   failed: number;
   ttfe: Map<number, number[]>;
   wall: Map<number, number>;
+  /** The streamed-run rounds as [start, end] in µs of the monotonic clock (a CPU profile's timestamps). */
+  windows: Array<[number, number]>;
 }
 
 /** Measures both servers; stops them before returning. */
@@ -214,7 +226,7 @@ export async function measurePeer(options: {
   let admin: pg.Client | undefined;
   try {
     const cli = path.join(root, "packages/cli/dist/bin/main.js");
-    const oursServe = await startServe(cli, configFile, path.join(temp.path, "ours-home"));
+    const oursServe = await startServe(cli, configFile, path.join(temp.path, "ours-home"), {}, profileOptions("ours"));
     serves.push(oursServe);
     const peerServe = await startPeer(root, temp.path, configFile);
     serves.push(peerServe);
@@ -241,6 +253,7 @@ export async function measurePeer(options: {
       failed: 0,
       ttfe: new Map(),
       wall: new Map(),
+      windows: [],
     });
     const sides = [
       side("ours", oursServe),
@@ -323,12 +336,14 @@ export async function measurePeer(options: {
           const backends = s === pgSide ? () => backendCpuMs(admin!, pgSide.dbName, tick) : undefined;
           const backendsBefore = await backends?.();
           const before = cpuMs(s.serve.child, tick);
+          const startedAt = process.hrtime.bigint();
           const started = performance.now();
           const results = await Promise.all(
             threads.map((thread, index) => sdkRun(s.client, thread.thread_id, `q${index}`)),
           );
           s.wall.set(level, (s.wall.get(level) ?? 0) + (performance.now() - started));
           s.cpu += cpuMs(s.serve.child, tick) - before;
+          s.windows.push([Number(startedAt / 1000n), Number(process.hrtime.bigint() / 1000n)]);
           if (backends) {
             const spent = backendDelta(backendsBefore!, await backends());
             s.backendCpu = (s.backendCpu ?? 0) + spent;
@@ -340,6 +355,12 @@ export async function measurePeer(options: {
         }
       log(`  ${level} concurrent runs measured (${rounds} rounds per server)`);
     }
+    const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+    if (profileDir)
+      for (const s of sides.slice(0, 2)) {
+        mkdirSync(path.resolve(profileDir, s.name), { recursive: true });
+        writeFileSync(path.resolve(profileDir, s.name, "windows.json"), JSON.stringify(s.windows));
+      }
     const report = (s: Side): PeerSide => ({
       createMs: median(s.creates),
       searchMs: median(s.searches),
@@ -452,6 +473,9 @@ export function threadsTable(report: PeerReport): string {
  * `node --import tsx bench/server-peer.ts [--quick] [--run-workers N] [--threads]`: the peer comparison
  * alone, printed, nothing written; with `--run-workers N` a third server, ours with N run worker threads, in
  * the same rounds; with `--threads` only `threads.create` and `threads.search`, ours on Postgres joining them.
+ * With BENCH_CPU_PROFILE_DIR=<dir>, ours (SQLite) and the peer each write a `.cpuprofile` into
+ * `<dir>/ours` and `<dir>/peer` when stopped (the whole process life), and `windows.json` beside it: the
+ * streamed-run rounds as [start, end] µs of the monotonic clock, the profile's own timestamps.
  */
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");

@@ -49,9 +49,11 @@ export async function startServe(
   config: string,
   home: string,
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<Serve> {
   const server = spawnServe(cli, ["--port", "0", "--config", config], {
     env: { DEER_FLOW_HOME: home, DEER_FLOW_API_KEYS: "", ...env },
+    nodeArgs,
   });
   return { child: server.child, url: await server.url(60_000), exited: server.exited.then(() => undefined) };
 }

@@ -412,10 +412,20 @@ const NOTHING_PRUNED: PruneReport = { threads: 0, checkpoints: 0, writes: 0 };
 /** Free space below which afterRun leaves the pages for later checkpoints to reuse. */
 const RECLAIM_FLOOR_BYTES = 1 << 20;
 
+/** The page counts `worthReclaiming` reads, compiled once per database (afterRun reads them after every run). */
+const pageCounts = new WeakMap<CheckpointStore["db"], () => { free: number; pages: number; size: number }>();
+
 function worthReclaiming(db: CheckpointStore["db"]): boolean {
-  const free = db.pragma("freelist_count", { simple: true }) as number;
-  const pages = db.pragma("page_count", { simple: true }) as number;
-  return free * 4 > pages && free * (db.pragma("page_size", { simple: true }) as number) >= RECLAIM_FLOOR_BYTES;
+  let read = pageCounts.get(db);
+  if (!read) {
+    const statement = db.prepare<[], { free: number; pages: number; size: number }>(
+      "SELECT f.freelist_count AS free, c.page_count AS pages, s.page_size AS size FROM pragma_freelist_count() f, pragma_page_count() c, pragma_page_size() s",
+    );
+    read = () => statement.get()!;
+    pageCounts.set(db, read);
+  }
+  const { free, pages, size } = read();
+  return free * 4 > pages && free * size >= RECLAIM_FLOOR_BYTES;
 }
 
 /**

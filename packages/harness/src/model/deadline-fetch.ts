@@ -63,11 +63,19 @@ export function createDeadlineFetch(options: DeadlineFetchOptions): typeof fetch
   const seconds = Math.round(options.timeoutMs / 100) / 10;
   return async (input, init = {}) => {
     const controller = new AbortController();
-    const timeout = new ModelTimeoutError(
-      `${options.label} did not finish its answer within ${seconds} s (the whole response, body included). ` +
-        "The server may be overloaded or stuck; raise the model's timeout: in config.yaml if answers are just slow.",
+    // Made when the deadline fires, not per request (an error's stack trace is costly), and aborted with:
+    // the signal's reason is the error every reader gets.
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new ModelTimeoutError(
+            `${options.label} did not finish its answer within ${seconds} s (the whole response, body included). ` +
+              "The server may be overloaded or stuck; raise the model's timeout: in config.yaml if answers are just slow.",
+          ),
+        ),
+      timerMs(options.timeoutMs),
     );
-    const timer = setTimeout(() => controller.abort(timeout), timerMs(options.timeoutMs));
+    const timeout = () => controller.signal.reason as Error;
     const signal = init.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
     let response: Response;
     try {
@@ -77,7 +85,7 @@ export function createDeadlineFetch(options: DeadlineFetchOptions): typeof fetch
       if (!controller.signal.aborted || init.signal?.aborted) throw error;
       // Thrown from fetch, the SDKs would replace our error with a bare "Request timed out."; a body that
       // fails with it reaches the caller as it is.
-      return new Response(new ReadableStream({ start: (stream) => stream.error(timeout) }), {
+      return new Response(new ReadableStream({ start: (stream) => stream.error(timeout()) }), {
         status: 200,
         headers: { "content-type": "application/json" },
       });
@@ -105,7 +113,8 @@ export function createDeadlineFetch(options: DeadlineFetchOptions): typeof fetch
 interface Guard {
   timer: NodeJS.Timeout;
   controller: AbortController;
-  timeout: Error;
+  /** The deadline's error (once the deadline fired). */
+  timeout: () => Error;
   /** Called with the whole body at its end; throws when it is not acceptable. */
   check?: (text: string) => void;
 }
@@ -126,7 +135,7 @@ function guardBody(body: ReadableStream<Uint8Array> | null, guard: Guard): Reada
     start(stream) {
       controller.signal.addEventListener("abort", () => {
         try {
-          stream.error(timeout);
+          stream.error(timeout());
         } catch {
           // already closed
         }
@@ -152,7 +161,7 @@ function guardBody(body: ReadableStream<Uint8Array> | null, guard: Guard): Reada
         stream.close();
       } catch (error) {
         clearTimeout(timer);
-        stream.error(controller.signal.aborted ? timeout : error);
+        stream.error(controller.signal.aborted ? timeout() : error);
       }
     },
     cancel(reason) {

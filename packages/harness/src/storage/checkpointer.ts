@@ -20,10 +20,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { HarnessError } from "../errors.js";
 import { createLargeValueSerde } from "./large-values.js";
+import { PreparedSqliteSaver } from "./sqlite-saver.js";
 
 /** An open checkpoint store. Close it when the process is done with it. */
 export interface CheckpointStore {
@@ -56,7 +57,7 @@ export function openCheckpointStore(file: string, options: CheckpointStoreOption
   const readOnly = options.readOnly ?? false;
   const db = readOnly ? openReadOnly(file) : openWritable(file);
   // Long strings (big tool results and arguments, pasted documents) are stored once, not in every checkpoint.
-  const saver = new SqliteSaver(db, createLargeValueSerde(db));
+  const saver = new PreparedSqliteSaver(db, createLargeValueSerde(db));
   const hasCheckpoints = () =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
   return {

@@ -164,8 +164,12 @@ const PRUNED_THREADS_REMEMBERED = 10_000;
  * await pruner.pruneThread("t1", "runs");
  */
 export function createSqlitePruner(db: Database.Database): CheckpointPruner {
+  // Once there, the checkpoint tables stay: after the first yes, pruneThread stops asking.
+  let tablesSeen = false;
   const hasTables = () =>
-    Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get());
+    (tablesSeen ||= Boolean(
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get(),
+    ));
   if (!db.readonly) {
     try {
       relinkOnce(db, hasTables());

@@ -13,6 +13,8 @@ export interface SpawnServeOptions {
   /** The child's environment, merged over `process.env` (set DEER_FLOW_HOME here). */
   env?: Record<string, string>;
   cwd?: string;
+  /** Node options before the CLI's path (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
+  nodeArgs?: string[];
 }
 
 /** A running (or exited) `deerflow serve`. */
@@ -41,7 +43,7 @@ const LISTENING = /listening on (http:\/\/\S+)/;
  * ```
  */
 export function spawnServe(cli: string, args: string[], options: SpawnServeOptions = {}): ServeProcess {
-  const child = spawn(process.execPath, [cli, "serve", ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, "serve", ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

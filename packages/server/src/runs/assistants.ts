@@ -69,10 +69,13 @@ export function agentAssistant(definition: AgentDefinition, record: AgentRecord)
   };
 }
 
+/** The lead agent's assistant id (uuidv5 of the graph id, as langgraph-api derives it). */
+export const LEAD_ASSISTANT_ID = uuidv5(GRAPH_ID);
+
 /** The built-in lead agent. */
 export function leadAssistant(startedAt: string): Assistant {
   return {
-    assistant_id: uuidv5(GRAPH_ID),
+    assistant_id: LEAD_ASSISTANT_ID,
     graph_id: GRAPH_ID,
     name: GRAPH_ID,
     description: "DeerFlow's lead agent",
@@ -96,4 +99,17 @@ export function listAssistants(agents: AgentStore, owner: string | null, started
 /** Finds an assistant by UUID, name or graph id. */
 export function findAssistant(assistants: readonly Assistant[], id: string): Assistant | undefined {
   return assistants.find((assistant) => assistant.assistant_id === id || assistant.name === id);
+}
+
+/**
+ * What a run needs of the assistant `id` names: its id and context. The lead agent (what nearly every run
+ * names) is answered without listing the caller's custom agents from disk: it comes first in every list,
+ * so `findAssistant` would return it whatever those are.
+ */
+export function findRunAssistant(
+  id: string,
+  list: () => readonly Assistant[],
+): Pick<Assistant, "assistant_id" | "context"> | undefined {
+  if (id === GRAPH_ID || id === LEAD_ASSISTANT_ID) return { assistant_id: LEAD_ASSISTANT_ID, context: {} };
+  return findAssistant(list(), id);
 }

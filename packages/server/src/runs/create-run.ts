@@ -7,7 +7,7 @@
 import type { ServerContext } from "../context.js";
 import { HttpError, notFound } from "../http/errors.js";
 import { check } from "../http/validate.js";
-import { findAssistant, GRAPH_ID } from "./assistants.js";
+import { findRunAssistant, GRAPH_ID } from "./assistants.js";
 import { uuid7 } from "./ids.js";
 import { type RunCreate, RunCreateSchema, runKwargs, runOptionsOf } from "./run-request.js";
 import { findThread } from "./threads.js";
@@ -47,7 +47,7 @@ export async function createRun(
   if (request.webhook) checkWebhookUrl(request.webhook);
   const existing = ids.runId ? await context.runs.get(ids.runId) : null;
   if (existing) return { run: existing, request };
-  const assistant = findAssistant(context.assistants(caller.userId), request.assistant_id);
+  const assistant = findRunAssistant(request.assistant_id, () => context.assistants(caller.userId));
   if (!assistant) throw notFound(`Assistant "${request.assistant_id}"`);
   const runOptions = runOptionsOf(request, assistant.context);
   // Builds (and caches) the graph now, so an unknown model or agent name is a 422 and no run is recorded.

@@ -71,3 +71,20 @@ test("a cursor at or past the end of a finished run's log gets that end at once,
   }
   await log.drop("r");
 });
+
+test("events appended while a follower is between two of its reads reach it, the end included", async () => {
+  const log = createMemoryEventLog({ maxEvents: 100, retentionMs: 1000 });
+  await log.append("r", "metadata", "{}");
+  const reading = read(log.follow("r", "-1", new AbortController().signal));
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  // Appended in one go, as the worker's last step and the run's end are: the follower is woken by the
+  // first and is still handing it on when the others come.
+  await log.append("r", "values", "1");
+  await log.append("r", "values", "2");
+  await log.end("r");
+  const items = (await reading) as StreamEvent[];
+  assert.deepEqual(
+    items.map((item) => item.event),
+    ["metadata", "values", "values", "end"],
+  );
+});

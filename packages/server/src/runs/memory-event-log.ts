@@ -120,6 +120,8 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): EventLog &
           yield event;
           if (event.event === "end") return;
         }
+        // Appended while this reader was between yields (their wake-up found nobody waiting): read on.
+        if (log.next - 1 > cursor && logs.get(runId) === log) continue;
         if (log.ended || logs.get(runId) !== log) return;
         await new Promise<void>((resolve) => {
           const wake = () => {

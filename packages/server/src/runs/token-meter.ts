@@ -36,6 +36,11 @@ export class TokenMeter extends BaseCallbackHandler {
   name = "deerflow_token_meter";
   /** Counted before the run goes on, so `tokens` is complete once the stream has ended. */
   override awaitHandlers = true;
+  // Only model and tool ends count: every graph node and channel write is a chain run, and a handler that
+  // does not ignore chains is called (and awaited) at each one's start.
+  override ignoreChain = true;
+  override ignoreRetriever = true;
+  override ignoreCustomEvent = true;
   /** Input + output tokens so far. */
   tokens = 0;
 

@@ -45,7 +45,7 @@ import { interruptsOf } from "./state.js";
 import { YieldingHandler } from "./requests-first.js";
 import { TokenMeter } from "./token-meter.js";
 import { removeThreadFiles } from "./threads.js";
-import { toWire, wireJson } from "./serialize.js";
+import { wireJson, wireValues } from "./serialize.js";
 import type {
   CancelAction,
   EventLog,
@@ -491,7 +491,7 @@ export function createWorker(deps: WorkerDeps) {
         configurable: { thread_id: run.thread_id, ...(held.saver ? { __pregel_checkpointer: held.saver } : {}) },
       })
       .catch(() => null);
-    const values = state ? (toWire(state.values ?? {}) as Record<string, unknown>) : null;
+    const values = state ? (wireValues(state.values ?? {}) as Record<string, unknown>) : null;
     const interrupted = Boolean(state && state.next.length > 0);
     const threadPatch = {
       // Busy or idle (whether the thread has other active runs) when not given.
