@@ -41,10 +41,13 @@ export function postgresLargeValues(pool: pg.Pool): LargeValueTable {
         for (const [hash, body] of values) collecting.values.set(hash, body);
         return;
       }
+      // In hash order, as the saver's statements take them (postgres-saver.ts): no two statements lock
+      // the same rows in opposite orders.
+      const sorted = [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       await pool.query(
-        `INSERT INTO large_values (hash, body) SELECT * FROM unnest($1::text[], $2::text[])
-         ON CONFLICT (hash) DO UPDATE SET used_at = now()`,
-        [[...values.keys()], [...values.values()]],
+        `INSERT INTO large_values (hash, body) SELECT * FROM unnest($1::text[], $2::text[]) AS v(hash, body)
+         ORDER BY v.hash ON CONFLICT (hash) DO UPDATE SET used_at = now()`,
+        [sorted.map(([hash]) => hash), sorted.map(([, body]) => body)],
       );
     },
     whenStored(fn) {

@@ -178,9 +178,15 @@ const SCHEMA = "public";
 /** `$n` placeholders numbered from `first`. */
 const placeholders = (first: number, count: number) => Array.from({ length: count }, (_, i) => `$${first + i}`);
 
-/** The statement's two last parameters: the hashes and bodies of the large values its rows refer to. */
+/**
+ * The statement's two last parameters: the hashes and bodies of the large values its rows refer to, in
+ * hash order. Concurrent writes of one step often store the same values (every `Send` of a turn's tool
+ * calls carries the same messages), and each insert or `used_at` update locks its row: taken in one order
+ * by every statement, two can wait for each other but never deadlock.
+ */
 function largeValueParams(values: DeferredLargeValues): [string[], string[]] {
-  return [[...values.values.keys()], [...values.values.values()]];
+  const sorted = [...values.values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [sorted.map(([hash]) => hash), sorted.map(([, body]) => body)];
 }
 
 /** Stores the large values (`hashes`, `bodies`: text arrays) when the guard holds; refreshes `used_at` of those stored before. */
@@ -189,6 +195,7 @@ function largeValuesCte(hashes: string, bodies: string): string {
   INSERT INTO large_values (hash, body) SELECT v.hash, v.body
   FROM guard, unnest(${hashes}::text[], ${bodies}::text[]) AS v(hash, body)
   WHERE guard.held
+  ORDER BY v.hash
   ON CONFLICT (hash) DO UPDATE SET used_at = now()
 ),`;
 }

@@ -10,7 +10,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import pg from "pg";
 import { z } from "zod";
-import { collectPostgresLargeValues } from "../../src/storage/postgres-large-values.js";
+import { openPostgresDatabase } from "../../src/storage/postgres-database.js";
+import { collectPostgresLargeValues, postgresLargeValues } from "../../src/storage/postgres-large-values.js";
 import { testDatabase } from "../../src/testing/index.js";
 import { callOnceThenAnswer, loopingModel, openLargeValueHarness } from "./large-values-setup.js";
 
@@ -64,6 +65,30 @@ test("Postgres: a 200 KB tool result is stored once across steps and turns, read
   } finally {
     await close();
     await sql.end();
+    await db.drop();
+  }
+});
+
+test("Postgres: writes storing the same large values at once never deadlock, whatever order they list them in", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  try {
+    const table = postgresLargeValues(database.pool);
+    // A step's parallel writes (one per tool call) store the same messages; here in opposite orders.
+    for (let round = 0; round < 20; round++) {
+      const values = Array.from(
+        { length: 6 },
+        (_, i) => [`${round}-${i}`.padEnd(64, "0"), `body ${round} ${i}`] as const,
+      );
+      const forward = new Map(values);
+      const backward = new Map([...values].reverse());
+      await Promise.all([table.put(forward), table.put(backward), table.put(forward), table.put(backward)]);
+    }
+    const stored = await database.pool.query("SELECT count(*)::int AS n FROM large_values");
+    assert.equal(stored.rows[0].n, 120);
+  } finally {
+    await database.close();
     await db.drop();
   }
 });
