@@ -4,8 +4,8 @@
 // node:test maps every asynchronous resource, each promise included, to the test that created it (an
 // async hook's `init`), so a test() call or an error in that work is put under the right test. It
 // forgets each one when the resource is destroyed (the hook's `destroy`). A `destroy` callback makes
-// Node watch every promise until it is collected, and that was most of the cost: about 30% of the CPU
-// of `server/test/provider-dialects.test.ts`, whose server runs in the test's process (docs/testing.md).
+// Node watch every promise until it is collected: on a loaded machine up to 30% of the CPU of a file
+// whose server runs in the test's process, about 8% on a quiet one (docs/testing.md).
 // Here the runner's hook keeps its `init`, so everything is still attributed as before. Instead of
 // `destroy`, the oldest entries are forgotten in batches once MAX_TRACKED are remembered (never a test's
 // own). Work continuing from a resource that old is then attributed to no test: an error there is
