@@ -73,6 +73,46 @@ function notifiedRow(rest: string): NotifiedRow | undefined {
   }
 }
 
+/** A row of the log's read: a `run_events` row (null ids when none) and the run's trim mark. */
+interface ReadRow {
+  through: string | null;
+  id: string | null;
+  events: [string, string][] | null;
+}
+
+/** The events after `cursor` in rows read in id order, how many rows held them, the last row's id and the trim mark. */
+function readRows(
+  rows: readonly ReadRow[],
+  cursor: number,
+): { events: StreamEvent[]; rows: number; lastRow: number | null; trimmedThrough: number | null } {
+  const events: StreamEvent[] = [];
+  let count = 0;
+  let lastRow: number | null = null;
+  for (const row of rows) {
+    if (row.id === null || !row.events) continue;
+    count += 1;
+    lastRow = Number(row.id);
+    events.push(...eventsAfter(lastRow, row.events, cursor));
+  }
+  const through = rows[0]?.through;
+  return {
+    events,
+    rows: count,
+    lastRow,
+    trimmedThrough: through === null || through === undefined ? null : Number(through),
+  };
+}
+
+/** Where a run's log stands, from a row with its last row's and its `end` row's ids and event counts; null without a log. */
+function startOfRow(
+  row: { last_id: string | null; last_n: number; end_id: string | null; end_n: number } | undefined,
+): { last: number; end: number | null } | null {
+  if (!row || row.last_id === null) return null;
+  return {
+    last: Number(row.last_id) * PER_ROW + row.last_n - 1,
+    end: row.end_id === null ? null : Number(row.end_id) * PER_ROW + row.end_n - 1,
+  };
+}
 /** The events of row `id` whose ids come after `cursor`. */
 function eventsAfter(id: number, events: readonly [string, string][], cursor: number): StreamEvent[] {
   const base = id * PER_ROW;
@@ -217,22 +257,7 @@ export function createPostgresEventLog(
        ORDER BY r.id`,
       [runId, Math.floor(cursor / PER_ROW)],
     );
-    const events: StreamEvent[] = [];
-    let rows = 0;
-    let lastRow: number | null = null;
-    for (const row of result.rows) {
-      if (row.id === null || !row.events) continue;
-      rows += 1;
-      lastRow = Number(row.id);
-      events.push(...eventsAfter(lastRow, row.events, cursor));
-    }
-    const through = result.rows[0]?.through;
-    return {
-      events,
-      rows,
-      lastRow,
-      trimmedThrough: through === null || through === undefined ? null : Number(through),
-    };
+    return readRows(result.rows, cursor);
   };
 
   /** Where a run's log stands: the id of its last event and of its `end` (null before it); null without a log. */
@@ -244,12 +269,7 @@ export function createPostgresEventLog(
        LEFT JOIN LATERAL (SELECT id, events FROM run_events WHERE run_id = $1 AND is_end LIMIT 1) e ON true`,
       [runId],
     );
-    const row = result.rows[0];
-    if (!row || row.last_id === null) return null;
-    return {
-      last: Number(row.last_id) * PER_ROW + row.last_n - 1,
-      end: row.end_id === null ? null : Number(row.end_id) * PER_ROW + row.end_n - 1,
-    };
+    return startOfRow(result.rows[0]);
   };
 
   /** {@link startOf} and {@link read} from `cursor` in one statement. */
@@ -276,31 +296,7 @@ export function createPostgresEventLog(
        ORDER BY r.id`,
       [runId, Math.floor(cursor / PER_ROW)],
     );
-    const first = result.rows[0];
-    const start =
-      !first || first.last_id === null
-        ? null
-        : {
-            last: Number(first.last_id) * PER_ROW + first.last_n - 1,
-            end: first.end_id === null ? null : Number(first.end_id) * PER_ROW + first.end_n - 1,
-          };
-    const events: StreamEvent[] = [];
-    let rows = 0;
-    let lastRow: number | null = null;
-    for (const row of result.rows) {
-      if (row.id === null || !row.events) continue;
-      rows += 1;
-      lastRow = Number(row.id);
-      events.push(...eventsAfter(lastRow, row.events, cursor));
-    }
-    const through = first?.through;
-    return {
-      start,
-      events,
-      rows,
-      lastRow,
-      trimmedThrough: through === null || through === undefined ? null : Number(through),
-    };
+    return { start: startOfRow(result.rows[0]), ...readRows(result.rows, cursor) };
   };
 
   const pruneTimer = setInterval(
