@@ -243,9 +243,10 @@ export function createLargeValueSerde(
           refs[i] = known ?? message;
           continue;
         }
+        // What the message is made of now: the entry remembered for it is checked against these.
+        const fields = isObject ? messageFields(message) : [];
         let result: Promise<SerializedMessage | undefined>;
         if (isObject) {
-          const fields = messageFields(message);
           const pending = serializing.get(message);
           if (pending !== undefined && sameFields(pending.fields, fields)) result = pending.result;
           else {
@@ -259,7 +260,7 @@ export function createLargeValueSerde(
           refs[i] = message; // not JSON: left to the inner serializer, as it is
           continue;
         }
-        if (isObject) fresh.push([message, { ref: serialized.ref, at: now, fields: messageFields(message) }]);
+        if (isObject) fresh.push([message, { ref: serialized.ref, at: now, fields }]);
         if (serialized.ref === null) {
           refs[i] = message; // short: it stays in the checkpoint
           continue;
