@@ -13,6 +13,10 @@
 import pg from "pg";
 import { ConfigError, HarnessError } from "../errors.js";
 import { createPostgresSaver, type LeanPostgresSaver } from "./postgres-saver.js";
+import { prepareRepeatedStatements, StatementNames } from "./postgres-statements.js";
+
+/** How long a pool connection may sit idle before it is closed (5 minutes). */
+const IDLE_CONNECTION_MS = 300_000;
 
 /** Any number the advisory lock of DeerFlow.ts migrations can be told apart by ("DFTS" in ASCII). */
 const MIGRATION_LOCK = 0x44465453;
@@ -415,12 +419,19 @@ export async function openPostgresDatabase(
     connectionString: url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: 10_000,
+    // Idle connections are kept for minutes, not node-postgres's 10 s: a new connection costs the
+    // database a process and the statements it had prepared (postgres-statements.ts).
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
   });
+  const names = new StatementNames();
   // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   // A connection the server terminates while it is checked out between two queries emits an error no
   // one listens to, which would crash the process; its current or next query fails instead.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    prepareRepeatedStatements(client, names);
+  });
   try {
     await pool.query("SELECT 1");
   } catch (error) {
