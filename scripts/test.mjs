@@ -18,6 +18,7 @@
 // many files run at once (default: cores + 1, since most files spend part of their time waiting on a
 // server, a child process, Postgres or Chromium).
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -170,7 +171,16 @@ const prerequisites = Promise.all([systemSetup, nativeAddon]).then(([setup]) => 
   process.stderr.write(setup.output);
 });
 
-const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
+// The run's Postgres test databases are dropped together at its end, not one by one as each test ends
+// (packages/harness/src/testing/postgres.ts: each DROP DATABASE forces a checkpoint that stalls the
+// other files' statements).
+const databaseRun = randomBytes(4).toString("hex");
+const env = {
+  ...process.env,
+  DEERFLOW_TEST: "1",
+  DEERFLOW_TEST_COMPILED: "1",
+  DEERFLOW_TEST_DATABASE_RUN: databaseRun,
+};
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 
 let lastTimes = {};
@@ -374,6 +384,13 @@ await Promise.all(
   }),
 );
 await build;
+const { dropRunDatabases } = await import(pathToFileURL(compiledPath("packages/harness/src/testing/postgres.ts")).href);
+const dropStarted = Date.now();
+const dropped = await dropRunDatabases(databaseRun).catch((error) => {
+  console.error(`the run's Postgres test databases were not all dropped: ${error.message}`);
+  return 0;
+});
+if (dropped > 0) console.error(`dropped the run's ${dropped} Postgres test databases in ${seconds(dropStarted)} s`);
 
 // Remember this run's times (the next run on this machine starts the slowest first).
 try {
