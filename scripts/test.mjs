@@ -18,6 +18,7 @@
 // many files run at once (default: cores + 1, since most files spend part of their time waiting on a
 // server, a child process, Postgres or Chromium).
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -28,36 +29,68 @@ import { ensureBuiltConcurrently, ensureInstalled, root } from "./setup.mjs";
 const commandStarted = Date.now();
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
 
-/** Seconds the slowest files took alone on a 2-core machine (docs/testing.md), to order a fresh clone's first run. */
+/**
+ * Seconds files took in a fresh-clone run on the 2-core machine (2026-11-29 01:04, 3 at a time, so beside
+ * two others; `run-threads` and `memory-concurrency` as measured since their fixes), to order a fresh
+ * clone's first run slowest first: a long file that starts late ends the run late. A file of the harness
+ * or the server at GROUP_UNDER_SECONDS or more runs alone rather than in a group.
+ */
 const KNOWN_SLOW = {
-  "packages/server/test/batch-crash.test.ts": 130,
-  "packages/harness/test/context/long-thread.test.ts": 73,
-  "packages/cli/test/users.test.ts": 62,
-  "packages/cli/test/provider-dialects.test.ts": 55,
-  "packages/cli/test/postgres-cli.test.ts": 49,
-  "packages/cli/test/cli-edges.test.ts": 44,
-  "packages/cli/test/cli.test.ts": 44,
-  "packages/cli/test/skills.test.ts": 43,
-  "packages/cli/test/hostile-home.test.ts": 41,
-  "packages/server/test/provider-dialects.test.ts": 37,
-  "packages/server/test/postgres-cluster.test.ts": 35,
-  "packages/cli/test/scenarios.test.ts": 30,
-  // The harness's files over GROUP_UNDER_SECONDS, which run alone rather than in a group.
-  "packages/harness/test/model-calls/answers-in-pieces.test.ts": 40,
-  "packages/harness/src/sandbox/command-paths.test.ts": 20,
-  "packages/harness/src/memory/memory-concurrency.test.ts": 16,
-  "packages/harness/test/storage/large-values.test.ts": 14,
-  "packages/harness/src/sandbox/hostile-paths.test.ts": 10,
-  "packages/harness/test/mcp/lead-agent-mcp.test.ts": 10,
-  "packages/harness/src/sandbox/host-bash.test.ts": 10,
-  "packages/harness/src/storage/postgres-thread-lease.test.ts": 9,
-  "packages/harness/src/mcp/mcp-service.test.ts": 8,
-  "packages/harness/test/storage/postgres-retention.test.ts": 8,
-  "packages/web/e2e": 25,
-  "packages/cli/test": 15,
-  "packages/server/test/redis-cluster.test.ts": 15,
+  "packages/harness/test/context/long-thread.test.ts": 68,
+  "packages/server/test/batch-crash.test.ts": 56,
+  "packages/server/test/provider-dialects.test.ts": 45,
+  "packages/server/test/run-threads.test.ts": 45,
+  "packages/cli/test/cron.test.ts": 44,
+  "packages/web/e2e/schedules.test.ts": 36,
+  "packages/cli/test/agents.test.ts": 35,
+  "packages/server/test/serve-command.test.ts": 34,
+  "packages/web/e2e/live-model.test.ts": 30,
+  "packages/cli/test/postgres-threads-prune.test.ts": 30,
+  "packages/cli/test/provider-dialects.test.ts": 28,
+  "packages/web/e2e/demo.test.ts": 28,
+  "packages/cli/test/users.test.ts": 27,
+  "packages/server/test/postgres-cluster.test.ts": 25,
+  "packages/harness/test/model-calls/answers-in-pieces.test.ts": 24,
+  "packages/cli/test/postgres-cli.test.ts": 23,
+  "packages/cli/test/config-honoured.test.ts": 23,
+  "packages/cli/test/cli-edges.test.ts": 22,
+  "packages/cli/test/threads-prune.test.ts": 21,
+  "packages/cli/test/mcp.test.ts": 20,
+  "packages/web/e2e/models-uploads.test.ts": 19,
+  "packages/cli/test/thread-lease.test.ts": 18,
+  "packages/cli/test/skills.test.ts": 17,
+  "packages/web/e2e/settings.test.ts": 17,
+  "packages/web/e2e/versions.test.ts": 17,
+  "packages/cli/test/slow-after-answer.test.ts": 17,
+  "packages/cli/test/cli.test.ts": 16,
+  "packages/cli/test/hostile-home.test.ts": 16,
+  "packages/web/e2e/run-changes.test.ts": 16,
+  "packages/harness/test/storage/postgres-retention.test.ts": 16,
+  "packages/cli/test/streaming.test.ts": 15,
+  "packages/cli/test/threads-export.test.ts": 15,
+  "packages/web/e2e/goal-references.test.ts": 14,
+  "packages/web/e2e/human-in-the-loop.test.ts": 14,
+  "packages/cli/test/human-input.test.ts": 14,
+  "packages/server/test/redis-cluster.test.ts": 14,
+  "packages/harness/src/sandbox/hostile-paths.test.ts": 14,
+  "packages/harness/src/sandbox/host-bash.test.ts": 14,
+  "packages/harness/src/storage/postgres-thread-lease.test.ts": 14,
+  "packages/cli/test/interrupt.test.ts": 13,
+  "packages/cli/test/terminal-output.test.ts": 13,
+  "packages/cli/test/web-research.test.ts": 13,
+  "packages/server/test/postgres-fencing.test.ts": 13,
+  "packages/server/test/redis-outage.test.ts": 13,
+  "packages/harness/src/sandbox/command-paths.test.ts": 13,
+  "packages/web/e2e/auth.test.ts": 12,
+  "packages/web/e2e/mcp-settings.test.ts": 12,
+  "packages/harness/src/memory/memory-concurrency.test.ts": 12,
+  "packages/harness/src/mcp/mcp-service.test.ts": 12,
+  "packages/harness/test/storage/large-values.test.ts": 11,
+  "packages/harness/test/mcp/lead-agent-mcp.test.ts": 8,
+  "packages/web/e2e": 12,
+  "packages/cli/test": 10,
   "packages/server/": 4,
-  vitest: 30,
+  vitest: 19,
 };
 /**
  * Test files of these packages expected to take under GROUP_UNDER_SECONDS share processes, `perRunner`
@@ -170,7 +203,16 @@ const prerequisites = Promise.all([systemSetup, nativeAddon]).then(([setup]) => 
   process.stderr.write(setup.output);
 });
 
-const env = { ...process.env, DEERFLOW_TEST: "1", DEERFLOW_TEST_COMPILED: "1" };
+// The run's Postgres test databases are dropped together at its end, not one by one as each test ends
+// (packages/harness/src/testing/postgres.ts: each DROP DATABASE forces a checkpoint that stalls the
+// other files' statements).
+const databaseRun = randomBytes(4).toString("hex");
+const env = {
+  ...process.env,
+  DEERFLOW_TEST: "1",
+  DEERFLOW_TEST_COMPILED: "1",
+  DEERFLOW_TEST_DATABASE_RUN: databaseRun,
+};
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined && env.NO_COLOR === undefined) env.FORCE_COLOR = "1";
 
 let lastTimes = {};
@@ -374,6 +416,13 @@ await Promise.all(
   }),
 );
 await build;
+const { dropRunDatabases } = await import(pathToFileURL(compiledPath("packages/harness/src/testing/postgres.ts")).href);
+const dropStarted = Date.now();
+const dropped = await dropRunDatabases(databaseRun).catch((error) => {
+  console.error(`the run's Postgres test databases were not all dropped: ${error.message}`);
+  return 0;
+});
+if (dropped > 0) console.error(`dropped the run's ${dropped} Postgres test databases in ${seconds(dropStarted)} s`);
 
 // Remember this run's times (the next run on this machine starts the slowest first).
 try {

@@ -5,8 +5,9 @@
  * approval interrupts and resume, through the official SDK Client. The pool itself is checked first.
  */
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { test } from "node:test";
-import { startTestServer } from "./helpers.js";
+import { gate, lastUserText, startTestServer, until } from "./helpers.js";
 
 process.env.DEERFLOW_TEST_RUN_WORKERS = "2";
 
@@ -39,6 +40,46 @@ test("with run_workers, graphs run on worker threads: the HTTP thread executes n
     assert.equal(graphsOnHttpThread, 0);
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
   } finally {
+    await t.close();
+  }
+});
+
+test("run threads start on demand: one while idle, the next when a run arrives while every thread runs one", async () => {
+  const block = gate();
+  const t = await startTestServer({
+    // One run per thread: the second run can only execute on a second thread.
+    maxConcurrentRuns: 2,
+    script: async (body) => {
+      if (lastUserText(body) === "slow") await block.wait;
+      return { content: "ok" };
+    },
+  });
+  const say = (text: string) => ({ messages: [{ role: "user", content: text }] });
+  const started = () => t.logs.filter((line) => line.startsWith("run worker thread started")).length;
+  /** A worker thread is one more thread of the process (two under tsx, whose hooks have their own). */
+  const processThreads = () => readdirSync("/proc/self/task").length;
+  try {
+    assert.equal(started(), 1, "an idle server has started one of its two threads");
+    const idle = processThreads();
+    const a = await t.client.threads.create();
+    await t.client.runs.wait(a.thread_id, "lead_agent", { input: say("one at a time") });
+    assert.equal(started(), 1, "runs one after another need one thread");
+
+    const b = await t.client.threads.create();
+    const first = await t.client.runs.create(a.thread_id, "lead_agent", { input: say("slow") });
+    await until(() => t.fake.requests.length === 2, 10_000, "the first slow run's model call");
+    const second = await t.client.runs.create(b.thread_id, "lead_agent", { input: say("slow") });
+    await until(() => t.fake.requests.length === 3, 20_000, "the second slow run's model call, on a second thread");
+    assert.equal(started(), 2);
+    assert.ok(processThreads() > idle, "the second thread runs in this process");
+
+    block.open();
+    await t.client.runs.join(a.thread_id, first.run_id);
+    await t.client.runs.join(b.thread_id, second.run_id);
+    assert.equal((await t.client.runs.get(a.thread_id, first.run_id)).status, "success");
+    assert.equal((await t.client.runs.get(b.thread_id, second.run_id)).status, "success");
+  } finally {
+    block.open();
     await t.close();
   }
 });

@@ -137,10 +137,15 @@ test("host commands start from an allow-listed environment: no harness secrets, 
   assert.match(output, /^no_proxy=localhost$/m);
 });
 
+// import.meta.resolve: the provider as this file runs, compiled under npm test (the child runs it with plain
+// node), or its source under tsx.
+const PROVIDER = import.meta.resolve("./provider.js");
+const loaderFor = (url: string) => (url.endsWith(".ts") ? ["--import", "tsx"] : []);
+
 test("the harness's own environment is not readable through /proc/$PPID/environ", async () => {
   // A separate harness process whose initial environment holds a secret, as a real CLI's would.
   const script = `
-    import { createSandboxProvider } from ${JSON.stringify(path.join(import.meta.dirname, "provider.ts"))};
+    import { createSandboxProvider } from ${JSON.stringify(PROVIDER)};
     const home = process.argv[1];
     const provider = createSandboxProvider({ use: "local", home, skillsPath: null, allowHostBash: true, bashTimeoutSeconds: 20, bashOutputMaxChars: 20000 });
     const sandbox = provider.get(provider.acquire("t1"));
@@ -155,11 +160,15 @@ test("the harness's own environment is not readable through /proc/$PPID/environ"
   `;
   const home = createTempHome({ prefix: "deerflow-environ-" });
   try {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, home.path], {
-      encoding: "utf8",
-      env: { ...process.env, DEERFLOW_TEST_SECRET_KEY: "canary-harness-secret-5" },
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [...loaderFor(PROVIDER), "--input-type=module", "-e", script, home.path],
+      {
+        encoding: "utf8",
+        env: { ...process.env, DEERFLOW_TEST_SECRET_KEY: "canary-harness-secret-5" },
+        timeout: 60_000,
+      },
+    );
     assert.equal(result.status, 0, result.stderr);
     assert.ok(!result.stdout.includes("canary-harness-secret-5"), `the harness secret leaked: ${result.stdout}`);
   } finally {

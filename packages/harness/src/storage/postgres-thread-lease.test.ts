@@ -97,6 +97,10 @@ test("postgres leases: the heartbeat keeps a live holder's lease; one that stops
   }
 });
 
+// import.meta.resolve: the module as this file runs, compiled under npm test (the child runs it with plain
+// node), or its source under tsx.
+const LEASES = import.meta.resolve("./postgres-thread-lease.js");
+
 test("postgres leases: the lease follows DEER_FLOW_RUN_LEASE_MS, so a holder killed with -9 on another host frees the thread as soon as a run lease would", async (t) => {
   const dbs = await twoProcesses(t);
   if (!dbs) return;
@@ -106,13 +110,14 @@ test("postgres leases: the lease follows DEER_FLOW_RUN_LEASE_MS, so a holder kil
   // A real process "on machine-k" takes the lease with the service's lease time, then dies without releasing it.
   const holderCode = `
     import pg from "pg";
-    import { openPostgresThreadLeases } from ${JSON.stringify(new URL("./postgres-thread-lease.ts", import.meta.url).pathname)};
+    import { openPostgresThreadLeases } from ${JSON.stringify(LEASES)};
     const pool = new pg.Pool({ connectionString: process.argv[1] });
     await openPostgresThreadLeases(pool, { host: "machine-k" }).acquire("killed");
     console.log("held");
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", holderCode, dbs.a.url], {
+  const loader = LEASES.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...loader, "--input-type=module", "-e", holderCode, dbs.a.url], {
     env: { ...process.env, DEER_FLOW_RUN_LEASE_MS: "1500" },
     stdio: ["ignore", "pipe", "inherit"],
   });

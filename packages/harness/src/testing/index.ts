@@ -62,7 +62,13 @@ export {
   type TempHomeOptions,
   type TestContextLike,
 } from "./temp-home.js";
-export { adminDatabaseUrl, type TestDatabase, testDatabase } from "./postgres.js";
+export {
+  adminDatabaseUrl,
+  DATABASE_RUN_VARIABLE,
+  dropRunDatabases,
+  type TestDatabase,
+  testDatabase,
+} from "./postgres.js";
 export {
   bwrapUnavailableReason,
   createTestSandbox,

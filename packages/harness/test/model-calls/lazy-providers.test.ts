@@ -7,14 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+// import.meta.resolve: the harness's index as this file runs, compiled under npm test (the child runs it
+// with plain node), or its source under tsx.
+const INDEX = import.meta.resolve("../../src/index.js");
+const LOADER = INDEX.endsWith(".ts") ? ["--import", "tsx"] : [];
 const SDK = /node_modules\/(@langchain\/(?:openai|anthropic|ollama)|openai|@anthropic-ai\/sdk|ollama)\//;
 
-/** Runs `body` (an ES module, with `harness` imported) in a child under tsx; returns the SDKs it loaded and what it printed. */
+/** Runs `body` (an ES module, with `harness` imported) in a child; returns the SDKs it loaded and what it printed. */
 function inChild(body: string): { sdks: string[]; stdout: string } {
   const hook = `export async function load(url, context, next) {
     if (${SDK}.test(url)) process.stdout.write("SDK " + ${SDK}.exec(url)[1] + "\\n");
@@ -22,9 +23,9 @@ function inChild(body: string): { sdks: string[]; stdout: string } {
   }`;
   const script = `import { register } from "node:module";
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});
-const harness = await import(${JSON.stringify(pathToFileURL(path.join(SRC, "index.ts")).href)});
+const harness = await import(${JSON.stringify(INDEX)});
 ${body}`;
-  const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const child = spawnSync(process.execPath, [...LOADER, "--input-type=module", "-e", script], {
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "" },
   });

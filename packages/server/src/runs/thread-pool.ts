@@ -6,7 +6,10 @@
  * thread as before.
  *
  * The pool stands where the in-process worker stands (`RunWorker`): `start` requeues what a previous
- * process left running and starts the threads, `drain` drains each thread's worker. The queue the routes
+ * process left running and starts one thread, `drain` drains each thread's worker. The others start on
+ * demand, one at a time: when a run arrives while every started thread is running one, up to N. Each
+ * thread loads langchain and builds a harness (about 1.5 s of CPU and 75 MB), which a server
+ * that never runs two things at once does not need to pay N times. The queue the routes
  * see is the local one with its wake-ups and cancel requests also sent to every thread; the threads
  * claim from the shared run table (an IMMEDIATE transaction, so one running run per thread holds
  * across connections). Each thread's events come back in order and go into the HTTP thread's event
@@ -35,6 +38,8 @@ export interface RunThreadPoolDeps {
 
 interface Member {
   worker: Worker;
+  /** True once its harness is built and it claims runs. */
+  ready: boolean;
   active: Set<string>;
   drained?: Promise<void>;
 }
@@ -49,7 +54,12 @@ export function unsharableHarnessOptions(harness: Harness): string[] {
 
 /** The entry point of a run thread: the compiled file, or the TypeScript source when running under tsx. */
 function threadEntry(): URL {
-  return new URL(import.meta.url.endsWith(".ts") ? "./run-thread.ts" : "./run-thread.js", import.meta.url);
+  if (!import.meta.url.endsWith(".ts")) return new URL("./run-thread.js", import.meta.url);
+  // Under tsx this is the source (its resolver maps .js to .ts). The test run's compiled copies name
+  // their source in `import.meta.url` (scripts/compile-tests.mjs) but resolve to their compiled
+  // neighbour here, so the thread loads plain JavaScript instead of registering tsx (about a second of
+  // CPU per thread).
+  return new URL(import.meta.resolve("./run-thread.js"));
 }
 
 /** Creates the pool and the queue the routes use with it. */
@@ -61,6 +71,7 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
   let stopping = false;
   const perThread = Math.max(1, Math.ceil(settings.maxConcurrentRuns / deps.count));
 
+  const started = () => [...members].filter((member) => member.ready).length;
   const broadcast = (message: ToRunThread) => {
     for (const member of members) member.worker.postMessage(message);
   };
@@ -127,19 +138,19 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
           { eval: true, workerData: data },
         )
       : new Worker(entry, { workerData: data });
-    const member: Member = { worker, active: new Set() };
+    const member: Member = { worker, ready: false, active: new Set() };
     members.add(member);
     let resolveDrained!: () => void;
     member.drained = new Promise<void>((resolve) => (resolveDrained = resolve));
     return new Promise<void>((resolve, reject) => {
-      let ready = false;
       const receive = (message: FromRunThread): void => {
         switch (message.type) {
           case "batch":
             for (const each of message.messages) receive(each);
             break;
           case "ready":
-            ready = true;
+            member.ready = true;
+            settings.log(`run worker thread started (${started()} of ${deps.count}).`);
             resolve();
             break;
           case "failed":
@@ -185,12 +196,12 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
       worker.on("message", receive);
       worker.on("error", (error) => {
         settings.log(`run worker thread failed: ${error.stack ?? error.message}`);
-        if (!ready) reject(error);
+        if (!member.ready) reject(error);
       });
       worker.on("exit", (code) => {
         members.delete(member);
         resolveDrained();
-        if (stopping || !ready) return;
+        if (stopping || !member.ready) return;
         // Its runs are not over: back to pending, for another thread to resume from their last checkpoint.
         settings.log(`run worker thread exited (${code}); its runs resume on another thread.`);
         void requeue([...member.active]).then(() => spawn().catch((error: Error) => settings.log(error.message)));
@@ -206,11 +217,24 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
     broadcast({ type: "notify" });
   }
 
+  /**
+   * A run arrived: one more thread when every thread is running something (a thread still starting
+   * will claim it). Runs on one thread share its event loop, so a second run waiting on the first's
+   * graph work is what another core helps with.
+   */
+  function grow(): void {
+    if (stopping || members.size >= deps.count) return;
+    for (const member of members) if (!member.ready || member.active.size === 0) return;
+    spawn().catch((error: Error) => settings.log(error.message));
+  }
+
   const queue: RunQueue = {
     ...deps.queue,
+    // The routes call this when a run is queued (or its delay is over).
     notify() {
       deps.queue.notify();
       broadcast({ type: "notify" });
+      grow();
     },
     cancel(runId, action) {
       deps.queue.cancel(runId, action);
@@ -223,7 +247,7 @@ export function createRunThreadPool(deps: RunThreadPoolDeps): { worker: RunWorke
       const recovered = await deps.queue.recover();
       for (const run of recovered)
         settings.log(`run ${run.run_id} on thread ${run.thread_id} was interrupted by a restart; resuming it.`);
-      await Promise.all(Array.from({ length: deps.count }, () => spawn()));
+      await spawn();
     },
     activeRunIds: () => [...members].flatMap((member) => [...member.active]),
     async drain(graceMs) {
