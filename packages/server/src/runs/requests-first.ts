@@ -14,7 +14,7 @@
  * once; past it, it waits for a later turn of the event loop (`setImmediate`), handed out one per turn,
  * first come first served, so Node reads its sockets at least once per slice. Waiting at every point
  * instead (about 22 a run) split a run's work and its streamed chunks into pieces of their own (15 socket
- * writes a run where 8 do now) and cost about a tenth of a run's CPU. No graph work goes on, slice or
+ * writes a run where 7 do now) and cost about a tenth of a run's CPU. No graph work goes on, slice or
  * not, while a run request is being answered (from its body read to its first event written, which on
  * Postgres or Redis spans a few round trips), except one turn after every `FAIR_SHARE` requests
  * answered meanwhile. Only requests that sent their whole body count, so a client trickling a body in
