@@ -13,12 +13,11 @@
  * published. A turn is a slice of `SLICE_MS` of the event loop: inside the slice graph work goes on at
  * once; past it, it waits for a later turn of the event loop (`setImmediate`), handed out one per turn,
  * first come first served, so Node reads its sockets at least once per slice. Waiting at every point
- * instead (about 22 a run) split a run's work and its streamed chunks into pieces of their own (15 socket
- * writes a run where 7 do now) and cost about a tenth of a run's CPU. No graph work goes on, slice or
- * not, while a run request is being answered (from its body read to its first event written, which on
- * Postgres or Redis spans a few round trips), except one turn after every `FAIR_SHARE` requests
- * answered meanwhile. Only requests that sent their whole body count, so a client trickling a body in
- * holds nothing up. Worker threads (`run_workers` > 0) need none of this: no request waits on their loop.
+ * instead (about 22 a run, 13 with slices) split a run's streamed chunks into writes of their own (15
+ * socket writes a run, 8.5 with slices). No graph work goes on, slice or not, while a run request is
+ * being answered (from its body read to its first event written, which on Postgres or Redis spans a few
+ * round trips), except one turn after every `FAIR_SHARE` requests answered meanwhile. Only requests that
+ * sent their whole body count, so a client trickling a body in holds nothing up. Worker threads (`run_workers` > 0) need none of this: no request waits on their loop.
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 
@@ -39,12 +38,12 @@ export interface RequestsFirst {
 /**
  * How long graph work may hold the event loop after it got a turn before it waits for the next one, in
  * ms: a new request waits at most about this long (plus the one piece of graph work that crosses it) to
- * be read. Shorter slices cost CPU: in interleaved rounds of 20 concurrent runs, 1 ms slices spent 0.93 to
- * 0.99 of the CPU per run of a turn at every point, 5 ms slices 0.91, the same as no turns at chain
- * starts at all; a run's first event came after 63 ms at the median (51 ms with 1 ms slices, 43 ms with
- * a turn at every point, 183 ms with no turns at chain starts).
+ * be read. Longer slices did not pay: in interleaved rounds (300 runs a build at 10, 20 and 50
+ * concurrent), 5 ms slices spent 0.91 to 1.04 of the CPU per run of a turn at every point, no less than
+ * 1 ms slices (0.93 to 1.02), and a run's first event came later (p50 341 ms against 190 at 50
+ * concurrent).
  */
-export const SLICE_MS = 5;
+export const SLICE_MS = 1;
 
 /**
  * How many run requests may be answered while graph work waits before one piece of it goes anyway, other
