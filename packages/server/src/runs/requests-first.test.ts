@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { createRequestsFirst, FAIR_SHARE } from "./requests-first.js";
+import { createRequestsFirst, FAIR_SHARE, SLICE_MS } from "./requests-first.js";
 
 test("a turn waits while a run request is being answered and comes after it", async () => {
   const first = createRequestsFirst();
@@ -47,4 +47,36 @@ test("overlapping run requests cannot starve graph work: it gets a turn after ev
   await turn;
   answered();
   assert.equal(order.indexOf("graph"), FAIR_SHARE, order.join(", "));
+});
+
+test("inside its slice graph work goes on at once; past it, it waits for a turn of the event loop", async () => {
+  let clock = 0;
+  const first = createRequestsFirst(() => clock);
+  const order: string[] = [];
+  /** Asks for a turn; records whether it came before or after a turn of the event loop queued first. */
+  const ask = async (name: string) => {
+    setImmediate(() => order.push(`loop ${name}`));
+    await first.turn().then(() => order.push(name));
+    await nextTurn();
+  };
+  await ask("first"); // no slice yet: a turn of the event loop starts one
+  clock += SLICE_MS / 2;
+  await ask("inside");
+  clock += SLICE_MS;
+  await ask("past");
+  assert.deepEqual(order, ["loop first", "first", "inside", "loop inside", "loop past", "past"]);
+});
+
+test("no graph work goes on inside its slice while a run request is being answered", async () => {
+  const clock = 0;
+  const first = createRequestsFirst(() => clock);
+  await first.turn(); // the slice starts
+  const order: string[] = [];
+  const answered = first.begin();
+  const turn = first.turn().then(() => order.push("graph"));
+  for (let index = 0; index < 3; index += 1) await nextTurn();
+  order.push("answered");
+  answered();
+  await turn;
+  assert.deepEqual(order, ["answered", "graph"]);
 });

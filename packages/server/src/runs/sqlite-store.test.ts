@@ -102,3 +102,43 @@ test("a file from before threads-json-1 keeps its threads, and searches answer t
   );
   db.close();
 });
+
+test("a run starts and settles on a thread whose stored values are not JSON, and its settle mends them", async (t) => {
+  const home = createTempHome();
+  t.after(() => home.cleanup());
+  const file = `${home.path}/threads.db`;
+  const stores = openSqliteRunStores(file);
+  t.after(() => stores.close());
+  await stores.threads.create("t", { title: "T" }, "raise");
+  // Written outside the server: the claim and the run's request only change the thread's status.
+  const raw = new Database(file);
+  raw.prepare(`UPDATE server_threads SET "values" = '{"messages": [' WHERE thread_id = 't'`).run();
+  raw.close();
+  const at = new Date().toISOString();
+  await stores.runs.insert(
+    {
+      run_id: "r",
+      thread_id: "t",
+      assistant_id: "a",
+      created_at: at,
+      updated_at: at,
+      status: "pending",
+      metadata: {},
+      multitask_strategy: "reject",
+      kwargs: { input: null, stream_mode: ["values"] } as never,
+    },
+    undefined,
+    { metadata: { graph_id: "lead_agent" }, status: "busy" },
+  );
+  assert.equal(stores.claim()?.run_id, "r");
+  await stores.runs.settle("r", {
+    status: "success",
+    kwargs: {},
+    thread: { values: { messages: [] }, interrupts: {}, error: null },
+  });
+  const thread = await stores.threads.get("t");
+  assert.deepEqual(
+    { status: thread?.status, values: thread?.values, metadata: thread?.metadata },
+    { status: "idle", values: { messages: [] }, metadata: { title: "T", graph_id: "lead_agent" } },
+  );
+});

@@ -172,6 +172,11 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   const tableExists = (name: string) =>
     Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
   const getThread = db.prepare<[string], ThreadRow>("SELECT * FROM server_threads WHERE thread_id = ?");
+  // The stored columns only: a patch has no use for the generated JSON text around the values.
+  const getThreadColumns = db.prepare<[string], ThreadRow>(
+    `SELECT thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner
+     FROM server_threads WHERE thread_id = ?`,
+  );
   const insertThread = db.prepare(
     `INSERT INTO server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, owner)
      VALUES (?, ?, ?, ?, ?, 'idle', NULL, '{}', NULL, ?) ON CONFLICT (thread_id) DO NOTHING`,
@@ -211,32 +216,41 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
   );
   // Read-modify-write steps are IMMEDIATE transactions: with run worker threads (runs/thread-pool.ts) other
   // connections write the same rows, and a deferred transaction that read first could not take the write lock.
-  const patchThread = db.transaction((threadId: string, patch: Parameters<ThreadStore["patch"]>[1]) => {
-    const row = getThread.get(threadId);
+  /**
+   * Writes `patch` over the thread's row and returns the row written. The JSON columns the patch leaves
+   * alone are copied as text, not parsed and written again: a run's claim and its request mark the
+   * thread busy, and its settle replaces the values, so none of them needs the thread's old values (on a
+   * long conversation those were most of a run's store time).
+   */
+  const patchThreadRow = (threadId: string, patch: Parameters<ThreadStore["patch"]>[1]): ThreadRow | null => {
+    const row = getThreadColumns.get(threadId);
     if (!row) return null;
-    const current = toThread(row);
     const at = now();
-    const next: ThreadRecord = {
-      ...current,
-      metadata: patch.metadata ? { ...current.metadata, ...patch.metadata } : current.metadata,
-      status: patch.status ?? current.status,
-      values: patch.values !== undefined ? patch.values : current.values,
-      interrupts: patch.interrupts ?? current.interrupts,
-      error: patch.error !== undefined ? patch.error : current.error,
+    const next: ThreadRow = {
+      ...row,
+      metadata: patch.metadata ? JSON.stringify({ ...JSON.parse(row.metadata), ...patch.metadata }) : row.metadata,
+      status: patch.status ?? row.status,
+      values: patch.values === undefined ? row.values : patch.values === null ? null : JSON.stringify(patch.values),
+      interrupts: patch.interrupts ? JSON.stringify(patch.interrupts) : row.interrupts,
+      error: patch.error !== undefined ? patch.error : row.error,
       updated_at: at,
-      state_updated_at: patch.values !== undefined ? at : current.state_updated_at,
+      state_updated_at: patch.values !== undefined ? at : row.state_updated_at,
     };
     updateThread.run(
       next.updated_at,
       next.state_updated_at,
-      JSON.stringify(next.metadata),
+      next.metadata,
       next.status,
-      next.values === null ? null : JSON.stringify(next.values),
-      JSON.stringify(next.interrupts),
+      next.values,
+      next.interrupts,
       next.error,
       threadId,
     );
     return next;
+  };
+  const patchThread = db.transaction((threadId: string, patch: Parameters<ThreadStore["patch"]>[1]) => {
+    const row = patchThreadRow(threadId, patch);
+    return row ? toThread(row) : null;
   });
 
   const threads: ThreadStore = {
@@ -407,7 +421,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
       }
       if (quota) admit(quota, superseded.length);
       insertRun.run({ ...run, metadata: JSON.stringify(run.metadata), kwargs: JSON.stringify(run.kwargs) });
-      if (thread) patchThread(run.thread_id, thread);
+      if (thread) patchThreadRow(run.thread_id, thread);
       return superseded;
     },
   );
@@ -471,7 +485,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     const run = patchRun(runId, { status: end.status, kwargs: end.kwargs });
     if (!run) return null;
     const others = activeRuns.all(run.thread_id).filter((other) => other.run_id !== runId).length;
-    patchThread(run.thread_id, { ...end.thread, status: end.thread.status ?? (others > 0 ? "busy" : "idle") });
+    patchThreadRow(run.thread_id, { ...end.thread, status: end.thread.status ?? (others > 0 ? "busy" : "idle") });
     return { others };
   });
 
@@ -482,7 +496,7 @@ export function openSqliteRunStores(file: string): SqliteRunStores {
     const run = toRun({ ...row, status: "running" });
     run.kwargs = { ...run.kwargs, attempt: (run.kwargs.attempt ?? 0) + 1 };
     updateRun.run("running", JSON.stringify(run.kwargs), now(), row.run_id);
-    patchThread(run.thread_id, { status: "busy" });
+    patchThreadRow(run.thread_id, { status: "busy" });
     return run;
   });
 
