@@ -21,6 +21,8 @@ import { collect, startTestServer } from "./helpers.js";
  * event rows group-committed; 164 before batching). The margin is for how events happen to group.
  */
 const MAX_STATEMENTS = 28;
+/** The event rows a one-turn run writes when its events group as they usually do (3-5). */
+const EVENT_ROWS = 5;
 
 /** The statements sent while `work` runs. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
@@ -61,7 +63,13 @@ test("a one-turn streamed run on Postgres sends a bounded number of statements, 
   });
   assert.equal(parts.at(-1)?.event, "end");
   const listing = statements.join("\n");
-  assert.ok(statements.length <= MAX_STATEMENTS, `${statements.length} statements:\n${listing}`);
+  // Event rows group by timing: on a loaded machine each event can find no row being written and go out
+  // alone (11 rows were seen in a CI run). They are bounded by the events streamed; the rest is bounded
+  // as a whole, as if the events had shared the usual four rows.
+  const eventRows = statements.filter((text) => /^WITH written AS \( INSERT INTO run_events/.test(text)).length;
+  assert.ok(eventRows <= parts.length, `${eventRows} event rows for ${parts.length} events:\n${listing}`);
+  const counted = statements.length - eventRows + Math.min(eventRows, EVENT_ROWS);
+  assert.ok(counted <= MAX_STATEMENTS, `${statements.length} statements (${eventRows} event rows):\n${listing}`);
   assert.ok(!statements.some((text) => /^INSERT INTO "public"\.checkpoint/.test(text)), listing);
   assert.ok(
     statements.filter((text) => /INSERT INTO "public"\.checkpoint/.test(text)).length >= 3,

@@ -6,7 +6,8 @@
  * Alone (a file run by hand) each test creates its database and drops it afterwards. Under `npm test`
  * (scripts/test.mjs sets DEERFLOW_TEST_DATABASE_RUN) the run's test files share a few databases
  * instead: a test takes one no other test holds (an advisory lock on the admin connection, held until
- * its `drop()` or its process's end) and empties it (its schemas dropped, `public` made again), or
+ * its `drop()` or its process's end) and empties it (its sessions ended, its schemas dropped, `public`
+ * made again), or
  * creates one when all are taken; the runner drops them at its end (`dropRunDatabases`). `DROP DATABASE`
  * makes Postgres write a checkpoint at once and waits for it: every dirty page of every database goes
  * to disk, so beside a file writing thousands of rows a test's drop took seconds and stalled the other
@@ -25,6 +26,9 @@ export interface TestDatabase {
 
 /** The variable naming the test run whose databases are shared and dropped at its end. */
 export const DATABASE_RUN_VARIABLE = "DEERFLOW_TEST_DATABASE_RUN";
+
+/** How long a database's leftover sessions may take to close before the next taker ends them. */
+const SESSION_GRACE_MS = 2_000;
 
 /** The first key of the advisory locks that mark a run's database as taken (any constant of ours). */
 const LOCK_CLASS = 0x0de3f10;
@@ -118,10 +122,11 @@ async function takeRunDatabase(client: pg.Client, prefix: string): Promise<TestD
     socket.unref();
     const taken = name;
     let given: Promise<void> | undefined;
+    // Giving it back ends no session: the test's own pool may still be closing its connections, and
+    // ending one of those made its client throw an unhandled error in the test's process after the test
+    // (seen in CI). The next taker ends whatever is left (`empty`), as FORCE would for a drop.
     const giveBack = async () => {
       socket.ref();
-      // What FORCE does for a drop: a pool or a killed child's session left open holds nothing.
-      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [taken]);
       await client.end();
     };
     return { url: databaseUrl(taken), drop: () => (given ??= giveBack()) };
@@ -133,6 +138,15 @@ async function takeRunDatabase(client: pg.Client, prefix: string): Promise<TestD
 
 /** Empties `name` as it was created: its sessions ended, every schema of ours dropped, `public` made again. */
 async function empty(admin: pg.Client, name: string): Promise<void> {
+  // Sessions of the last holder still closing get a moment to go by themselves; the rest (a server
+  // child a test left running) are ended.
+  const sessions = async () =>
+    Number(
+      (await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [name]))
+        .rows[0]!.n,
+    );
+  for (let waited = 0; waited < SESSION_GRACE_MS && (await sessions()) > 0; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
   await withClient(async (client) => {
     const schemas = await client.query<{ nspname: string }>(
