@@ -175,3 +175,30 @@ test("postgres log: a follower in another process takes rows from their notifica
   );
   assert.equal(reads.length, 2, "the first read, then one for the row whose events did not fit in its notification");
 });
+
+test("postgres log: the events of one turn of the event loop share a row; the first event is written at once", async (t) => {
+  const db = await testDatabase();
+  if ("skip" in db) return t.skip(db.skip);
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
+  t.after(async () => {
+    await log.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  const rows = async () =>
+    (
+      await database.pool.query<{ n: number }>("SELECT jsonb_array_length(events) AS n FROM run_events ORDER BY id")
+    ).rows.map((row) => row.n);
+  await log.append("r", "metadata", "{}");
+  assert.deepEqual(await rows(), [1], "the first row is there when its append returns");
+  // A step's burst, appended one after another with no write in flight: before, each went out alone.
+  await log.append("r", "updates", "{}");
+  await log.append("r", "values", "{}");
+  await log.append("r", "custom", "{}");
+  await log.settled("r");
+  await log.end("r");
+  assert.deepEqual(await rows(), [1, 3, 1], "metadata, the burst as one row, end");
+});

@@ -3,9 +3,10 @@
  *
  * Rows of `run_events` hold batches: token-sized events (`messages`, `events`) wait up to
  * `coalesceMs` and go out together, so a long answer is a handful of rows, not one per token; every
- * other event flushes the batch at once, keeping order, unless a row of the run is being written: then
- * it waits for that write and goes out with whatever else came meanwhile (group commit), so an append
- * does not wait for its row and a step's burst of events is one statement. A run's first row is written
+ * other event flushes the batch at the end of its turn of the event loop (with the turn's other events),
+ * keeping order, unless a row of the run is being written: then it waits for that write and goes out
+ * with whatever else came meanwhile (group commit), so an append does not wait for its row and a step's
+ * burst of events is one statement. A run's first row is written
  * before its append returns (a follower in another process must find the log); a failed write is thrown
  * by the run's next append or its `end`. `has` answers from memory for logs this process wrote. A row's id comes from a sequence and an event's
  * id is `row id × 10000 + its index in the row`, so ids grow across rows and a cursor names one event.
@@ -130,6 +131,8 @@ interface RunBuffer {
   chain: Promise<void>;
   /** Rows being written now (flushed, not yet committed). */
   writing: number;
+  /** A write waiting for the end of this turn of the event loop, for the turn's other events to join. */
+  pending?: NodeJS.Immediate;
   /** What a write in the background failed with, for the run's next append or its end to throw. */
   failed?: unknown;
 }
@@ -184,6 +187,8 @@ export function createPostgresEventLog(
     const buffer = bufferOf(runId);
     if (buffer.timer) clearTimeout(buffer.timer);
     buffer.timer = undefined;
+    if (buffer.pending) clearImmediate(buffer.pending);
+    buffer.pending = undefined;
     const batch = buffer.events.splice(0);
     if (batch.length === 0) return buffer.chain;
     buffer.writing += 1;
@@ -326,9 +331,15 @@ export function createPostgresEventLog(
         buffer.timer ??= setTimeout(() => void flush(runId).catch(() => {}), coalesceMs);
         return "";
       }
-      // Written now, or, while a row of this run is being written, with whatever else comes meanwhile as
-      // the next row (group commit): a run's events cost a statement per burst, not one each.
-      if (buffer.writing === 0) void flush(runId).catch((error) => (buffer.failed ??= error));
+      // Written at the end of this turn of the event loop with the turn's other events (a step's
+      // `updates`, `values` and `custom` come together), or, while a row of this run is being written,
+      // with whatever else comes meanwhile as the next row (group commit): a run's events cost a
+      // statement per burst, not one each.
+      if (buffer.writing === 0)
+        buffer.pending ??= setImmediate(() => {
+          buffer.pending = undefined;
+          if (buffer.writing === 0) void flush(runId).catch((error) => (buffer.failed ??= error));
+        });
       return "";
     },
     async end(runId: string) {
