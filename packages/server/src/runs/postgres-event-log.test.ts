@@ -1,11 +1,30 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { openPostgresDatabase } from "@deerflow/harness";
 import { testDatabase } from "@deerflow/harness/testing";
 import pg from "pg";
 import { createPostgresEventLog } from "./postgres-event-log.js";
 import { createNotifier } from "./postgres-notify.js";
 import type { GapEvent, StreamEvent } from "./types.js";
+
+/** A log on a fresh database, closed after the test; null when the test skipped (no Postgres). */
+async function openLog(t: TestContext) {
+  const db = await testDatabase();
+  if ("skip" in db) {
+    t.skip(db.skip);
+    return null;
+  }
+  const database = await openPostgresDatabase(db.url);
+  const notifier = createNotifier(db.url, database.pool, () => {});
+  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
+  t.after(async () => {
+    await log.close();
+    await notifier.close();
+    await database.close();
+    await db.drop();
+  });
+  return { database, log };
+}
 
 async function read(iterable: AsyncIterable<StreamEvent | GapEvent>): Promise<(StreamEvent | GapEvent)[]> {
   const out: (StreamEvent | GapEvent)[] = [];
@@ -107,17 +126,9 @@ test("postgres log: token events coalesced into rows are capped by whole rows, n
 });
 
 test("postgres log: a cursor at or past the end of a finished run's log gets that end at once, and nothing else", async (t) => {
-  const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
-  const database = await openPostgresDatabase(db.url);
-  const notifier = createNotifier(db.url, database.pool, () => {});
-  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
-  t.after(async () => {
-    await log.close();
-    await notifier.close();
-    await database.close();
-    await db.drop();
-  });
+  const opened = await openLog(t);
+  if (!opened) return;
+  const { log } = opened;
   const signal = new AbortController().signal;
   await log.append("r", "metadata", "{}");
   await log.append("r", "values", "1");
@@ -177,17 +188,9 @@ test("postgres log: a follower in another process takes rows from their notifica
 });
 
 test("postgres log: the events of one turn of the event loop share a row; the first event is written at once", async (t) => {
-  const db = await testDatabase();
-  if ("skip" in db) return t.skip(db.skip);
-  const database = await openPostgresDatabase(db.url);
-  const notifier = createNotifier(db.url, database.pool, () => {});
-  const log = createPostgresEventLog(database.pool, notifier, { retentionMs: 60_000 });
-  t.after(async () => {
-    await log.close();
-    await notifier.close();
-    await database.close();
-    await db.drop();
-  });
+  const opened = await openLog(t);
+  if (!opened) return;
+  const { database, log } = opened;
   const rows = async () =>
     (
       await database.pool.query<{ n: number }>("SELECT jsonb_array_length(events) AS n FROM run_events ORDER BY id")
